@@ -1,0 +1,206 @@
+/**
+ * The agent: a model, tools, hooks and a transcript, run by the event loop.
+ *
+ * @module
+ */
+import { ToolDefinitionError, UnknownInterruptIdError, PendingInterruptsError, UserError } from "../errors.js";
+import type { Model, ToolSpec } from "../models/model.js";
+import { AgentInitializedEvent, type InvocationState } from "./events.js";
+import { HookRegistry, type HookProvider } from "./hooks.js";
+import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
+import { runLoop, type LoopInput } from "./loop.js";
+import type { ContentBlock, JsonObject, Message } from "./messages.js";
+import { ModelInputChain } from "./middleware.js";
+import { EventQueue } from "./queue.js";
+import type { AgentResult } from "./result.js";
+import { AgentState } from "./state.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+import type { ToolExecutor } from "./tool-executor.js";
+import type { AgentTool } from "./tools.js";
+
+/** Options of {@link Agent}. */
+export interface AgentConfig {
+  /** Used in events, interrupts and logs. Default `"agent"`. */
+  name?: string;
+  model: Model;
+  systemPrompt?: string;
+  tools?: AgentTool[];
+  hooks?: HookProvider[];
+  /** Starting transcript (copied). */
+  messages?: Message[];
+  /** Starting agent state (JSON). */
+  state?: JsonObject;
+  /** `concurrent` (default) runs a batch's calls in parallel; `sequential` one after another. */
+  toolExecutor?: ToolExecutor;
+  /** How many times hooks may ask to retry one model call. Default 6. */
+  maxModelRetries?: number;
+  /** How many times hooks may ask to retry one tool call. Default 3. */
+  maxToolRetries?: number;
+}
+
+/** What {@link Agent.invoke} accepts. */
+export type AgentInput = string | ContentBlock[] | Message[] | InterruptResponse[] | undefined;
+
+/** Options of one invocation. */
+export interface InvokeOptions {
+  /** Per-run data handed to every hook event (forwarded props, grants, run ids …). Default `{}`. */
+  invocationState?: InvocationState;
+  /** Cancels the run; it ends with `stopReason: "cancelled"` and a consistent transcript. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An agent: runs its model in a loop, calling tools, until the model answers.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ model, tools: [weather], hooks: [new MaxToolCallsGuard()] });
+ * const result = await agent.invoke("Weather in Oslo?");
+ * if (result.stopReason === "interrupt") {
+ *   const answers = result.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+ *   await agent.invoke(answers);
+ * }
+ * ```
+ */
+export class Agent {
+  readonly name: string;
+  model: Model;
+  systemPrompt: string | undefined;
+  /** The transcript. Never holds a toolUse without its toolResult. */
+  messages: Message[];
+  readonly state: AgentState;
+  readonly hooks: HookRegistry = new HookRegistry();
+  /** Rewrites the copy of the conversation sent to the model. */
+  readonly modelInput: ModelInputChain = new ModelInputChain();
+  /** Interrupts of a paused run (serialise with `toJSON()`, restore with `InterruptState.fromJSON`). */
+  interruptState: InterruptState = new InterruptState();
+  #tools = new Map<string, AgentTool>();
+  #initialized = false;
+  #running = false;
+  readonly #executor: ToolExecutor;
+  readonly #maxModelRetries: number;
+  readonly #maxToolRetries: number;
+
+  /** @param config - See {@link AgentConfig}. */
+  constructor(config: AgentConfig) {
+    this.name = config.name ?? "agent";
+    this.model = config.model;
+    this.systemPrompt = config.systemPrompt;
+    this.messages = structuredClone(config.messages ?? []);
+    this.state = new AgentState(config.state);
+    this.#executor = config.toolExecutor ?? "concurrent";
+    this.#maxModelRetries = config.maxModelRetries ?? 6;
+    this.#maxToolRetries = config.maxToolRetries ?? 3;
+    for (const t of config.tools ?? []) this.addTool(t);
+    for (const h of config.hooks ?? []) this.hooks.addHook(h);
+  }
+
+  /** Whether `AgentInitializedEvent` has fired (at the start of the first invocation). */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  /** Whether an invocation is running. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Adds a tool.
+   * @throws ToolDefinitionError when a tool of that name exists.
+   */
+  addTool(tool: AgentTool): void {
+    if (this.#tools.has(tool.name)) throw new ToolDefinitionError(`The agent already has a tool named "${tool.name}".`);
+    this.#tools.set(tool.name, tool);
+  }
+
+  /** Removes a tool by name; returns whether it existed. */
+  removeTool(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
+  /** The tool registered under `name` (own entries only). */
+  tool(name: string): AgentTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Names of the registered tools. */
+  toolNames(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** Specs of the registered tools, as sent to the model. */
+  toolSpecs(): ToolSpec[] {
+    return [...this.#tools.values()].map((t) => t.spec);
+  }
+
+  /** Drops a paused run's pending calls (they never ran and leave no trace in the transcript). */
+  discardInterrupts(): void {
+    this.interruptState.clear();
+  }
+
+  /**
+   * Runs the agent to completion (or until it pauses on interrupts).
+   * @param input - A prompt, content blocks, messages, or interrupt answers to resume a paused run.
+   * @param options - `invocationState` and `signal`.
+   * @returns The {@link AgentResult}.
+   * @throws PendingInterruptsError, UnknownInterruptIdError, PartialResumeError, InvalidInterruptResponseError
+   *   for resume mistakes (before any hook runs); HookError, ModelError … when the run fails.
+   */
+  async invoke(input?: AgentInput, options?: InvokeOptions): Promise<AgentResult> {
+    const stream = this.stream(input, options);
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) return next.value;
+    }
+  }
+
+  /**
+   * Runs the agent, yielding {@link AgentStreamEvent}s as they happen; the last is `{ type: "result" }`.
+   * Same input and errors as {@link Agent.invoke}.
+   */
+  async *stream(input?: AgentInput, options: InvokeOptions = {}): AsyncGenerator<AgentStreamEvent, AgentResult> {
+    if (this.#running) throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
+    const loopInput = this.#prepare(input);
+    this.#running = true;
+    const controller = new AbortController();
+    const outer = options.signal;
+    const onAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const invocationState = options.invocationState ?? {};
+      if (!this.#initialized) {
+        this.#initialized = true;
+        await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
+      }
+      const queue = new EventQueue<AgentStreamEvent>();
+      const settings = { executor: this.#executor, maxModelRetries: this.#maxModelRetries, maxToolRetries: this.#maxToolRetries };
+      return yield* queue.drain(runLoop(this, loopInput, invocationState, controller.signal, settings, queue));
+    } finally {
+      outer?.removeEventListener("abort", onAbort);
+      // A consumer that stops iterating early cancels the run.
+      controller.abort();
+      this.#running = false;
+    }
+  }
+
+  #prepare(input: AgentInput): LoopInput {
+    const state = this.interruptState;
+    if (isResume(input)) {
+      const responses = interruptResponsesSchema.parse(input);
+      if (!state.activated) throw new UnknownInterruptIdError(responses[0]?.interruptResponse.interruptId ?? "", []);
+      state.resume(responses);
+      return { kind: "resume", responses };
+    }
+    if (state.activated) throw new PendingInterruptsError(state.pendingIds());
+    if (input === undefined) return { kind: "messages", messages: [] };
+    if (typeof input === "string") return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
+    if (input.every((x) => "role" in x)) return { kind: "messages", messages: structuredClone(input as Message[]) };
+    return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
+  }
+}
+
+function isResume(input: AgentInput): input is InterruptResponse[] {
+  return Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === "object" && x !== null && "interruptResponse" in x);
+}

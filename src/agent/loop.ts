@@ -1,0 +1,164 @@
+/**
+ * The event loop of one invocation:
+ * BeforeInvocation → [BeforeModelCall → model → AfterModelCall → tool batch → MessageAdded]… → AfterInvocation.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { InvalidStateError } from "../errors.js";
+import type { Agent } from "./agent.js";
+import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
+import type { InterruptResponse } from "./interrupt.js";
+import type { JsonObject, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { emptyMetrics } from "./metrics.js";
+import { callModel } from "./model-call.js";
+import type { AgentResult, StopReason } from "./result.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+import { runToolBatch, type ToolExecutor } from "./tool-executor.js";
+
+/** Loop settings taken from the agent. */
+export interface LoopSettings {
+  executor: ToolExecutor;
+  maxModelRetries: number;
+  maxToolRetries: number;
+}
+
+/** What the loop is asked to do. */
+export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "resume"; responses: InterruptResponse[] };
+
+// What a paused run keeps in InterruptState.context (JSON): the assistant message
+// whose calls are in flight, and the results already produced.
+const resumeContextSchema = z.object({
+  toolUseMessage: z.object({
+    role: z.literal("assistant"),
+    content: z.array(z.looseObject({ type: z.string() })),
+  }),
+  toolResults: z.array(
+    z.looseObject({ type: z.literal("toolResult"), toolUseId: z.string(), status: z.enum(["success", "error"]), content: z.array(z.unknown()) }),
+  ),
+});
+
+/**
+ * Runs one invocation, pushing stream events to `emitQueue`; returns the result.
+ * Callers have already validated the input against the interrupt state.
+ */
+export async function runLoop(
+  agent: Agent,
+  input: LoopInput,
+  invocationState: InvocationState,
+  signal: AbortSignal,
+  settings: LoopSettings,
+  emitQueue: { push(e: AgentStreamEvent): void },
+): Promise<AgentResult> {
+  const metrics = emptyMetrics();
+  const started = performance.now();
+  const emit = (e: AgentStreamEvent) => emitQueue.push(e);
+  const resuming = input.kind === "resume";
+  let lastAssistant: Message = { role: "assistant", content: [] };
+  const finish = (stopReason: StopReason): AgentResult => {
+    metrics.durationMs = performance.now() - started;
+    return {
+      stopReason,
+      message: lastAssistant,
+      interrupts: stopReason === "interrupt" ? agent.interruptState.pending() : [],
+      metrics,
+    };
+  };
+  const append = async (message: Message) => {
+    agent.messages.push(message);
+    emit({ type: "message", message });
+    await agent.hooks.invoke(new MessageAddedEvent(agent, invocationState, message));
+  };
+
+  let result: AgentResult;
+  try {
+    await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming));
+    result = await (async (): Promise<AgentResult> => {
+      let pending: { message: Message; done: ToolResultBlock[] } | undefined;
+      if (input.kind === "resume") {
+        const parsed = resumeContextSchema.safeParse(agent.interruptState.context);
+        if (!parsed.success) throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
+        pending = { message: parsed.data.toolUseMessage as unknown as Message, done: parsed.data.toolResults as unknown as ToolResultBlock[] };
+      } else {
+        for (const m of input.messages) await append(m);
+      }
+      for (let callIndex = 0; ; ) {
+        if (signal.aborted) return finish("cancelled");
+        if (!pending) {
+          const response = await callModel({
+            agent, model: agent.model, invocationState, metrics, callIndex: callIndex++,
+            maxRetries: settings.maxModelRetries, signal, emit,
+          });
+          if ("partial" in response) {
+            if (response.message.content.length) {
+              lastAssistant = response.message;
+              await append(response.message);
+            }
+            return finish("cancelled");
+          }
+          lastAssistant = response.message;
+          if (response.stopReason !== "toolUse") {
+            await append(response.message);
+            return finish(response.stopReason);
+          }
+          pending = { message: response.message, done: [] };
+        }
+        lastAssistant = pending.message;
+        const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
+        const answered = new Set(pending.done.map((r) => r.toolUseId));
+        const batch = await runToolBatch(calls.filter((c) => !answered.has(c.toolUseId)), {
+          agent, invocationState, metrics, executor: settings.executor,
+          maxToolRetries: settings.maxToolRetries, signal, emit,
+        });
+        const results = new Map(pending.done.map((r) => [r.toolUseId, r]));
+        const ran = new Map<string, ToolUseBlock>();
+        for (const o of batch.outcomes) {
+          if (o.kind === "done") {
+            results.set(o.toolUse.toolUseId, o.result);
+            ran.set(o.toolUse.toolUseId, o.toolUse);
+          }
+        }
+        // The transcript records each call as it actually ran (hooks may have rewritten it).
+        const message: Message = {
+          role: "assistant",
+          content: pending.message.content.map((b) => (b.type === "toolUse" ? (ran.get(b.toolUseId) ?? b) : b)),
+        };
+        if (batch.outcomes.some((o) => o.kind === "interrupted")) {
+          const state = agent.interruptState;
+          state.activated = true;
+          state.context = {
+            toolUseMessage: message,
+            toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
+          } as unknown as JsonObject;
+          // Answered interrupts of calls that have now completed are spent; keep only live ones.
+          for (const [id, i] of state.interrupts) if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
+          lastAssistant = message;
+          emit({ type: "interrupt", interrupts: state.pending() });
+          return finish("interrupt");
+        }
+        agent.interruptState.clear();
+        lastAssistant = message;
+        await append(message);
+        await append({ role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
+        pending = undefined;
+        if (signal.aborted) return finish("cancelled");
+        if (batch.stopLoop) return finish("stopped");
+      }
+    })();
+  } catch (error) {
+    metrics.durationMs = performance.now() - started;
+    await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, undefined, error));
+    throw error;
+  }
+  await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, result));
+  emit({ type: "result", result });
+  return result;
+}
+
+function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {
+  // Ids are `hook:beforeToolCall:<toolUseId>:<name>` or `tool:<toolUseId>:<name>`.
+  for (const toolUseId of results.keys()) {
+    if (interruptId.startsWith(`hook:beforeToolCall:${toolUseId}:`) || interruptId.startsWith(`tool:${toolUseId}:`)) return true;
+  }
+  return false;
+}

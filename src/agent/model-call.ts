@@ -1,0 +1,194 @@
+/**
+ * One model call: events, middleware, streaming, assembling the assistant message, retries.
+ *
+ * @module
+ */
+import { MaxModelRetriesError, ModelStreamError } from "../errors.js";
+import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "../models/model.js";
+import type { Agent } from "./agent.js";
+import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from "./events.js";
+import type { ContentBlock, Message } from "./messages.js";
+import { addUsage, type AgentMetrics } from "./metrics.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+
+/** A model response. */
+export interface ModelResponse {
+  message: Message;
+  stopReason: ModelStopReason;
+}
+
+/** Estimated tokens of a model input: characters / 4. */
+export function estimateTokens(systemPrompt: string | undefined, messages: readonly Message[], extra = ""): number {
+  return Math.ceil(((systemPrompt?.length ?? 0) + JSON.stringify(messages).length + extra.length) / 4);
+}
+
+type Open =
+  | { kind: "text"; text: string }
+  | { kind: "reasoning"; text: string; signature?: string; redacted?: string }
+  | { kind: "toolUse"; toolUseId: string; name: string; json: string };
+
+/**
+ * Consumes a model stream into one assistant message.
+ * @throws ModelStreamError when the stream ends before `messageStop` or breaks the event order.
+ */
+export async function assembleResponse(
+  stream: AsyncIterable<ModelStreamEvent>,
+  onEvent: (event: ModelStreamEvent) => void,
+  metrics: AgentMetrics,
+  signal: AbortSignal | undefined,
+): Promise<ModelResponse & { partial?: false } | { partial: true; message: Message }> {
+  const open = new Map<number, Open>();
+  const done: { index: number; block: ContentBlock }[] = [];
+  let stopReason: ModelStopReason | undefined;
+  for await (const event of stream) {
+    if (signal?.aborted) break;
+    onEvent(event);
+    switch (event.type) {
+      case "messageStart":
+        break;
+      case "contentBlockStart": {
+        const s = event.start;
+        open.set(
+          event.index,
+          s.type === "toolUse"
+            ? { kind: "toolUse", toolUseId: s.toolUseId, name: s.name, json: "" }
+            : s.type === "reasoning"
+              ? { kind: "reasoning", text: "" }
+              : { kind: "text", text: "" },
+        );
+        break;
+      }
+      case "contentBlockDelta": {
+        const d = event.delta;
+        let block = open.get(event.index);
+        if (!block) {
+          // Providers may omit a start for text/reasoning blocks; tool input needs its start.
+          if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
+          block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
+          open.set(event.index, block);
+        }
+        if (d.type === "text" && block.kind === "text") block.text += d.text;
+        else if (d.type === "toolUseInput" && block.kind === "toolUse") block.json += d.input;
+        else if (d.type === "reasoning" && block.kind === "reasoning") {
+          if (d.text) block.text += d.text;
+          if (d.signature) block.signature = (block.signature ?? "") + d.signature;
+          if (d.redacted) block.redacted = (block.redacted ?? "") + d.redacted;
+        } else throw new ModelStreamError(`A ${d.type} delta does not fit content block ${event.index} (${block.kind}).`);
+        break;
+      }
+      case "contentBlockStop": {
+        const block = open.get(event.index);
+        if (!block) break;
+        open.delete(event.index);
+        done.push({ index: event.index, block: close(block) });
+        break;
+      }
+      case "messageStop":
+        stopReason = event.stopReason;
+        break;
+      case "metadata":
+        if (event.usage) addUsage(metrics.usage, event.usage);
+        break;
+      default: {
+        const never: never = event;
+        throw new ModelStreamError(`Unknown model event ${JSON.stringify(never)}.`);
+      }
+    }
+  }
+  if (signal?.aborted) {
+    // Keep what was said so far, but never a tool call that will not get a result.
+    const text = done.map((d) => d.block).filter((b) => b.type === "text" || b.type === "reasoning");
+    for (const b of open.values()) if (b.kind === "text" && b.text) text.push({ type: "text", text: b.text });
+    return { partial: true, message: { role: "assistant", content: text } };
+  }
+  const openTool = [...open.values()].find((b) => b.kind === "toolUse");
+  if (openTool && openTool.kind === "toolUse") {
+    throw new ModelStreamError(`The model's stream ended in the middle of a call to tool "${openTool.name}".`);
+  }
+  if (stopReason === undefined) throw new ModelStreamError("The model's stream ended before its stop event.");
+  for (const [index, block] of open) done.push({ index, block: close(block) });
+  done.sort((a, b) => a.index - b.index);
+  const content = done.map((d) => d.block).filter((b) => !(b.type === "text" && b.text === ""));
+  const hasTools = content.some((b) => b.type === "toolUse");
+  // Some servers finish a tool-calling turn with "stop"; trust the content over the label.
+  if (hasTools && stopReason === "endTurn") stopReason = "toolUse";
+  if (!hasTools && stopReason === "toolUse") stopReason = "endTurn";
+  return { message: { role: "assistant", content }, stopReason };
+}
+
+function close(block: Open): ContentBlock {
+  if (block.kind === "text") return { type: "text", text: block.text };
+  if (block.kind === "reasoning") {
+    const r: ContentBlock = { type: "reasoning", text: block.text };
+    if (block.signature) r.signature = block.signature;
+    if (block.redacted) r.redacted = block.redacted;
+    return r;
+  }
+  let input: unknown;
+  const raw = block.json.trim();
+  try {
+    input = raw === "" ? {} : JSON.parse(raw);
+  } catch {
+    // Kept as the raw string: the tool step answers it with an error the model can read.
+    input = block.json;
+  }
+  return { type: "toolUse", toolUseId: block.toolUseId, name: block.name, input };
+}
+
+/** Options of {@link callModel}. */
+export interface CallModelOptions {
+  agent: Agent;
+  model: Model;
+  invocationState: InvocationState;
+  metrics: AgentMetrics;
+  callIndex: number;
+  maxRetries: number;
+  signal: AbortSignal | undefined;
+  emit: (event: AgentStreamEvent) => void;
+}
+
+/**
+ * Calls the model once, honouring `AfterModelCallEvent.retry` up to `maxRetries` times.
+ * @returns The response, or a partial one when the signal aborted the stream.
+ */
+export async function callModel(o: CallModelOptions): Promise<ModelResponse | { partial: true; message: Message }> {
+  const { agent, invocationState, metrics } = o;
+  for (let attempt = 1; ; attempt++) {
+    const projected = estimateTokens(agent.systemPrompt, agent.messages);
+    await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
+    const input = await agent.modelInput.apply(
+      { messages: agent.messages, systemPrompt: agent.systemPrompt, toolSpecs: agent.toolSpecs() },
+      { agent, invocationState, callIndex: o.callIndex },
+    );
+    const options: ModelStreamOptions = { toolSpecs: input.toolSpecs };
+    if (input.systemPrompt !== undefined) options.systemPrompt = input.systemPrompt;
+    if (o.signal) options.signal = o.signal;
+    metrics.modelCalls++;
+    const started = performance.now();
+    let response: Awaited<ReturnType<typeof assembleResponse>> | undefined;
+    let error: unknown;
+    try {
+      response = await assembleResponse(
+        o.model.stream(input.messages, options),
+        (event) => o.emit({ type: "model", event }),
+        metrics,
+        o.signal,
+      );
+    } catch (e) {
+      error = e;
+    }
+    if (o.signal?.aborted) return response?.partial ? response : { partial: true, message: { role: "assistant", content: [] } };
+    if (response && !response.partial) metrics.modelLatencyMs.push(performance.now() - started);
+    const full = response && !response.partial ? (response as ModelResponse) : undefined;
+    const after = await agent.hooks.invoke(
+      new AfterModelCallEvent(agent, invocationState, full ? { message: full.message, stopReason: full.stopReason } : undefined, error, attempt),
+    );
+    if (after.retry) {
+      if (attempt > o.maxRetries) throw new MaxModelRetriesError(attempt, error ?? "a hook asked for a retry");
+      continue;
+    }
+    if (error !== undefined || !full) throw error;
+    metrics.cycles++;
+    return full;
+  }
+}

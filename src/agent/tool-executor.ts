@@ -1,0 +1,153 @@
+/**
+ * One tool batch: BeforeToolCall → validate → run → AfterToolCall per call,
+ * concurrently (default) or in order, with interrupts collected across the batch.
+ *
+ * @module
+ */
+import { describe } from "../errors.js";
+import type { Agent } from "./agent.js";
+import { AfterToolCallEvent, BeforeToolCallEvent, type InvocationState } from "./events.js";
+import { InterruptSignal } from "./interrupt.js";
+import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { recordTool, type AgentMetrics } from "./metrics.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+import { errorResult, toResultBlock, type AgentTool, type ToolContext } from "./tools.js";
+
+/** How a batch's calls run. */
+export type ToolExecutor = "concurrent" | "sequential";
+
+/** What happened to one call. */
+export type CallOutcome =
+  | { kind: "done"; toolUse: ToolUseBlock; result: ToolResultBlock }
+  | { kind: "interrupted"; toolUse: ToolUseBlock };
+
+/** The outcome of a batch. */
+export interface BatchOutcome {
+  outcomes: CallOutcome[];
+  /** A hook set `stopLoop`. */
+  stopLoop: boolean;
+}
+
+/** Options of {@link runToolBatch}. */
+export interface BatchOptions {
+  agent: Agent;
+  invocationState: InvocationState;
+  metrics: AgentMetrics;
+  executor: ToolExecutor;
+  maxToolRetries: number;
+  signal: AbortSignal;
+  emit: (event: AgentStreamEvent) => void;
+}
+
+const CANCELLED_BY_ABORT = "The run was cancelled before this tool finished.";
+
+/**
+ * Runs the calls of one model response.
+ * @param toolUses - Calls still to run (those already answered on a resume are excluded by the caller).
+ */
+export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOptions): Promise<BatchOutcome> {
+  let stopLoop = false;
+  const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
+    const { agent, invocationState } = o;
+    const before = new BeforeToolCallEvent(agent, invocationState, { ...original }, agent.tool(original.name));
+    try {
+      await agent.hooks.invoke(before);
+    } catch (error) {
+      if (error instanceof InterruptSignal) return { kind: "interrupted", toolUse: original };
+      throw error;
+    }
+    if (before.stopLoop) stopLoop = true;
+    // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
+    const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
+    const selected = before.selectedTool;
+    const cancelMessage =
+      before.cancel === false ? undefined : typeof before.cancel === "string" ? before.cancel : `Tool call "${toolUse.name}" was cancelled.`;
+    o.emit({ type: "toolStart", toolUse });
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      let result: ToolResultBlock;
+      let error: unknown;
+      if (cancelMessage !== undefined) result = errorResult(toolUse.toolUseId, cancelMessage);
+      else if (!selected) result = errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, agent));
+      else {
+        try {
+          result = await invokeTool(selected, toolUse, o);
+        } catch (e) {
+          if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
+          error = e;
+          result = errorResult(toolUse.toolUseId, o.signal.aborted ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
+        }
+      }
+      recordTool(o.metrics, toolUse.name, result.status === "success", performance.now() - started);
+      const after = new AfterToolCallEvent(agent, invocationState, toolUse, selected, result, error, cancelMessage);
+      try {
+        await agent.hooks.invoke(after);
+      } catch (e) {
+        if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
+        throw e;
+      }
+      if (after.stopLoop) stopLoop = true;
+      if (after.retry && attempt <= o.maxToolRetries && cancelMessage === undefined && !o.signal.aborted) continue;
+      const final = { ...after.result, toolUseId: toolUse.toolUseId };
+      o.emit({ type: "toolResult", toolUse, result: final });
+      return { kind: "done", toolUse, result: final };
+    }
+  };
+
+  if (o.executor === "sequential") {
+    const outcomes: CallOutcome[] = [];
+    for (const t of toolUses) outcomes.push(await runOne(t));
+    return { outcomes, stopLoop };
+  }
+  const settled = await Promise.allSettled(toolUses.map(runOne));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return { outcomes: settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value), stopLoop };
+}
+
+async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOptions): Promise<ToolResultBlock> {
+  if (typeof toolUse.input === "string") {
+    return errorResult(
+      toolUse.toolUseId,
+      `The arguments for "${toolUse.name}" are not valid JSON. Call the tool again with a JSON object matching its schema.`,
+    );
+  }
+  let input: unknown = toolUse.input;
+  if (tool.validate) {
+    const checked = tool.validate(input);
+    if (!checked.ok) return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
+    input = checked.value;
+  }
+  const context: ToolContext = {
+    agent: o.agent,
+    toolUse,
+    invocationState: o.invocationState,
+    signal: o.signal,
+    interrupt: (request) => o.agent.interruptState.raise(`tool:${toolUse.toolUseId}:${request.name}`, request),
+  };
+  const output = await raceAbort(tool.call(input, context), o.signal);
+  return toResultBlock(toolUse.toolUseId, output);
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function unknownToolMessage(name: string, agent: Agent): string {
+  const names = agent.toolNames();
+  return `Unknown tool "${name}". Available tools: ${names.length ? names.join(", ") : "none"}.`;
+}

@@ -1,0 +1,117 @@
+/**
+ * Errors of the package: one base class, a literal `code` per subclass, typed
+ * fields and a `cause`. Codes used by the AG-UI adapter map 1:1 to `RUN_ERROR` codes.
+ *
+ * Three families: caller mistakes ({@link UserError}), runtime failures
+ * (models, hooks, tools) and protocol errors (resume payloads, wire formats).
+ *
+ * @module
+ */
+
+/** Base of every error this package throws. `name` is the subclass name. */
+export abstract class KabooError extends Error {
+  /** A stable, machine-readable code. */
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The caller used the API wrongly (bad option, wrong call order). */
+export class UserError extends KabooError {
+  readonly code = "USER_ERROR" as const;
+}
+
+/** A hook callback threw; names the hook and the event. */
+export class HookError extends KabooError {
+  readonly code = "HOOK_FAILED" as const;
+  /** The hook provider (class name) or callback name. */
+  readonly hookName: string;
+  /** The event's type, e.g. `BeforeToolCallEvent`. */
+  readonly eventName: string;
+  constructor(hookName: string, eventName: string, cause: unknown) {
+    super(`Hook ${hookName} failed on ${eventName}: ${describe(cause)}`, { cause });
+    this.hookName = hookName;
+    this.eventName = eventName;
+  }
+}
+
+/** A resume answered an interrupt id the agent is not waiting on. */
+export class UnknownInterruptIdError extends KabooError {
+  readonly code = "UNKNOWN_INTERRUPT_ID" as const;
+  readonly interruptId: string;
+  constructor(interruptId: string, pending: readonly string[]) {
+    super(
+      `No pending interrupt has id "${interruptId}". Pending: ${pending.length ? pending.join(", ") : "none"}.`,
+    );
+    this.interruptId = interruptId;
+  }
+}
+
+/** A resume left some pending interrupts unanswered. */
+export class PartialResumeError extends KabooError {
+  readonly code = "PARTIAL_RESUME" as const;
+  readonly missing: readonly string[];
+  constructor(missing: readonly string[]) {
+    super(`The resume must answer every pending interrupt; missing: ${missing.join(", ")}.`);
+    this.missing = missing;
+  }
+}
+
+/** An interrupt answer that is not a usable value (`null`, `undefined`, or failing its schema). */
+export class InvalidInterruptResponseError extends KabooError {
+  readonly code = "INVALID_PAYLOAD" as const;
+  readonly interruptId: string;
+  constructor(interruptId: string, reason: string) {
+    super(`Invalid answer for interrupt "${interruptId}": ${reason}.`);
+    this.interruptId = interruptId;
+  }
+}
+
+/** New input arrived while the agent still waits on interrupts. */
+export class PendingInterruptsError extends KabooError {
+  readonly code = "PENDING_INTERRUPTS" as const;
+  readonly pending: readonly string[];
+  constructor(pending: readonly string[]) {
+    super(
+      `The agent is waiting on interrupts (${pending.join(", ")}); resume with their answers, or call discardInterrupts() first.`,
+    );
+    this.pending = pending;
+  }
+}
+
+/** A serialised interrupt state (or snapshot) is malformed or of an unknown version. */
+export class InvalidStateError extends KabooError {
+  readonly code = "INVALID_STATE" as const;
+}
+
+/** The model's stream broke the protocol (ended early, events out of order). */
+export class ModelStreamError extends KabooError {
+  readonly code = "MODEL_STREAM_ERROR" as const;
+}
+
+/** A hook asked for more model retries than the bound allows. */
+export class MaxModelRetriesError extends KabooError {
+  readonly code = "MAX_MODEL_RETRIES" as const;
+  readonly attempts: number;
+  constructor(attempts: number, cause: unknown) {
+    super(`The model call failed after ${attempts} attempts: ${describe(cause)}`, { cause });
+    this.attempts = attempts;
+  }
+}
+
+/** A tool definition is invalid (duplicate name, bad schema). */
+export class ToolDefinitionError extends KabooError {
+  readonly code = "TOOL_DEFINITION" as const;
+}
+
+/** Short text for an unknown thrown value. */
+export function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return typeof error === "string" ? error : JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * `kaboo-workflows`: the runner core — Agent, hook events and registry,
+ * interrupts, tools, messages, the Model interface and the ScriptedModel.
+ *
+ * @module
+ */
+export { Agent } from "./agent/agent.js";
+export type { AgentConfig, AgentInput, InvokeOptions } from "./agent/agent.js";
+export {
+  HookEvent,
+  AgentInitializedEvent,
+  BeforeInvocationEvent,
+  AfterInvocationEvent,
+  MessageAddedEvent,
+  BeforeModelCallEvent,
+  AfterModelCallEvent,
+  BeforeToolCallEvent,
+  AfterToolCallEvent,
+  MultiAgentInitializedEvent,
+  BeforeMultiAgentInvocationEvent,
+  AfterMultiAgentInvocationEvent,
+  BeforeNodeCallEvent,
+  AfterNodeCallEvent,
+} from "./agent/events.js";
+export type { InvocationState, Orchestrator } from "./agent/events.js";
+export { HookRegistry } from "./agent/hooks.js";
+export type { HookCallback, HookEventClass, HookProvider } from "./agent/hooks.js";
+export { InterruptState, InterruptSignal, INTERRUPT_STATE_VERSION, jsonValueSchema } from "./agent/interrupt.js";
+export type { Interrupt, InterruptRequest, InterruptResponse, InterruptStateJson } from "./agent/interrupt.js";
+export { textMessage, messageText, toolResultText } from "./agent/messages.js";
+export type {
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  JsonObject,
+  JsonPart,
+  JsonValue,
+  MediaSource,
+  Message,
+  ReasoningBlock,
+  Role,
+  TextBlock,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+} from "./agent/messages.js";
+export type { AgentMetrics, ToolMetrics } from "./agent/metrics.js";
+export { ModelInputChain } from "./agent/middleware.js";
+export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
+export { estimateTokens } from "./agent/model-call.js";
+export type { AgentResult, StopReason } from "./agent/result.js";
+export { AgentState } from "./agent/state.js";
+export type { AgentStreamEvent } from "./agent/stream-events.js";
+export type { ToolExecutor } from "./agent/tool-executor.js";
+export { tool, toToolOutput, errorResult } from "./agent/tools.js";
+export type { AgentTool, ToolAnnotations, ToolContext, ToolOptions, ToolOutput, ValidationResult } from "./agent/tools.js";
+export { ScriptedModel } from "./models/scripted.js";
+export type { ScriptedModelOptions, ScriptedRequest, ScriptedResponder, ScriptedTurn } from "./models/scripted.js";
+export type {
+  ContentBlockDelta,
+  ContentBlockStart,
+  Model,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelStreamOptions,
+  ToolSpec,
+  Usage,
+} from "./models/model.js";
+export {
+  KabooError,
+  UserError,
+  HookError,
+  UnknownInterruptIdError,
+  PartialResumeError,
+  InvalidInterruptResponseError,
+  PendingInterruptsError,
+  InvalidStateError,
+  ModelStreamError,
+  MaxModelRetriesError,
+  ToolDefinitionError,
+} from "./errors.js";

@@ -1,0 +1,22 @@
+import { expect, test } from "vitest";
+import * as z from "zod/v4";
+import { Agent, ScriptedModel, tool, BeforeToolCallEvent } from "../../src/index.js";
+test("smoke", async () => {
+  let ran = 0;
+  const pay = tool({ name: "pay", description: "pay", inputSchema: z.object({ to: z.string() }), callback: ({ to }) => { ran++; return `paid ${to}`; } });
+  const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "pay", input: { to: "bob" } }] }, ({ lastToolResults }) => ({ text: "done " + JSON.stringify(lastToolResults[0]!.content) })] });
+  const agent = new Agent({ model, tools: [pay] });
+  agent.hooks.addCallback(BeforeToolCallEvent, (e) => { const a = e.interrupt({ name: "approve", reason: { tool: e.toolUse.name } }); if (!(a as any).approved) e.cancel = "denied"; });
+  const r1 = await agent.invoke("pay bob");
+  expect(r1.stopReason).toBe("interrupt");
+  expect(agent.messages).toHaveLength(1);
+  const json = JSON.parse(JSON.stringify(agent.interruptState));
+  const agent2 = new Agent({ model, tools: [pay], messages: agent.messages });
+  agent2.hooks.addCallback(BeforeToolCallEvent, (e) => { const a = e.interrupt({ name: "approve" }); if (!(a as any).approved) e.cancel = "denied"; });
+  const { InterruptState } = await import("../../src/index.js");
+  agent2.interruptState = InterruptState.fromJSON(json);
+  const r2 = await agent2.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } }]);
+  expect(r2.stopReason).toBe("endTurn");
+  expect(ran).toBe(1);
+  console.log(JSON.stringify(agent2.messages), r2.metrics);
+});

@@ -49,7 +49,8 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
   let stopLoop = false;
   const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
     const { agent, invocationState } = o;
-    const before = new BeforeToolCallEvent(agent, invocationState, { ...original }, agent.tool(original.name));
+    // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
+    const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
     try {
       await agent.hooks.invoke(before);
     } catch (error) {

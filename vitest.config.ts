@@ -1,0 +1,59 @@
+/**
+ * Test projects: `unit` (Node), `browser` (real Chromium through Playwright), `runtimes` (the
+ * built package in Chromium, workerd and Deno) and `e2e` (the demo page driven by Playwright).
+ * Chromium: $CHROMIUM_PATH, else `chromium`/`chromium-browser` on PATH, else Playwright's own.
+ */
+import { playwright } from "@vitest/browser-playwright";
+import { defineConfig } from "vitest/config";
+import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
+
+export default defineConfig(async () => {
+  const executablePath = await findChromium();
+  return {
+    test: {
+      projects: [
+        {
+          test: {
+            name: "unit",
+            environment: "node",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/**/*.browser.test.ts", "test/runtimes/**", "**/node_modules/**"],
+          },
+        },
+        {
+          test: {
+            name: "browser",
+            include: ["test/**/*.browser.test.ts"],
+            browser: {
+              enabled: true,
+              headless: true,
+              provider: playwright({
+                launchOptions: { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS },
+              }),
+              instances: [{ browser: "chromium" as const }],
+              screenshotFailures: false,
+            },
+          },
+        },
+        {
+          test: {
+            name: "runtimes",
+            environment: "node",
+            include: ["test/runtimes/**/*.test.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 120_000,
+          },
+        },
+        {
+          test: {
+            name: "e2e",
+            environment: "node",
+            include: ["e2e/**/*.e2e.test.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 120_000,
+          },
+        },
+      ],
+    },
+  };
+});

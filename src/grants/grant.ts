@@ -1,0 +1,168 @@
+/**
+ * Grants: decisions a person asked to be remembered ("allow this tool for this
+ * conversation", "…from now on"), their zod schema, and the parser every read
+ * goes through. Grants arrive from storage and from `forwardedProps`, so they are
+ * untrusted: each entry is validated alone, and a bad one is skipped and reported.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { KabooError } from "../errors.js";
+
+/**
+ * Version of a grant's canonical (signed) form, see `canonicalGrant`.
+ *
+ * - 1: `v1\n` then, one per line and JSON-encoded (absent = `null`): tool, subjectKey,
+ *   subjectLabel, scope, threadId, grantedAt, expiresAt.
+ */
+export const GRANT_VERSION = 1;
+
+/** Scopes a remembered decision can have, narrowest first (`once` is never stored). */
+export const GRANT_SCOPES = ["thread", "always"] as const;
+
+/** Scope of a stored grant: this conversation, or from now on. */
+export type GrantScope = (typeof GRANT_SCOPES)[number];
+
+/**
+ * A remembered permission. Times are **epoch milliseconds** (numbers, not ISO
+ * strings): they compare without parsing and JSON-encode the same in every runtime,
+ * which the signature depends on.
+ */
+export interface Grant {
+  /** Exact tool name the grant covers (no globs). */
+  tool: string;
+  /** What the grant covers within the tool (the gate rule's subject key). Absent: only calls with no subject. */
+  subjectKey?: string | undefined;
+  /** Human-readable subject, for a grants manager. Not used for matching. */
+  subjectLabel?: string | undefined;
+  /** `thread`: only in `threadId`; `always`: in every thread. */
+  scope: GrantScope;
+  /** Required when `scope` is `thread`; not allowed for `always`. */
+  threadId?: string | undefined;
+  /** When it was granted, epoch ms. */
+  grantedAt: number;
+  /** When it stops applying, epoch ms (exclusive). Absent: never. */
+  expiresAt?: number | undefined;
+  /** `v1.<base64url HMAC-SHA256>` over the canonical form, for hosts that verify grants. */
+  signature?: string | undefined;
+}
+
+const MAX_NAME = 1024;
+const MAX_TEXT = 4096;
+const epochMs = z.number().int().nonnegative();
+
+/**
+ * The zod schema of a {@link Grant}. Unknown keys are stripped, never kept: a
+ * field the signature does not cover must not reach the gate.
+ */
+export const grantSchema: z.ZodType<Grant> = z
+  .object({
+    tool: z.string().min(1).max(MAX_NAME),
+    subjectKey: z.string().max(MAX_TEXT).optional(),
+    subjectLabel: z.string().max(MAX_TEXT).optional(),
+    scope: z.enum(GRANT_SCOPES),
+    threadId: z.string().min(1).max(MAX_NAME).optional(),
+    grantedAt: epochMs,
+    expiresAt: epochMs.optional(),
+    signature: z.string().max(256).optional(),
+  })
+  .superRefine((g, ctx) => {
+    // A thread grant without its thread would be impossible to scope; an
+    // `always` grant with one would make its id (and revocation) ambiguous.
+    if (g.scope === "thread" && g.threadId === undefined) {
+      ctx.addIssue({ code: "custom", path: ["threadId"], message: "required when scope is \"thread\"" });
+    }
+    if (g.scope === "always" && g.threadId !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["threadId"], message: "not allowed when scope is \"always\"" });
+    }
+    if (g.expiresAt !== undefined && g.expiresAt <= g.grantedAt) {
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be after grantedAt" });
+    }
+  });
+
+/** One entry {@link parseGrants} refused, with why. */
+export interface RejectedGrant {
+  /** The entry as received (never used for matching). */
+  value: unknown;
+  /** Readable reason, e.g. `threadId: required when scope is "thread"`. */
+  reason: string;
+}
+
+/** A grant value failed validation where it had to be valid (e.g. `GrantStore.grant`). */
+export class InvalidGrantError extends KabooError {
+  readonly code = "INVALID_GRANT" as const;
+  /** Readable reason. */
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`Invalid grant: ${reason}.`);
+    this.reason = reason;
+  }
+}
+
+function issuesText(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+    .join("; ");
+}
+
+/**
+ * Validate one grant.
+ *
+ * @param value - Anything (from storage, the wire, a form).
+ * @returns `{ ok: true, grant }` with a fresh object holding only known keys, or `{ ok: false, reason }`.
+ */
+export function parseGrant(value: unknown): { ok: true; grant: Grant } | { ok: false; reason: string } {
+  const result = grantSchema.safeParse(value);
+  return result.success ? { ok: true, grant: result.data } : { ok: false, reason: issuesText(result.error) };
+}
+
+/**
+ * Validate a list of grants entry by entry (e.g. `forwardedProps.kaboo_grants`).
+ * Corrupt entries are skipped and returned in `rejected`, never trusted; one bad
+ * entry does not discard the good ones.
+ *
+ * @param value - The untrusted list. `undefined`/`null` mean "no grants" and are not a rejection.
+ * @returns The valid grants, in input order, and the rejected entries with reasons.
+ * @example
+ * ```ts
+ * const { grants, rejected } = parseGrants(forwardedProps.kaboo_grants);
+ * for (const r of rejected) console.warn("ignored grant:", r.reason);
+ * ```
+ */
+export function parseGrants(value: unknown): { grants: Grant[]; rejected: RejectedGrant[] } {
+  const grants: Grant[] = [];
+  const rejected: RejectedGrant[] = [];
+  if (value === undefined || value === null) return { grants, rejected };
+  if (!Array.isArray(value)) {
+    rejected.push({ value, reason: "grants must be an array" });
+    return { grants, rejected };
+  }
+  for (const entry of value) {
+    const parsed = parseGrant(entry);
+    if (parsed.ok) grants.push(parsed.grant);
+    else rejected.push({ value: entry, reason: parsed.reason });
+  }
+  return { grants, rejected };
+}
+
+/**
+ * The stable id of a grant: the same scope, thread, tool and subject give the same
+ * id, so granting the same thing again replaces the old grant instead of adding one.
+ *
+ * @param grant - At least `scope`, `tool`, and `threadId`/`subjectKey` when present.
+ * @returns A JSON array string, e.g. `["thread","t1","send_money","acct:42"]` (absent = `null`).
+ */
+export function grantId(grant: Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey">): string {
+  return JSON.stringify([grant.scope, grant.threadId ?? null, grant.tool, grant.subjectKey ?? null]);
+}
+
+/**
+ * Whether a grant no longer applies at `now`.
+ *
+ * @param grant - A validated grant.
+ * @param now - Epoch ms. Default `Date.now()`.
+ * @returns `true` when `expiresAt` is set and not after `now`.
+ */
+export function isExpired(grant: Pick<Grant, "expiresAt">, now: number = Date.now()): boolean {
+  return grant.expiresAt !== undefined && grant.expiresAt <= now;
+}

@@ -1,0 +1,24 @@
+/**
+ * `kaboo-workflows/grants`: remembered approvals — the grant schema and parser,
+ * the gate's lookup, the IndexedDB and memory stores, and HMAC signing.
+ *
+ * @module
+ */
+export { GRANT_VERSION, GRANT_SCOPES, InvalidGrantError, grantId, grantSchema, isExpired, parseGrant, parseGrants } from "./grant.js";
+export type { Grant, GrantScope, RejectedGrant } from "./grant.js";
+export { GrantIndex, findGrant, indexGrants } from "./find.js";
+export type { GrantQuery } from "./find.js";
+export { MemoryGrantStore, selectForThread } from "./store.js";
+export type {
+  CorruptGrant,
+  GrantChange,
+  GrantInput,
+  GrantKey,
+  GrantStore,
+  MemoryGrantStoreOptions,
+  RevokeTarget,
+} from "./store.js";
+export { IndexedDbGrantStore } from "./indexeddb-store.js";
+export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
+export { canonicalGrant, checkGrantSignature, filterVerified, signGrant, verifyGrant } from "./signing.js";
+export type { GrantRejection, GrantSecret, UnverifiedGrant } from "./signing.js";

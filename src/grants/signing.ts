@@ -1,0 +1,179 @@
+/**
+ * Signed grants, for hosts that run the agent on a server or at the edge: the
+ * page keeps the grants, but only the server knows the secret, so a page (or
+ * anyone in between) cannot mint or widen a grant. HMAC-SHA256 through WebCrypto.
+ *
+ * @module
+ */
+import { UserError } from "../errors.js";
+import { GRANT_VERSION } from "./grant.js";
+import type { Grant } from "./grant.js";
+
+/** A secret as text (UTF-8 encoded) or an HMAC-SHA256 `CryptoKey` with `sign`/`verify` usages. */
+export type GrantSecret = string | CryptoKey;
+
+const PREFIX = `v${GRANT_VERSION}.`;
+const encoder = new TextEncoder();
+// Imported keys per secret text: importKey is far slower than a verify. Bounded,
+// and it holds derived keys only, never per-run data.
+const keyCache = new Map<string, Promise<CryptoKey>>();
+const KEY_CACHE_MAX = 32;
+
+/**
+ * The canonical, versioned text a grant's signature covers: `v1\n` then tool,
+ * subjectKey, subjectLabel, scope, threadId, grantedAt, expiresAt, one per line,
+ * each `JSON.stringify`-encoded, `null` when absent. The signature itself is excluded.
+ * JSON encoding keeps a newline inside a value from forging a field boundary.
+ *
+ * @param grant - The grant.
+ * @returns The text to sign.
+ */
+export function canonicalGrant(grant: Grant): string {
+  const fields = [
+    grant.tool,
+    grant.subjectKey,
+    grant.subjectLabel,
+    grant.scope,
+    grant.threadId,
+    grant.grantedAt,
+    grant.expiresAt,
+  ];
+  return `v${GRANT_VERSION}\n${fields.map((field) => JSON.stringify(field ?? null)).join("\n")}`;
+}
+
+function importSecret(secret: GrantSecret): Promise<CryptoKey> {
+  if (typeof secret !== "string") return Promise.resolve(secret);
+  if (secret.length === 0) throw new UserError("The grant secret must not be empty.");
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string);
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Sign a grant (on the server, after a person chose `thread` or `always`).
+ *
+ * @param grant - A validated grant; any old signature is replaced.
+ * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
+ * @returns A copy with `signature: "v1.<base64url>"`.
+ * @throws {UserError} When the secret is an empty string or a key that cannot sign.
+ * @example
+ * ```ts
+ * const signed = await signGrant({ tool: "send_money", subjectKey: "acct:42", scope: "always", grantedAt: Date.now() }, env.GRANT_SECRET);
+ * ```
+ */
+export async function signGrant(grant: Grant, secret: GrantSecret): Promise<Grant> {
+  const key = await importSecret(secret);
+  let mac: ArrayBuffer;
+  try {
+    mac = await crypto.subtle.sign("HMAC", key, encoder.encode(canonicalGrant(grant)));
+  } catch (cause) {
+    throw new UserError("The grant secret cannot sign (an HMAC SHA-256 key with the \"sign\" usage is needed).", { cause });
+  }
+  return { ...grant, signature: PREFIX + toBase64Url(new Uint8Array(mac)) };
+}
+
+/** Why {@link verifyGrant} refused a grant. */
+export type GrantRejection = "unsigned" | "malformed" | "unsupported-version" | "mismatch";
+
+/**
+ * Check a grant's signature and say why it fails.
+ *
+ * @param grant - A validated grant.
+ * @param secret - The secret it was signed with.
+ * @returns `undefined` when the signature verifies, otherwise the reason.
+ * @throws {UserError} When the secret is unusable (a caller mistake, not a bad grant).
+ */
+export async function checkGrantSignature(grant: Grant, secret: GrantSecret): Promise<GrantRejection | undefined> {
+  const signature = grant.signature;
+  if (signature === undefined || signature === "") return "unsigned";
+  if (!signature.startsWith(PREFIX)) return /^v\d+\./.test(signature) ? "unsupported-version" : "malformed";
+  const mac = fromBase64Url(signature.slice(PREFIX.length));
+  if (!mac || mac.length !== 32) return "malformed";
+  const key = await importSecret(secret);
+  let ok: boolean;
+  try {
+    // subtle.verify compares in constant time.
+    ok = await crypto.subtle.verify("HMAC", key, mac, encoder.encode(canonicalGrant(grant)));
+  } catch (cause) {
+    throw new UserError("The grant secret cannot verify (an HMAC SHA-256 key with the \"verify\" usage is needed).", { cause });
+  }
+  return ok ? undefined : "mismatch";
+}
+
+/**
+ * Whether a grant's signature verifies with `secret`.
+ *
+ * @param grant - A validated grant.
+ * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
+ * @returns `true` only for an unaltered grant signed with this secret.
+ */
+export async function verifyGrant(grant: Grant, secret: GrantSecret): Promise<boolean> {
+  return (await checkGrantSignature(grant, secret)) === undefined;
+}
+
+/** A grant {@link filterVerified} refused. */
+export interface UnverifiedGrant {
+  grant: Grant;
+  /** Machine-readable reason. */
+  code: GrantRejection;
+  /** Readable reason. */
+  reason: string;
+}
+
+const REASONS: Record<GrantRejection, string> = {
+  unsigned: "the grant has no signature",
+  malformed: "the signature is not a v1 base64url HMAC-SHA256",
+  "unsupported-version": "the signature has an unsupported version",
+  mismatch: "the signature does not match (forged, altered, or signed with another secret)",
+};
+
+/**
+ * Keep only grants whose signature verifies, for a gate configured with a secret.
+ * Forged, altered and unsigned grants are returned in `rejected` (to be reported),
+ * never in `accepted`.
+ *
+ * @param grants - Validated grants (from `parseGrants`).
+ * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
+ * @returns `accepted` in input order, and `rejected` with reasons.
+ * @throws {UserError} When the secret is unusable.
+ * @example
+ * ```ts
+ * const { grants } = parseGrants(props.kaboo_grants);
+ * const { accepted, rejected } = await filterVerified(grants, secret);
+ * ```
+ */
+export async function filterVerified(
+  grants: readonly Grant[],
+  secret: GrantSecret,
+): Promise<{ accepted: Grant[]; rejected: UnverifiedGrant[] }> {
+  const checks = await Promise.all(grants.map((grant) => checkGrantSignature(grant, secret)));
+  const accepted: Grant[] = [];
+  const rejected: UnverifiedGrant[] = [];
+  checks.forEach((code, i) => {
+    const grant = grants[i] as Grant;
+    if (code === undefined) accepted.push(grant);
+    else rejected.push({ grant, code, reason: REASONS[code] });
+  });
+  return { accepted, rejected };
+}

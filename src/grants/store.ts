@@ -1,0 +1,187 @@
+/**
+ * The grant store a host keeps: what it sends as `forwardedProps.kaboo_grants`,
+ * what a grants manager lists and revokes. The interface, shared helpers, and the
+ * in-memory store (tests, servers, pages that should forget on reload).
+ *
+ * @module
+ */
+import { InvalidGrantError, grantId, isExpired, parseGrant } from "./grant.js";
+import type { Grant } from "./grant.js";
+
+/** A grant to store; `grantedAt` defaults to the store's clock. */
+export type GrantInput = Omit<Grant, "grantedAt"> & { grantedAt?: number | undefined };
+
+/** Identifies one grant by what its id is made of. */
+export type GrantKey = Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey">;
+
+/** What to revoke: a grant id, a grant's key fields (exact), or a predicate over valid grants. */
+export type RevokeTarget = string | GrantKey | ((grant: Grant) => boolean);
+
+/** A change in a store, from this store instance (`local`) or another tab/instance (`remote`). */
+export interface GrantChange {
+  type: "grant" | "revoke" | "clear";
+  /** Ids of the grants granted or revoked (empty for `clear`). */
+  ids: readonly string[];
+  origin: "local" | "remote";
+}
+
+/** A stored entry that failed validation; it was skipped, not returned. */
+export interface CorruptGrant {
+  /** Its storage key. */
+  key: unknown;
+  value: unknown;
+  reason: string;
+}
+
+/**
+ * Where a host keeps grants. Every read returns only validated grants.
+ *
+ * @example
+ * ```ts
+ * const store = new IndexedDbGrantStore();
+ * await store.grant({ tool: "send_money", subjectKey: "acct:42", scope: "thread", threadId });
+ * agent.runAgent({ forwardedProps: { kaboo_grants: await store.grantsFor(threadId) } });
+ * ```
+ */
+export interface GrantStore {
+  /** Store a grant (replacing one with the same id). Throws {@link InvalidGrantError} for invalid input. */
+  grant(input: GrantInput): Promise<Grant>;
+  /** Every valid grant, expired ones included (a manager may show them). */
+  list(): Promise<Grant[]>;
+  /** This thread's grants plus the `always` ones, unexpired: what goes out as `kaboo_grants`. */
+  grantsFor(threadId: string, options?: { now?: number }): Promise<Grant[]>;
+  /** Revoke matching grants; resolves to how many were removed. */
+  revoke(target: RevokeTarget): Promise<number>;
+  /** Remove every entry, corrupt ones included. */
+  revokeAll(): Promise<void>;
+  /** Call `listener` on every change, local or from another tab. Returns the unsubscribe function. */
+  subscribe(listener: (change: GrantChange) => void): () => void;
+}
+
+/**
+ * Validate a grant to be stored.
+ *
+ * @param input - The grant; `grantedAt` missing means `now`.
+ * @param now - Epoch ms.
+ * @returns The validated grant (known keys only).
+ * @throws {InvalidGrantError} With the reason.
+ */
+export function toGrant(input: GrantInput, now: number): Grant {
+  const parsed = parseGrant({ ...input, grantedAt: input.grantedAt ?? now });
+  if (!parsed.ok) throw new InvalidGrantError(parsed.reason);
+  return parsed.grant;
+}
+
+/**
+ * The grants that go out for a run in `threadId`.
+ *
+ * @param grants - Valid grants.
+ * @param threadId - The run's thread.
+ * @param now - Epoch ms.
+ * @returns `always` grants and `thread` grants of `threadId`, unexpired, in input order.
+ */
+export function selectForThread(grants: readonly Grant[], threadId: string, now: number): Grant[] {
+  return grants.filter(
+    (grant) => !isExpired(grant, now) && (grant.scope === "always" || grant.threadId === threadId),
+  );
+}
+
+/**
+ * Turn a revoke target into a predicate over grants.
+ *
+ * @param target - Id, key fields or predicate.
+ * @returns The predicate.
+ */
+export function revokePredicate(target: RevokeTarget): (grant: Grant) => boolean {
+  if (typeof target === "function") return target;
+  const id = typeof target === "string" ? target : grantId(target);
+  return (grant) => grantId(grant) === id;
+}
+
+/** Calls listeners; one that throws is reported and does not stop the others. */
+export class Listeners {
+  readonly #set = new Set<(change: GrantChange) => void>();
+
+  get size(): number {
+    return this.#set.size;
+  }
+
+  add(listener: (change: GrantChange) => void): () => void {
+    this.#set.add(listener);
+    return () => {
+      this.#set.delete(listener);
+    };
+  }
+
+  emit(change: GrantChange): void {
+    for (const listener of [...this.#set]) {
+      try {
+        listener(change);
+      } catch (error) {
+        console.error("kaboo-workflows: a grant store listener threw", error);
+      }
+    }
+  }
+}
+
+/** Options of {@link MemoryGrantStore}. */
+export interface MemoryGrantStoreOptions {
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A {@link GrantStore} in memory: nothing survives a reload, nothing is shared
+ * between tabs. For tests, servers, and pages that should not remember.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryGrantStore();
+ * await store.grant({ tool: "search", scope: "always" });
+ * ```
+ */
+export class MemoryGrantStore implements GrantStore {
+  readonly #grants = new Map<string, Grant>();
+  readonly #listeners = new Listeners();
+  readonly #now: () => number;
+
+  /** @param options - `now` (default `Date.now`). */
+  constructor(options: MemoryGrantStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  async grant(input: GrantInput): Promise<Grant> {
+    const grant = toGrant(input, this.#now());
+    const id = grantId(grant);
+    // Delete first so a re-grant moves to the end, like a fresh insertion.
+    this.#grants.delete(id);
+    this.#grants.set(id, grant);
+    this.#listeners.emit({ type: "grant", ids: [id], origin: "local" });
+    return { ...grant };
+  }
+
+  async list(): Promise<Grant[]> {
+    return [...this.#grants.values()].map((grant) => ({ ...grant }));
+  }
+
+  async grantsFor(threadId: string, options: { now?: number } = {}): Promise<Grant[]> {
+    return selectForThread(await this.list(), threadId, options.now ?? this.#now());
+  }
+
+  async revoke(target: RevokeTarget): Promise<number> {
+    const matches = revokePredicate(target);
+    const ids = [...this.#grants].filter(([, grant]) => matches(grant)).map(([id]) => id);
+    for (const id of ids) this.#grants.delete(id);
+    if (ids.length) this.#listeners.emit({ type: "revoke", ids, origin: "local" });
+    return ids.length;
+  }
+
+  async revokeAll(): Promise<void> {
+    this.#grants.clear();
+    this.#listeners.emit({ type: "clear", ids: [], origin: "local" });
+  }
+
+  subscribe(listener: (change: GrantChange) => void): () => void {
+    return this.#listeners.add(listener);
+  }
+}

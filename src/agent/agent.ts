@@ -3,7 +3,14 @@
  *
  * @module
  */
-import { ToolDefinitionError, UnknownInterruptIdError, PendingInterruptsError, UserError } from "../errors.js";
+import * as z from "zod/v4";
+import {
+  InvalidInterruptResponseError,
+  PendingInterruptsError,
+  ToolDefinitionError,
+  UnknownInterruptIdError,
+  UserError,
+} from "../errors.js";
 import type { Model, ToolSpec } from "../models/model.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
@@ -188,7 +195,10 @@ export class Agent {
   #prepare(input: AgentInput): LoopInput {
     const state = this.interruptState;
     if (isResume(input)) {
-      const responses = interruptResponsesSchema.parse(input);
+      const parsed = interruptResponsesSchema.safeParse(input);
+      // Resume payloads come from clients: a bad one is a typed error naming the interrupt, never a ZodError.
+      if (!parsed.success) throw invalidResponses(input, z.prettifyError(parsed.error));
+      const responses = parsed.data;
       if (!state.activated) throw new UnknownInterruptIdError(responses[0]?.interruptResponse.interruptId ?? "", []);
       state.resume(responses);
       return { kind: "resume", responses };
@@ -199,6 +209,18 @@ export class Agent {
     if (input.every((x) => "role" in x)) return { kind: "messages", messages: structuredClone(input as Message[]) };
     return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
   }
+}
+
+function invalidResponses(input: readonly unknown[], detail: string): InvalidInterruptResponseError {
+  for (const item of input) {
+    const r = (item as { interruptResponse?: { interruptId?: unknown; response?: unknown } }).interruptResponse;
+    const id = typeof r?.interruptId === "string" ? r.interruptId : undefined;
+    if (id !== undefined && (r?.response === undefined || r.response === null)) {
+      return new InvalidInterruptResponseError(id, "the answer is null or undefined");
+    }
+  }
+  const first = (input[0] as { interruptResponse?: { interruptId?: unknown } }).interruptResponse?.interruptId;
+  return new InvalidInterruptResponseError(typeof first === "string" ? first : "(none)", `malformed resume payload: ${detail}`);
 }
 
 function isResume(input: AgentInput): input is InterruptResponse[] {

@@ -1,0 +1,47 @@
+/**
+ * The approval gate's view of remembered grants: `forwardedProps.kaboo_grants`,
+ * validated (and verified when a secret is set) once per run.
+ *
+ * @module
+ */
+import type { InvocationState } from "../agent/events.js";
+import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../grants/find.js";
+import { parseGrants } from "../grants/grant.js";
+import { filterVerified, type GrantSecret } from "../grants/signing.js";
+import { GRANTS_PROP } from "./approval.js";
+import { forwardedPropsOf } from "./approval-run.js";
+import type { Logger } from "./logger.js";
+
+/** Parses, verifies and indexes a run's grants lazily, once per invocation. */
+export class GrantLookup {
+  readonly #secret: GrantSecret | undefined;
+  readonly #log: Logger;
+  // Keyed by the run's invocationState, so concurrent runs never share grants.
+  readonly #cache = new WeakMap<InvocationState, Promise<GrantIndex>>();
+
+  constructor(secret: GrantSecret | undefined, log: Logger) {
+    this.#secret = secret;
+    this.#log = log;
+  }
+
+  /** Whether a remembered grant covers the call. */
+  async covers(invocationState: InvocationState, query: GrantQuery): Promise<boolean> {
+    let index = this.#cache.get(invocationState);
+    if (!index) {
+      index = this.#load(invocationState);
+      this.#cache.set(invocationState, index);
+    }
+    return findGrant(await index, query) !== undefined;
+  }
+
+  async #load(invocationState: InvocationState): Promise<GrantIndex> {
+    const props = forwardedPropsOf(invocationState);
+    if (!props || !Object.hasOwn(props, GRANTS_PROP)) return indexGrants([]);
+    const { grants, rejected } = parseGrants(props[GRANTS_PROP]);
+    for (const r of rejected) this.#log.warn("malformed grant ignored", { reason: r.reason });
+    if (this.#secret === undefined) return indexGrants(grants);
+    const { accepted, rejected: unverified } = await filterVerified(grants, this.#secret);
+    for (const r of unverified) this.#log.warn("unverified grant ignored", { tool: r.grant.tool, reason: r.reason });
+    return indexGrants(accepted);
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * InterruptHook: gates tool calls on a person's approval, remembering decisions
+ * exactly as widely as the person chose, no wider.
+ *
+ * @module
+ */
+import { minimatch } from "minimatch";
+import { BeforeToolCallEvent } from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import type { JsonObject, JsonValue } from "../agent/messages.js";
+import { UserError } from "../errors.js";
+import {
+  APPROVAL_SCOPES,
+  clampScope,
+  decisionNote,
+  jsonHash,
+  parseTime,
+  readAnswer,
+  scopesUpTo,
+  type ApprovalRequest,
+  type ApprovalScope,
+  type ApprovalSubject,
+} from "./approval.js";
+import { approvalName, recordDecision, recordFingerprint, remembers, runGrants, threadIdOf } from "./approval-run.js";
+import { GrantLookup } from "./grant-lookup.js";
+import { defaultLogger, type Logger } from "./logger.js";
+
+/**
+ * Decides what a remembered decision about a call covers.
+ * Gets the tool's name and its *validated* input (never anything the model labels itself).
+ * @returns `{ key, label }`, a string (key and label alike), or `null` when the call needs no approval.
+ */
+export type SubjectFn = (toolName: string, toolInput: unknown) => ApprovalSubject | string | null;
+
+/** Which tools a gate covers, and how far a decision about them may reach. */
+export interface GateRule {
+  /** Tool name or minimatch glob (`merchant___*`). */
+  pattern: string;
+  /** Widest scope for these tools; default: the hook's `remember`. */
+  remember?: ApprovalScope;
+  /** What a remembered decision covers; default: the whole tool. */
+  subject?: SubjectFn;
+}
+
+interface Rule {
+  pattern: string;
+  remember: ApprovalScope;
+  subject: SubjectFn | undefined;
+}
+
+const UNKNOWN = "__unknown__:";
+
+/** Options of {@link InterruptHook}. */
+export interface InterruptHookOptions {
+  /** The agent's name, in requests and interrupt names. Default `""`. */
+  agentName?: string;
+  /** Deadline of each request, seconds; an answer after it does not run the call. Default: none. */
+  ttlSeconds?: number;
+  /** Let tools annotated `readOnlyHint: true` run without asking. Default `false`. */
+  skipReadOnly?: boolean;
+  /** Default widest scope: `once`, `thread` or `always`. Default `once`. */
+  remember?: ApprovalScope;
+  /**
+   * HMAC secret for remembered grants. When set, only grants whose signature
+   * verifies are honoured; forged, altered or unsigned ones are ignored (the call asks) and logged.
+   */
+  secret?: string | CryptoKey;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+/**
+ * Gates tool calls on a person's approval via interrupts.
+ *
+ * For a call to a matching tool (first matching entry wins), in order:
+ * 1. read-only skip (`skipReadOnly` and the tool's `readOnlyHint`);
+ * 2. no approval when the rule's `subject` returns `null`, or the input fails the tool's schema
+ *    (the call will fail validation anyway; nobody is asked about it);
+ * 3. a remembered grant for the same tool and subject (`forwardedProps.kaboo_grants`, or a
+ *    decision given earlier in this run) lets it run;
+ * 4. otherwise the run pauses with an {@link ApprovalRequest}.
+ *
+ * Scopes wider than `once` are offered only when the host remembers decisions (the run carries
+ * `forwardedProps.kaboo_grants`) and publishes its open requests (a session exchange is present),
+ * and never wider than the rule's `remember`.
+ *
+ * The answer: approved → the call runs once. `editedArgs` (or `tool_input`) replace the arguments
+ * entirely: they are validated against the tool's schema (invalid → refused, not run) and gated
+ * again under a new interrupt when the edit changes the subject. Denied, skipped, unreadable or
+ * expired → the call is cancelled with a note the model reads.
+ *
+ * @param tools - Tool names, globs or {@link GateRule}s.
+ * @param options - See {@link InterruptHookOptions}.
+ * @throws RangeError when a scope is not one of {@link APPROVAL_SCOPES}.
+ * @example
+ * ```ts
+ * const gate = new InterruptHook(
+ *   ["delete_*", { pattern: "transfer", remember: "always", subject: (_, i) => {
+ *     const to = (i as { to: string }).to;
+ *     return { key: `to:${to}`, label: `transfers to ${to}` };
+ *   } }],
+ *   { agentName: "bank", ttlSeconds: 300, remember: "thread" },
+ * );
+ * const agent = new Agent({ model, tools, hooks: [gate] });
+ * ```
+ */
+export class InterruptHook implements HookProvider {
+  readonly #rules: Rule[];
+  readonly #agentName: string;
+  readonly #ttl: number | undefined;
+  readonly #skipReadOnly: boolean;
+  readonly #now: () => number;
+  readonly #log: Logger;
+  readonly #grants: GrantLookup;
+
+  constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
+    const remember = options.remember ?? "once";
+    const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
+    for (const scope of [remember, ...rules.map((r) => r.remember)]) {
+      if (scope !== undefined && !APPROVAL_SCOPES.includes(scope)) {
+        throw new RangeError(`Unknown approval scope ${JSON.stringify(scope)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
+      }
+    }
+    for (const r of rules) {
+      if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
+      if (r.subject !== undefined && typeof r.subject !== "function") {
+        throw new TypeError(`The subject of gate rule "${r.pattern}" must be a function.`);
+      }
+    }
+    this.#rules = rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject }));
+    if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) throw new RangeError("ttlSeconds must be a positive number.");
+    this.#agentName = options.agentName ?? "";
+    this.#ttl = options.ttlSeconds;
+    this.#skipReadOnly = options.skipReadOnly ?? false;
+    this.#now = options.now ?? Date.now;
+    this.#log = options.logger ?? defaultLogger;
+    this.#grants = new GrantLookup(options.secret, this.#log);
+  }
+
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeToolCallEvent, (event) => this.#onBeforeTool(event));
+  }
+
+  /** The rule covering a tool, if any (first match wins). */
+  ruleFor(toolName: string): Rule | undefined {
+    return this.#rules.find((r) => r.pattern === toolName || minimatch(toolName, r.pattern, { nocomment: true, nonegate: true }));
+  }
+
+  async #onBeforeTool(event: BeforeToolCallEvent): Promise<void> {
+    const rule = this.ruleFor(event.toolUse.name);
+    if (!rule) return;
+    if (this.#skipReadOnly && event.selectedTool?.annotations?.readOnlyHint === true) return;
+    await this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));
+  }
+
+  async #gate(
+    event: BeforeToolCallEvent,
+    rule: Rule,
+    input: unknown,
+    name: string,
+  ): Promise<void> {
+    const { toolUse, invocationState } = event;
+    const checked = event.selectedTool?.validate?.(input) ?? { ok: true as const, value: input };
+    if (!checked.ok) return;
+    const subject = this.#subject(rule, toolUse.name, checked.value);
+    if (subject === null) return;
+    const threadId = threadIdOf(invocationState);
+    const stored = event.agent.interruptState.interrupts.get(`hook:beforeToolCall:${toolUse.toolUseId}:${name}`);
+    if (stored?.response === undefined) {
+      const match = { tool: toolUse.name, subjectKey: subject.key ?? undefined, threadId, now: this.#now() };
+      if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey)) return;
+      if (await this.#grants.covers(invocationState, match)) return;
+    }
+    // A subject we could not compute is never remembered beyond this call.
+    const offered = subject.key?.startsWith(UNKNOWN) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
+    const request: ApprovalRequest = {
+      kind: "tool_approval",
+      agent: this.#agentName,
+      tool: toolUse.name,
+      toolUseId: toolUse.toolUseId,
+      input: checked.value as JsonValue,
+      subject: subject.key === null ? null : { key: subject.key, label: subject.label },
+      scopes: offered,
+      message: `Allow ${subject.label}?`,
+    };
+    if (this.#ttl !== undefined) request.expiresAt = new Date(this.#now() + this.#ttl * 1000).toISOString();
+    const answer = event.interrupt({ name, reason: request as unknown as JsonObject });
+    await this.#decide(event, rule, stored?.reason ?? (request as unknown as JsonValue), answer, offered, name, subject);
+  }
+
+  async #decide(
+    event: BeforeToolCallEvent,
+    rule: Rule,
+    asked: JsonValue | undefined,
+    response: JsonValue,
+    offered: ApprovalScope[],
+    name: string,
+    subject: { key: string | null; label: string },
+  ): Promise<void> {
+    const { toolUse } = event;
+    const answer = readAnswer(response);
+    if (answer.invalid) {
+      this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: answer.invalid });
+      event.cancel = decisionNote("denied", toolUse.name, "(The answer could not be read.)");
+      return;
+    }
+    const expiresAt = (asked as Partial<ApprovalRequest> | undefined)?.expiresAt;
+    const deadline = parseTime(expiresAt);
+    // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
+    if ((deadline !== undefined && this.#now() > deadline) || (this.#ttl !== undefined && deadline === undefined)) {
+      event.cancel = decisionNote("expired", toolUse.name);
+      recordDecision(event.invocationState, { decision: "expired", tool: toolUse.name, subject, scope: "once", toolUseId: toolUse.toolUseId });
+      return;
+    }
+    if (answer.decision !== "approved") {
+      event.cancel = decisionNote(answer.decision, toolUse.name);
+      recordDecision(event.invocationState, { decision: answer.decision, tool: toolUse.name, subject, scope: "once", toolUseId: toolUse.toolUseId });
+      return;
+    }
+    let input = toolUse.input;
+    if (answer.editedArgs !== undefined) {
+      const checked = event.selectedTool?.validate?.(answer.editedArgs) ?? { ok: true as const, value: answer.editedArgs };
+      if (!checked.ok) {
+        event.cancel = `The person's edited arguments for "${toolUse.name}" are invalid, so the call did not run:\n${checked.error}`;
+        return;
+      }
+      input = answer.editedArgs;
+      event.toolUse = { ...toolUse, input };
+      const edited = this.#subject(rule, toolUse.name, checked.value);
+      // An edit can change what the call is about: ask again for the new subject.
+      if (edited !== null && edited.key !== subject.key) {
+        await this.#gate(event, rule, input, `${approvalName(this.#agentName)}:edit:${jsonHash(input)}`);
+        return;
+      }
+    }
+    if (!recordFingerprint(event.agent, `hook:beforeToolCall:${toolUse.toolUseId}:${name}`, toolUse.name, toolUse.toolUseId, input)) {
+      event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
+      this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
+      return;
+    }
+    const scope = clampScope(answer.scope, offered);
+    recordDecision(event.invocationState, { decision: "approved", tool: toolUse.name, subject, scope, toolUseId: toolUse.toolUseId });
+  }
+
+  #subject(rule: Rule, toolName: string, input: unknown): { key: string | null; label: string } | null {
+    if (!rule.subject) return { key: null, label: `a call to "${toolName}"` };
+    let s: ReturnType<SubjectFn>;
+    try {
+      s = rule.subject(toolName, input);
+    } catch (error) {
+      // Fail closed: a broken subject function still asks, for this call only.
+      this.#log.error("gate subject function threw; asking for this call only", { tool: toolName, error: String(error) });
+      return { key: `${UNKNOWN}${jsonHash(input)}`, label: `a call to "${toolName}"` };
+    }
+    if (s === null) return null;
+    if (typeof s === "string") return { key: s, label: s };
+    if (typeof s === "object" && typeof s.key === "string" && typeof s.label === "string") return { key: s.key, label: s.label };
+    this.#log.error("gate subject function returned an invalid subject; asking for this call only", { tool: toolName });
+    return { key: `${UNKNOWN}${jsonHash(input)}`, label: `a call to "${toolName}"` };
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * ToolApprovalHook: lets a tool itself ask for a person's approval by replying
+ * `{ "kaboo_approval": { … } }` instead of a result.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { BeforeToolCallEvent } from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import type { JsonObject, JsonValue } from "../agent/messages.js";
+import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
+import { decisionNote, parseTime, readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type Decision } from "./approval.js";
+import { approvalName, recordDecision } from "./approval-run.js";
+import { defaultLogger, type Logger } from "./logger.js";
+
+/** What the host is told before the run continues, so the tool's service can honour the decision. */
+export interface ToolDecision {
+  decision: Decision;
+  /** The tool's own request id, from its `kaboo_approval` reply. */
+  requestId: string | undefined;
+  tool: string;
+  toolUseId: string;
+  /** The arguments the second call will use (edited ones when the person edited them). */
+  input: JsonValue;
+}
+
+/** Options of {@link ToolApprovalHook}. */
+export interface ToolApprovalHookOptions {
+  /** Agent name, used to name the approval request. Default `""`. */
+  agentName?: string;
+  /**
+   * Called with every decision before the run continues (kaboo-runtime's `onDecision`): tell the
+   * tool's service, which — not the agent — decides whether the second call runs.
+   */
+  onDecision?: (decision: ToolDecision) => void | Promise<void>;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+  logger?: Logger;
+}
+
+const requestSchema = z.looseObject({
+  id: z.string().optional(),
+  requestId: z.string().optional(),
+  message: z.string().optional(),
+  subject: z.union([z.string(), z.object({ key: z.string(), label: z.string() })]).optional(),
+  expiresAt: z.string().optional(),
+});
+
+const WRAPPED = Symbol("kaboo.toolApprovalWrapped");
+
+/**
+ * Lets tools ask the person to approve a call.
+ *
+ * When a tool replies with `kaboo_approval` instead of a result, the run pauses with the same
+ * {@link ApprovalRequest} the gate raises, plus the tool's `requestId`; the reply never reaches
+ * the model. On resume:
+ * - approved: `onDecision` runs, then the tool is called once more (with the person's edits if
+ *   any) and its result returned; if it asks again, the model reads that the call still needs
+ *   approval (no loop);
+ * - denied, skipped or expired: `onDecision` runs, the tool is not called again, and the model
+ *   reads the same note as for a gated call.
+ *
+ * @param options - See {@link ToolApprovalHookOptions}.
+ * @example
+ * ```ts
+ * const approvals = new ToolApprovalHook({
+ *   agentName: "ops",
+ *   onDecision: (d) => fetch("/approvals", { method: "POST", body: JSON.stringify(d) }),
+ * });
+ * ```
+ */
+export class ToolApprovalHook implements HookProvider {
+  readonly #name: string;
+  readonly #agentName: string;
+  readonly #onDecision: ToolApprovalHookOptions["onDecision"];
+  readonly #now: () => number;
+  readonly #log: Logger;
+
+  constructor(options: ToolApprovalHookOptions = {}) {
+    if (options.onDecision !== undefined && typeof options.onDecision !== "function") {
+      throw new TypeError("ToolApprovalHook onDecision must be a function.");
+    }
+    this.#agentName = options.agentName ?? "";
+    this.#name = approvalName(this.#agentName);
+    this.#onDecision = options.onDecision;
+    this.#now = options.now ?? Date.now;
+    this.#log = options.logger ?? defaultLogger;
+  }
+
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeToolCallEvent, (event) => {
+      const tool = event.selectedTool;
+      if (tool && !(WRAPPED in tool)) event.selectedTool = this.#wrap(tool);
+    });
+  }
+
+  #wrap(inner: AgentTool): AgentTool {
+    const wrapped: AgentTool & { [WRAPPED]: true } = {
+      [WRAPPED]: true,
+      name: inner.name,
+      spec: inner.spec,
+      call: (input, context) => this.#call(inner, input, context),
+    };
+    if (inner.annotations) (wrapped as { annotations?: unknown }).annotations = inner.annotations;
+    if (inner.kind) (wrapped as { kind?: unknown }).kind = inner.kind;
+    if (inner.validate) wrapped.validate = (input) => inner.validate!(input);
+    return wrapped;
+  }
+
+  async #call(inner: AgentTool, input: unknown, context: ToolContext): Promise<ToolOutput> {
+    const { toolUse } = context;
+    const id = `tool:${toolUse.toolUseId}:${this.#name}`;
+    const asked = context.agent.interruptState.interrupts.get(id);
+    if (asked?.response === undefined) {
+      const output = await inner.call(input, context);
+      const request = approvalRequestIn(output);
+      if (request === undefined) return output;
+      if (!request.ok) this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
+      const r = request.ok ? request.value : {};
+      const subject = typeof r.subject === "string" ? { key: r.subject, label: r.subject } : (r.subject ?? null);
+      const reason: ApprovalRequest = {
+        kind: "tool_approval",
+        agent: this.#agentName,
+        tool: inner.name,
+        toolUseId: toolUse.toolUseId,
+        input: input as JsonValue,
+        subject,
+        // The tool's service decides what a decision covers; the agent offers only this call.
+        scopes: ["once"],
+        message: r.message ?? `Allow ${subject?.label ?? `the call to "${inner.name}"`}?`,
+      };
+      if (r.expiresAt !== undefined) reason.expiresAt = r.expiresAt;
+      const requestId = r.requestId ?? r.id;
+      if (requestId !== undefined) reason.requestId = requestId;
+      context.interrupt({ name: this.#name, reason: reason as unknown as JsonObject });
+      // Unreachable: without an answer, interrupt() throws to pause the run.
+    }
+    const reason = (asked?.reason ?? {}) as Partial<ApprovalRequest>;
+    const answer = readAnswer(asked?.response);
+    const deadline = parseTime(reason.expiresAt);
+    let decision: Decision = answer.decision;
+    if (answer.invalid) decision = "denied";
+    if (deadline !== undefined && this.#now() > deadline) decision = "expired";
+    let callInput = input;
+    if (decision === "approved" && answer.editedArgs !== undefined) {
+      const checked = inner.validate?.(answer.editedArgs) ?? { ok: true as const, value: answer.editedArgs };
+      if (!checked.ok) return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
+      callInput = checked.value;
+    }
+    const decided: ToolDecision = { decision, requestId: reason.requestId, tool: inner.name, toolUseId: toolUse.toolUseId, input: callInput as JsonValue };
+    await this.#onDecision?.(decided);
+    recordDecision(context.invocationState, {
+      decision, tool: inner.name, toolUseId: toolUse.toolUseId,
+      subject: { key: reason.subject?.key ?? null, label: reason.subject?.label ?? inner.name }, scope: "once",
+    });
+    if (decision !== "approved") return error(decisionNote(decision, inner.name));
+    const output = await inner.call(callInput, context);
+    if (approvalRequestIn(output) !== undefined) {
+      return error(`The call to "${inner.name}" still needs approval after it was approved; it did not complete. Tell the person instead of calling it again.`);
+    }
+    return output;
+  }
+}
+
+function error(text: string): ToolOutput {
+  return { status: "error", content: [{ type: "text", text }] };
+}
+
+/** The `kaboo_approval` request in a tool's output: `undefined` when the output is a plain result. */
+function approvalRequestIn(output: ToolOutput): { ok: true; value: z.infer<typeof requestSchema> } | { ok: false } | undefined {
+  const candidates: unknown[] = [output.structuredContent];
+  for (const part of output.content) {
+    if (part.type === "json") candidates.push(part.json);
+    else if (part.type === "text" && part.text.trimStart().startsWith("{")) {
+      try {
+        candidates.push(JSON.parse(part.text));
+      } catch {
+        // Not JSON: an ordinary text result.
+      }
+    }
+  }
+  for (const c of candidates) {
+    if (typeof c === "object" && c !== null && !Array.isArray(c) && Object.hasOwn(c, TOOL_APPROVAL_KEY)) {
+      const parsed = requestSchema.safeParse((c as Record<string, unknown>)[TOOL_APPROVAL_KEY]);
+      return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
+    }
+  }
+  return undefined;
+}

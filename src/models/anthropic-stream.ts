@@ -1,0 +1,196 @@
+/**
+ * Anthropic Messages SSE events → the runner's model events.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { ModelStreamError } from "../errors.js";
+import { errorFromFields, readErrorFields } from "./errors.js";
+import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
+import type { EventSourceMessage } from "./sse.js";
+
+// Loose objects: the API adds fields and block types over time (citations,
+// server tools); wrong types are still rejected before they reach a tool input.
+const index = z.number().int().nonnegative();
+const num = z.number().nullish();
+const usageSchema = z.looseObject({
+  input_tokens: num,
+  output_tokens: num,
+  cache_creation_input_tokens: num,
+  cache_read_input_tokens: num,
+});
+const schemas = {
+  message_start: z.looseObject({ message: z.looseObject({ usage: usageSchema.nullish() }) }),
+  content_block_start: z.looseObject({
+    index,
+    content_block: z.looseObject({
+      type: z.string(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      text: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+      data: z.string().optional(),
+    }),
+  }),
+  content_block_delta: z.looseObject({
+    index,
+    delta: z.looseObject({
+      type: z.string(),
+      text: z.string().optional(),
+      partial_json: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+    }),
+  }),
+  content_block_stop: z.looseObject({ index }),
+  message_delta: z.looseObject({
+    delta: z.looseObject({ stop_reason: z.string().nullish() }),
+    usage: usageSchema.nullish(),
+  }),
+};
+
+/**
+ * Maps a Messages API `stop_reason` to the runner's stop reason.
+ * @param reason - `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `refusal`, … or `undefined`.
+ * @returns The stop reason; unknown values give `endTurn`.
+ */
+export function anthropicStopReason(reason: string | null | undefined): ModelStopReason {
+  switch (reason) {
+    case "tool_use":
+      return "toolUse";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "maxTokens";
+    case "stop_sequence":
+      return "stopSequence";
+    case "refusal":
+      return "contentFiltered";
+    default:
+      return "endTurn";
+  }
+}
+
+/**
+ * Turns parsed SSE events of a Messages stream into model events.
+ *
+ * Emits `messageStop` only on the server's `message_stop`: a stream that ends
+ * early is left unfinished so the runner reports it.
+ *
+ * @param events - SSE events of one response.
+ * @returns Model events (starting with `messageStart`).
+ * @throws ModelStreamError for an event that is not JSON or not shaped as documented;
+ *   ModelError / ContextWindowOverflowError for an `error` event.
+ */
+export async function* anthropicEvents(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  const usage: RawUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  let stopReason: string | null | undefined;
+  // Blocks we opened; others (server tools, future types) are skipped with their deltas.
+  const open = new Set<number>();
+
+  for await (const event of events) {
+    if (event.data === "" || event.data.trim() === "") continue;
+    const json = parseJson(event.data);
+    const type = event.event ?? (typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined);
+    switch (type) {
+      case "message_start": {
+        const e = check(schemas.message_start, json, type);
+        readUsage(usage, e.message.usage);
+        yield { type: "messageStart", role: "assistant" };
+        break;
+      }
+      case "content_block_start": {
+        const { index: i, content_block: b } = check(schemas.content_block_start, json, type);
+        if (b.type === "text") {
+          open.add(i);
+          yield { type: "contentBlockStart", index: i, start: { type: "text" } };
+          if (b.text) yield { type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } };
+        } else if (b.type === "tool_use") {
+          if (!b.id || !b.name) throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
+          open.add(i);
+          yield { type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } };
+        } else if (b.type === "thinking" || b.type === "redacted_thinking") {
+          open.add(i);
+          yield { type: "contentBlockStart", index: i, start: { type: "reasoning" } };
+          if (b.thinking) yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } };
+          if (b.type === "redacted_thinking" && b.data) yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } };
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const { index: i, delta: d } = check(schemas.content_block_delta, json, type);
+        if (!open.has(i)) break;
+        if (d.type === "text_delta" && d.text) yield { type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } };
+        else if (d.type === "input_json_delta" && d.partial_json) {
+          yield { type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } };
+        } else if (d.type === "thinking_delta" && d.thinking) {
+          yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: d.thinking } };
+        } else if (d.type === "signature_delta" && d.signature) {
+          yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", signature: d.signature } };
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const { index: i } = check(schemas.content_block_stop, json, type);
+        if (open.delete(i)) yield { type: "contentBlockStop", index: i };
+        break;
+      }
+      case "message_delta": {
+        const e = check(schemas.message_delta, json, type);
+        if (e.delta.stop_reason) stopReason = e.delta.stop_reason;
+        readUsage(usage, e.usage);
+        break;
+      }
+      case "message_stop":
+        yield { type: "messageStop", stopReason: anthropicStopReason(stopReason) };
+        yield { type: "metadata", usage: toUsage(usage) };
+        return;
+      case "error":
+        throw errorFromFields("anthropic", readErrorFields(json), { body: json });
+      default:
+        // `ping` and event types added after this was written.
+        break;
+    }
+  }
+}
+
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch (e) {
+    throw new ModelStreamError(`The model sent an event that is not JSON: ${data.slice(0, 200)}`, { cause: e });
+  }
+}
+
+function check<T extends z.ZodType>(schema: T, json: unknown, type: string): z.output<T> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ModelStreamError(`The model sent a malformed ${type} event: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+interface RawUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+function readUsage(raw: RawUsage, u: z.output<typeof usageSchema> | null | undefined): void {
+  if (!u) return;
+  // message_delta repeats some counts cumulatively; a field it leaves out keeps its earlier value.
+  if (u.input_tokens != null) raw.input = u.input_tokens;
+  if (u.output_tokens != null) raw.output = u.output_tokens;
+  if (u.cache_read_input_tokens != null) raw.cacheRead = u.cache_read_input_tokens;
+  if (u.cache_creation_input_tokens != null) raw.cacheWrite = u.cache_creation_input_tokens;
+}
+
+function toUsage(raw: RawUsage): Usage {
+  // input_tokens excludes cache reads and writes; the runner counts all input, as OpenAI's prompt_tokens does.
+  const inputTokens = raw.input + raw.cacheRead + raw.cacheWrite;
+  const usage: Usage = { inputTokens, outputTokens: raw.output, totalTokens: inputTokens + raw.output };
+  if (raw.cacheRead) usage.cacheReadInputTokens = raw.cacheRead;
+  if (raw.cacheWrite) usage.cacheWriteInputTokens = raw.cacheWrite;
+  return usage;
+}

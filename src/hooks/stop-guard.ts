@@ -1,0 +1,154 @@
+/**
+ * StopGuard, MultiAgentStopGuard and stopGuardFromSignal: end a run from outside.
+ *
+ * @module
+ */
+import { describe } from "../errors.js";
+import { BeforeNodeCallEvent, BeforeToolCallEvent } from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import { defaultLogger, type Logger } from "./logger.js";
+
+/** Returns `true` when the run should stop. May be async; throwing counts as "stop". */
+export type StopCheck = () => boolean | Promise<boolean>;
+
+/** Options shared by the stop guards. */
+export interface StopGuardOptions {
+  /** Where a throwing `stopCheck` is reported. Default {@link defaultLogger} (console). */
+  logger?: Logger;
+}
+
+function checkCallable(owner: string, stopCheck: unknown): asserts stopCheck is StopCheck {
+  if (typeof stopCheck !== "function") {
+    throw new TypeError(`${owner}: stopCheck must be a function returning a boolean, got ${stopCheck === null ? "null" : typeof stopCheck}.`);
+  }
+}
+
+// Fail closed: a check that cannot answer is treated as a stop request, because
+// the usual reason for a stop (client gone, budget spent) is also a common
+// reason for the check itself to break.
+async function shouldStop(owner: string, stopCheck: StopCheck, logger: Logger, where: Record<string, unknown>): Promise<boolean> {
+  try {
+    return Boolean(await stopCheck());
+  } catch (error) {
+    logger.warn(`${owner}: stopCheck threw; treating it as a stop request.`, { ...where, error: describe(error) });
+    return true;
+  }
+}
+
+/**
+ * Cancels the agent's loop when an external stop condition is met.
+ *
+ * Checked before every tool call. When `stopCheck()` returns `true` (or throws),
+ * the tool is not run, the model's transcript gets an error result for it, and
+ * the loop ends after the current batch with `stopReason: "stopped"`;
+ * `AfterInvocationEvent` fires as usual. A model turn that calls no tool is not
+ * interrupted — pass an `AbortSignal` to `invoke` for that (see {@link stopGuardFromSignal}).
+ *
+ * @example
+ * ```ts
+ * let cancelled = false;
+ * const agent = new Agent({ model, tools, hooks: [new StopGuard(() => cancelled)] });
+ * ```
+ */
+export class StopGuard implements HookProvider {
+  readonly #stopCheck: StopCheck;
+  readonly #logger: Logger;
+
+  /**
+   * @param stopCheck - Returns `true` when the agent should stop (sync or async).
+   * @param options - `{ logger = defaultLogger }`.
+   * @throws TypeError when `stopCheck` is not a function.
+   */
+  constructor(stopCheck: StopCheck, options: StopGuardOptions = {}) {
+    checkCallable("StopGuard", stopCheck);
+    this.#stopCheck = stopCheck;
+    this.#logger = options.logger ?? defaultLogger;
+  }
+
+  /** Registers the BeforeToolCall check. */
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeToolCallEvent, async (event) => {
+      const where = { agent: event.agent.name, toolUseId: event.toolUse.toolUseId, tool: event.toolUse.name };
+      if (!(await shouldStop("StopGuard", this.#stopCheck, this.#logger, where))) return;
+      event.cancel = `The run was stopped on request; the tool "${event.toolUse.name}" was not run.`;
+      event.stopLoop = true;
+    });
+  }
+}
+
+/**
+ * Cancels the next node of a multi-agent orchestration (Graph, Swarm) when an
+ * external stop condition is met: sets `cancelNode` on `BeforeNodeCallEvent`.
+ *
+ * @example
+ * ```ts
+ * graph.hooks.addHook(new MultiAgentStopGuard(() => signal.aborted));
+ * ```
+ */
+export class MultiAgentStopGuard implements HookProvider {
+  readonly #stopCheck: StopCheck;
+  readonly #logger: Logger;
+
+  /**
+   * @param stopCheck - Returns `true` when the orchestration should stop (sync or async).
+   * @param options - `{ logger = defaultLogger }`.
+   * @throws TypeError when `stopCheck` is not a function.
+   */
+  constructor(stopCheck: StopCheck, options: StopGuardOptions = {}) {
+    checkCallable("MultiAgentStopGuard", stopCheck);
+    this.#stopCheck = stopCheck;
+    this.#logger = options.logger ?? defaultLogger;
+  }
+
+  /** Registers the BeforeNodeCall check. */
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeNodeCallEvent, async (event) => {
+      const where = { orchestrator: event.agent.name, nodeId: event.nodeId };
+      if (!(await shouldStop("MultiAgentStopGuard", this.#stopCheck, this.#logger, where))) return;
+      event.cancelNode = `The run was stopped on request; node "${event.nodeId}" was not run.`;
+    });
+  }
+}
+
+/**
+ * Creates a {@link StopGuard} driven by an `AbortController` — the Web
+ * counterpart of Python's `stop_guard_from_event`.
+ *
+ * Always returns a fresh `controller`; call `controller.abort()` to stop at the
+ * next tool-call boundary. When `signal` is given (e.g. `request.signal` of a
+ * streaming response, so a closed client stops the agent), the controller is
+ * linked to it: the given signal aborting aborts the controller (with the same
+ * reason), while aborting the controller never touches the given signal. Pass
+ * `controller.signal` to `agent.invoke` as well to also cut a streaming model turn.
+ *
+ * @param signal - Optional signal to follow. Default: none (only the controller stops the guard).
+ * @param options - `{ logger = defaultLogger }`, handed to the guard.
+ * @returns `{ guard, controller }`.
+ * @example
+ * ```ts
+ * const { guard, controller } = stopGuardFromSignal(request.signal);
+ * agent.hooks.addHook(guard);
+ * await agent.invoke(prompt, { signal: controller.signal });
+ * ```
+ */
+export function stopGuardFromSignal(
+  signal?: AbortSignal,
+  options: StopGuardOptions = {},
+): { guard: StopGuard; controller: AbortController } {
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new TypeError(`stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`);
+  }
+  const controller = new AbortController();
+  if (signal) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true, signal: controller.signal });
+  }
+  const guard = new StopGuard(function signalAborted() {
+    return controller.signal.aborted;
+  }, options);
+  return { guard, controller };
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return typeof AbortSignal !== "undefined" && value instanceof AbortSignal;
+}

@@ -173,6 +173,7 @@ export class Agent {
     const controller = new AbortController();
     const outer = options.signal;
     const onAbort = () => controller.abort(outer?.reason);
+    let loop: Promise<AgentResult> | undefined;
     if (outer?.aborted) onAbort();
     else outer?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -183,11 +184,14 @@ export class Agent {
       }
       const queue = new EventQueue<AgentStreamEvent>();
       const settings = { executor: this.#executor, maxModelRetries: this.#maxModelRetries, maxToolRetries: this.#maxToolRetries };
-      return yield* queue.drain(runLoop(this, loopInput, invocationState, controller.signal, settings, queue));
+      loop = runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
+      return yield* queue.drain(loop);
     } finally {
       outer?.removeEventListener("abort", onAbort);
-      // A consumer that stops iterating early cancels the run.
+      // A consumer that stops iterating early cancels the run; the agent stays busy until the
+      // loop has wound down (AfterInvocation fired, transcript closed), so no second run overlaps it.
       controller.abort();
+      if (loop) await loop.then(undefined, () => undefined);
       this.#running = false;
     }
   }

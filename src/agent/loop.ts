@@ -15,6 +15,9 @@ import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { runToolBatch, type ToolExecutor } from "./tool-executor.js";
+import { errorResult } from "./tools.js";
+
+const CANCELLED_BEFORE_RUN = "The run was cancelled before this tool ran.";
 
 /** Loop settings taken from the agent. */
 export interface LoopSettings {
@@ -116,6 +119,9 @@ export async function runLoop(
           if (o.kind === "done") {
             results.set(o.toolUse.toolUseId, o.result);
             ran.set(o.toolUse.toolUseId, o.toolUse);
+          } else if (signal.aborted) {
+            // A cancelled run does not pause: its unasked questions are answered with a cancellation.
+            results.set(o.toolUse.toolUseId, errorResult(o.toolUse.toolUseId, CANCELLED_BEFORE_RUN));
           }
         }
         // The transcript records each call as it actually ran (hooks may have rewritten it).
@@ -123,7 +129,7 @@ export async function runLoop(
           role: "assistant",
           content: pending.message.content.map((b) => (b.type === "toolUse" ? (ran.get(b.toolUseId) ?? b) : b)),
         };
-        if (batch.outcomes.some((o) => o.kind === "interrupted")) {
+        if (!signal.aborted && batch.outcomes.some((o) => o.kind === "interrupted")) {
           const state = agent.interruptState;
           state.activated = true;
           state.context = {

@@ -40,60 +40,74 @@ export async function assembleResponse(
   const open = new Map<number, Open>();
   const done: { index: number; block: ContentBlock }[] = [];
   let stopReason: ModelStopReason | undefined;
-  for await (const event of stream) {
-    if (signal?.aborted) break;
-    onEvent(event);
-    switch (event.type) {
-      case "messageStart":
-        break;
-      case "contentBlockStart": {
-        const s = event.start;
-        open.set(
-          event.index,
-          s.type === "toolUse"
-            ? { kind: "toolUse", toolUseId: s.toolUseId, name: s.name, json: "" }
-            : s.type === "reasoning"
-              ? { kind: "reasoning", text: "" }
-              : { kind: "text", text: "" },
-        );
+  const iterator = stream[Symbol.asyncIterator]();
+  let exhausted = false;
+  try {
+    for (;;) {
+      const step = await nextOrAbort(iterator, signal);
+      if (!step || signal?.aborted) break;
+      if (step.done) {
+        exhausted = true;
         break;
       }
-      case "contentBlockDelta": {
-        const d = event.delta;
-        let block = open.get(event.index);
-        if (!block) {
-          // Providers may omit a start for text/reasoning blocks; tool input needs its start.
-          if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
-          block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
-          open.set(event.index, block);
+      const event = step.value;
+      onEvent(event);
+      switch (event.type) {
+        case "messageStart":
+          break;
+        case "contentBlockStart": {
+          const s = event.start;
+          open.set(
+            event.index,
+            s.type === "toolUse"
+              ? { kind: "toolUse", toolUseId: s.toolUseId, name: s.name, json: "" }
+              : s.type === "reasoning"
+                ? { kind: "reasoning", text: "" }
+                : { kind: "text", text: "" },
+          );
+          break;
         }
-        if (d.type === "text" && block.kind === "text") block.text += d.text;
-        else if (d.type === "toolUseInput" && block.kind === "toolUse") block.json += d.input;
-        else if (d.type === "reasoning" && block.kind === "reasoning") {
-          if (d.text) block.text += d.text;
-          if (d.signature) block.signature = (block.signature ?? "") + d.signature;
-          if (d.redacted) block.redacted = (block.redacted ?? "") + d.redacted;
-        } else throw new ModelStreamError(`A ${d.type} delta does not fit content block ${event.index} (${block.kind}).`);
-        break;
-      }
-      case "contentBlockStop": {
-        const block = open.get(event.index);
-        if (!block) break;
-        open.delete(event.index);
-        done.push({ index: event.index, block: close(block) });
-        break;
-      }
-      case "messageStop":
-        stopReason = event.stopReason;
-        break;
-      case "metadata":
-        if (event.usage) addUsage(metrics.usage, event.usage);
-        break;
-      default: {
-        const never: never = event;
-        throw new ModelStreamError(`Unknown model event ${JSON.stringify(never)}.`);
+        case "contentBlockDelta": {
+          const d = event.delta;
+          let block = open.get(event.index);
+          if (!block) {
+            // Providers may omit a start for text/reasoning blocks; tool input needs its start.
+            if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
+            block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
+            open.set(event.index, block);
+          }
+          if (d.type === "text" && block.kind === "text") block.text += d.text;
+          else if (d.type === "toolUseInput" && block.kind === "toolUse") block.json += d.input;
+          else if (d.type === "reasoning" && block.kind === "reasoning") {
+            if (d.text) block.text += d.text;
+            if (d.signature) block.signature = (block.signature ?? "") + d.signature;
+            if (d.redacted) block.redacted = (block.redacted ?? "") + d.redacted;
+          } else throw new ModelStreamError(`A ${d.type} delta does not fit content block ${event.index} (${block.kind}).`);
+          break;
+        }
+        case "contentBlockStop": {
+          const block = open.get(event.index);
+          if (!block) break;
+          open.delete(event.index);
+          done.push({ index: event.index, block: close(block) });
+          break;
+        }
+        case "messageStop":
+          stopReason = event.stopReason;
+          break;
+        case "metadata":
+          if (event.usage) addUsage(metrics.usage, event.usage);
+          break;
+        default: {
+          const never: never = event;
+          throw new ModelStreamError(`Unknown model event ${JSON.stringify(never)}.`);
+        }
       }
     }
+  } finally {
+    // Release the provider's stream (and its connection) when we stop early; a stream that
+    // ignores the signal may never settle, so this is not awaited.
+    if (!exhausted) iterator.return?.()?.then(undefined, () => undefined);
   }
   if (signal?.aborted) {
     // Keep what was said so far, but never a tool call that will not get a result.
@@ -114,6 +128,33 @@ export async function assembleResponse(
   if (hasTools && stopReason === "endTurn") stopReason = "toolUse";
   if (!hasTools && stopReason === "toolUse") stopReason = "endTurn";
   return { message: { role: "assistant", content }, stopReason };
+}
+
+/**
+ * The iterator's next event, or `undefined` as soon as the signal aborts: a model whose stream
+ * ignores the signal must not keep a cancelled run waiting.
+ */
+function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal | undefined): Promise<IteratorResult<T> | undefined> {
+  const next = iterator.next();
+  if (!signal) return next;
+  if (signal.aborted) {
+    next.then(undefined, () => undefined);
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    next.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function close(block: Open): ContentBlock {

@@ -198,7 +198,8 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     const projected = estimateTokens(agent.systemPrompt, agent.messages);
     await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
     const input = await agent.modelInput.apply(
-      { messages: agent.messages, systemPrompt: agent.systemPrompt, toolSpecs: agent.toolSpecs() },
+      // A copy: neither a careless middleware nor the model may edit the agent's transcript in place.
+      { messages: structuredClone(agent.messages), systemPrompt: agent.systemPrompt, toolSpecs: structuredClone(agent.toolSpecs()) },
       { agent, invocationState, callIndex: o.callIndex },
     );
     const options: ModelStreamOptions = { toolSpecs: input.toolSpecs };

@@ -9,10 +9,8 @@ import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { GRANTS_PROP, TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./approval.js";
-// TODO(reconcile): import these from forwarded-props-hook.ts / session-exchange.ts once they land.
-const FORWARDED_PROPS_KEY = "forwardedProps";
-const THREAD_ID_KEY = "threadId";
-const getSessionExchange = (s: InvocationState) => s.sessionExchange as { publishesApprovals?: boolean } | undefined;
+import { FORWARDED_PROPS_KEY } from "./forwarded-props-hook.js";
+import { getSessionExchange, THREAD_ID_KEY } from "./session-exchange.js";
 
 /** A decision taken in this run, for the host to remember (`thread`/`always`) or audit. */
 export interface ApprovalDecision {

@@ -1,0 +1,113 @@
+// A loopback HTTP server that replays queued replies, and small helpers for the model tests.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ModelStreamEvent } from "../../src/models/model.js";
+
+/** One reply of the server. */
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** Written piece by piece, with a pause between pieces so the client reads them separately. */
+  chunks?: string[];
+  /** Keep the response open after the chunks (the client must abort). */
+  hang?: boolean;
+  /** Destroy the socket after the chunks (a broken connection). */
+  destroy?: boolean;
+}
+
+/** A request the server received. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+
+export interface TestServer {
+  url: string;
+  received: Received[];
+  /** How many responses were closed (finished or torn down). */
+  closed: () => number;
+  reply: (...replies: Reply[]) => void;
+  close: () => Promise<void>;
+}
+
+export async function startServer(): Promise<TestServer> {
+  const queue: Reply[] = [];
+  const received: Received[] = [];
+  let closed = 0;
+  const server = createServer(async (req, res: ServerResponse) => {
+    let raw = "";
+    for await (const chunk of req) raw += chunk;
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {}
+    received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+    res.on("close", () => closed++);
+    const reply = queue.shift() ?? { status: 500, chunks: ['{"error":{"message":"no reply queued"}}'] };
+    res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", ...reply.headers });
+    for (const piece of reply.chunks ?? []) {
+      if (res.destroyed) return;
+      res.write(piece);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    if (reply.hang) return;
+    if (reply.destroy) {
+      req.socket.destroy();
+      return;
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    closed: () => closed,
+    reply: (...replies) => void queue.push(...replies),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Reads a fixture file. */
+export function fixture(provider: "openai" | "anthropic", name: string): string {
+  return readFileSync(new URL(`./fixtures/${provider}/${name}`, import.meta.url), "utf8");
+}
+
+/** An SSE reply streaming a transcript event by event. */
+export function sseReply(text: string, extra: Omit<Reply, "chunks"> = {}): Reply {
+  const events = text.split(/(?<=\n\n)/);
+  return { ...extra, chunks: events };
+}
+
+/** A JSON error reply. */
+export function jsonReply(status: number, body: string, headers: Record<string, string> = {}): Reply {
+  return { status, headers: { "content-type": "application/json", ...headers }, chunks: [body] };
+}
+
+/** Collects every event of a model stream. */
+export async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
+  const out: ModelStreamEvent[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+/** A fetch answering every call with the given bytes, split into the given pieces. */
+export function bytesFetch(pieces: Uint8Array[], contentType = "text/event-stream"): typeof fetch {
+  return async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const p of pieces) controller.enqueue(p);
+          controller.close();
+        },
+      }),
+      { status: 200, headers: { "content-type": contentType } },
+    );
+}

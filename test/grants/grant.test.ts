@@ -72,7 +72,8 @@ describe("parseGrant / grantId / isExpired", () => {
   });
 
   test("grantId depends on scope, thread, tool and subject only", () => {
-    expect(grantId(ok)).toBe(grantId({ ...ok, subjectLabel: "Account 42", grantedAt: 9 }));
+    const relabelled: Grant = { ...ok, subjectLabel: "Account 42", grantedAt: 9 };
+    expect(grantId(ok)).toBe(grantId(relabelled));
     const ids = new Set([
       grantId(ok),
       grantId({ ...ok, threadId: "t2" }),

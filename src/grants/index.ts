@@ -20,5 +20,7 @@ export type {
 } from "./store.js";
 export { IndexedDbGrantStore } from "./indexeddb-store.js";
 export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
+export { acceptGrants } from "./accept.js";
+export type { AcceptGrantsOptions } from "./accept.js";
 export { canonicalGrant, checkGrantSignature, filterVerified, signGrant, verifyGrant } from "./signing.js";
 export type { GrantRejection, GrantSecret, UnverifiedGrant } from "./signing.js";

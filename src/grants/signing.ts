@@ -105,12 +105,13 @@ export type GrantRejection = "unsigned" | "malformed" | "unsupported-version" | 
  * @throws {UserError} When the secret is unusable (a caller mistake, not a bad grant).
  */
 export async function checkGrantSignature(grant: Grant, secret: GrantSecret): Promise<GrantRejection | undefined> {
+  // The key first, so an unusable secret fails loudly even when no grant is signed.
+  const key = await importSecret(secret);
   const signature = grant.signature;
   if (signature === undefined || signature === "") return "unsigned";
   if (!signature.startsWith(PREFIX)) return /^v\d+\./.test(signature) ? "unsupported-version" : "malformed";
   const mac = fromBase64Url(signature.slice(PREFIX.length));
   if (!mac || mac.length !== 32) return "malformed";
-  const key = await importSecret(secret);
   let ok: boolean;
   try {
     // subtle.verify compares in constant time.
@@ -167,6 +168,7 @@ export async function filterVerified(
   grants: readonly Grant[],
   secret: GrantSecret,
 ): Promise<{ accepted: Grant[]; rejected: UnverifiedGrant[] }> {
+  await importSecret(secret);
   const checks = await Promise.all(grants.map((grant) => checkGrantSignature(grant, secret)));
   const accepted: Grant[] = [];
   const rejected: UnverifiedGrant[] = [];

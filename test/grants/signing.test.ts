@@ -125,5 +125,7 @@ describe("filterVerified", () => {
     ]);
     for (const r of rejected) expect(r.reason).toMatch(/signature/);
     expect(await filterVerified([], SECRET)).toEqual({ accepted: [], rejected: [] });
+    await expect(filterVerified([], "")).rejects.toBeInstanceOf(UserError);
+    await expect(checkGrantSignature(unsigned, "")).rejects.toBeInstanceOf(UserError);
   });
 });

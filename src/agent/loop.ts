@@ -8,7 +8,7 @@ import * as z from "zod/v4";
 import { InvalidStateError } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
-import type { InterruptResponse } from "./interrupt.js";
+import { InterruptState, type InterruptResponse } from "./interrupt.js";
 import type { JsonObject, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { emptyMetrics } from "./metrics.js";
 import { callModel } from "./model-call.js";
@@ -73,6 +73,9 @@ export async function runLoop(
     await agent.hooks.invoke(new MessageAddedEvent(agent, invocationState, message));
   };
 
+  // A run that fails leaves the interrupt state as it found it (answers of a resume included, so
+  // the resume can be retried): interrupts raised by a failed run were never shown to anyone.
+  const saved = structuredClone(agent.interruptState.toJSON());
   let result: AgentResult;
   try {
     await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming));
@@ -86,7 +89,18 @@ export async function runLoop(
         for (const m of input.messages) await append(m);
       }
       for (let callIndex = 0; ; ) {
-        if (signal.aborted) return finish("cancelled");
+        if (signal.aborted) {
+          if (pending) {
+            // Aborted before a resumed batch ran: close the paused calls rather than keep a pause nobody can see.
+            const done = new Map(pending.done.map((r) => [r.toolUseId, r]));
+            const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
+            agent.interruptState.clear();
+            lastAssistant = pending.message;
+            await append(pending.message);
+            await append({ role: "user", content: calls.map((c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)) });
+          }
+          return finish("cancelled");
+        }
         if (!pending) {
           const response = await callModel({
             agent, model: agent.model, invocationState, metrics, callIndex: callIndex++,
@@ -152,6 +166,11 @@ export async function runLoop(
       }
     })();
   } catch (error) {
+    const state = agent.interruptState;
+    const restored = InterruptState.fromJSON(saved);
+    state.activated = restored.activated;
+    state.interrupts = restored.interrupts;
+    state.context = restored.context;
     metrics.durationMs = performance.now() - started;
     await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, undefined, error));
     throw error;

@@ -126,12 +126,18 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
     signal: o.signal,
     interrupt: (request) => o.agent.interruptState.raise(`tool:${toolUse.toolUseId}:${request.name}`, request),
   };
+  // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.
+  if (o.signal.aborted) throw o.signal.reason;
   const output = await raceAbort(tool.call(input, context), o.signal);
   return toResultBlock(toolUse.toolUseId, output);
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The tool's own failure would otherwise surface as an unhandled rejection.
+    promise.then(undefined, () => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

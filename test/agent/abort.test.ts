@@ -185,4 +185,32 @@ describe("abort", () => {
     expect(afterInv).toBe(1);
     expectConsistentTranscript(agent.messages);
   });
+
+  test("a resume aborted before its batch runs closes the paused calls as cancelled", async () => {
+    const { tool: t, calls } = echoTool();
+    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }] });
+    const agent = new Agent({ model, tools: [t] });
+    agent.hooks.addCallback(BeforeToolCallEvent, (e) => void e.interrupt({ name: "approve" }));
+    await agent.invoke("go");
+    const ac = new AbortController();
+    ac.abort();
+    const r = await agent.invoke([{ interruptResponse: { interruptId: "hook:beforeToolCall:k:approve", response: true } }], { signal: ac.signal });
+    expect(r.stopReason).toBe("cancelled");
+    expect(calls).toEqual([]);
+    expect(agent.interruptState.activated).toBe(false);
+    expect(resultsOf(agent)).toMatchObject([{ toolUseId: "k", status: "error" }]);
+    expectConsistentTranscript(agent.messages);
+  });
+
+  test("a tool whose turn comes after the abort is never called (sequential)", async () => {
+    const ac = new AbortController();
+    const first = tool({ name: "first", description: "", inputSchema: z.object({}), callback: () => { ac.abort(); return "done"; } });
+    const { tool: second, calls } = echoTool("second");
+    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "first" }, { name: "second", input: { x: 1 } }] }] });
+    const agent = new Agent({ model, tools: [first, second], toolExecutor: "sequential" });
+    const r = await agent.invoke("go", { signal: ac.signal });
+    expect(r.stopReason).toBe("cancelled");
+    expect(calls).toEqual([]);
+    expectConsistentTranscript(agent.messages);
+  });
 });

@@ -266,3 +266,50 @@ describe("resume mistakes are typed errors", () => {
     expect(agent.running).toBe(false);
   });
 });
+
+describe("failed runs leave no stale interrupts", () => {
+  test("a hook error in a batch that also raised an interrupt does not leave that interrupt behind", async () => {
+    const a = echoTool("a");
+    const b = echoTool("b");
+    const model = new ScriptedModel({
+      script: [
+        { toolCalls: [{ name: "a", input: { x: 1 }, id: "t1" }, { name: "b", input: { x: 2 }, id: "t2" }] },
+        { toolCalls: [{ name: "a", input: { x: 3 }, id: "t3" }] },
+        { text: "end" },
+      ],
+    });
+    const agent = new Agent({ model, tools: [a.tool, b.tool] });
+    agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
+      if (e.toolUse.toolUseId === "t2") throw new Error("policy store down");
+      e.interrupt({ name: "approve" });
+    });
+    await expect(agent.invoke("go")).rejects.toThrow(/policy store down/);
+    expect(agent.interruptState.interrupts.size).toBe(0);
+    expect(agent.interruptState.activated).toBe(false);
+    const r = await agent.invoke("again");
+    // Only this run's question is asked, not the failed run's.
+    expect(r.interrupts.map((i) => i.id)).toEqual(["hook:beforeToolCall:t3:approve"]);
+  });
+
+  test("a resume that fails can be retried with the same answers", async () => {
+    const { tool: t, calls } = echoTool();
+    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }] });
+    const agent = new Agent({ model, tools: [t] });
+    let failOnce = true;
+    agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
+      e.interrupt({ name: "approve" });
+      if (failOnce) {
+        failOnce = false;
+        throw new Error("transient");
+      }
+    });
+    await agent.invoke("go");
+    const answers = [answer("hook:beforeToolCall:k:approve", true)];
+    await expect(agent.invoke(answers)).rejects.toThrow(/transient/);
+    expect(agent.interruptState.activated).toBe(true);
+    const r = await agent.invoke(answers);
+    expect(r.stopReason).toBe("endTurn");
+    expect(calls).toEqual([1]);
+    expectConsistentTranscript(agent.messages);
+  });
+});

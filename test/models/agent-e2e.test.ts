@@ -1,0 +1,132 @@
+// An Agent with tools, over each provider, against the loopback server: the bodies the server
+// receives show the tool results are sent back in each provider's format.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import * as z from "zod/v4";
+import { Agent, messageText, tool } from "../../src/index.js";
+import { ModelStreamError } from "../../src/errors.js";
+import { AnthropicModel } from "../../src/models/anthropic.js";
+import { OpenAIChatModel } from "../../src/models/openai.js";
+import { fixture, sseReply, startServer, type TestServer } from "./helpers.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.received.length = 0;
+});
+
+function weatherTool(calls: string[]) {
+  return tool({
+    name: "get_weather",
+    description: "Weather of a city",
+    inputSchema: z.object({ city: z.string() }),
+    callback: ({ city }) => {
+      calls.push(city);
+      return { city, sky: city === "Oslo" ? "snow" : "sun" };
+    },
+  });
+}
+
+describe("Agent + OpenAIChatModel", () => {
+  test("runs two parallel tool calls and sends both results back as tool messages", async () => {
+    server.reply(sseReply(fixture("openai", "parallel-tools.sse")), sseReply(fixture("openai", "text.sse")));
+    const calls: string[] = [];
+    const agent = new Agent({
+      model: new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: "gpt-4o-mini", retry: false }),
+      systemPrompt: "You report weather.",
+      tools: [weatherTool(calls)],
+    });
+    const result = await agent.invoke("Weather in Oslo and Rome?");
+    expect(result.stopReason).toBe("endTurn");
+    expect(messageText(result.message)).toBe("Hello, wörld ✓");
+    expect(calls.sort()).toEqual(["Oslo", "Rome"]);
+    expect(server.received).toHaveLength(2);
+    const second = server.received[1]!.body;
+    expect(second.tools.map((t: any) => t.function.name)).toEqual(["get_weather"]);
+    expect(second.messages).toEqual([
+      { role: "system", content: "You report weather." },
+      { role: "user", content: "Weather in Oslo and Rome?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_oslo", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+          { id: "call_rome", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_oslo", content: '{"city":"Oslo","sky":"snow"}' },
+      { role: "tool", tool_call_id: "call_rome", content: '{"city":"Rome","sky":"sun"}' },
+    ]);
+    expect(result.metrics.usage).toMatchObject({ inputTokens: 92, outputTokens: 34, totalTokens: 126 });
+  });
+
+  test("unparsable arguments become an error result; the raw arguments go back as they came", async () => {
+    server.reply(sseReply(fixture("openai", "bad-args.sse")), sseReply(fixture("openai", "text.sse")));
+    const calls: string[] = [];
+    const agent = new Agent({ model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }), tools: [weatherTool(calls)] });
+    await agent.invoke("Weather?");
+    expect(calls).toEqual([]);
+    const messages = server.received[1]!.body.messages;
+    expect(messages[1].tool_calls[0].function.arguments).toBe('{"city": Oslo');
+    expect(messages[2]).toMatchObject({ role: "tool", tool_call_id: "call_bad" });
+    expect(messages[2].content).toMatch(/^Error/);
+  });
+
+  test("a stream cut mid tool call fails the run and leaves no half-written call in the transcript", async () => {
+    server.reply(sseReply(fixture("openai", "cut-tool.sse")));
+    const agent = new Agent({ model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }), tools: [weatherTool([])] });
+    await expect(agent.invoke("Weather?")).rejects.toBeInstanceOf(ModelStreamError);
+    expect(agent.messages.flatMap((m) => m.content).some((b) => b.type === "toolUse")).toBe(false);
+  });
+});
+
+describe("Agent + AnthropicModel", () => {
+  test("runs two tool calls and sends both results back as tool_result blocks in one user turn", async () => {
+    server.reply(sseReply(fixture("anthropic", "tools.sse")), sseReply(fixture("anthropic", "text.sse")));
+    const calls: string[] = [];
+    const agent = new Agent({
+      model: new AnthropicModel({ baseUrl: server.url, model: "claude-sonnet-4-5", maxTokens: 512, retry: false }),
+      systemPrompt: "You report weather.",
+      tools: [weatherTool(calls)],
+    });
+    const result = await agent.invoke("Weather in Oslo and Rome?");
+    expect(result.stopReason).toBe("endTurn");
+    expect(messageText(result.message)).toBe("Hello, wörld ✓");
+    expect(calls.sort()).toEqual(["Oslo", "Rome"]);
+    const second = server.received[1]!.body;
+    expect(second.system).toBe("You report weather.");
+    expect(second.max_tokens).toBe(512);
+    expect(second.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "Weather in Oslo and Rome?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Checking both." },
+          { type: "tool_use", id: "toolu_oslo", name: "get_weather", input: { city: "Oslo" } },
+          { type: "tool_use", id: "toolu_rome", name: "get_weather", input: { city: "Rome" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_oslo", content: [{ type: "text", text: '{"city":"Oslo","sky":"snow"}' }] },
+          { type: "tool_result", tool_use_id: "toolu_rome", content: [{ type: "text", text: '{"city":"Rome","sky":"sun"}' }] },
+        ],
+      },
+    ]);
+  });
+
+  test("thinking goes back with its signature on the next call", async () => {
+    server.reply(sseReply(fixture("anthropic", "thinking.sse")), sseReply(fixture("anthropic", "text.sse")));
+    const agent = new Agent({ model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64, retry: false }) });
+    await agent.invoke("6 x 7?");
+    await agent.invoke("Sure?");
+    const assistant = server.received[1]!.body.messages[1];
+    expect(assistant.content.slice(0, 2)).toEqual([
+      { type: "thinking", thinking: "Let me think step by step.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" },
+      { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
+    ]);
+  });
+});

@@ -6,8 +6,10 @@
  */
 import { parseGrants } from "./grant.js";
 import type { Grant, RejectedGrant } from "./grant.js";
-import { filterVerified } from "./signing.js";
-import type { GrantSecret } from "./signing.js";
+import { findGrants } from "./find.js";
+import type { GrantIndex, GrantQuery } from "./find.js";
+import { checkGrantSignature, filterVerified, grantRejectionReason, importGrantKey } from "./signing.js";
+import type { GrantSecret, UnverifiedGrant } from "./signing.js";
 
 /** Options of {@link acceptGrants}. */
 export interface AcceptGrantsOptions {
@@ -42,4 +44,35 @@ export async function acceptGrants(
     grants: accepted,
     rejected: [...parsed.rejected, ...rejected.map(({ grant, reason }) => ({ value: grant, reason }))],
   };
+}
+
+/**
+ * {@link findGrant} for a gate with a secret, verifying only the grants that would
+ * cover the call instead of every grant of the run (each verify is an HMAC).
+ * Returns the same grant as `findGrant(filterVerified(grants).accepted, query)`.
+ *
+ * @param grants - Validated, not yet verified grants (from `parseGrants`), or an index of them.
+ * @param query - The call.
+ * @param secret - The secret grants must be signed with.
+ * @returns The first covering grant whose signature verifies (or `undefined`: ask), and the
+ *   covering grants that failed verification before it, to report.
+ * @throws {UserError} When `secret` is unusable.
+ * @example
+ * ```ts
+ * const { grant, rejected } = await findVerifiedGrant(grants, { tool, subjectKey, threadId }, secret);
+ * ```
+ */
+export async function findVerifiedGrant(
+  grants: readonly Grant[] | GrantIndex,
+  query: GrantQuery,
+  secret: GrantSecret,
+): Promise<{ grant: Grant | undefined; rejected: UnverifiedGrant[] }> {
+  const key = await importGrantKey(secret);
+  const rejected: UnverifiedGrant[] = [];
+  for (const candidate of findGrants(grants, query)) {
+    const code = await checkGrantSignature(candidate, key);
+    if (code === undefined) return { grant: candidate, rejected };
+    rejected.push({ grant: candidate, code, reason: grantRejectionReason(code) });
+  }
+  return { grant: undefined, rejected };
 }

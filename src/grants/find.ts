@@ -62,6 +62,19 @@ export class GrantIndex {
     const now = query.now ?? Date.now();
     return bucket.find((grant) => applies(grant, query, now));
   }
+
+  /**
+   * Every grant (in input order) that covers the call.
+   *
+   * @param query - The call.
+   * @returns The covering grants; empty when the call must ask.
+   */
+  findAll(query: GrantQuery): Grant[] {
+    const bucket = this.#byKey.get(keyOf(query.tool, query.subjectKey));
+    if (!bucket) return [];
+    const now = query.now ?? Date.now();
+    return bucket.filter((grant) => applies(grant, query, now));
+  }
 }
 
 /**
@@ -99,6 +112,21 @@ export function findGrant(grants: readonly Grant[] | GrantIndex, query: GrantQue
   // One lookup: a scan costs no more than building an index would.
   const now = query.now ?? Date.now();
   return grants.find(
+    (grant) => grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now),
+  );
+}
+
+/**
+ * Every grant that covers a call, by the rules of {@link findGrant}.
+ *
+ * @param grants - Validated grants, or a {@link GrantIndex}.
+ * @param query - The call.
+ * @returns The covering grants in input order (the first is what `findGrant` returns).
+ */
+export function findGrants(grants: readonly Grant[] | GrantIndex, query: GrantQuery): Grant[] {
+  if (grants instanceof GrantIndex) return grants.findAll(query);
+  const now = query.now ?? Date.now();
+  return grants.filter(
     (grant) => grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now),
   );
 }

@@ -6,7 +6,7 @@
  */
 export { GRANT_VERSION, GRANT_SCOPES, InvalidGrantError, grantId, grantSchema, isExpired, parseGrant, parseGrants } from "./grant.js";
 export type { Grant, GrantScope, RejectedGrant } from "./grant.js";
-export { GrantIndex, findGrant, indexGrants } from "./find.js";
+export { GrantIndex, findGrant, findGrants, indexGrants } from "./find.js";
 export type { GrantQuery } from "./find.js";
 export { MemoryGrantStore, selectForThread } from "./store.js";
 export type {
@@ -20,7 +20,15 @@ export type {
 } from "./store.js";
 export { IndexedDbGrantStore } from "./indexeddb-store.js";
 export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
-export { acceptGrants } from "./accept.js";
+export { acceptGrants, findVerifiedGrant } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
-export { canonicalGrant, checkGrantSignature, filterVerified, signGrant, verifyGrant } from "./signing.js";
+export {
+  canonicalGrant,
+  checkGrantSignature,
+  filterVerified,
+  grantRejectionReason,
+  importGrantKey,
+  signGrant,
+  verifyGrant,
+} from "./signing.js";
 export type { GrantRejection, GrantSecret, UnverifiedGrant } from "./signing.js";

@@ -41,6 +41,17 @@ export function canonicalGrant(grant: Grant): string {
   return `v${GRANT_VERSION}\n${fields.map((field) => JSON.stringify(field ?? null)).join("\n")}`;
 }
 
+/**
+ * The HMAC key for a secret, imported once per secret text (cached, at most 32 texts).
+ *
+ * @param secret - Text (UTF-8) or a `CryptoKey`, returned as is.
+ * @returns The key.
+ * @throws {UserError} When the text is empty.
+ */
+export async function importGrantKey(secret: GrantSecret): Promise<CryptoKey> {
+  return importSecret(secret);
+}
+
 function importSecret(secret: GrantSecret): Promise<CryptoKey> {
   if (typeof secret !== "string") return Promise.resolve(secret);
   if (secret.length === 0) throw new UserError("The grant secret must not be empty.");
@@ -142,6 +153,16 @@ export interface UnverifiedGrant {
   reason: string;
 }
 
+/**
+ * Readable text for a rejection code.
+ *
+ * @param code - From {@link checkGrantSignature}.
+ * @returns E.g. "the grant has no signature".
+ */
+export function grantRejectionReason(code: GrantRejection): string {
+  return REASONS[code];
+}
+
 const REASONS: Record<GrantRejection, string> = {
   unsigned: "the grant has no signature",
   malformed: "the signature is not a v1 base64url HMAC-SHA256",
@@ -168,8 +189,8 @@ export async function filterVerified(
   grants: readonly Grant[],
   secret: GrantSecret,
 ): Promise<{ accepted: Grant[]; rejected: UnverifiedGrant[] }> {
-  await importSecret(secret);
-  const checks = await Promise.all(grants.map((grant) => checkGrantSignature(grant, secret)));
+  const key = await importSecret(secret);
+  const checks = await Promise.all(grants.map((grant) => checkGrantSignature(grant, key)));
   const accepted: Grant[] = [];
   const rejected: UnverifiedGrant[] = [];
   checks.forEach((code, i) => {

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { acceptGrants, findGrant, signGrant } from "../../src/grants/index.js";
+import { acceptGrants, filterVerified, findGrant, findVerifiedGrant, indexGrants, signGrant } from "../../src/grants/index.js";
 import type { Grant } from "../../src/grants/index.js";
 
 const SECRET = "a server secret";
@@ -34,5 +35,58 @@ describe("acceptGrants", () => {
 
   test("an empty secret is a caller error", async () => {
     await expect(acceptGrants([grant], { secret: "" })).rejects.toBeInstanceOf(UserError);
+  });
+});
+
+describe("findVerifiedGrant", () => {
+  test("skips a forged candidate, reports it, and returns the signed one behind it", async () => {
+    const forged = await signGrant({ ...grant, scope: "always", threadId: undefined }, "guess");
+    const unsigned: Grant = { ...grant };
+    const signed = await signGrant(grant, SECRET);
+    const other = await signGrant({ ...grant, tool: "other" }, "guess");
+    const query = { tool: "pay", subjectKey: "acct:1", threadId: "t1", now: 2 };
+    const { grant: found, rejected } = await findVerifiedGrant([other, forged, unsigned, signed], query, SECRET);
+    expect(found).toBe(signed);
+    expect(rejected.map((r) => [r.grant, r.code])).toEqual([
+      [forged, "mismatch"],
+      [unsigned, "unsigned"],
+    ]);
+    expect(await findVerifiedGrant([forged, unsigned], query, SECRET)).toMatchObject({ grant: undefined });
+    await expect(findVerifiedGrant([], query, "")).rejects.toBeInstanceOf(UserError);
+  });
+
+  test("property: same answer as findGrant over filterVerified's accepted grants", async () => {
+    const arb = fc.array(
+      fc.record({
+        subjectKey: fc.constantFrom("a", "b", "__proto__"),
+        threadId: fc.constantFrom("t1", "t2"),
+        always: fc.boolean(),
+        signing: fc.constantFrom("good", "bad", "none"),
+        expiresAt: fc.option(fc.integer({ min: 2, max: 20 }), { nil: undefined }),
+      }),
+      { maxLength: 8 },
+    );
+    await fc.assert(
+      fc.asyncProperty(arb, fc.constantFrom("a", "b", "__proto__"), fc.integer({ min: 0, max: 20 }), async (specs, subjectKey, now) => {
+        const grants = await Promise.all(
+          specs.map(async (s) => {
+            const g: Grant = {
+              tool: "pay",
+              subjectKey: s.subjectKey,
+              scope: s.always ? "always" : "thread",
+              ...(s.always ? {} : { threadId: s.threadId }),
+              grantedAt: 1,
+              ...(s.expiresAt === undefined ? {} : { expiresAt: s.expiresAt }),
+            };
+            return s.signing === "none" ? g : signGrant(g, s.signing === "good" ? SECRET : "guess");
+          }),
+        );
+        const query = { tool: "pay", subjectKey, threadId: "t1", now };
+        const expected = findGrant((await filterVerified(grants, SECRET)).accepted, query);
+        expect((await findVerifiedGrant(grants, query, SECRET)).grant).toBe(expected);
+        expect((await findVerifiedGrant(indexGrants(grants), query, SECRET)).grant).toBe(expected);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { findGrant, indexGrants } from "../../src/grants/index.js";
+import { findGrant, findGrants, indexGrants } from "../../src/grants/index.js";
 import type { Grant, GrantQuery } from "../../src/grants/index.js";
 
 const always = (tool: string, subjectKey?: string, extra: Partial<Grant> = {}): Grant => ({
@@ -114,7 +114,8 @@ describe("findGrant properties", () => {
     fc.assert(
       fc.property(fc.array(grantArb, { maxLength: 30 }), queryArb, (grants, query) => {
         const found = findGrant(grants, query);
-        expect(findGrant(indexGrants(grants), query)).toBe(found);
+        const index = indexGrants(grants);
+        expect(findGrant(index, query)).toBe(found);
         const eligible = grants.filter(
           (g) =>
             g.tool === query.tool &&
@@ -122,6 +123,8 @@ describe("findGrant properties", () => {
             (g.expiresAt === undefined || g.expiresAt > query.now) &&
             (g.scope === "always" || (query.threadId !== undefined && g.threadId === query.threadId)),
         );
+        expect(findGrants(grants, query)).toEqual(eligible);
+        expect(findGrants(index, query)).toEqual(eligible);
         if (found === undefined) {
           expect(eligible).toEqual([]);
           return;

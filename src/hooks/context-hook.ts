@@ -1,0 +1,227 @@
+/**
+ * ContextHook: rewrites the copy of an agent's conversation its model is sent —
+ * clears old tool results past a token budget, and shows the model the run's
+ * context items, workspace values and working views.
+ *
+ * @module
+ */
+import type { Agent } from "../agent/agent.js";
+import { AgentInitializedEvent, BeforeInvocationEvent } from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import type { JsonObject, Message, TextBlock } from "../agent/messages.js";
+import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
+import { UserError, describe } from "../errors.js";
+import { ClearingCache, createClearingMemo, type ClearingMemo, type ClearingOptions } from "./context/clearing.js";
+import { agentItems, parsePointer, renderContext, type Pointer, type RenderedView } from "./context/render.js";
+import { LoadedView, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
+import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, type HookLogger } from "./session-exchange.js";
+
+export { InvalidPointerError, itemTool, type ContextItem } from "./context/render.js";
+export { InvalidViewSpecError, ViewLoadError, type View, type ViewFn, type ViewRequest, type ViewSpec } from "./context/views.js";
+
+/**
+ * Tool results shorter than this many characters are never cleared. A cleared
+ * result still costs its placeholder (about 120 characters), so clearing a
+ * short result saves little and loses what the model read; 1,000 characters
+ * (about 250 tokens) is where the saving clearly outweighs the loss.
+ */
+export const DEFAULT_MIN_CHARS = 1000;
+
+/** `invocationState` key where the last {@link ContextReport} of the run is stored. */
+export const CONTEXT_REPORT_KEY = "kabooContextReport";
+
+/** What the ContextHook did at one model call (for the event stream and a context meter). */
+export interface ContextReport {
+  /** The agent's name. */
+  agent: string;
+  /** 0 for the invocation's first model call. */
+  callIndex: number;
+  /** Results shown as placeholders in this call's input. */
+  cleared: number;
+  /** Of those, how many were cleared at this call. */
+  newlyCleared: number;
+  /** Estimated tokens clearing removed from this call's input (four characters a token). */
+  tokensSaved: number;
+  /** Estimated tokens of the input as sent: system prompt, messages, rendered context. */
+  inputTokens: number;
+  /** Whether the input passed `clearTrigger` at this call. */
+  triggered: boolean;
+}
+
+/** Options of {@link ContextHook}. */
+export interface ContextHookOptions {
+  /** Estimated input tokens past which old tool results are cleared; `null` never clears. Default `null`. */
+  clearTrigger?: number | null;
+  /** Turns of tool results (all results of one model response) that always stay, most recent first. Default 3. */
+  keepLast?: number;
+  /** Results shorter than this many characters always stay. Default {@link DEFAULT_MIN_CHARS}. */
+  minChars?: number;
+  /** Tools whose results always stay (exact names). A delegate's (`kind: "agent"`) always do. Default `[]`. */
+  keepTools?: readonly string[];
+  /** The browser tools this agent may call; context items of other browser tools stay out. Default `[]`. */
+  clientTools?: readonly string[];
+  /** RFC 6901 JSON Pointers into the shared state, shown at every call. Default `[]`. */
+  workspace?: readonly string[];
+  /** Working views, or import specs of them. Default `[]`. */
+  views?: readonly ViewSpec[];
+  /** Called with each call's report; a callback that throws is logged. */
+  onReport?: (report: ContextReport) => void;
+  /** Default `console`. */
+  logger?: HookLogger;
+}
+
+interface PerAgent {
+  readonly clearing: ClearingCache;
+}
+
+/**
+ * Rewrites the copy of an agent's conversation its model is sent; the
+ * transcript itself is never changed (untouched messages are shared, changed
+ * ones copied).
+ *
+ * - **Clearing.** When the estimated input (system prompt, messages and the
+ *   rendered context; four characters a token) passes `clearTrigger`, every old
+ *   tool result is replaced by a placeholder naming the tool and the size and
+ *   saying the tool can be called again. Results of the last `keepLast` turns,
+ *   results under `minChars`, and results of `keepTools` and of delegates stay.
+ *   A cleared result stays cleared while it is in the transcript (stable prefix
+ *   for prompt caches). Blocks are replaced, never dropped: every toolUse keeps its toolResult.
+ * - **Context items** (`invocationState[CONTEXT_ITEMS_KEY]`, AG-UI
+ *   `{ description, value }`): an item belongs to a browser tool when its
+ *   description starts with `tool:<name>` and a space (`"tool:canvas Open document"`).
+ *   Items of no tool and of `clientTools` are shown; items of other tools are not.
+ * - **Workspace**: the values at the `workspace` pointers in the shared state
+ *   (`invocationState[SHARED_STATE_KEY]`); a missing path shows as absent.
+ * - **Views**: see {@link ViewSpec}; the base is kept for the invocation, the
+ *   changes are the latest. A view that throws or answers garbage is skipped for that call and logged.
+ *
+ * What is shown is one text block, `<context>…</context>`, appended to a copy
+ * of the last message (the prompt or the latest tool results), or as a new user
+ * message when the last message is the assistant's. The system prompt is left
+ * alone so its prompt-cache entry survives.
+ *
+ * The middleware is installed when the agent initialises (its first
+ * invocation). A ContextHook added to an agent that already initialised is
+ * installed at the start of its next invocation. One hook may serve several
+ * agents; it installs once per agent.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({
+ *   model,
+ *   tools,
+ *   hooks: [new ContextHook({ clearTrigger: 50_000, keepTools: ["read_policy"], workspace: ["/cart"] })],
+ * });
+ * ```
+ */
+export class ContextHook implements HookProvider {
+  readonly #clearing: ClearingOptions;
+  readonly #clientTools: ReadonlySet<string>;
+  readonly #workspace: readonly Pointer[];
+  readonly #views: readonly LoadedView[];
+  readonly #onReport: ((report: ContextReport) => void) | undefined;
+  readonly #logger: HookLogger;
+  readonly #memo: ClearingMemo = createClearingMemo();
+  readonly #agents = new WeakMap<Agent, PerAgent>();
+
+  /**
+   * @param options - See {@link ContextHookOptions}; every option has a default.
+   * @throws InvalidPointerError for a malformed workspace pointer; InvalidViewSpecError for a malformed
+   *   view spec; UserError for a negative or non-integer `clearTrigger`, `keepLast` or `minChars`.
+   */
+  constructor(options: ContextHookOptions = {}) {
+    const { clearTrigger = null, keepLast = 3, minChars = DEFAULT_MIN_CHARS } = options;
+    for (const [name, value] of [["clearTrigger", clearTrigger], ["keepLast", keepLast], ["minChars", minChars]] as const) {
+      if (value !== null && !(Number.isInteger(value) && value >= 0)) {
+        throw new UserError(`ContextHook: ${name} must be a non-negative integer${name === "clearTrigger" ? " or null" : ""}, got ${String(value)}.`);
+      }
+    }
+    this.#clearing = { trigger: clearTrigger, keepLast, minChars, keepTools: new Set(options.keepTools ?? []) };
+    this.#clientTools = new Set(options.clientTools ?? []);
+    this.#workspace = (options.workspace ?? []).map(parsePointer);
+    this.#views = (options.views ?? []).map((v, i) => new LoadedView(v, i));
+    this.#onReport = options.onReport;
+    this.#logger = options.logger ?? console;
+  }
+
+  /** Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. */
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(AgentInitializedEvent, (event) => this.#install(event.agent));
+    registry.addCallback(BeforeInvocationEvent, (event) => this.#install(event.agent));
+  }
+
+  #install(agent: Agent): void {
+    if (this.#agents.has(agent)) return;
+    const own: PerAgent = { clearing: new ClearingCache() };
+    this.#agents.set(agent, own);
+    agent.modelInput.use((input, context) => this.#rewrite(own, input, context));
+  }
+
+  async #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): Promise<ModelInput> {
+    const { agent, invocationState, callIndex } = context;
+    const firstCall = callIndex === 0;
+    const items = agentItems(invocationState[CONTEXT_ITEMS_KEY], this.#clientTools, this.#logger);
+    const shared = invocationState[SHARED_STATE_KEY];
+    const state = (typeof shared === "object" && shared !== null && !Array.isArray(shared) ? shared : {}) as JsonObject;
+    const views: RenderedView[] = [];
+    if (this.#views.length > 0) {
+      const bases = invocationBases(invocationState, own, firstCall);
+      const request: ViewRequest = {
+        agent,
+        threadId: stringOr(invocationState[THREAD_ID_KEY]),
+        runId: stringOr(invocationState[RUN_ID_KEY]),
+        firstCall,
+        context: items,
+        state: safeCopy(state),
+      };
+      for (const view of this.#views) {
+        const rendered = await view.render(request, bases, this.#logger);
+        if (rendered) views.push(rendered);
+      }
+    }
+    const text = renderContext(items, this.#workspace, state, views);
+    const block: TextBlock | undefined = text ? { type: "text", text } : undefined;
+    // What the block adds to the JSON of the last message (or of a new one).
+    const blockChars = block ? JSON.stringify(block).length + 1 : 0;
+    const fixed = (input.systemPrompt?.length ?? 0) + blockChars;
+    const outcome = own.clearing.rewrite(input.messages, fixed, agent, this.#clearing, this.#memo);
+    const messages = block ? withBlock(outcome.messages, block) : outcome.messages;
+    const report: ContextReport = {
+      agent: agent.name,
+      callIndex,
+      cleared: outcome.cleared,
+      newlyCleared: outcome.newlyCleared,
+      tokensSaved: Math.ceil((fixed + outcome.rawChars) / 4) - Math.ceil((fixed + outcome.outChars) / 4),
+      inputTokens: Math.ceil((fixed + outcome.outChars) / 4),
+      triggered: outcome.triggered,
+    };
+    invocationState[CONTEXT_REPORT_KEY] = report;
+    if (this.#onReport) {
+      try {
+        this.#onReport(report);
+      } catch (error) {
+        this.#logger.warn(`kaboo: ContextHook onReport threw: ${describe(error)}`);
+      }
+    }
+    return { ...input, messages };
+  }
+}
+
+function withBlock(messages: Message[], block: TextBlock): Message[] {
+  const last = messages[messages.length - 1];
+  if (last?.role === "user") messages[messages.length - 1] = { ...last, content: [...last.content, block] };
+  else messages.push({ role: "user", content: [block] });
+  return messages;
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function safeCopy(state: JsonObject): JsonObject {
+  try {
+    return structuredClone(state);
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Working views: callables (or import specs of them) that render part of the
+ * app for the model as a base, kept for the whole invocation, plus the changes since.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import { jsonValueSchema } from "../../agent/interrupt.js";
+import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { KabooError, describe } from "../../errors.js";
+import type { HookLogger } from "../session-exchange.js";
+import type { ContextItem, RenderedView } from "./render.js";
+
+/** A working view's answer: a base for the whole invocation and the changes since it. */
+export interface View {
+  /** Kept from the invocation's first call that returns one; later bases are ignored. */
+  base?: JsonValue | undefined;
+  /** What changed since the base, at this call. */
+  changes?: JsonValue | undefined;
+}
+
+/** What a working view is asked to render at one model call. */
+export interface ViewRequest {
+  readonly agent: Agent;
+  /** `invocationState[THREAD_ID_KEY]`, when the host set it. */
+  readonly threadId: string | undefined;
+  /** `invocationState[RUN_ID_KEY]`, when the host set it. */
+  readonly runId: string | undefined;
+  /** Whether this is the invocation's first model call, when the base is kept. */
+  readonly firstCall: boolean;
+  /** The run's AG-UI context items that belong to this agent. */
+  readonly context: readonly ContextItem[];
+  /** A copy of the shared state as of this call. */
+  readonly state: Readonly<JsonObject>;
+}
+
+/** A working view. */
+export type ViewFn = (request: ViewRequest) => View | null | undefined | Promise<View | null | undefined>;
+
+/**
+ * A view, or an import spec of one: `"module#export"` (or `"module"` for its
+ * default export), resolved with `import()` at first use. Use a bare package
+ * name or an absolute URL: a relative one would resolve against this package.
+ */
+export type ViewSpec = ViewFn | string;
+
+/** A view spec is malformed. */
+export class InvalidViewSpecError extends KabooError {
+  readonly code = "INVALID_VIEW_SPEC" as const;
+}
+
+/** A view spec did not resolve to a function (logged, never thrown at the run). */
+export class ViewLoadError extends KabooError {
+  readonly code = "VIEW_LOAD_FAILED" as const;
+}
+
+const viewSchema = z.strictObject({ base: jsonValueSchema.optional(), changes: jsonValueSchema.optional() });
+const BASES_KEY = "kabooContextViewBases";
+
+/** A view ready to be called: loads an import spec once, remembers a failure. */
+export class LoadedView {
+  readonly name: string;
+  #fn: ViewFn | undefined;
+  #loading: Promise<ViewFn | undefined> | undefined;
+  readonly #spec: { module: string; exportName: string } | undefined;
+
+  /** @throws InvalidViewSpecError for a spec that is not `"module"` or `"module#export"`. */
+  constructor(view: ViewSpec, index: number) {
+    if (typeof view === "function") {
+      this.#fn = view;
+      this.name = view.name || `view ${index + 1}`;
+      return;
+    }
+    const parts = typeof view === "string" ? view.split("#") : [];
+    const [module = "", exportName = "default"] = parts;
+    if (parts.length < 1 || parts.length > 2 || module.trim() === "" || exportName.trim() === "") {
+      throw new InvalidViewSpecError(`View ${JSON.stringify(view)} must be a function or an import spec "module#export".`);
+    }
+    this.#spec = { module, exportName };
+    this.name = view as string;
+  }
+
+  async #load(logger: HookLogger): Promise<ViewFn | undefined> {
+    if (this.#fn || !this.#spec) return this.#fn;
+    const { module, exportName } = this.#spec;
+    this.#loading ??= (async () => {
+      try {
+        const mod = (await import(/* @vite-ignore */ module)) as Record<string, unknown>;
+        const fn = mod[exportName];
+        if (typeof fn !== "function") throw new ViewLoadError(`"${module}" has no function export "${exportName}".`);
+        return fn as ViewFn;
+      } catch (error) {
+        const failure = error instanceof ViewLoadError ? error : new ViewLoadError(`Cannot import "${module}": ${describe(error)}`, { cause: error });
+        logger.warn(`kaboo: view "${this.name}" could not be loaded and is skipped: ${failure.message}`);
+        return undefined;
+      }
+    })();
+    this.#fn = await this.#loading;
+    return this.#fn;
+  }
+
+  /**
+   * Calls the view; a view that throws or answers garbage is logged and skipped.
+   * @param bases - This invocation's kept bases (per view).
+   */
+  async render(request: ViewRequest, bases: Map<LoadedView, JsonValue>, logger: HookLogger): Promise<RenderedView | undefined> {
+    const fn = await this.#load(logger);
+    if (!fn) return undefined;
+    let answer: unknown;
+    try {
+      answer = await fn(request);
+    } catch (error) {
+      logger.warn(`kaboo: view "${this.name}" threw and is skipped for this call: ${describe(error)}`);
+      return undefined;
+    }
+    if (answer === null || answer === undefined) return undefined;
+    const parsed = viewSchema.safeParse(answer);
+    if (!parsed.success) {
+      logger.warn(`kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${z.prettifyError(parsed.error)}`);
+      return undefined;
+    }
+    if (!bases.has(this) && parsed.data.base !== undefined && parsed.data.base !== null) bases.set(this, parsed.data.base);
+    return { name: this.name, base: bases.get(this), changes: parsed.data.changes };
+  }
+}
+
+/**
+ * This invocation's kept bases for one (hook, agent) pair. They live in
+ * `invocationState`, so they last exactly one invocation and never leak into another run.
+ */
+export function invocationBases(invocationState: InvocationState, owner: object, firstCall: boolean): Map<LoadedView, JsonValue> {
+  let all = invocationState[BASES_KEY] as WeakMap<object, Map<LoadedView, JsonValue>> | undefined;
+  if (!(all instanceof WeakMap)) {
+    all = new WeakMap();
+    invocationState[BASES_KEY] = all;
+  }
+  let bases = all.get(owner);
+  // A host that reuses one invocationState for several invocations still gets a fresh base per invocation.
+  if (!bases || firstCall) {
+    bases = new Map();
+    all.set(owner, bases);
+  }
+  return bases;
+}

@@ -14,8 +14,11 @@ export type HookEventClass<E extends HookEvent<any>> = (abstract new (...args: a
   readonly reverse: boolean;
 };
 
-/** A callback for one event type; may be async. */
-export type HookCallback<E> = (event: E) => void | Promise<void>;
+/**
+ * A callback for one event type; may be async (a returned promise is awaited).
+ * Any other return value is ignored, so `(e) => log.push(e.type)` type-checks as a callback.
+ */
+export type HookCallback<E> = (event: E) => unknown;
 
 /** Something that registers callbacks on a registry: every hook of this package is one. */
 export interface HookProvider {
@@ -99,7 +102,7 @@ export class HookRegistry {
     for (const entry of ordered) {
       try {
         const out = (entry.callback as HookCallback<E>)(event);
-        if (out && typeof (out as Promise<void>).then === "function") await out;
+        if (out && typeof (out as PromiseLike<unknown>).then === "function") await out;
       } catch (error) {
         if (error instanceof InterruptSignal || error instanceof HookError) throw error;
         throw new HookError(entry.hookName, cls.eventType, error);

@@ -34,7 +34,18 @@ export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "res
 const resumeContextSchema = z.object({
   toolUseMessage: z.object({
     role: z.literal("assistant"),
-    content: z.array(z.looseObject({ type: z.string() })),
+    // The context may come back from a client: calls need real ids, and no result may hide in here.
+    content: z
+      .array(
+        z.union([
+          z.object({ type: z.literal("toolUse"), toolUseId: z.string().min(1), name: z.string(), input: z.unknown() }),
+          z.looseObject({ type: z.enum(["text", "reasoning", "image", "document"]) }),
+        ]),
+      )
+      .refine((blocks) => {
+        const ids = blocks.flatMap((b) => (b.type === "toolUse" ? [(b as { toolUseId: string }).toolUseId] : []));
+        return ids.length > 0 && new Set(ids).size === ids.length;
+      }, "must hold tool calls with distinct ids"),
   }),
   toolResults: z.array(
     z.looseObject({ type: z.literal("toolResult"), toolUseId: z.string(), status: z.enum(["success", "error"]), content: z.array(z.unknown()) }),

@@ -122,11 +122,14 @@ export async function assembleResponse(
   if (stopReason === undefined) throw new ModelStreamError("The model's stream ended before its stop event.");
   for (const [index, block] of open) done.push({ index, block: close(block) });
   done.sort((a, b) => a.index - b.index);
-  const content = done.map((d) => d.block).filter((b) => !(b.type === "text" && b.text === ""));
+  let content = done.map((d) => d.block).filter((b) => !(b.type === "text" && b.text === ""));
   const hasTools = content.some((b) => b.type === "toolUse");
   // Some servers finish a tool-calling turn with "stop"; trust the content over the label.
   if (hasTools && stopReason === "endTurn") stopReason = "toolUse";
   if (!hasTools && stopReason === "toolUse") stopReason = "endTurn";
+  // A turn cut short (maxTokens, contentFiltered …) ends the run: its calls would never get results,
+  // and a toolUse without its toolResult breaks the transcript (and the next provider request).
+  if (hasTools && stopReason !== "toolUse") content = content.filter((b) => b.type !== "toolUse");
   return { message: { role: "assistant", content }, stopReason };
 }
 

@@ -153,7 +153,15 @@ function* chunks(text: string, size: number): Generator<string> {
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    // The listener goes when the timer fires: one per event would pile up on a long stream's signal.
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

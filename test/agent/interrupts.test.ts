@@ -313,3 +313,24 @@ describe("failed runs leave no stale interrupts", () => {
     expectConsistentTranscript(agent.messages);
   });
 });
+
+describe("a tampered resume context is rejected", () => {
+  test.each<[string, unknown]>([
+    ["a toolUse without id", { role: "assistant", content: [{ type: "toolUse", name: "echo", input: {} }] }],
+    ["a toolResult smuggled in", { role: "assistant", content: [{ type: "toolUse", toolUseId: "a", name: "echo", input: {} }, { type: "toolResult", toolUseId: "a", status: "success", content: [] }] }],
+    ["duplicate ids", { role: "assistant", content: [{ type: "toolUse", toolUseId: "a", name: "echo", input: {} }, { type: "toolUse", toolUseId: "a", name: "echo", input: {} }] }],
+    ["no calls", { role: "assistant", content: [{ type: "text", text: "hi" }] }],
+  ])("%s", async (_label, toolUseMessage) => {
+    const { tool: t, calls } = echoTool();
+    const agent = new Agent({ model: new ScriptedModel({ script: [] }), tools: [t] });
+    agent.interruptState = InterruptState.fromJSON({
+      version: INTERRUPT_STATE_VERSION,
+      activated: true,
+      interrupts: { x: { id: "x", name: "n" } },
+      context: { toolUseMessage, toolResults: [] },
+    } as unknown);
+    await expect(agent.invoke([answer("x", true)])).rejects.toBeInstanceOf(InvalidStateError);
+    expect(calls).toEqual([]);
+    expect(agent.messages).toEqual([]);
+  });
+});

@@ -114,4 +114,27 @@ describe("model stream", () => {
     expect(types.filter((t) => t === "message")).toHaveLength(4);
     expect(next.value.stopReason).toBe("endTurn");
   });
+
+  test.each(["maxTokens", "contentFiltered"] as const)("a %s turn with tool calls ends the run without a dangling toolUse", async (stopReason) => {
+    const { tool, calls } = echoTool();
+    const model = new ScriptedModel({ script: [{ text: "let me", toolCalls: [{ name: "echo", input: { x: 1 } }], stopReason }] });
+    const agent = new Agent({ model, tools: [tool] });
+    const r = await agent.invoke("go");
+    expect(r.stopReason).toBe(stopReason);
+    expect(calls).toEqual([]);
+    expect(r.message.content).toEqual([{ type: "text", text: "let me" }]);
+    expectConsistentTranscript(agent.messages);
+  });
+
+  test("ScriptedModel: a missing turn is a UserError; sequential ids; usage reported", async () => {
+    const model = new ScriptedModel({ ids: "sequential", script: [{ toolCalls: [{ name: "a" }, { name: "b" }] }] });
+    const events: ModelStreamEvent[] = [];
+    for await (const e of model.stream([], { toolSpecs: [] })) events.push(e);
+    const ids = events.flatMap((e) => (e.type === "contentBlockStart" && e.start.type === "toolUse" ? [e.start.toolUseId] : []));
+    expect(ids).toEqual(["call_1", "call_2"]);
+    expect(events.at(-1)).toMatchObject({ type: "metadata", usage: { totalTokens: expect.any(Number) } });
+    await expect(async () => {
+      for await (const _ of model.stream([], { toolSpecs: [] })) void _;
+    }).rejects.toThrow(/no turn 2/);
+  });
 });

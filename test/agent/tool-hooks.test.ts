@@ -86,7 +86,7 @@ describe("BeforeToolCallEvent", () => {
       e.interrupt({ name: "ask" });
     });
     await agent.invoke("go");
-    const ctx = agent.interruptState.toJSON().context as { toolUseMessage: { content: ToolUseBlock[] } };
+    const ctx = agent.interruptState.toJSON().context as unknown as { toolUseMessage: { content: ToolUseBlock[] } };
     expect(ctx.toolUseMessage.content[0]!.input).toEqual({ x: 1 });
   });
 

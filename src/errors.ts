@@ -75,7 +75,9 @@ export class PendingInterruptsError extends KabooError {
   readonly pending: readonly string[];
   constructor(pending: readonly string[]) {
     super(
-      `The agent is waiting on interrupts (${pending.join(", ")}); resume with their answers, or call discardInterrupts() first.`,
+      pending.length
+        ? `The agent is waiting on interrupts (${pending.join(", ")}); resume with their answers, or call discardInterrupts() first.`
+        : "The agent's last resume failed before its paused tool calls finished; resume again with the same answers, or call discardInterrupts() first.",
     );
     this.pending = pending;
   }

@@ -61,8 +61,9 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
     const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
     const selected = before.selectedTool;
+    // Any value but `false` cancels (an empty message gets the default): a gate must never pass by accident.
     const cancelMessage =
-      before.cancel === false ? undefined : typeof before.cancel === "string" ? before.cancel : `Tool call "${toolUse.name}" was cancelled.`;
+      before.cancel === false ? undefined : typeof before.cancel === "string" && before.cancel !== "" ? before.cancel : `Tool call "${toolUse.name}" was cancelled.`;
     o.emit({ type: "toolStart", toolUse });
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();

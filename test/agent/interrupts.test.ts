@@ -307,6 +307,7 @@ describe("failed runs leave no stale interrupts", () => {
     const answers = [answer("hook:beforeToolCall:k:approve", true)];
     await expect(agent.invoke(answers)).rejects.toThrow(/transient/);
     expect(agent.interruptState.activated).toBe(true);
+    await expect(agent.invoke("new topic")).rejects.toThrow(/resume again with the same answers/);
     const r = await agent.invoke(answers);
     expect(r.stopReason).toBe("endTurn");
     expect(calls).toEqual([1]);

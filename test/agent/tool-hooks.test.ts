@@ -24,6 +24,7 @@ describe("BeforeToolCallEvent", () => {
   test.each([
     [true, 'Tool call "echo" was cancelled.'],
     ["Not allowed on Sundays.", "Not allowed on Sundays."],
+    ["", 'Tool call "echo" was cancelled.'],
   ])("cancel = %j: tool not called, error result with the message", async (cancel, expected) => {
     const { tool: t, calls } = echoTool();
     const agent = new Agent({ model: oneCall(), tools: [t] });

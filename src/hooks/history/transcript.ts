@@ -1,0 +1,125 @@
+/**
+ * Stored transcripts: the zod schema a loaded transcript must match, the
+ * toolUse/toolResult pairing check, and masking (which reuses the
+ * ContextHook's clearing so a masked result reads the same in both places).
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import type { Agent } from "../../agent/agent.js";
+import { jsonValueSchema } from "../../agent/interrupt.js";
+import type { Message, ToolResultBlock } from "../../agent/messages.js";
+import { ClearingCache, createClearingMemo, type ClearingMemo } from "../context/clearing.js";
+
+const media = {
+  mimeType: z.string().min(1),
+  name: z.string().optional(),
+  data: z.string().optional(),
+  url: z.string().optional(),
+};
+const text = z.object({ type: z.literal("text"), text: z.string() });
+const image = z.object({ type: z.literal("image"), ...media });
+const document = z.object({ type: z.literal("document"), ...media });
+const resultPart = z.discriminatedUnion("type", [
+  text,
+  z.object({ type: z.literal("json"), json: jsonValueSchema }),
+  image,
+  document,
+]);
+const block = z.discriminatedUnion("type", [
+  text,
+  image,
+  document,
+  z.object({ type: z.literal("toolUse"), toolUseId: z.string().min(1), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal("toolResult"),
+    toolUseId: z.string().min(1),
+    status: z.enum(["success", "error"]),
+    content: z.array(resultPart),
+    structuredContent: jsonValueSchema.optional(),
+  }),
+  z.object({ type: z.literal("reasoning"), text: z.string(), signature: z.string().optional(), redacted: z.string().optional() }),
+]);
+
+/** zod schema of a stored transcript: messages made of the runner's known block types. */
+export const transcriptSchema = z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.array(block) }));
+
+/**
+ * Why a transcript breaks the runner's invariant, or `undefined` when it holds:
+ * every toolUse is answered in the very next (user) message, and every
+ * toolResult answers a toolUse of the message just before it.
+ */
+export function pairingProblem(messages: readonly Message[]): string | undefined {
+  let open = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    const results = new Set<string>();
+    for (const b of m.content) {
+      if (b.type !== "toolResult") continue;
+      if (m.role !== "user" || !open.has(b.toolUseId)) return `message ${i} answers a call ${JSON.stringify(b.toolUseId)} the message before it did not make`;
+      results.add(b.toolUseId);
+    }
+    for (const id of open) if (!results.has(id)) return `call ${JSON.stringify(id)} has no result in message ${i}`;
+    open = new Set();
+    for (const b of m.content) {
+      if (b.type !== "toolUse") continue;
+      if (m.role !== "assistant" || open.has(b.toolUseId)) return `message ${i} has a misplaced or repeated call ${JSON.stringify(b.toolUseId)}`;
+      open.add(b.toolUseId);
+    }
+  }
+  if (open.size > 0) return `the last message has ${open.size} call(s) without results`;
+  return undefined;
+}
+
+/** A stored transcript, checked: `{ ok: true, messages }` or why it was refused. */
+export type LoadedTranscript = { ok: true; messages: Message[] } | { ok: false; why: string };
+
+/**
+ * Validates a stored transcript (untrusted) and returns a private copy of it.
+ * @param raw - What the history exchange returned.
+ */
+export function loadTranscript(raw: unknown): LoadedTranscript {
+  const parsed = transcriptSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, why: z.prettifyError(parsed.error) };
+  // zod rebuilt every object, so the copy shares nothing with the store.
+  const messages = parsed.data as Message[];
+  const problem = pairingProblem(messages);
+  return problem === undefined ? { ok: true, messages } : { ok: false, why: problem };
+}
+
+// The ContextHook's placeholder text (src/hooks/context/clearing.ts). Recognising it
+// keeps masking idempotent when minChars is below the placeholder's own length:
+// a stored placeholder must not be wrapped in a placeholder of itself.
+const PLACEHOLDER = /^\[Result of .+ cleared to save context \(\d+ characters\)\. Call .+ again if you need it\.\]$/;
+
+function isPlaceholder(block: ToolResultBlock): boolean {
+  const only = block.content.length === 1 ? block.content[0] : undefined;
+  return block.structuredContent === undefined && only?.type === "text" && PLACEHOLDER.test(only.text);
+}
+
+/** How masking is configured (see `HistoryPolicy`). */
+export interface MaskOptions {
+  readonly minChars: number;
+  readonly keepTools: ReadonlySet<string>;
+}
+
+/**
+ * Masks every finished call: each result becomes the ContextHook's placeholder
+ * unless it is shorter than `minChars`, of a kept tool, or of a delegate
+ * (`tool.kind === "agent"` on `agent`). Blocks are replaced, never removed, so
+ * toolUse/toolResult pairs stay whole. Never mutates `messages`.
+ * @returns The masked messages (unchanged messages are the caller's objects).
+ */
+export function maskTranscript(messages: readonly Message[], agent: Agent, options: MaskOptions, memo: ClearingMemo = createClearingMemo()): Message[] {
+  for (const m of messages) {
+    for (const b of m.content) if (b.type === "toolResult" && isPlaceholder(b)) memo.placeholders.set(b, b);
+  }
+  // Trigger 0 with keepLast 0: every turn of results is old enough, and any input passes 0 tokens.
+  const out = new ClearingCache().rewrite(messages, 0, agent, { trigger: 0, keepLast: 0, minChars: options.minChars, keepTools: options.keepTools }, memo);
+  return out.messages;
+}
+
+/** Estimated tokens of a transcript: four JSON characters a token, as the ContextHook counts. */
+export function estimateTokens(messages: readonly Message[]): number {
+  return Math.ceil(JSON.stringify(messages).length / 4);
+}

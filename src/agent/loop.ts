@@ -8,7 +8,7 @@ import * as z from "zod/v4";
 import { InvalidStateError } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
-import { InterruptState, type InterruptResponse } from "./interrupt.js";
+import type { InterruptResponse } from "./interrupt.js";
 import type { JsonObject, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { emptyMetrics } from "./metrics.js";
 import { callModel } from "./model-call.js";
@@ -86,7 +86,12 @@ export async function runLoop(
 
   // A run that fails leaves the interrupt state as it found it (answers of a resume included, so
   // the resume can be retried): interrupts raised by a failed run were never shown to anyone.
-  const saved = structuredClone(agent.interruptState.toJSON());
+  const savedState = agent.interruptState;
+  const saved = {
+    activated: savedState.activated,
+    interrupts: new Map([...savedState.interrupts].map(([id, i]) => [id, { ...i }])),
+    context: savedState.context,
+  };
   let result: AgentResult;
   try {
     await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming));
@@ -178,10 +183,9 @@ export async function runLoop(
     })();
   } catch (error) {
     const state = agent.interruptState;
-    const restored = InterruptState.fromJSON(saved);
-    state.activated = restored.activated;
-    state.interrupts = restored.interrupts;
-    state.context = restored.context;
+    state.activated = saved.activated;
+    state.interrupts = saved.interrupts;
+    state.context = saved.context;
     metrics.durationMs = performance.now() - started;
     await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, undefined, error));
     throw error;

@@ -1,0 +1,335 @@
+/**
+ * EventPublisher: turns an agent's (or orchestrator's) lifecycle into {@link StreamEvent}s for an
+ * activity feed, a log, or the AG-UI adapter.
+ *
+ * @module
+ */
+import {
+  AfterInvocationEvent,
+  AfterModelCallEvent,
+  AfterMultiAgentInvocationEvent,
+  AfterNodeCallEvent,
+  AfterToolCallEvent,
+  BeforeInvocationEvent,
+  BeforeMultiAgentInvocationEvent,
+  BeforeNodeCallEvent,
+  BeforeToolCallEvent,
+  type InvocationState,
+  type Orchestrator,
+} from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import { messageText, type Message } from "../agent/messages.js";
+import { defaultLogger, type Logger } from "./logger.js";
+import { RUN_ID_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import { describeError, incomingTask, resolveToolLabel, resultText, safeCallback } from "./event-publisher/helpers.js";
+import { createStreamHandler, type StreamHandler, type StreamHandlerOptions } from "./event-publisher/stream-handler.js";
+import { ThreadStates } from "./event-publisher/threads.js";
+import { EventType, type StreamEvent, type StreamEventCallback, type StreamEventData } from "./event-publisher/types.js";
+
+export { EventType, streamEventToJSON } from "./event-publisher/types.js";
+export type { MultiAgentHandoffEvent, StreamEvent, StreamEventCallback, StreamEventData, StreamEventJSON } from "./event-publisher/types.js";
+export type { StreamHandler, StreamHandlerOptions } from "./event-publisher/stream-handler.js";
+export { resolveToolLabel, incomingTask } from "./event-publisher/helpers.js";
+
+/**
+ * `invocationState` key of the tool-call id a coordinator used to delegate to this agent (a
+ * string). A grouped agent's `STREAM_GROUP_START` carries it as `tool_call_id`, so a UI can tie
+ * the coordinator's inline tool row to the delegate's activity card.
+ */
+export const DELEGATION_ID_KEY = "delegationId";
+
+/** Options of {@link EventPublisher}. */
+export interface EventPublisherOptions {
+  /** Tool name (or name prefix) → display label. Default `{}`. */
+  toolLabels?: Readonly<Record<string, string>>;
+  /** Dot-path group of this agent's activity, e.g. `research.web`. Default `""` (no groups). */
+  streamGroup?: string;
+  /** Readable title of the group. Default `""`. */
+  streamTitle?: string;
+  /** Whether this agent's text is the chat reply (the UI then hides only its duplicate). Default `false`. */
+  isChatReply?: boolean;
+  /** Characters of tool-result text kept in `TOOL_END` (then `...`). Default `16000`. */
+  maxResultLen?: number;
+  /** Conversations whose `#N` counter and group are remembered; idle ones beyond it go, oldest first. Default `1000`. */
+  maxThreads?: number;
+  /** Where callback failures are logged. Default {@link defaultLogger}. */
+  logger?: Logger;
+  /** Clock for `timestamp`, milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Publishes an agent's lifecycle as {@link StreamEvent}s: `AGENT_START`, `TOOL_START` (label and
+ * input), `TOOL_END` (status, error, result text cut to `maxResultLen`), `ERROR` (a failed model
+ * call, or a run that failed otherwise), and one end per invocation: `AGENT_COMPLETE` (usage,
+ * cycles, duration, stop reason, final text), `INTERRUPT` per open question (the run paused;
+ * treat it as an end of turn), or the `ERROR`. As an orchestrator's hook it publishes
+ * `MULTIAGENT_START`, `NODE_START`, `NODE_STOP` and `MULTIAGENT_COMPLETE`. `TOKEN`, `TOOL_INPUT`,
+ * `REASONING` and `HANDOFF` come from the stream: see {@link EventPublisher.asCallbackHandler}.
+ *
+ * - **Groups.** With `streamGroup`, a fresh invocation opens `STREAM_GROUP_START` (`parent_group`,
+ *   `tool_call_id`, `task`, `is_chat_reply`, `inline_chat_owner`) and closes with
+ *   `STREAM_GROUP_END` (`status`: `completed`, `cancelled` or `error`; a paused run leaves it open).
+ *   The *N*th fresh invocation in one conversation is `streamGroup#N` (the first has no suffix);
+ *   a resume continues the paused invocation's group and count. Every agent event then carries
+ *   `stream_group` and `stream_title`; all carry `agent_name`, `thread_id` and `run_id`.
+ * - **Conversations.** One publisher may serve many concurrent runs: the `#N` counter, active group
+ *   and error latch are kept per thread id (`invocationState[THREAD_ID_KEY]`, a string; runs
+ *   without one share the `undefined` conversation). At most `maxThreads` conversations are
+ *   remembered (least recently started idle ones go first), so a long-lived publisher does not grow.
+ *   The state is per conversation, not per run, because the `#N` count spans the turns of a
+ *   conversation; two runs of the *same* conversation at once share it, as in the Python original.
+ * - **Failures.** A callback that throws or rejects is logged and the run goes on. Callbacks are
+ *   called synchronously in event order; a returned promise is not awaited.
+ * - **Errors.** An `ERROR` is published when a model call fails. Unlike the Python original (where
+ *   a model error always ends the run), a hook here may retry the call: the end event follows the
+ *   run's outcome, and a failed run does not publish its error twice.
+ * - **Wire format.** `data` keys are the Python publisher's snake_case names.
+ *   Not ported: Python's `turn_id` (no such key here) and `structured_output`.
+ *
+ * @example
+ * ```ts
+ * const publisher = new EventPublisher((e) => feed.push(e), "analyst", { toolLabels: { search: "Searching" } });
+ * const agent = new Agent({ name: "analyst", model, tools, hooks: [publisher] });
+ * const onStream = publisher.asCallbackHandler({ threadId: "t1" });
+ * for await (const e of agent.stream("Summarise Q3", { invocationState: { threadId: "t1" } })) onStream(e);
+ * ```
+ */
+export class EventPublisher implements HookProvider {
+  /** The agent (or orchestrator) named in every event. */
+  readonly agentName: string;
+  readonly #publish: (event: StreamEvent) => void;
+  readonly #labels: Readonly<Record<string, string>>;
+  readonly #group: string;
+  readonly #title: string;
+  readonly #isChatReply: boolean;
+  readonly #maxResultLen: number;
+  readonly #now: () => number;
+  readonly #threads: ThreadStates;
+  #inlineChatOwner = false;
+
+  /**
+   * @param callback - Receives every event (see {@link StreamEventCallback}).
+   * @param agentName - Identifies the agent or orchestrator.
+   * @param options - See {@link EventPublisherOptions}: `toolLabels = {}`, `streamGroup = ""`,
+   *   `streamTitle = ""`, `isChatReply = false`, `maxResultLen = 16000`, `maxThreads = 1000`,
+   *   `logger = defaultLogger`, `now = Date.now`.
+   * @throws TypeError when `callback` is not a function; RangeError when `maxResultLen` or
+   *   `maxThreads` is not a positive integer.
+   */
+  constructor(callback: StreamEventCallback, agentName: string, options: EventPublisherOptions = {}) {
+    if (typeof callback !== "function") throw new TypeError("EventPublisher: callback must be a function.");
+    const maxResultLen = options.maxResultLen ?? 16_000;
+    const maxThreads = options.maxThreads ?? 1000;
+    for (const [name, value] of [["maxResultLen", maxResultLen], ["maxThreads", maxThreads]] as const) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
+    }
+    this.agentName = String(agentName);
+    this.#publish = safeCallback(callback, this.agentName, options.logger ?? defaultLogger);
+    this.#labels = { ...(options.toolLabels ?? {}) };
+    this.#group = options.streamGroup ?? "";
+    this.#title = options.streamTitle ?? "";
+    this.#isChatReply = options.isChatReply ?? false;
+    this.#maxResultLen = maxResultLen;
+    this.#now = options.now ?? Date.now;
+    this.#threads = new ThreadStates(maxThreads);
+  }
+
+  /**
+   * Marks this publisher's group as the inline chat owner: the host already renders this agent's
+   * text and tool calls inline in the chat, so its group only enriches those rows and must not
+   * also render as a card. `STREAM_GROUP_START` then carries `inline_chat_owner: true`.
+   */
+  markInlineChatOwner(): void {
+    this.#inlineChatOwner = true;
+  }
+
+  /** How many conversations this publisher currently remembers (bounded by `maxThreads`). */
+  get threadCount(): number {
+    return this.#threads.size;
+  }
+
+  /** Registers the agent-level and orchestrator-level callbacks. */
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeInvocationEvent, (e) => this.#onAgentStart(e));
+    registry.addCallback(AfterModelCallEvent, (e) => this.#onModelError(e));
+    registry.addCallback(BeforeToolCallEvent, (e) => this.#onToolStart(e));
+    registry.addCallback(AfterToolCallEvent, (e) => this.#onToolEnd(e));
+    registry.addCallback(AfterInvocationEvent, (e) => this.#onComplete(e));
+    registry.addCallback(BeforeMultiAgentInvocationEvent, (e) => this.#onOrchestrator(EventType.MULTIAGENT_START, e.agent, e.invocationState, {}));
+    registry.addCallback(BeforeNodeCallEvent, (e) => this.#onOrchestrator(EventType.NODE_START, e.agent, e.invocationState, { node_id: e.nodeId }));
+    registry.addCallback(AfterNodeCallEvent, (e) =>
+      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, { node_id: e.nodeId, status: e.error === undefined ? "completed" : "error" }),
+    );
+    registry.addCallback(AfterMultiAgentInvocationEvent, (e) =>
+      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, { status: e.error === undefined ? "completed" : "error" }),
+    );
+  }
+
+  /**
+   * A handler for the runner's stream (`agent.stream()` events) and orchestrators' handoffs,
+   * publishing `TOKEN`, `TOOL_INPUT` (the tool's input so far), `REASONING` and `HANDOFF`.
+   *
+   * Stream events carry no `invocationState`, so the handler is made for one conversation: pass
+   * its `threadId` (and `runId`), or the run's `invocationState` to read both from. Its events then
+   * carry that conversation's active group. Make one handler per run: it tracks the run's open
+   * tool calls by content-block index.
+   * @param options - `{ threadId?, runId?, invocationState? }`; explicit ids win. Default: the `undefined` conversation.
+   * @returns The handler; it never throws.
+   * @example
+   * ```ts
+   * const invocationState = { threadId: "t1", runId: "r7" };
+   * const onStream = publisher.asCallbackHandler({ invocationState });
+   * for await (const e of agent.stream(prompt, { invocationState })) onStream(e);
+   * ```
+   */
+  asCallbackHandler(options: StreamHandlerOptions = {}): StreamHandler {
+    const threadId = options.threadId ?? readId(options.invocationState, THREAD_ID_KEY);
+    const runId = options.runId ?? readId(options.invocationState, RUN_ID_KEY);
+    return createStreamHandler({
+      labels: this.#labels,
+      emit: (type, data) => this.#emit(type, this.#enrich(data, threadId, runId)),
+    });
+  }
+
+  #emit(type: EventType, data: StreamEventData): void {
+    this.#publish({ type, agentName: this.agentName, timestamp: this.#now(), data });
+  }
+
+  #enrich(data: StreamEventData, threadId: string | undefined, runId: string | undefined): StreamEventData {
+    const group = this.#threads.peek(threadId)?.activeGroup ?? this.#group;
+    if (group) {
+      data.stream_group = group;
+      data.stream_title = this.#title;
+    }
+    data.agent_name = this.agentName;
+    data.thread_id = threadId ?? null;
+    data.run_id = runId ?? null;
+    return data;
+  }
+
+  #agentEvent(type: EventType, state: InvocationState, data: StreamEventData): void {
+    this.#emit(type, this.#enrich(data, readId(state, THREAD_ID_KEY), readId(state, RUN_ID_KEY)));
+  }
+
+  #onAgentStart(event: BeforeInvocationEvent): void {
+    const threadId = readId(event.invocationState, THREAD_ID_KEY);
+    const thread = this.#threads.use(threadId, this.#group);
+    thread.running++;
+    thread.errored = false;
+    // A resume continues the paused invocation: same group, no new `#N`, no second group start.
+    if (!event.resuming) {
+      thread.count++;
+      if (this.#group) {
+        thread.activeGroup = thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group;
+        const dot = this.#group.lastIndexOf(".");
+        const delegation = event.invocationState[DELEGATION_ID_KEY];
+        this.#agentEvent(EventType.STREAM_GROUP_START, event.invocationState, {
+          parent_group: dot >= 0 ? this.#group.slice(0, dot) : null,
+          tool_call_id: typeof delegation === "string" ? delegation : null,
+          // BeforeInvocation fires before the input joins the transcript; an event that carries
+          // the incoming messages gives the task, otherwise the card shows none.
+          task: incomingTask((event as { messages?: Message[] }).messages),
+          is_chat_reply: this.#isChatReply,
+          inline_chat_owner: this.#inlineChatOwner,
+        });
+      }
+    }
+    this.#agentEvent(EventType.AGENT_START, event.invocationState, {});
+  }
+
+  #onModelError(event: AfterModelCallEvent): void {
+    if (event.error === undefined) return;
+    const thread = this.#threads.peek(readId(event.invocationState, THREAD_ID_KEY));
+    if (thread) thread.errored = true;
+    const { text, type } = describeError(event.error);
+    this.#agentEvent(EventType.ERROR, event.invocationState, { text, exception_type: type, attempt: event.attempt });
+  }
+
+  #onToolStart(event: BeforeToolCallEvent): void {
+    const name = event.toolUse.name || "unknown";
+    this.#agentEvent(EventType.TOOL_START, event.invocationState, {
+      tool_name: name,
+      tool_label: resolveToolLabel(name, this.#labels) ?? name,
+      tool_use_id: event.toolUse.toolUseId ?? "",
+      tool_input: event.toolUse.input ?? {},
+    });
+  }
+
+  #onToolEnd(event: AfterToolCallEvent): void {
+    const name = event.toolUse.name || "unknown";
+    const failed = event.error !== undefined || event.result?.status === "error";
+    this.#agentEvent(EventType.TOOL_END, event.invocationState, {
+      tool_name: name,
+      tool_label: resolveToolLabel(name, this.#labels) ?? name,
+      tool_use_id: event.toolUse.toolUseId ?? "",
+      status: failed ? "error" : "success",
+      error: event.error === undefined ? null : describeError(event.error).text,
+      tool_result: resultText(event.result, this.#maxResultLen),
+    });
+  }
+
+  #onComplete(event: AfterInvocationEvent): void {
+    const state = event.invocationState;
+    const thread = this.#threads.peek(readId(state, THREAD_ID_KEY));
+    const errored = thread?.errored ?? false;
+    if (thread) {
+      thread.running = Math.max(0, thread.running - 1);
+      thread.errored = false;
+    }
+    const result = event.result;
+    if (!result) {
+      if (!errored) {
+        const { text, type } = describeError(event.error);
+        this.#agentEvent(EventType.ERROR, state, { text, exception_type: type });
+      }
+      if (this.#group) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: "error" });
+      return;
+    }
+    if (result.stopReason === "interrupt") {
+      for (const i of result.interrupts) {
+        this.#agentEvent(EventType.INTERRUPT, state, { interrupt_id: i.id, name: i.name, reason: i.reason ?? null });
+      }
+      return;
+    }
+    const { usage, cycles, durationMs } = result.metrics;
+    const wireUsage: StreamEventData = {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      total_tokens: usage.totalTokens,
+    };
+    if (usage.cacheReadInputTokens) wireUsage.cache_read_input_tokens = usage.cacheReadInputTokens;
+    if (usage.cacheWriteInputTokens) wireUsage.cache_write_input_tokens = usage.cacheWriteInputTokens;
+    this.#agentEvent(EventType.AGENT_COMPLETE, state, {
+      usage: wireUsage,
+      cycles,
+      duration_ms: Math.round(durationMs),
+      stop_reason: result.stopReason,
+      text: messageText(result.message),
+      message: result.message,
+    });
+    if (this.#group) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: result.stopReason === "cancelled" ? "cancelled" : "completed" });
+  }
+
+  #onOrchestrator(type: EventType, source: Orchestrator, state: InvocationState, data: StreamEventData): void {
+    // As in the Python original, orchestrator events carry no stream group: groups belong to agents.
+    data.multiagent_type = orchestratorType(source);
+    data.agent_name = this.agentName;
+    data.thread_id = readId(state, THREAD_ID_KEY) ?? null;
+    data.run_id = readId(state, RUN_ID_KEY) ?? null;
+    this.#emit(type, data);
+  }
+}
+
+function readId(state: InvocationState | undefined, key: string): string | undefined {
+  const value = state?.[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** `graph`, `swarm`, …: the orchestrator's own `type` when it has one, else its class name (unless minified away). */
+function orchestratorType(source: Orchestrator): string | null {
+  const own = (source as { type?: unknown }).type;
+  if (typeof own === "string") return own;
+  const name = (source as object).constructor?.name;
+  return name && name !== "Object" ? name.toLowerCase() : null;
+}

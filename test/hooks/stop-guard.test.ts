@@ -39,7 +39,7 @@ function setup(hooks: ConstructorParameters<typeof Agent>[0]["hooks"], onRun?: (
       { text: "done" },
     ],
   });
-  const agent = new Agent({ model, tools: [step], hooks });
+  const agent = new Agent({ model, tools: [step], hooks: hooks ?? [] });
   let afterInvocation = 0;
   agent.hooks.addCallback(AfterInvocationEvent, () => void afterInvocation++);
   return { agent, ran, model, afterInvocations: () => afterInvocation };

@@ -131,7 +131,7 @@ describe("ToolNameSanitizer hook", () => {
   function setup(calls: { name: string; id?: string }[], hooks = [new ToolNameSanitizer({ logger: { warn: () => {}, error: () => {} } })]) {
     const ran: string[] = [];
     const mk = (name: string) =>
-      tool({ name, description: name, inputSchema: z.object({}), callback: () => void ran.push(name) ?? `${name} ok` });
+      tool({ name, description: name, inputSchema: z.object({}), callback: () => { ran.push(name); return `${name} ok`; } });
     const model = new ScriptedModel({ script: [{ toolCalls: calls }, { text: "done" }], ids: "sequential" });
     const agent = new Agent({ model, tools: [mk("get_weather"), mk("edit"), mk("multi_edit")], hooks });
     return { agent, ran };

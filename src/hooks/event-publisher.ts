@@ -250,7 +250,7 @@ export class EventPublisher implements HookProvider {
     const name = event.toolUse.name || "unknown";
     this.#agentEvent(EventType.TOOL_START, event.invocationState, {
       tool_name: name,
-      tool_label: resolveToolLabel(name, this.#labels) ?? name,
+      tool_label: resolveToolLabel(name, this.#labels) || name,
       tool_use_id: event.toolUse.toolUseId ?? "",
       tool_input: event.toolUse.input ?? {},
     });
@@ -261,7 +261,7 @@ export class EventPublisher implements HookProvider {
     const failed = event.error !== undefined || event.result?.status === "error";
     this.#agentEvent(EventType.TOOL_END, event.invocationState, {
       tool_name: name,
-      tool_label: resolveToolLabel(name, this.#labels) ?? name,
+      tool_label: resolveToolLabel(name, this.#labels) || name,
       tool_use_id: event.toolUse.toolUseId ?? "",
       status: failed ? "error" : "success",
       error: event.error === undefined ? null : describeError(event.error).text,

@@ -11,7 +11,8 @@ import type { StreamEvent, StreamEventCallback } from "./types.js";
 
 /**
  * Resolves a tool name to its display label: an exact entry wins, else the longest key that
- * prefixes the name (so `{ "github___": "GitHub" }` labels every `github___*` tool).
+ * prefixes the name (so `{ "github___": "GitHub" }` labels every `github___*` tool). An empty key
+ * is no catch-all, as in the Python original.
  * @param toolName - The tool's name.
  * @param labels - Name or prefix → label.
  * @returns The label, or `null` when none applies.

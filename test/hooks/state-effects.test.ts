@@ -2,7 +2,7 @@ import fc from "fast-check";
 import jsonpatch from "fast-json-patch";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type AgentTool } from "../../src/index.js";
+import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type AgentTool, type HookProvider } from "../../src/index.js";
 import type { Logger } from "../../src/hooks/logger.js";
 import { RUN_ID_KEY, SHARED_STATE_KEY } from "../../src/hooks/session-exchange.js";
 import {
@@ -24,7 +24,7 @@ const plain = tool({ name: "say", description: "text", inputSchema: z.object({})
 const failing = tool({ name: "cart_fail", description: "fails", inputSchema: z.object({}), callback: () => { throw new Error("boom"); } });
 const errorStatus = tool({ name: "cart_err", description: "error result", inputSchema: z.object({}), callback: () => ({ status: "error", content: [{ type: "text", text: "{}" }] }) });
 
-async function run(effects: unknown, calls: { name: string; input?: unknown }[], options: { state?: unknown; tools?: AgentTool[]; hook?: StateEffectsHook; extra?: Record<string, unknown>; agentConfig?: object } = {}) {
+async function run(effects: unknown, calls: { name: string; input?: unknown }[], options: { state?: unknown; tools?: AgentTool[]; hook?: HookProvider; extra?: Record<string, unknown>; agentConfig?: object } = {}) {
   const logger = capture();
   const invocationState: Record<string, unknown> = { [STATE_EFFECTS_KEY]: effects, [RUN_ID_KEY]: "run-1", ...options.extra };
   if (options.state !== undefined) invocationState[SHARED_STATE_KEY] = options.state;
@@ -43,7 +43,7 @@ async function run(effects: unknown, calls: { name: string; input?: unknown }[],
 describe("StateEffectsHook", () => {
   test("a mapper gets the call, parsed result, agent, run id and state; a patch applies and is emitted", async () => {
     const seen: StateEffectCall[] = [];
-    const effects: StateEffect[] = [{ tool: "cart_*", map: (call) => (seen.push(call), [{ op: "add", path: "/cart/-", value: call.input.sku }]) }];
+    const effects: StateEffect[] = [{ tool: "cart_*", map: (call) => (seen.push(call), [{ op: "add", path: "/cart/-", value: (call.input as { sku: string }).sku }]) }];
     const initial = { cart: ["milk"] };
     const { state, deltas } = await run(effects, [{ name: "cart_add", input: { sku: "eggs" } }], { state: initial });
     expect(seen).toHaveLength(1);
@@ -97,7 +97,7 @@ describe("StateEffectsHook", () => {
     const results: unknown[] = [];
     const json = tool({ name: "js", description: "json", inputSchema: z.object({}), callback: () => ({ n: 1 }) });
     const structured: AgentTool = { ...json, name: "st", spec: { ...json.spec, name: "st" }, call: async () => ({ status: "success", content: [{ type: "text", text: "x" }], structuredContent: { s: true } }) };
-    await run([{ tool: "*", map: ({ result }) => void results.push(result) }], [{ name: "say" }, { name: "js" }, { name: "st" }], { tools: [plain, json, structured] });
+    await run([{ tool: "*", map: ({ result }: StateEffectCall) => void results.push(result) }], [{ name: "say" }, { name: "js" }, { name: "st" }], { tools: [plain, json, structured] });
     expect(results).toEqual(["not json at all", { n: 1 }, { s: true }]);
   });
 
@@ -140,7 +140,7 @@ describe("StateEffectsHook", () => {
     const none = await run(undefined, [{ name: "say" }]);
     expect(none.state).toBeUndefined();
     const agents: string[] = [];
-    await run([{ tool: "say", map: ({ agent }) => void agents.push(agent) }], [{ name: "say" }], { hook: new StateEffectsHook({ agentName: "checkout" }) });
+    await run([{ tool: "say", map: ({ agent }: StateEffectCall) => void agents.push(agent) }], [{ name: "say" }], { hook: new StateEffectsHook({ agentName: "checkout" }) });
     expect(agents).toEqual(["checkout"]);
   });
 

@@ -33,6 +33,7 @@ export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "res
 // whose calls are in flight, and the results already produced.
 const resumeContextSchema = z.object({
   toolUseMessage: z.object({
+    id: z.string().optional(),
     role: z.literal("assistant"),
     // The context may come back from a client: calls need real ids, and no result may hide in here.
     content: z
@@ -159,6 +160,8 @@ export async function runLoop(
           role: "assistant",
           content: pending.message.content.map((b) => (b.type === "toolUse" ? (ran.get(b.toolUseId) ?? b) : b)),
         };
+        // Keep the id the front end already knows this message by (AG-UI snapshots match on it).
+        if (pending.message.id !== undefined) message.id = pending.message.id;
         if (!signal.aborted && batch.outcomes.some((o) => o.kind === "interrupted")) {
           const state = agent.interruptState;
           state.activated = true;

@@ -1,0 +1,152 @@
+/**
+ * KabooAgent: the runner as an AG-UI `AbstractAgent`, running in the page.
+ *
+ * @module
+ */
+import { AbstractAgent, type AgentConfig as AguiAgentConfig } from "@ag-ui/client";
+import { EventType, type AgentCapabilities, type BaseEvent, type Interrupt as AguiInterrupt, type Message as AguiMessage, type RunAgentInput } from "@ag-ui/core";
+import { Observable } from "rxjs";
+import type { Agent } from "../agent/agent.js";
+import type { InvocationState } from "../agent/events.js";
+import type { GrantStore } from "../grants/store.js";
+import type { ClientToolHandler } from "./client-tools.js";
+import { runAgui } from "./run.js";
+import { THREAD_SNAPSHOT_VERSION, type SessionStore } from "./session-store.js";
+
+/** Options of {@link KabooAgent}. */
+export interface KabooAgentConfig extends AguiAgentConfig {
+  /** The runner agent, or a factory giving each thread its own (recommended: threads never share a transcript). */
+  agent: Agent | ((threadId: string) => Agent);
+  /** Remembered approvals: sent with every run, and `thread`/`always` answers are recorded. */
+  grantStore?: GrantStore;
+  /** Keeps each thread's last snapshot so `connectAgent()` can restore it after a reload. */
+  sessionStore?: SessionStore;
+  /** Browser tools the page runs itself, by name. */
+  clientToolHandlers?: Record<string, ClientToolHandler>;
+  /** Extra per-run setup of `invocationState`. */
+  prepare?: (invocationState: InvocationState) => void | Promise<void>;
+}
+
+/**
+ * Runs a kaboo-workflows agent in the page and speaks AG-UI 1.0 to the front end
+ * (CopilotKit, the demo, any `@ag-ui/client` consumer).
+ *
+ * Approvals pause a run with `RUN_FINISHED { outcome: { type: "interrupt" } }`; answer with
+ * `runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved, scope, editedArgs } }] })`.
+ *
+ * @example
+ * ```ts
+ * const agent = new KabooAgent({
+ *   threadId: "t1",
+ *   agent: () => new Agent({ model, tools, hooks: [new InterruptHook(["transfer"]), new SessionStateHook()] }),
+ *   grantStore: new IndexedDbGrantStore(),
+ *   sessionStore: new IndexedDbSessionStore(),
+ * });
+ * await agent.connectAgent(); // restore after a reload
+ * agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "Pay Alice 5" });
+ * await agent.runAgent();
+ * ```
+ */
+export class KabooAgent extends AbstractAgent {
+  readonly #config: KabooAgentConfig;
+  readonly #agents = new Map<string, Agent>();
+  readonly #completed = new Map<string, Set<string>>();
+  #controller: AbortController | undefined;
+
+  constructor(config: KabooAgentConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  /** The runner agent serving a thread. */
+  runnerFor(threadId: string): Agent {
+    const source = this.#config.agent;
+    if (typeof source !== "function") return source;
+    let agent = this.#agents.get(threadId);
+    if (!agent) {
+      agent = source(threadId);
+      this.#agents.set(threadId, agent);
+    }
+    return agent;
+  }
+
+  override run(input: RunAgentInput): Observable<BaseEvent> {
+    return new Observable<BaseEvent>((subscriber) => {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const completed = this.#completedFor(input.threadId);
+      (async () => {
+        let messages: AguiMessage[] | undefined;
+        let state: Record<string, unknown> | undefined;
+        let interrupts: AguiInterrupt[] = [];
+        for await (const event of runAgui({
+          agent: this.runnerFor(input.threadId),
+          input,
+          grantStore: this.#config.grantStore,
+          clientToolHandlers: this.#config.clientToolHandlers,
+          signal: controller.signal,
+          completed,
+          prepare: this.#config.prepare,
+        })) {
+          if (event.type === EventType.MESSAGES_SNAPSHOT) messages = (event as unknown as { messages: AguiMessage[] }).messages;
+          if (event.type === EventType.STATE_SNAPSHOT) state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
+          if (event.type === EventType.RUN_FINISHED) {
+            const outcome = (event as unknown as { outcome?: { type: string; interrupts?: AguiInterrupt[] } }).outcome;
+            interrupts = outcome?.type === "interrupt" ? (outcome.interrupts ?? []) : [];
+            // Saved before the front end hears the run ended, so a reload right after sees it.
+            if (messages && this.#config.sessionStore) {
+              await this.#config.sessionStore.save({
+                version: THREAD_SNAPSHOT_VERSION, threadId: input.threadId, messages, state: state ?? {}, interrupts, savedAt: Date.now(),
+              });
+            }
+          }
+          subscriber.next(event);
+        }
+        subscriber.complete();
+      })().catch((error: unknown) => subscriber.error(error));
+      return () => controller.abort();
+    });
+  }
+
+  /** Replays the thread's stored snapshot (messages, state, open interrupts) after a reload. */
+  protected override connect(input: RunAgentInput): Observable<BaseEvent> {
+    return new Observable<BaseEvent>((subscriber) => {
+      (async () => {
+        const snapshot = await this.#config.sessionStore?.load(input.threadId);
+        const { threadId, runId } = input;
+        const now = Date.now();
+        subscriber.next({ type: EventType.RUN_STARTED, timestamp: now, threadId, runId } as BaseEvent);
+        if (snapshot) {
+          subscriber.next({ type: EventType.STATE_SNAPSHOT, timestamp: now, snapshot: snapshot.state } as BaseEvent);
+          subscriber.next({ type: EventType.MESSAGES_SNAPSHOT, timestamp: now, messages: snapshot.messages } as BaseEvent);
+        }
+        const outcome = snapshot?.interrupts.length ? { type: "interrupt", interrupts: snapshot.interrupts } : { type: "success" };
+        subscriber.next({ type: EventType.RUN_FINISHED, timestamp: now, threadId, runId, outcome } as BaseEvent);
+        subscriber.complete();
+      })().catch((error: unknown) => subscriber.error(error));
+    });
+  }
+
+  override abortRun(): void {
+    this.#controller?.abort();
+    super.abortRun();
+  }
+
+  /** Human-in-the-loop support: approvals, approve-with-edits and interrupts. */
+  override async getCapabilities(): Promise<AgentCapabilities> {
+    return {
+      humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true },
+      state: { snapshots: true, deltas: true },
+    } as AgentCapabilities;
+  }
+
+  #completedFor(threadId: string): Set<string> {
+    let set = this.#completed.get(threadId);
+    if (!set) {
+      set = new Set();
+      this.#completed.set(threadId, set);
+    }
+    if (set.size > 1000) for (const id of [...set].slice(0, set.size - 1000)) set.delete(id);
+    return set;
+  }
+}

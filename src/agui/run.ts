@@ -1,0 +1,174 @@
+/**
+ * One AG-UI run of a runner agent, as an async stream of AG-UI events. Shared by
+ * the in-page {@link KabooAgent} and the edge handler.
+ *
+ * @module
+ */
+import { EventType, type BaseEvent, type Message as AguiMessage, type RunAgentInput } from "@ag-ui/core";
+import type { Agent } from "../agent/agent.js";
+import type { InvocationState } from "../agent/events.js";
+import type { Message, ToolResultBlock } from "../agent/messages.js";
+import type { AgentResult } from "../agent/result.js";
+import { KabooError, describe } from "../errors.js";
+import type { GrantStore } from "../grants/store.js";
+import { GRANTS_PROP } from "../hooks/approval.js";
+import { approvalDecisions } from "../hooks/approval-run.js";
+import { FORWARDED_PROPS_KEY } from "../hooks/forwarded-props-hook.js";
+import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, createSessionExchange } from "../hooks/session-exchange.js";
+import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
+import { installClientTools, type ClientToolHandler } from "./client-tools.js";
+import { AguiEventMapper } from "./events.js";
+import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
+import { fromAguiMessages, toAguiMessages } from "./messages.js";
+
+/** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
+export const SESSION_STATE_KEY = "kaboo_session";
+
+/** Options of {@link runAgui}. */
+export interface AguiRunOptions {
+  /** The runner agent serving this thread (warm in a page, fresh per request at the edge). */
+  agent: Agent;
+  /** The validated run input. */
+  input: RunAgentInput;
+  /** Remembered grants: sent as `forwardedProps.kaboo_grants`; `thread`/`always` answers are recorded. */
+  grantStore?: GrantStore | undefined;
+  /** Handlers for browser tools the page runs itself. */
+  clientToolHandlers?: Readonly<Record<string, ClientToolHandler>> | undefined;
+  signal?: AbortSignal | undefined;
+  /** Tool calls of this thread that already ran (a resume for them is answered without running anything). */
+  completed?: Set<string> | undefined;
+  /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
+  prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
+  /** Makes message ids. Default `crypto.randomUUID`. */
+  newId?: (() => string) | undefined;
+}
+
+/**
+ * Runs the agent for one AG-UI run and yields AG-UI 1.0 events: RUN_STARTED, the streamed
+ * text/reasoning/tool events, STATE_SNAPSHOT, MESSAGES_SNAPSHOT and RUN_FINISHED with its
+ * outcome — or RUN_ERROR with a code (`UNKNOWN_INTERRUPT_ID`, `PARTIAL_RESUME`,
+ * `INVALID_PAYLOAD`, `PENDING_INTERRUPTS`, …) when the run cannot proceed.
+ */
+export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
+  const { agent, input } = o;
+  const newId = o.newId ?? (() => crypto.randomUUID());
+  const { threadId, runId } = input;
+  yield { type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent;
+  const mapper = new AguiEventMapper(newId);
+  const baseSystemPrompt = agent.systemPrompt;
+  try {
+    const state = isObject(input.state) ? { ...input.state } : {};
+    const forwardedProps = isObject(input.forwardedProps) ? { ...input.forwardedProps } : {};
+    if (o.grantStore) forwardedProps[GRANTS_PROP] = await o.grantStore.grantsFor(threadId);
+    const invocationState: InvocationState = {
+      [THREAD_ID_KEY]: threadId,
+      [RUN_ID_KEY]: runId,
+      [FORWARDED_PROPS_KEY]: forwardedProps,
+      [SHARED_STATE_KEY]: state,
+      [CONTEXT_ITEMS_KEY]: input.context ?? [],
+    };
+    const resume = input.resume ?? [];
+    const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming: resume.length > 0 });
+    // A cold agent needs the paused state before invoke() can tell a resume from new input
+    // (restoring is a no-op on a fresh run or a warm agent).
+    restoreSessionState(agent, invocationState);
+    // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
+    exchange.publishesApprovals = true;
+    await o.prepare?.(invocationState);
+    installClientTools(agent, input.tools ?? [], o.clientToolHandlers ?? {});
+
+    const paused = pausedCalls(agent);
+    const converted = fromAguiMessages(input.messages ?? [], resume.length ? paused : new Set());
+    agent.messages = converted.messages;
+    if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
+
+    if (resume.length && !agent.interruptState.activated && o.completed && resume.every((e) => ranAlready(e.interruptId, o.completed!))) {
+      // The same resume again: its calls already ran. Answer with the conversation as it is.
+      yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(agent.messages, newId, converted.toolMessageIds) } as BaseEvent;
+      yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome: { type: "success" } } as BaseEvent;
+      return;
+    }
+
+    let result: AgentResult | undefined;
+    const stream = agent.stream(resume.length ? toInterruptResponses(resume) : undefined, o.signal ? { invocationState, signal: o.signal } : { invocationState });
+    for await (const event of stream) {
+      for (const e of mapper.map(event)) yield e;
+      if (event.type === "result") result = event.result;
+    }
+    for (const e of mapper.closeAll()) yield e;
+    for (const id of mapper.completedToolCalls) o.completed?.add(id);
+    if (!result) throw new Error("The run ended without a result.");
+
+    await recordGrants(o.grantStore, invocationState, threadId);
+    const clientOnly = result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
+    const pendingClient = clientOnly ? result.interrupts.map((i) => toAguiInterrupt(i, agent).toolCallId ?? "") : [];
+    const transcript = result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)] : agent.messages;
+    // The host runs browser tools and answers with tool messages, not a resume.
+    if (clientOnly) agent.discardInterrupts();
+
+    const outState: Record<string, unknown> = { ...(invocationState[SHARED_STATE_KEY] as Record<string, unknown>) };
+    const snapshot = sessionStateSnapshot(invocationState);
+    if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
+    else delete outState[SESSION_STATE_KEY];
+    yield { type: EventType.STATE_SNAPSHOT, timestamp: Date.now(), snapshot: outState } as BaseEvent;
+    yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(transcript, newId, converted.toolMessageIds) } as BaseEvent;
+    const outcome =
+      result.stopReason === "cancelled"
+        ? { type: "cancelled" }
+        : result.stopReason === "interrupt" && !clientOnly
+          ? { type: "interrupt", interrupts: result.interrupts.map((i) => toAguiInterrupt(i, agent)) }
+          : pendingClient.length
+            ? { type: "success", pendingToolCallIds: pendingClient }
+            : { type: "success" };
+    yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome } as BaseEvent;
+  } catch (error) {
+    for (const e of mapper.closeAll()) yield e;
+    yield { type: EventType.RUN_ERROR, timestamp: Date.now(), message: describe(error), code: error instanceof KabooError ? error.code : "RUN_FAILED" } as BaseEvent;
+  } finally {
+    agent.systemPrompt = baseSystemPrompt;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Tool call ids of the agent's paused batch. */
+function pausedCalls(agent: Agent): Set<string> {
+  const ctx = agent.interruptState.context as { toolUseMessage?: Message };
+  const ids = new Set<string>();
+  if (!agent.interruptState.activated) return ids;
+  for (const b of ctx.toolUseMessage?.content ?? []) if (b.type === "toolUse") ids.add(b.toolUseId);
+  return ids;
+}
+
+/** The paused assistant message and the results its batch already produced, for the snapshot. */
+function pausedMessages(agent: Agent, responseId: string | undefined): Message[] {
+  const ctx = agent.interruptState.context as { toolUseMessage?: Message; toolResults?: ToolResultBlock[] };
+  if (!ctx.toolUseMessage) return [];
+  if (ctx.toolUseMessage.id === undefined && responseId !== undefined) ctx.toolUseMessage.id = responseId;
+  const out: Message[] = [ctx.toolUseMessage];
+  if (ctx.toolResults?.length) out.push({ role: "user", content: ctx.toolResults });
+  return out;
+}
+
+function ranAlready(interruptId: string, completed: Set<string>): boolean {
+  const toolUseId = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(interruptId)?.[1];
+  return toolUseId !== undefined && completed.has(toolUseId);
+}
+
+async function recordGrants(store: GrantStore | undefined, invocationState: InvocationState, threadId: string): Promise<void> {
+  if (!store) return;
+  for (const d of approvalDecisions(invocationState)) {
+    if (d.decision !== "approved" || d.scope === "once") continue;
+    const grant: Parameters<GrantStore["grant"]>[0] = { tool: d.tool, scope: d.scope };
+    if (d.subject.key !== null) {
+      grant.subjectKey = d.subject.key;
+      grant.subjectLabel = d.subject.label;
+    }
+    if (d.scope === "thread") grant.threadId = threadId;
+    await store.grant(grant);
+  }
+}
+
+export type { AguiMessage };

@@ -1,0 +1,119 @@
+/**
+ * Where a page keeps each thread's last AG-UI snapshot (messages, state with the
+ * interrupt state, open interrupts), so a reload can bring a paused approval back.
+ *
+ * @module
+ */
+import type { Interrupt as AguiInterrupt, Message as AguiMessage } from "@ag-ui/core";
+import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
+import * as z from "zod/v4";
+
+/** Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`. */
+export const THREAD_SNAPSHOT_VERSION = 1;
+
+/** A thread as the front end last saw it. */
+export interface ThreadSnapshot {
+  version: typeof THREAD_SNAPSHOT_VERSION;
+  threadId: string;
+  messages: AguiMessage[];
+  state: Record<string, unknown>;
+  /** The open interrupts of the last run (empty when it did not pause). */
+  interrupts: AguiInterrupt[];
+  /** Epoch ms. */
+  savedAt: number;
+}
+
+const snapshotSchema = z.object({
+  version: z.literal(THREAD_SNAPSHOT_VERSION),
+  threadId: z.string().min(1),
+  messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
+  state: z.record(z.string(), z.unknown()),
+  interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
+  savedAt: z.number(),
+});
+
+/**
+ * Parses a stored snapshot; `undefined` (and a report) when it is corrupt.
+ * @param value - What storage returned.
+ */
+export function parseThreadSnapshot(value: unknown, onCorrupt: (reason: string) => void = console.warn): ThreadSnapshot | undefined {
+  if (value === undefined) return undefined;
+  const parsed = snapshotSchema.safeParse(value);
+  if (parsed.success) return parsed.data as unknown as ThreadSnapshot;
+  onCorrupt(`kaboo: ignoring a corrupt thread snapshot: ${z.prettifyError(parsed.error)}`);
+  return undefined;
+}
+
+/** Keeps thread snapshots. */
+export interface SessionStore {
+  load(threadId: string): Promise<ThreadSnapshot | undefined>;
+  save(snapshot: ThreadSnapshot): Promise<void>;
+  remove(threadId: string): Promise<void>;
+  /** Thread ids with a snapshot. */
+  threads(): Promise<string[]>;
+}
+
+/** A {@link SessionStore} in memory (tests, servers with their own persistence). */
+export class MemorySessionStore implements SessionStore {
+  readonly #map = new Map<string, unknown>();
+  async load(threadId: string): Promise<ThreadSnapshot | undefined> {
+    return parseThreadSnapshot(this.#map.get(threadId));
+  }
+  async save(snapshot: ThreadSnapshot): Promise<void> {
+    this.#map.set(snapshot.threadId, structuredClone(snapshot));
+  }
+  async remove(threadId: string): Promise<void> {
+    this.#map.delete(threadId);
+  }
+  async threads(): Promise<string[]> {
+    return [...this.#map.keys()];
+  }
+}
+
+/** Options of {@link IndexedDbSessionStore}. */
+export interface IndexedDbSessionStoreOptions {
+  /**
+   * Database name. Default `kaboo-workflows-sessions` — its own database, because idb-keyval
+   * keeps one object store per database (the grant store uses `kaboo-workflows`).
+   */
+  dbName?: string;
+  /** Default `threads`. */
+  storeName?: string;
+  /** Told about corrupt entries (skipped, never returned). Default `console.warn`. */
+  onCorrupt?: (reason: string) => void;
+}
+
+/**
+ * A {@link SessionStore} in IndexedDB (idb-keyval, a dedicated database).
+ * @example
+ * ```ts
+ * const agent = new KabooAgent({ agent: runner, sessionStore: new IndexedDbSessionStore(), threadId });
+ * await agent.connectAgent(); // after a reload: messages, state and pendingInterrupts come back
+ * ```
+ */
+export class IndexedDbSessionStore implements SessionStore {
+  readonly #options: IndexedDbSessionStoreOptions;
+  #store: UseStore | undefined;
+
+  constructor(options: IndexedDbSessionStoreOptions = {}) {
+    this.#options = options;
+  }
+
+  // Opened lazily: constructing the store in a module that never uses it costs nothing.
+  get #db(): UseStore {
+    return (this.#store ??= createStore(this.#options.dbName ?? "kaboo-workflows-sessions", this.#options.storeName ?? "threads"));
+  }
+
+  async load(threadId: string): Promise<ThreadSnapshot | undefined> {
+    return parseThreadSnapshot(await get(threadId, this.#db), this.#options.onCorrupt);
+  }
+  async save(snapshot: ThreadSnapshot): Promise<void> {
+    await set(snapshot.threadId, snapshot, this.#db);
+  }
+  async remove(threadId: string): Promise<void> {
+    await del(threadId, this.#db);
+  }
+  async threads(): Promise<string[]> {
+    return (await keys(this.#db)).filter((k): k is string => typeof k === "string");
+  }
+}

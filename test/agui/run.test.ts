@@ -1,0 +1,101 @@
+import { verifyEvents } from "@ag-ui/client";
+import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
+import { from, lastValueFrom, toArray } from "rxjs";
+import { describe, expect, test } from "vitest";
+import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
+import { bankRunner, types, user, type Ledger } from "./fixtures.js";
+
+async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
+  const events: BaseEvent[] = [];
+  for await (const e of gen) events.push(e);
+  // Every stream must pass @ag-ui/client's own verifier.
+  await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+  return events;
+}
+
+function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
+  return { threadId: "t1", runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+}
+
+async function paused(ledger: Ledger) {
+  const agent = bankRunner(ledger);
+  const first = input({ messages: [user("pay gina 4")] });
+  const events = await collect(runAgui({ agent, input: first }));
+  const finished = events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } };
+  const snapshot = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> };
+  const messages = (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }).messages;
+  return { agent, interrupt: finished.outcome.interrupts[0]!, state: snapshot.snapshot, messages };
+}
+
+const errorCode = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.RUN_ERROR) as unknown as { code?: string } | undefined)?.code;
+
+describe("runAgui resume errors", () => {
+  test("an unknown interrupt id → UNKNOWN_INTERRUPT_ID", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const p = await paused(ledger);
+    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: "nope", status: "resolved", payload: { approved: true } }] }) }));
+    expect(errorCode(events)).toBe("UNKNOWN_INTERRUPT_ID");
+    expect(ledger.transfers).toEqual([]);
+  });
+
+  test("new input while an approval is pending → PENDING_INTERRUPTS", async () => {
+    const p = await paused({ transfers: [] });
+    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: [...p.messages, user("hi")], state: p.state }) }));
+    expect(errorCode(events)).toBe("PENDING_INTERRUPTS");
+  });
+
+  test("a resolved entry without a payload → INVALID_PAYLOAD, and the pause survives for a correct retry", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const p = await paused(ledger);
+    const bad = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved" }] }) }));
+    expect(errorCode(bad)).toBe("INVALID_PAYLOAD");
+    const good = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    expect(errorCode(good)).toBeUndefined();
+    expect(ledger.transfers).toHaveLength(1);
+  });
+
+  test("a cold agent (edge, reload) resumes from the state snapshot alone; the host reusing the runId and a synthetic tool message change nothing", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const p = await paused(ledger);
+    expect((p.state[SESSION_STATE_KEY] as { interrupt_state: { activated: boolean } }).interrupt_state.activated).toBe(true);
+    const synthetic = { id: "syn", role: "tool" as const, toolCallId: p.interrupt.toolCallId, content: "approved by host" };
+    const cold = bankRunner(ledger);
+    const events = await collect(runAgui({ agent: cold, input: input({ messages: [...p.messages, synthetic], state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    expect(errorCode(events)).toBeUndefined();
+    expect(ledger.transfers).toEqual([{ to: "gina", amount: 4 }]);
+    const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string };
+    expect(result.content).toBe("sent 4 to gina");
+  });
+
+  test("a repeated resume runs nothing when the adapter remembers the completed calls", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const p = await paused(ledger);
+    const completed = new Set<string>();
+    const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true } }];
+    await collect(runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }));
+    const again = await collect(runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }));
+    expect(ledger.transfers).toHaveLength(1);
+    expect(types(again)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+  });
+
+  test("a cancelled resume entry skips the call", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const p = await paused(ledger);
+    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "cancelled" }] }) }));
+    expect(ledger.transfers).toEqual([]);
+    expect(JSON.stringify(events)).toMatch(/skipped/);
+  });
+
+  test("an abort mid-run ends with a cancelled outcome and every opened message closed", async () => {
+    const agent = bankRunner({ transfers: [] });
+    const controller = new AbortController();
+    const events: BaseEvent[] = [];
+    for await (const e of runAgui({ agent, signal: controller.signal, input: input({ messages: [user("x".repeat(400))] }) })) {
+      events.push(e);
+      if (e.type === EventType.TEXT_MESSAGE_CONTENT) controller.abort();
+    }
+    await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+    expect((events.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("cancelled");
+    expect(types(events)).toContain("TEXT_MESSAGE_END");
+  });
+});

@@ -42,3 +42,51 @@ export { SessionStateHook, restoreSessionState, sessionStateSnapshot } from "./s
 export type { SessionSnapshot } from "./session-state-hook.js";
 export { defaultLogger } from "./logger.js";
 export type { Logger } from "./logger.js";
+export { editDistance } from "./tool-name-sanitizer.js";
+export {
+  ContextHook,
+  DEFAULT_MIN_CHARS,
+  CONTEXT_REPORT_KEY,
+  InvalidPointerError,
+  InvalidViewSpecError,
+  ViewLoadError,
+  itemTool,
+} from "./context-hook.js";
+export type { ContextHookOptions, ContextItem, ContextReport, View, ViewFn, ViewRequest, ViewSpec } from "./context-hook.js";
+export {
+  HistoryHook,
+  HistoryPolicy,
+  HISTORY_EXCHANGE_KEY,
+  MemoryHistoryExchange,
+  createHistoryExchange,
+  getHistoryExchange,
+  SUMMARY_ACK,
+  SUMMARY_HEADER,
+} from "./history-hook.js";
+export type { HistoryExchange, HistoryHookOptions, HistoryPolicyOptions } from "./history-hook.js";
+export {
+  ReferenceHook,
+  ReferenceRegistry,
+  createReferenceRegistry,
+  getReferenceRegistry,
+  REFERENCES_KEY,
+  referenceSchema,
+  referenceTools,
+  MANIFEST_HEADER,
+} from "./reference-hook.js";
+export type { Reference, ReferenceHookOptions } from "./reference-hook.js";
+export { StateEffectsHook, STATE_EFFECTS_KEY, STATE_DELTAS_KEY, stateDeltas } from "./state-effects.js";
+export type { Operation, StateChange, StateDelta, StateEffect, StateEffectCall, StateEffectsConfig, StateEffectsHookOptions } from "./state-effects.js";
+export { EventPublisher, EventType, streamEventToJSON, DELEGATION_ID_KEY, resolveToolLabel, incomingTask } from "./event-publisher.js";
+export type {
+  EventPublisherOptions,
+  MultiAgentHandoffEvent,
+  StreamEvent,
+  StreamEventCallback,
+  StreamEventData,
+  StreamEventJSON,
+  StreamHandler,
+  StreamHandlerOptions,
+} from "./event-publisher.js";
+export { MCPCallMetaHook, isMcpMetaTool, parseImportSpec, TOOL_CALL_ID_META_KEY, ACTOR_META_KEY } from "./mcp-meta-hook.js";
+export type { MCPCallMetaHookOptions, McpMetaContext, McpMetaProvider, McpMetaTool } from "./mcp-meta-hook.js";

@@ -195,6 +195,18 @@ export function resultChars(block: ToolResultBlock, memo: ClearingMemo): number 
   return size;
 }
 
+// Matches exactly the text clearedResult writes; kept beside it so the two change together.
+const PLACEHOLDER = /^\[Result of .+ cleared to save context \(\d+ characters\)\. Call .+ again if you need it\.\]$/;
+
+/**
+ * Whether a tool result is a clearing placeholder (so masking it again is a no-op).
+ * @param block - A tool result.
+ */
+export function isClearedResult(block: ToolResultBlock): boolean {
+  const only = block.content.length === 1 ? block.content[0] : undefined;
+  return block.structuredContent === undefined && only?.type === "text" && PLACEHOLDER.test(only.text);
+}
+
 function clearedResult(block: ToolResultBlock, name: string, size: number): ToolResultBlock {
   return {
     type: "toolResult",

@@ -9,7 +9,7 @@ import * as z from "zod/v4";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { Message, ToolResultBlock } from "../../agent/messages.js";
-import { ClearingCache, createClearingMemo, type ClearingMemo } from "../context/clearing.js";
+import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
   mimeType: z.string().min(1),
@@ -87,15 +87,9 @@ export function loadTranscript(raw: unknown): LoadedTranscript {
   return problem === undefined ? { ok: true, messages } : { ok: false, why: problem };
 }
 
-// The ContextHook's placeholder text (src/hooks/context/clearing.ts). Recognising it
-// keeps masking idempotent when minChars is below the placeholder's own length:
-// a stored placeholder must not be wrapped in a placeholder of itself.
-const PLACEHOLDER = /^\[Result of .+ cleared to save context \(\d+ characters\)\. Call .+ again if you need it\.\]$/;
-
-function isPlaceholder(block: ToolResultBlock): boolean {
-  const only = block.content.length === 1 ? block.content[0] : undefined;
-  return block.structuredContent === undefined && only?.type === "text" && PLACEHOLDER.test(only.text);
-}
+// Recognising the ContextHook's placeholder keeps masking idempotent when minChars is below
+// the placeholder's own length: a stored placeholder must not be wrapped in a placeholder of itself.
+const isPlaceholder = isClearedResult;
 
 /** How masking is configured (see `HistoryPolicy`). */
 export interface MaskOptions {

@@ -7,23 +7,23 @@ import * as z from "zod/v4";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
-import type { EventSourceMessage } from "./sse.js";
+import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
 // Loose objects: the API adds fields and block types over time (citations,
 // server tools); wrong types are still rejected before they reach a tool input.
 const index = z.number().int().nonnegative();
 const num = z.number().nullish();
-const usageSchema = z.looseObject({
+const usageSchema = z.object({
   input_tokens: num,
   output_tokens: num,
   cache_creation_input_tokens: num,
   cache_read_input_tokens: num,
 });
 const schemas = {
-  message_start: z.looseObject({ message: z.looseObject({ usage: usageSchema.nullish() }) }),
-  content_block_start: z.looseObject({
+  message_start: z.object({ message: z.object({ usage: usageSchema.nullish() }) }),
+  content_block_start: z.object({
     index,
-    content_block: z.looseObject({
+    content_block: z.object({
       type: z.string(),
       id: z.string().optional(),
       name: z.string().optional(),
@@ -33,9 +33,9 @@ const schemas = {
       data: z.string().optional(),
     }),
   }),
-  content_block_delta: z.looseObject({
+  content_block_delta: z.object({
     index,
-    delta: z.looseObject({
+    delta: z.object({
       type: z.string(),
       text: z.string().optional(),
       partial_json: z.string().optional(),
@@ -43,9 +43,9 @@ const schemas = {
       signature: z.string().optional(),
     }),
   }),
-  content_block_stop: z.looseObject({ index }),
-  message_delta: z.looseObject({
-    delta: z.looseObject({ stop_reason: z.string().nullish() }),
+  content_block_stop: z.object({ index }),
+  message_delta: z.object({
+    delta: z.object({ stop_reason: z.string().nullish() }),
     usage: usageSchema.nullish(),
   }),
 };
@@ -72,79 +72,92 @@ export function anthropicStopReason(reason: string | null | undefined): ModelSto
 }
 
 /**
- * Turns parsed SSE events of a Messages stream into model events.
+ * Turns the SSE events of a Messages stream into model events.
  *
  * Emits `messageStop` only on the server's `message_stop`: a stream that ends
- * early is left unfinished so the runner reports it.
+ * early is left unfinished so the runner reports it. One decoder per response.
  *
- * @param events - SSE events of one response.
- * @returns Model events (starting with `messageStart`).
- * @throws ModelStreamError for an event that is not JSON or not shaped as documented;
- *   ModelError / ContextWindowOverflowError for an `error` event.
+ * @example
+ * ```ts
+ * const events = decodeSse(response.body, new AnthropicStreamDecoder(), signal);
+ * ```
  */
-export async function* anthropicEvents(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ModelStreamEvent, void, undefined> {
-  const usage: RawUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  let stopReason: string | null | undefined;
+export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
+  #finished = false;
+  #stopReason: string | null | undefined;
+  readonly #usage: RawUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   // Blocks we opened; others (server tools, future types) are skipped with their deltas.
-  const open = new Set<number>();
+  readonly #open = new Set<number>();
 
-  for await (const event of events) {
-    if (event.data === "" || event.data.trim() === "") continue;
+  /** Whether `message_stop` arrived. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /**
+   * Decodes one SSE event.
+   * @param event - The SSE event.
+   * @param out - Receives the model events.
+   * @throws ModelStreamError for an event that is not JSON or not shaped as documented;
+   *   ModelError / ContextWindowOverflowError for an `error` event.
+   */
+  push(event: EventSourceMessage, out: ModelStreamEvent[]): void {
+    if (event.data === "" || event.data.trim() === "") return;
     const json = parseJson(event.data);
     const type = event.event ?? (typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined);
     switch (type) {
       case "message_start": {
-        const e = check(schemas.message_start, json, type);
-        readUsage(usage, e.message.usage);
-        yield { type: "messageStart", role: "assistant" };
+        readUsage(this.#usage, check(schemas.message_start, json, type).message.usage);
+        out.push({ type: "messageStart", role: "assistant" });
         break;
       }
       case "content_block_start": {
         const { index: i, content_block: b } = check(schemas.content_block_start, json, type);
         if (b.type === "text") {
-          open.add(i);
-          yield { type: "contentBlockStart", index: i, start: { type: "text" } };
-          if (b.text) yield { type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } };
+          this.#open.add(i);
+          out.push({ type: "contentBlockStart", index: i, start: { type: "text" } });
+          if (b.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } });
         } else if (b.type === "tool_use") {
           if (!b.id || !b.name) throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
-          open.add(i);
-          yield { type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } };
+          this.#open.add(i);
+          out.push({ type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } });
         } else if (b.type === "thinking" || b.type === "redacted_thinking") {
-          open.add(i);
-          yield { type: "contentBlockStart", index: i, start: { type: "reasoning" } };
-          if (b.thinking) yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } };
-          if (b.type === "redacted_thinking" && b.data) yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } };
+          this.#open.add(i);
+          out.push({ type: "contentBlockStart", index: i, start: { type: "reasoning" } });
+          if (b.thinking) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
+          if (b.type === "redacted_thinking" && b.data) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
         }
         break;
       }
       case "content_block_delta": {
         const { index: i, delta: d } = check(schemas.content_block_delta, json, type);
-        if (!open.has(i)) break;
-        if (d.type === "text_delta" && d.text) yield { type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } };
+        if (!this.#open.has(i)) break;
+        if (d.type === "text_delta" && d.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } });
         else if (d.type === "input_json_delta" && d.partial_json) {
-          yield { type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } };
+          out.push({ type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } });
         } else if (d.type === "thinking_delta" && d.thinking) {
-          yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: d.thinking } };
+          out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: d.thinking } });
         } else if (d.type === "signature_delta" && d.signature) {
-          yield { type: "contentBlockDelta", index: i, delta: { type: "reasoning", signature: d.signature } };
+          out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", signature: d.signature } });
         }
         break;
       }
       case "content_block_stop": {
         const { index: i } = check(schemas.content_block_stop, json, type);
-        if (open.delete(i)) yield { type: "contentBlockStop", index: i };
+        if (this.#open.delete(i)) out.push({ type: "contentBlockStop", index: i });
         break;
       }
       case "message_delta": {
         const e = check(schemas.message_delta, json, type);
-        if (e.delta.stop_reason) stopReason = e.delta.stop_reason;
-        readUsage(usage, e.usage);
+        if (e.delta.stop_reason) this.#stopReason = e.delta.stop_reason;
+        readUsage(this.#usage, e.usage);
         break;
       }
       case "message_stop":
-        yield { type: "messageStop", stopReason: anthropicStopReason(stopReason) };
-        yield { type: "metadata", usage: toUsage(usage) };
-        return;
+        out.push({ type: "messageStop", stopReason: anthropicStopReason(this.#stopReason) });
+        out.push({ type: "metadata", usage: toUsage(this.#usage) });
+        this.#finished = true;
+        break;
       case "error":
         throw errorFromFields("anthropic", readErrorFields(json), { body: json });
       default:

@@ -7,11 +7,11 @@
 import type { Message } from "../agent/messages.js";
 import { ModelStreamError } from "../errors.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-messages.js";
-import { anthropicEvents } from "./anthropic-stream.js";
+import { AnthropicStreamDecoder } from "./anthropic-stream.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";
-import { sseEvents } from "./sse.js";
+import { decodeSse } from "./sse.js";
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions {
@@ -102,7 +102,11 @@ export class AnthropicModel implements Model {
    * @param options - System prompt, tool specs and abort signal.
    * @returns Model events.
    */
-  async *stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    return decodeSse(() => this.#open(messages, options), new AnthropicStreamDecoder(), options.signal);
+  }
+
+  async #open(messages: Message[], options: ModelStreamOptions): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
     const headers: Record<string, string> = {
@@ -125,7 +129,7 @@ export class AnthropicModel implements Model {
       if (fields.message !== undefined) throw errorFromFields("anthropic", fields, { status: response.status, body: json });
       throw new ModelStreamError("The model answered with JSON instead of an event stream.");
     }
-    yield* anthropicEvents(sseEvents(response.body, signal));
+    return response.body;
   }
 }
 

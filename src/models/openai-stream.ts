@@ -7,21 +7,21 @@ import * as z from "zod/v4";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
-import type { EventSourceMessage } from "./sse.js";
+import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
 // Loose objects: servers add fields of their own (OpenRouter's `reasoning_details`,
 // vLLM's `stop_reason`…); a wrong type is still rejected before it reaches a tool input.
 const str = z.string().nullish();
 const num = z.number().nullish();
-const toolCallDelta = z.looseObject({
+const toolCallDelta = z.object({
   index: z.number().int().nonnegative().nullish(),
   id: str,
-  function: z.looseObject({ name: str, arguments: str }).nullish(),
+  function: z.object({ name: str, arguments: str }).nullish(),
 });
-const chunkSchema = z.looseObject({
+const chunkSchema = z.object({
   choices: z
     .array(
-      z.looseObject({
+      z.object({
         index: num,
         delta: z
           .looseObject({ content: str, reasoning_content: str, reasoning: str, tool_calls: z.array(toolCallDelta).nullish() })
@@ -35,13 +35,14 @@ const chunkSchema = z.looseObject({
       prompt_tokens: num,
       completion_tokens: num,
       total_tokens: num,
-      prompt_tokens_details: z.looseObject({ cached_tokens: num }).nullish(),
+      prompt_tokens_details: z.object({ cached_tokens: num }).nullish(),
     })
     .nullish(),
   error: z.unknown().optional(),
 });
 
 type Chunk = z.infer<typeof chunkSchema>;
+type Delta = NonNullable<NonNullable<NonNullable<Chunk["choices"]>[number]["delta"]>>;
 
 /**
  * Maps a chat-completions `finish_reason` to the runner's stop reason.
@@ -71,105 +72,132 @@ interface PendingCall {
 }
 
 /**
- * Turns parsed SSE events of a chat-completions stream into model events.
+ * Turns the SSE events of a chat-completions stream into model events.
  *
  * Emits `messageStop` only when the server sent a `finish_reason`: a stream that
- * ends early is left unfinished so the runner reports it.
+ * ends early is left unfinished so the runner reports it. One decoder per response.
  *
- * @param events - SSE events of one response.
- * @param newId - Makes a tool-call id for servers that send none. Default `crypto.randomUUID`.
- * @returns Model events, from the first content block on (no `messageStart`).
- * @throws ModelStreamError for a chunk that is not JSON or not chunk-shaped;
- *   ModelError / ContextWindowOverflowError for an error object in the stream.
+ * @example
+ * ```ts
+ * const events = decodeSse(response.body, new OpenAIStreamDecoder(), signal);
+ * ```
  */
-export async function* openAIEvents(
-  events: AsyncIterable<EventSourceMessage>,
-  newId: () => string = () => `call_${crypto.randomUUID()}`,
-): AsyncGenerator<ModelStreamEvent, void, undefined> {
-  let next = 0;
-  let text: number | undefined;
-  let reasoning: number | undefined;
-  const calls = new Map<number, PendingCall>();
-  let stopped = false;
+export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
+  #finished = false;
+  #next = 0;
+  #text: number | undefined;
+  #reasoning: number | undefined;
+  #stopped = false;
+  readonly #calls = new Map<number, PendingCall>();
+  readonly #newId: () => string;
 
-  for await (const event of events) {
+  /** @param newId - Makes a tool-call id for servers that send none. Default `call_` + `crypto.randomUUID()`. */
+  constructor(newId: () => string = () => `call_${crypto.randomUUID()}`) {
+    this.#newId = newId;
+  }
+
+  /** Emits `messageStart`: chat completions has no event of its own for it. */
+  start(out: ModelStreamEvent[]): void {
+    out.push({ type: "messageStart", role: "assistant" });
+  }
+
+  /** Whether `[DONE]` arrived. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /**
+   * Decodes one SSE event.
+   * @param event - The SSE event.
+   * @param out - Receives the model events.
+   * @throws ModelStreamError for a chunk that is not JSON or not chunk-shaped;
+   *   ModelError / ContextWindowOverflowError for an error object in the stream.
+   */
+  push(event: EventSourceMessage, out: ModelStreamEvent[]): void {
     const data = event.data;
-    if (data === "[DONE]") return;
-    if (data === "" || data.trim() === "") continue;
+    if (data === "[DONE]") {
+      this.#finished = true;
+      return;
+    }
+    if (data === "" || data.trim() === "") return;
     const chunk = parseChunk(data);
-    if (chunk.error !== undefined && chunk.error !== null) throw errorFromFields("openai", readErrorFields(chunk), { body: chunk });
-    if (event.event === "error") throw errorFromFields("openai", readErrorFields(chunk), { body: chunk });
+    if ((chunk.error !== undefined && chunk.error !== null) || event.event === "error") {
+      throw errorFromFields("openai", readErrorFields(chunk), { body: chunk });
+    }
     const choices = chunk.choices;
-    if (choices && !stopped) {
+    if (choices && !this.#stopped) {
       for (let c = 0; c < choices.length; c++) {
         const choice = choices[c]!;
-        if (choice.index !== undefined && choice.index !== null && choice.index !== 0) continue;
-        const delta = choice.delta;
-        if (delta) {
-          const thought = delta.reasoning_content || delta.reasoning;
-          if (thought) {
-            if (text !== undefined) yield { type: "contentBlockStop", index: text };
-            text = undefined;
-            if (reasoning === undefined) {
-              reasoning = next++;
-              yield { type: "contentBlockStart", index: reasoning, start: { type: "reasoning" } };
-            }
-            yield { type: "contentBlockDelta", index: reasoning, delta: { type: "reasoning", text: thought } };
-          }
-          if (delta.content) {
-            if (reasoning !== undefined) yield { type: "contentBlockStop", index: reasoning };
-            reasoning = undefined;
-            if (text === undefined) {
-              text = next++;
-              yield { type: "contentBlockStart", index: text, start: { type: "text" } };
-            }
-            yield { type: "contentBlockDelta", index: text, delta: { type: "text", text: delta.content } };
-          }
-          const toolCalls = delta.tool_calls;
-          if (toolCalls && toolCalls.length) {
-            if (text !== undefined) yield { type: "contentBlockStop", index: text };
-            if (reasoning !== undefined) yield { type: "contentBlockStop", index: reasoning };
-            text = reasoning = undefined;
-            for (let t = 0; t < toolCalls.length; t++) {
-              const tc = toolCalls[t]!;
-              // Parallel calls interleave by `index`; id and name usually come only in the first delta.
-              const key = tc.index ?? t;
-              let call = calls.get(key);
-              if (!call) calls.set(key, (call = { block: undefined, id: undefined, name: undefined, early: "" }));
-              if (tc.id && !call.id) call.id = tc.id;
-              const fn = tc.function;
-              if (fn?.name && !call.name) call.name = fn.name;
-              const args = fn?.arguments;
-              if (call.block === undefined) {
-                if (!call.name) {
-                  if (args) call.early += args;
-                  continue;
-                }
-                call.block = next++;
-                yield { type: "contentBlockStart", index: call.block, start: { type: "toolUse", toolUseId: call.id ?? newId(), name: call.name } };
-                if (call.early) yield { type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: call.early } };
-              }
-              if (args) yield { type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: args } };
-            }
-          }
-        }
+        // n > 1 is not supported by the runner: other choices are ignored.
+        if (choice.index != null && choice.index !== 0) continue;
+        if (choice.delta) this.#delta(choice.delta, out);
         if (choice.finish_reason) {
-          if (text !== undefined) yield { type: "contentBlockStop", index: text };
-          if (reasoning !== undefined) yield { type: "contentBlockStop", index: reasoning };
-          text = reasoning = undefined;
-          for (const call of calls.values()) {
+          this.#closeText(out);
+          for (const call of this.#calls.values()) {
             if (call.block === undefined) throw new ModelStreamError("The model finished a tool call that never got a name.");
-            yield { type: "contentBlockStop", index: call.block };
+            out.push({ type: "contentBlockStop", index: call.block });
           }
-          yield { type: "messageStop", stopReason: openAIStopReason(choice.finish_reason) };
-          stopped = true;
+          out.push({ type: "messageStop", stopReason: openAIStopReason(choice.finish_reason) });
+          this.#stopped = true;
           break;
         }
       }
     }
     if (chunk.usage) {
       const usage = toUsage(chunk.usage);
-      if (usage) yield { type: "metadata", usage };
+      if (usage) out.push({ type: "metadata", usage });
+    }
+  }
+
+  #closeText(out: ModelStreamEvent[]): void {
+    if (this.#text !== undefined) out.push({ type: "contentBlockStop", index: this.#text });
+    if (this.#reasoning !== undefined) out.push({ type: "contentBlockStop", index: this.#reasoning });
+    this.#text = this.#reasoning = undefined;
+  }
+
+  #delta(delta: Delta, out: ModelStreamEvent[]): void {
+    const thought = delta.reasoning_content || delta.reasoning;
+    if (thought) {
+      if (this.#text !== undefined) out.push({ type: "contentBlockStop", index: this.#text });
+      this.#text = undefined;
+      if (this.#reasoning === undefined) {
+        this.#reasoning = this.#next++;
+        out.push({ type: "contentBlockStart", index: this.#reasoning, start: { type: "reasoning" } });
+      }
+      out.push({ type: "contentBlockDelta", index: this.#reasoning, delta: { type: "reasoning", text: thought } });
+    }
+    if (delta.content) {
+      if (this.#reasoning !== undefined) out.push({ type: "contentBlockStop", index: this.#reasoning });
+      this.#reasoning = undefined;
+      if (this.#text === undefined) {
+        this.#text = this.#next++;
+        out.push({ type: "contentBlockStart", index: this.#text, start: { type: "text" } });
+      }
+      out.push({ type: "contentBlockDelta", index: this.#text, delta: { type: "text", text: delta.content } });
+    }
+    const toolCalls = delta.tool_calls;
+    if (!toolCalls || toolCalls.length === 0) return;
+    this.#closeText(out);
+    for (let t = 0; t < toolCalls.length; t++) {
+      const tc = toolCalls[t]!;
+      // Parallel calls interleave by `index`; id and name usually come only in the first delta.
+      const key = tc.index ?? t;
+      let call = this.#calls.get(key);
+      if (!call) this.#calls.set(key, (call = { block: undefined, id: undefined, name: undefined, early: "" }));
+      if (tc.id && !call.id) call.id = tc.id;
+      const fn = tc.function;
+      if (fn?.name && !call.name) call.name = fn.name;
+      const args = fn?.arguments;
+      if (call.block === undefined) {
+        if (!call.name) {
+          if (args) call.early += args;
+          continue;
+        }
+        call.block = this.#next++;
+        out.push({ type: "contentBlockStart", index: call.block, start: { type: "toolUse", toolUseId: call.id ?? this.#newId(), name: call.name } });
+        if (call.early) out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: call.early } });
+      }
+      if (args) out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: args } });
     }
   }
 }

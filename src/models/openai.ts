@@ -9,9 +9,9 @@ import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
-import { openAIEvents } from "./openai-stream.js";
+import { OpenAIStreamDecoder } from "./openai-stream.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";
-import { sseEvents } from "./sse.js";
+import { decodeSse } from "./sse.js";
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
@@ -102,7 +102,11 @@ export class OpenAIChatModel implements Model {
    * @param options - System prompt, tool specs and abort signal.
    * @returns Model events.
    */
-  async *stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    return decodeSse(() => this.#open(messages, options), new OpenAIStreamDecoder(), options.signal);
+  }
+
+  async #open(messages: Message[], options: ModelStreamOptions): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...o.headers };
@@ -120,8 +124,7 @@ export class OpenAIChatModel implements Model {
       if (fields.message !== undefined) throw errorFromFields("openai", fields, { status: response.status, body: json });
       throw new ModelStreamError("The model answered with JSON instead of an event stream; is streaming supported?");
     }
-    yield { type: "messageStart", role: "assistant" };
-    yield* openAIEvents(sseEvents(response.body, signal));
+    return response.body;
   }
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// `node bench/models.mjs`: the 50,000-chunk streams of bench/models-fixtures.ts through
+// eventsource-parser alone, eventsource-parser + JSON.parse, and each provider. Rounds are
+// interleaved and the best time of each is kept, so other load on the machine skews little.
+// The sources are bundled with esbuild first (Node cannot import the .ts files directly).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
+const out = join(dir, "models.mjs");
+await build({
+  stdin: {
+    contents: `export * from "./bench/models-fixtures.ts";
+      export { OpenAIChatModel } from "./src/models/openai.ts";
+      export { AnthropicModel } from "./src/models/anthropic.ts";`,
+    resolveDir: root,
+    loader: "ts",
+  },
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  outfile: out,
+  logLevel: "error",
+});
+const m = await import(pathToFileURL(out).href);
+rmSync(dir, { recursive: true, force: true });
+
+const rounds = Number(process.argv[2] ?? 15);
+const streams = {
+  openai: { pieces: m.openAIChunks(), model: (f) => new m.OpenAIChatModel({ model: "m", fetch: f, retry: false }) },
+  anthropic: { pieces: m.anthropicChunks(), model: (f) => new m.AnthropicModel({ model: "m", maxTokens: 1, fetch: f, retry: false }) },
+};
+for (const [name, s] of Object.entries(streams)) {
+  const model = s.model(m.fetchOf(s.pieces));
+  const cases = {
+    "eventsource-parser alone": () => m.bareParser(s.pieces, false),
+    "eventsource-parser + JSON.parse": () => m.bareParser(s.pieces, true),
+    [`${name} model.stream`]: () => m.drain(model.stream([], { toolSpecs: [] })),
+  };
+  const best = Object.fromEntries(Object.keys(cases).map((k) => [k, Infinity]));
+  for (let r = 0; r < rounds + 2; r++) {
+    for (const [k, run] of Object.entries(cases)) {
+      const t = performance.now();
+      await run();
+      const ms = performance.now() - t;
+      if (r >= 2) best[k] = Math.min(best[k], ms); // two warm-up rounds
+    }
+  }
+  const base = best["eventsource-parser alone"];
+  const withJson = best["eventsource-parser + JSON.parse"];
+  console.log(`\n${name}: ${s.pieces.length} chunks, best of ${rounds} interleaved rounds`);
+  for (const [k, ms] of Object.entries(best)) {
+    console.log(`  ${k.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x parser  ${(ms / withJson).toFixed(2)}x parser+JSON`);
+  }
+}

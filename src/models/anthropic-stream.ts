@@ -9,8 +9,8 @@ import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
 import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
-// Loose objects: the API adds fields and block types over time (citations,
-// server tools); wrong types are still rejected before they reach a tool input.
+// z.object strips unknown keys, so fields and block types the API adds over time (citations,
+// server tools) are tolerated; wrong types are still rejected before they reach a tool input.
 const index = z.number().int().nonnegative();
 const num = z.number().nullish();
 const usageSchema = z.object({

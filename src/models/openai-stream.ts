@@ -9,8 +9,8 @@ import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
 import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
-// Loose objects: servers add fields of their own (OpenRouter's `reasoning_details`,
-// vLLM's `stop_reason`…); a wrong type is still rejected before it reaches a tool input.
+// z.object strips unknown keys, so fields servers add (OpenRouter's `reasoning_details`,
+// vLLM's `stop_reason`…) are tolerated; a wrong type is still rejected before it reaches a tool input.
 const str = z.string().nullish();
 const num = z.number().nullish();
 const toolCallDelta = z.object({

@@ -2,11 +2,12 @@
 // receives show the tool results are sent back in each provider's format.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { Agent, messageText, tool } from "../../src/index.js";
+import { AfterModelCallEvent, Agent, messageText, tool } from "../../src/index.js";
+import { ContextWindowOverflowError } from "../../src/models/errors.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
 import { OpenAIChatModel } from "../../src/models/openai.js";
-import { fixture, sseReply, startServer, type TestServer } from "./helpers.js";
+import { fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -129,4 +130,27 @@ describe("Agent + AnthropicModel", () => {
       { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
     ]);
   });
+});
+
+test("a hook clears context on ContextWindowOverflowError and retries the call", async () => {
+  server.reply(jsonReply(400, fixture("anthropic", "overflow.json")), sseReply(fixture("anthropic", "text.sse")));
+  const history = [
+    { role: "user" as const, content: [{ type: "text" as const, text: "x".repeat(1000) }] },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: "long answer" }] },
+  ];
+  const agent = new Agent({ model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64 }), messages: history });
+  const seen: unknown[] = [];
+  agent.hooks.addCallback(AfterModelCallEvent, (e) => {
+    seen.push(e.error);
+    if (e.error instanceof ContextWindowOverflowError) {
+      agent.messages.splice(0, agent.messages.length - 1);
+      e.retry = true;
+    }
+  });
+  const result = await agent.invoke("Short question");
+  expect(result.stopReason).toBe("endTurn");
+  expect(seen[0]).toBeInstanceOf(ContextWindowOverflowError);
+  expect(server.received).toHaveLength(2);
+  expect(server.received[0]!.body.messages).toHaveLength(3);
+  expect(server.received[1]!.body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Short question" }] }]);
 });

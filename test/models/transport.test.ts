@@ -153,3 +153,27 @@ test.each(transcripts)("%s %s: any split of the bytes gives the same events", as
     { numRuns: 60 },
   );
 });
+
+test("any JSON value as a chunk gives events or a typed error, never a crash", async () => {
+  const { OpenAIStreamDecoder } = await import("../../src/models/openai-stream.js");
+  const { AnthropicStreamDecoder } = await import("../../src/models/anthropic-stream.js");
+  const { KabooError } = await import("../../src/errors.js");
+  const chunk = fc.oneof(
+    fc.jsonValue(),
+    fc.record({ choices: fc.array(fc.record({ delta: fc.jsonValue(), finish_reason: fc.jsonValue() }, { requiredKeys: [] })) }),
+    fc.record({ type: fc.constantFrom("content_block_start", "content_block_delta", "message_delta", "error"), index: fc.jsonValue(), delta: fc.jsonValue(), content_block: fc.jsonValue() }),
+  );
+  fc.assert(
+    fc.property(fc.array(chunk, { maxLength: 8 }), (chunks) => {
+      for (const decoder of [new OpenAIStreamDecoder(), new AnthropicStreamDecoder()]) {
+        const out: unknown[] = [];
+        try {
+          for (const c of chunks) decoder.push({ data: JSON.stringify(c) }, out as never[]);
+        } catch (e) {
+          if (!(e instanceof KabooError)) throw e;
+        }
+      }
+    }),
+    { numRuns: 300 },
+  );
+});

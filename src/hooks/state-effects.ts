@@ -193,8 +193,17 @@ export class StateEffectsHook implements HookProvider {
     }
     const partial = partialSchema.safeParse(change);
     if (!isObject(change) || !partial.success) return fail("a mapper must return JSON Patch ops, a partial JSON object, or null.");
+    // One add/replace per top-level key is the exact delta of a shallow merge; a deep
+    // compare() would also address nested keys, and a nested "__proto__" gives ops that
+    // fast-json-patch (and so every AG-UI client) refuses to apply.
+    if (Object.hasOwn(partial.data, "__proto__")) return fail('a partial object may not set "__proto__".');
     const next = { ...structuredClone(before), ...partial.data };
-    return { state: next, ops: jsonpatch.compare(before, next) };
+    const ops: Operation[] = Object.entries(partial.data).map(([key, value]) => ({
+      op: Object.hasOwn(before, key) ? "replace" : "add",
+      path: `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+      value: structuredClone(value),
+    }));
+    return { state: next, ops };
   }
 
   #config(invocationState: InvocationState): StateEffectsConfig | undefined {

@@ -16,6 +16,7 @@ import { approvalDecisions } from "../hooks/approval-run.js";
 import { FORWARDED_PROPS_KEY } from "../hooks/forwarded-props-hook.js";
 import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, createSessionExchange } from "../hooks/session-exchange.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
+import { stateDeltas } from "../hooks/state-effects.js";
 import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
@@ -91,8 +92,15 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
 
     let result: AgentResult | undefined;
     const stream = agent.stream(resume.length ? toInterruptResponses(resume) : undefined, o.signal ? { invocationState, signal: o.signal } : { invocationState });
+    const deltas = stateDeltas(invocationState);
+    let sentDeltas = deltas.length;
     for await (const event of stream) {
       for (const e of mapper.map(event)) yield e;
+      // State effects run in AfterToolCall hooks, before the result event is emitted.
+      while (sentDeltas < deltas.length) {
+        const ops = deltas[sentDeltas++]?.ops ?? [];
+        if (ops.length) yield { type: EventType.STATE_DELTA, timestamp: Date.now(), delta: ops } as BaseEvent;
+      }
       if (event.type === "result") result = event.result;
     }
     for (const e of mapper.closeAll()) yield e;

@@ -99,3 +99,23 @@ describe("runAgui resume errors", () => {
     expect(types(events)).toContain("TEXT_MESSAGE_END");
   });
 });
+
+describe("runAgui state", () => {
+  test("state effects stream as STATE_DELTA and the final STATE_SNAPSHOT carries the new state", async () => {
+    const { StateEffectsHook, STATE_EFFECTS_KEY } = await import("../../src/hooks/state-effects.js");
+    const ledger: Ledger = { transfers: [] };
+    const agent = bankRunner(ledger);
+    agent.hooks.addHook(new StateEffectsHook());
+    const grants = [{ tool: "transfer", scope: "always", subjectKey: "to:hal", grantedAt: 1 }];
+    const events = await collect(runAgui({
+      agent,
+      prepare: (s) => void (s[STATE_EFFECTS_KEY] = [{ tool: "transfer", map: ({ input, state }: { input: { amount: number }; state: { spent?: number } }) => ({ spent: (state.spent ?? 0) + input.amount }) }]),
+      input: input({ messages: [user("pay hal 6")], state: { spent: 10 }, forwardedProps: { kaboo_grants: grants } }),
+    }));
+    expect(ledger.transfers).toHaveLength(1);
+    const delta = events.find((e) => e.type === EventType.STATE_DELTA) as unknown as { delta: unknown[] };
+    expect(delta.delta).toEqual([{ op: "replace", path: "/spent", value: 16 }]);
+    const snap = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> };
+    expect(snap.snapshot.spent).toBe(16);
+  });
+});

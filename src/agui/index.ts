@@ -1,0 +1,34 @@
+/**
+ * `kaboo-workflows/agui`: the runner as an AG-UI agent — in the page ({@link KabooAgent}, an
+ * `@ag-ui/client` `AbstractAgent`) and at the edge ({@link createAguiHandler}, `Request` → SSE).
+ * Needs the optional peers `@ag-ui/client` and `rxjs`.
+ *
+ * @example
+ * ```ts
+ * import { createAguiHandler } from "kaboo-workflows/agui";
+ * export default { fetch: createAguiHandler({ agent: () => new Agent({ model, tools }) }) };
+ * ```
+ *
+ * @module
+ */
+export { KabooAgent } from "./kaboo-agent.js";
+export type { KabooAgentConfig } from "./kaboo-agent.js";
+export { runAgui, SESSION_STATE_KEY } from "./run.js";
+export type { AguiRunOptions } from "./run.js";
+export { createAguiHandler, GRANTS_EVENT } from "./handler.js";
+export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./handler.js";
+export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./sse.js";
+export type { SseStreamOptions } from "./sse.js";
+export { AguiEventMapper } from "./events.js";
+export { fromAguiMessages, toAguiMessages, toolMessage } from "./messages.js";
+export type { ConvertedMessages } from "./messages.js";
+export { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
+export { clientTool, installClientTools } from "./client-tools.js";
+export type { ClientToolHandler } from "./client-tools.js";
+export {
+  IndexedDbSessionStore,
+  MemorySessionStore,
+  parseThreadSnapshot,
+  THREAD_SNAPSHOT_VERSION,
+} from "./session-store.js";
+export type { IndexedDbSessionStoreOptions, SessionStore, ThreadSnapshot } from "./session-store.js";

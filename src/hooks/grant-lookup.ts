@@ -5,9 +5,10 @@
  * @module
  */
 import type { InvocationState } from "../agent/events.js";
+import { findVerifiedGrant } from "../grants/accept.js";
 import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../grants/find.js";
 import { parseGrants } from "../grants/grant.js";
-import { filterVerified, type GrantSecret } from "../grants/signing.js";
+import type { GrantSecret } from "../grants/signing.js";
 import { GRANTS_PROP } from "./approval.js";
 import { forwardedPropsOf } from "./approval-run.js";
 import type { Logger } from "./logger.js";
@@ -31,7 +32,11 @@ export class GrantLookup {
       index = this.#load(invocationState);
       this.#cache.set(invocationState, index);
     }
-    return findGrant(await index, query) !== undefined;
+    if (this.#secret === undefined) return findGrant(await index, query) !== undefined;
+    // Verify only the grants that would cover this call: one HMAC each, not one per grant of the run.
+    const { grant, rejected } = await findVerifiedGrant(await index, query, this.#secret);
+    for (const r of rejected) this.#log.warn("unverified grant ignored", { tool: r.grant.tool, reason: r.reason });
+    return grant !== undefined;
   }
 
   async #load(invocationState: InvocationState): Promise<GrantIndex> {
@@ -39,9 +44,6 @@ export class GrantLookup {
     if (!props || !Object.hasOwn(props, GRANTS_PROP)) return indexGrants([]);
     const { grants, rejected } = parseGrants(props[GRANTS_PROP]);
     for (const r of rejected) this.#log.warn("malformed grant ignored", { reason: r.reason });
-    if (this.#secret === undefined) return indexGrants(grants);
-    const { accepted, rejected: unverified } = await filterVerified(grants, this.#secret);
-    for (const r of unverified) this.#log.warn("unverified grant ignored", { tool: r.grant.tool, reason: r.reason });
-    return indexGrants(accepted);
+    return indexGrants(grants);
   }
 }

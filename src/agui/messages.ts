@@ -218,3 +218,28 @@ function mergeUsers(messages: Message[]): Message[] {
   }
   return out;
 }
+
+/**
+ * The person's attachments in a run's messages (image/document parts of user messages), as
+ * entries for the ReferenceHook's registry. Ids: the part's own id, else `<messageId>:<index>`.
+ */
+export function collectReferences(input: readonly AguiMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const m of input) {
+    if (m.role !== "user" || typeof m.content === "string") continue;
+    (m.content as (Part & { id?: string })[]).forEach((p, index) => {
+      if ((p.type !== "image" && p.type !== "document") || !p.source || typeof p.source.value !== "string") return;
+      const meta = (p.metadata ?? {}) as { name?: unknown };
+      const entry: Record<string, unknown> = {
+        id: p.id ?? `${m.id}:${index}`,
+        name: typeof meta.name === "string" ? meta.name : `${p.type}-${out.length + 1}`,
+        mimeType: p.source.mimeType ?? (p.type === "image" ? "image/png" : "application/octet-stream"),
+        size: p.source.type === "data" ? Math.floor((p.source.value.length * 3) / 4) : 0,
+      };
+      if (p.source.type === "data") entry.data = p.source.value;
+      else entry.url = p.source.value;
+      out.push(entry);
+    });
+  }
+  return out;
+}

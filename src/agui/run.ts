@@ -17,10 +17,11 @@ import { FORWARDED_PROPS_KEY } from "../hooks/forwarded-props-hook.js";
 import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, createSessionExchange } from "../hooks/session-exchange.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
+import { createReferenceRegistry } from "../hooks/references/registry.js";
 import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
-import { fromAguiMessages, toAguiMessages } from "./messages.js";
+import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
 
 /** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
 export const SESSION_STATE_KEY = "kaboo_session";
@@ -75,6 +76,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     restoreSessionState(agent, invocationState);
     // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
     exchange.publishesApprovals = true;
+    // The person's attachments, for a ReferenceHook (a host's prepare() may replace the registry).
+    createReferenceRegistry(invocationState, collectReferences(input.messages ?? []));
     await o.prepare?.(invocationState);
     installClientTools(agent, input.tools ?? [], o.clientToolHandlers ?? {});
 

@@ -119,3 +119,26 @@ describe("runAgui state", () => {
     expect(snap.snapshot.spent).toBe(16);
   });
 });
+
+describe("runAgui attachments", () => {
+  test("image and document parts of user messages fill the ReferenceHook's registry", async () => {
+    const { getReferenceRegistry } = await import("../../src/hooks/references/registry.js");
+    let seen: unknown;
+    const agent = bankRunner({ transfers: [] });
+    const png = btoa("fake png bytes");
+    const message = {
+      id: "u1", role: "user" as const,
+      content: [
+        { type: "text" as const, text: "look" },
+        { type: "image" as const, source: { type: "data" as const, value: png, mimeType: "image/png" }, metadata: { name: "shot.png" } },
+        { type: "document" as const, source: { type: "url" as const, value: "https://example.com/a.pdf", mimeType: "application/pdf" } },
+      ],
+    };
+    await collect(runAgui({ agent, input: input({ messages: [message] }), prepare: (s) => void (seen = getReferenceRegistry(s)) }));
+    const registry = seen as { list(): { id: string; name: string; mimeType: string }[] };
+    expect(registry.list().map((r) => [r.id, r.name, r.mimeType])).toEqual([
+      ["u1:1", "shot.png", "image/png"],
+      ["u1:2", "document-2", "application/pdf"],
+    ]);
+  });
+});

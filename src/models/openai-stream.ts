@@ -209,11 +209,33 @@ function parseChunk(data: string): Chunk {
   } catch (e) {
     throw new ModelStreamError(`The model sent a chunk that is not JSON: ${data.slice(0, 200)}`, { cause: e });
   }
+  if (isTextChunk(json)) return json;
   const parsed = chunkSchema.safeParse(json);
   if (!parsed.success) {
     throw new ModelStreamError(`The model sent a malformed chunk: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
   }
   return parsed.data;
+}
+
+const TEXT_FIELDS = ["content", "reasoning_content", "reasoning"] as const;
+
+/**
+ * The hot path: a chunk carrying only text or reasoning (most of a stream), checked by hand.
+ * Anything that can become a tool input (tool_calls), usage or an error goes through zod.
+ */
+function isTextChunk(json: unknown): json is Chunk {
+  const j = json as { choices?: unknown; usage?: unknown; error?: unknown } | null;
+  if (typeof j !== "object" || j === null || j.error !== undefined || j.usage != null) return false;
+  if (!Array.isArray(j.choices) || j.choices.length !== 1) return false;
+  const c = j.choices[0] as { index?: unknown; finish_reason?: unknown; delta?: Record<string, unknown> | null } | null;
+  if (typeof c !== "object" || c === null) return false;
+  if (c.index != null && typeof c.index !== "number") return false;
+  if (c.finish_reason != null && typeof c.finish_reason !== "string") return false;
+  const d = c.delta;
+  if (d == null) return true;
+  if (typeof d !== "object" || d.tool_calls != null) return false;
+  for (const k of TEXT_FIELDS) if (d[k] != null && typeof d[k] !== "string") return false;
+  return true;
 }
 
 function toUsage(u: NonNullable<Chunk["usage"]>): Usage | undefined {

@@ -1,0 +1,321 @@
+/**
+ * What Graph and Swarm share: the orchestrator's registry and interrupt state, resume checks,
+ * and running one node with its hook events, timeout and nested interrupts.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { Agent } from "../agent/agent.js";
+import {
+  AfterNodeCallEvent,
+  BeforeNodeCallEvent,
+  MultiAgentInitializedEvent,
+  type InvocationState,
+  type Orchestrator,
+} from "../agent/events.js";
+import { HookRegistry, type HookProvider } from "../agent/hooks.js";
+import {
+  InterruptSignal,
+  InterruptState,
+  interruptResponsesSchema,
+  type Interrupt,
+  type InterruptResponse,
+} from "../agent/interrupt.js";
+import { messageText, type JsonValue } from "../agent/messages.js";
+import { InvalidInterruptResponseError, PendingInterruptsError, UnknownInterruptIdError, UserError, describe } from "../errors.js";
+import {
+  MultiAgentTimeoutError,
+  type MultiAgentEventSink,
+  type MultiAgentResult,
+  type NodeExecutor,
+  type NodeResult,
+} from "./types.js";
+
+/** `invocationState` key of the stream path of the orchestrator a node runs in (a dot path). */
+export const STREAM_PATH_KEY = "kabooStreamPath";
+
+/** What a Graph node may be. */
+export type MultiAgentNode = Agent | MultiAgentBase | NodeExecutor;
+
+/** Options every orchestrator takes. */
+export interface MultiAgentOptions {
+  /** Used in events, interrupts and stream paths. */
+  name: string;
+  /** Hooks registered on the orchestrator's own registry. Default `[]`. */
+  hooks?: HookProvider[];
+  /** Per-node timeout in ms. Default: none. */
+  nodeTimeoutMs?: number;
+  /** Timeout of one invocation in ms. Default: none. */
+  totalTimeoutMs?: number;
+  /** Receives node start/stop and handoff events. Default: none. */
+  onEvent?: MultiAgentEventSink;
+}
+
+/** Options of one orchestrator invocation. */
+export interface MultiAgentInvokeOptions {
+  /** Per-run data, handed to every hook event and (as a shallow copy) to every node. Default `{}`. */
+  invocationState?: InvocationState;
+  /** Cancels the run: running nodes are aborted and the result is `cancelled`. */
+  signal?: AbortSignal;
+}
+
+/** A node's paused execution, kept (as JSON) in the orchestrator's interrupt context. */
+export interface PausedNode {
+  input: string;
+  /** Whether the node itself ran (else a BeforeNodeCall hook paused before it started). */
+  started: boolean;
+  /** The node's own interrupt state (`toJSON()`), so a fresh node object can resume. */
+  state: JsonValue | null;
+}
+
+export const pausedNodeSchema = z.object({ input: z.string(), started: z.boolean(), state: z.unknown() });
+
+/** What running one node gave. */
+export type NodeStep =
+  | { kind: "done"; result: NodeResult; cancelled: boolean }
+  | { kind: "paused"; paused: PausedNode; result: NodeResult };
+
+/** Base of Graph and Swarm. */
+export abstract class MultiAgentBase implements Orchestrator {
+  readonly name: string;
+  /** The orchestrator's own hook registry (node, handoff and multi-agent events). */
+  readonly hooks: HookRegistry = new HookRegistry();
+  /** Interrupts of a paused orchestration; its `context` holds the run's progress (JSON). */
+  interruptState: InterruptState = new InterruptState();
+  /** `graph` or `swarm` (EventPublisher's `multiagent_type`). */
+  abstract readonly type: string;
+  protected readonly nodeTimeoutMs: number | undefined;
+  protected readonly totalTimeoutMs: number | undefined;
+  protected readonly onEvent: MultiAgentEventSink | undefined;
+  #initialized = false;
+  #running = false;
+
+  constructor(options: MultiAgentOptions) {
+    if (typeof options.name !== "string" || !options.name) throw new UserError("An orchestrator needs a non-empty name.");
+    for (const [k, v] of [["nodeTimeoutMs", options.nodeTimeoutMs], ["totalTimeoutMs", options.totalTimeoutMs]] as const) {
+      if (v !== undefined && !(v > 0)) throw new UserError(`${k} must be a positive number of milliseconds, got ${v}.`);
+    }
+    this.name = options.name;
+    this.nodeTimeoutMs = options.nodeTimeoutMs;
+    this.totalTimeoutMs = options.totalTimeoutMs;
+    this.onEvent = options.onEvent;
+    for (const h of options.hooks ?? []) this.hooks.addHook(h);
+  }
+
+  /**
+   * Runs the orchestration, or resumes a paused one when `input` is a list of interrupt answers.
+   * @throws UnknownInterruptIdError, PartialResumeError, InvalidInterruptResponseError, PendingInterruptsError
+   *   for resume mistakes; UserError when already running.
+   */
+  abstract invoke(input: string | InterruptResponse[], options?: MultiAgentInvokeOptions): Promise<MultiAgentResult>;
+
+  /** Validates the input against the interrupt state; fires MultiAgentInitializedEvent once. */
+  protected async begin(input: string | InterruptResponse[], invocationState: InvocationState): Promise<{ resuming: boolean; task: string }> {
+    if (this.#running) throw new UserError(`Orchestrator "${this.name}" is already running.`);
+    const state = this.interruptState;
+    let resuming = false;
+    if (Array.isArray(input)) {
+      const parsed = interruptResponsesSchema.safeParse(input);
+      if (!parsed.success) throw new InvalidInterruptResponseError("(resume)", `malformed resume payload: ${z.prettifyError(parsed.error)}`);
+      if (!state.activated) throw new UnknownInterruptIdError(parsed.data[0]?.interruptResponse.interruptId ?? "", []);
+      state.resume(parsed.data);
+      resuming = true;
+    } else {
+      if (typeof input !== "string") throw new UserError("An orchestrator's task must be a string.");
+      if (state.activated) throw new PendingInterruptsError(state.pendingIds());
+    }
+    this.#running = true;
+    try {
+      if (!this.#initialized) {
+        this.#initialized = true;
+        await this.hooks.invoke(new MultiAgentInitializedEvent(this, invocationState));
+      }
+    } catch (error) {
+      this.#running = false;
+      throw error;
+    }
+    return { resuming, task: typeof input === "string" ? input : "" };
+  }
+
+  /** Marks the invocation finished (call in `finally`). */
+  protected end(): void {
+    this.#running = false;
+  }
+
+  /** The stream path of a node execution: `<parent path>.<orchestrator>.<node>` plus `#N` from the 2nd run. */
+  protected executionId(invocationState: InvocationState, nodeId: string, count: number): string {
+    const parent = invocationState[STREAM_PATH_KEY];
+    const base = typeof parent === "string" && parent ? `${parent}.${this.name}` : this.name;
+    return `${base}.${nodeId}${count > 1 ? `#${count}` : ""}`;
+  }
+
+  /** Records a paused node's interrupts on the orchestrator as `node:<nodeId>:<innerId>`. */
+  protected collectNodeInterrupts(nodeId: string, inner: readonly Interrupt[]): void {
+    for (const i of inner) {
+      const id = `node:${nodeId}:${i.id}`;
+      const outer: Interrupt = { id, name: i.name };
+      if (i.reason !== undefined) outer.reason = i.reason;
+      this.interruptState.interrupts.set(id, outer);
+    }
+  }
+
+  /** Answers for a node's own interrupts, mapped back to the node's ids. */
+  protected answersFor(nodeId: string): InterruptResponse[] {
+    const prefix = `node:${nodeId}:`;
+    const out: InterruptResponse[] = [];
+    for (const i of this.interruptState.interrupts.values()) {
+      if (i.id.startsWith(prefix) && i.response !== undefined) {
+        out.push({ interruptResponse: { interruptId: i.id.slice(prefix.length), response: i.response } });
+      }
+    }
+    return out;
+  }
+
+  /** Forgets the interrupts of a node that finished. */
+  protected dropNodeInterrupts(nodeId: string): void {
+    for (const id of [...this.interruptState.interrupts.keys()]) {
+      if (id.startsWith(`node:${nodeId}:`) || id.startsWith(`hook:beforeNodeCall:${nodeId}:`)) this.interruptState.interrupts.delete(id);
+    }
+  }
+
+  /**
+   * Runs one node: BeforeNodeCall (cancel / interrupt) → the node, raced against its timeout and
+   * the run's signal → AfterNodeCall. Never throws for a node's failure: it is the result.
+   */
+  protected async executeNode(o: {
+    nodeId: string;
+    node: MultiAgentNode;
+    input: string;
+    executionId: string;
+    invocationState: InvocationState;
+    signal: AbortSignal;
+    /** The paused execution this call resumes, if any. */
+    resume?: PausedNode;
+  }): Promise<NodeStep> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    const before = new BeforeNodeCallEvent(this, o.invocationState, o.nodeId);
+    try {
+      await this.hooks.invoke(before);
+    } catch (error) {
+      if (error instanceof InterruptSignal) {
+        return { kind: "paused", paused: { input: o.input, started: false, state: null }, result: { status: "interrupted", durationMs: elapsed() } };
+      }
+      return this.#finish(o, { status: "failed", error: describe(error), durationMs: elapsed() }, error, false);
+    }
+    if (before.cancelNode !== false) {
+      const message = typeof before.cancelNode === "string" && before.cancelNode ? before.cancelNode : `Node "${o.nodeId}" was cancelled.`;
+      return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
+    }
+    this.onEvent?.({ type: "multiagent_node_start", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId, ...parentIds(o.invocationState) });
+    const controller = new AbortController();
+    const onOuter = () => controller.abort(o.signal.reason);
+    if (o.signal.aborted) onOuter();
+    else o.signal.addEventListener("abort", onOuter, { once: true });
+    const timer =
+      this.nodeTimeoutMs === undefined
+        ? undefined
+        : setTimeout(() => controller.abort(new MultiAgentTimeoutError(`Node "${o.nodeId}"`, this.nodeTimeoutMs as number)), this.nodeTimeoutMs);
+    const childState: InvocationState = { ...o.invocationState, [STREAM_PATH_KEY]: o.executionId };
+    try {
+      const run = runNode(o.node, o.nodeId, o.input, childState, controller.signal, o.resume?.started ? o.resume : undefined, this.answersFor(o.nodeId));
+      const out = await raceAbort(run, controller.signal);
+      if (out.kind === "paused") {
+        this.collectNodeInterrupts(o.nodeId, out.interrupts);
+        const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
+        this.onEvent?.({
+          type: "multiagent_node_stop", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId,
+          status: "interrupted", interruptIds: out.interrupts.map((i) => `node:${o.nodeId}:${i.id}`),
+        });
+        return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
+      }
+      return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
+    } catch (error) {
+      const reason = controller.signal.aborted ? controller.signal.reason ?? error : error;
+      return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      o.signal.removeEventListener("abort", onOuter);
+    }
+  }
+
+  async #finish(o: { nodeId: string; executionId: string; invocationState: InvocationState }, result: NodeResult, error: unknown, cancelled: boolean): Promise<NodeStep> {
+    this.dropNodeInterrupts(o.nodeId);
+    const stop: { text?: string; error?: string } = {};
+    if (result.result) stop.text = result.result.text;
+    if (result.error !== undefined) stop.error = result.error;
+    this.onEvent?.({ type: "multiagent_node_stop", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId, status: cancelled ? "cancelled" : result.status, ...stop });
+    try {
+      await this.hooks.invoke(new AfterNodeCallEvent(this, o.invocationState, o.nodeId, result, error));
+    } catch (e) {
+      // An After hook cannot undo the node; its failure is recorded on the node, not lost.
+      if (!(e instanceof InterruptSignal)) result = { ...result, status: "failed", error: describe(e) };
+    }
+    return { kind: "done", result, cancelled };
+  }
+}
+
+function parentIds(state: InvocationState): { parentExecutionId?: string; parentToolCallId?: string } {
+  const out: { parentExecutionId?: string; parentToolCallId?: string } = {};
+  const path = state[STREAM_PATH_KEY];
+  if (typeof path === "string" && path) out.parentExecutionId = path;
+  const call = state["delegationId"];
+  if (typeof call === "string" && call) out.parentToolCallId = call;
+  return out;
+}
+
+type RunOut = { kind: "done"; output: { text: string; value?: JsonValue } } | { kind: "paused"; interrupts: Interrupt[]; state: JsonValue };
+
+async function runNode(
+  node: MultiAgentNode,
+  nodeId: string,
+  input: string,
+  invocationState: InvocationState,
+  signal: AbortSignal,
+  resume: PausedNode | undefined,
+  answers: InterruptResponse[],
+): Promise<RunOut> {
+  if (node instanceof Agent || node instanceof MultiAgentBase) {
+    // A fresh node object (restored page) gets its paused state back from the orchestrator's context.
+    if (resume && !node.interruptState.activated && resume.state !== null) node.interruptState = InterruptState.fromJSON(resume.state);
+    const arg = resume ? answers : input;
+    if (node instanceof Agent) {
+      const r = await node.invoke(arg, { invocationState, signal });
+      if (r.stopReason === "interrupt") return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
+      if (r.stopReason === "cancelled" && signal.aborted) throw signal.reason;
+      return { kind: "done", output: { text: messageText(r.message) } };
+    }
+    const r = await node.invoke(arg, { invocationState, signal });
+    if (r.status === "interrupted") return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
+    if (r.status !== "completed") throw new Error(r.reason ?? `Nested ${node.type} "${node.name}" ended ${r.status}.`);
+    return { kind: "done", output: { text: orchestrationText(r), value: { status: r.status, executionOrder: r.executionOrder } } };
+  }
+  const value = await node.execute(input, { nodeId, invocationState, signal });
+  if (typeof value === "string") return { kind: "done", output: { text: value } };
+  const json = JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
+  return { kind: "done", output: { text: JSON.stringify(json), value: json } };
+}
+
+/** The text of an orchestration: the outputs of its last-run nodes that nothing ran after. */
+export function orchestrationText(r: MultiAgentResult): string {
+  const last = r.executionOrder.at(-1);
+  return last === undefined ? "" : (r.results[last]?.result?.text ?? "");
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

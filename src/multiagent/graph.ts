@@ -1,0 +1,244 @@
+/**
+ * Graph: nodes (agents, nested orchestrators, code) joined by conditional edges; ready nodes
+ * run in parallel; cycles only under a node-execution bound.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import { AfterMultiAgentInvocationEvent, BeforeMultiAgentInvocationEvent, type InvocationState } from "../agent/events.js";
+import { InvalidStateError } from "../errors.js";
+import type { InterruptResponse } from "../agent/interrupt.js";
+import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentNode, type MultiAgentOptions, type PausedNode } from "./base.js";
+import { readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
+import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
+
+export type { GraphEdge, GraphView } from "./graph-schedule.js";
+
+/** Options of {@link Graph}. */
+export interface GraphOptions extends MultiAgentOptions {
+  nodes: Record<string, MultiAgentNode>;
+  edges?: GraphEdge[];
+  /** Nodes that start the graph. Default: the nodes without incoming edges. */
+  entryPoints?: string[];
+  /** Bound on node executions per invocation; required when the edges form a cycle. Default: unbounded. */
+  maxNodeExecutions?: number;
+}
+
+/** The outcome of {@link Graph.invoke}. */
+export type GraphResult = MultiAgentResult;
+
+const runSchema = z.object({
+  kind: z.literal("graph"),
+  task: z.string(),
+  seq: z.number().int(),
+  starts: z.record(z.string(), z.number()),
+  completions: z.record(z.string(), z.number()),
+  entryPending: z.array(z.string()),
+  executions: z.number().int(),
+  counts: z.record(z.string(), z.number().int()),
+  results: z.record(z.string(), z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() })),
+  executionOrder: z.array(z.string()),
+  cancelledNodes: z.array(z.string()),
+  paused: z.record(z.string(), pausedNodeSchema),
+});
+type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & { results: Record<string, NodeResult>; paused: Record<string, PausedNode> };
+
+/**
+ * A graph of nodes. **When a node runs:** it has an incoming edge whose source completed after
+ * the node last started and whose `condition` (if any) holds on the state so far, and none of
+ * its predecessors can still run first (is running, or is reachable from a running or ready
+ * node without passing through it). So joins wait for every branch that can still arrive,
+ * branches whose conditions fail do not block, and a feedback edge re-runs its target.
+ * Ready nodes run in parallel. A failed node's edges never fire; other branches go on.
+ *
+ * **Status:** `interrupted` (a node or a BeforeNodeCall hook paused; resume with
+ * `invoke([{ interruptResponse }])`), else `failed` (a node failed, `maxNodeExecutions` was
+ * reached, `totalTimeoutMs` passed, or nodes wait on each other forever — `reason` says which),
+ * else `cancelled` (a hook cancelled a node, or the signal aborted), else `completed`.
+ *
+ * @example
+ * ```ts
+ * const graph = new Graph({
+ *   name: "report",
+ *   nodes: { research, fact_check: checker, write: writer },
+ *   edges: [{ from: "research", to: "fact_check", condition: (s) => s.results.research?.status === "completed" }, { from: "research", to: "write" }, { from: "fact_check", to: "write" }],
+ * });
+ * const result = await graph.invoke("Q3 summary");
+ * ```
+ */
+export class Graph extends MultiAgentBase {
+  readonly type = "graph";
+  readonly nodes: Readonly<Record<string, MultiAgentNode>>;
+  readonly edges: readonly GraphEdge[];
+  readonly entryPoints: readonly string[];
+  readonly maxNodeExecutions: number;
+
+  /**
+   * @param options - See {@link GraphOptions}: `edges = []`, `entryPoints` = nodes without incoming
+   *   edges, `maxNodeExecutions` = unbounded (required with cycles), `hooks = []`, no timeouts.
+   * @throws UserError for an unknown node in an edge or entry point, no entry point, or a cycle without a bound.
+   */
+  constructor(options: GraphOptions) {
+    super(options);
+    this.nodes = { ...options.nodes };
+    this.edges = [...(options.edges ?? [])];
+    const checked = validateGraph(this.nodes, this.edges, options.entryPoints, options.maxNodeExecutions);
+    this.entryPoints = checked.entryPoints;
+    this.maxNodeExecutions = options.maxNodeExecutions ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Runs the graph on `task`, or resumes it with interrupt answers.
+   * @param input - The task, or `[{ interruptResponse: { interruptId, response } }]`.
+   * @param options - `invocationState` (default `{}`), `signal`.
+   * @returns The {@link GraphResult}.
+   */
+  async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<GraphResult> {
+    const invocationState = options.invocationState ?? {};
+    const { resuming, task } = await this.begin(input, invocationState);
+    const started = performance.now();
+    let result: GraphResult | undefined;
+    let failure: unknown;
+    try {
+      await this.hooks.invoke(new BeforeMultiAgentInvocationEvent(this, invocationState));
+      const run = resuming ? this.#load() : this.#fresh(task);
+      result = await this.#execute(run, invocationState, options.signal, started);
+      return result;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      try {
+        await this.hooks.invoke(new AfterMultiAgentInvocationEvent(this, invocationState, result, failure));
+      } finally {
+        this.end();
+      }
+    }
+  }
+
+  #fresh(task: string): GraphRun {
+    return {
+      kind: "graph", task, seq: 0, starts: {}, completions: {}, entryPending: [...this.entryPoints], executions: 0,
+      counts: {}, results: {}, executionOrder: [], cancelledNodes: [], paused: {},
+    };
+  }
+
+  #load(): GraphRun {
+    const parsed = runSchema.safeParse(this.interruptState.context);
+    if (!parsed.success) throw new InvalidStateError(`The paused graph's context is malformed: ${z.prettifyError(parsed.error)}`);
+    for (const id of Object.keys(parsed.data.paused)) if (!(id in this.nodes)) throw new InvalidStateError(`The paused graph names unknown node "${id}".`);
+    return parsed.data as unknown as GraphRun;
+  }
+
+  async #execute(run: GraphRun, invocationState: InvocationState, outer: AbortSignal | undefined, started: number): Promise<GraphResult> {
+    const controller = new AbortController();
+    const onOuter = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener("abort", onOuter, { once: true });
+    let reason: string | undefined;
+    let timedOut = false;
+    const timer =
+      this.totalTimeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort(new MultiAgentTimeoutError(`Graph "${this.name}"`, this.totalTimeoutMs as number));
+          }, this.totalTimeoutMs);
+    const running = new Map<string, Promise<void>>();
+    const toResume = Object.entries(run.paused);
+    run.paused = {};
+    let pausing = false;
+    const start = (id: string, resume?: PausedNode) => {
+      const fresh = !resume?.started;
+      const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && run.completions[e.from] !== undefined && run.completions[e.from] > (run.starts[id] ?? -1)).map((e) => e.from);
+      if (fresh && !resume) {
+        run.executions++;
+        run.counts[id] = (run.counts[id] ?? 0) + 1;
+        run.executionOrder.push(id);
+      }
+      run.starts[id] = run.seq++;
+      run.entryPending = run.entryPending.filter((e) => e !== id);
+      const input = resume?.input ?? this.#input(run, id, fromIds);
+      const p = (async () => {
+        if (fromIds.length) {
+          await this.hooks.invoke(new HandoffEvent(this, invocationState, fromIds, [id]));
+          this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: fromIds, toNodeIds: [id] });
+        }
+        const step = await this.executeNode({
+          nodeId: id, node: this.nodes[id] as MultiAgentNode, input, invocationState, signal: controller.signal,
+          executionId: this.executionId(invocationState, id, run.counts[id] ?? 1), ...(resume ? { resume } : {}),
+        });
+        run.results[id] = step.result;
+        if (step.kind === "paused") {
+          run.paused[id] = step.paused;
+          pausing = true;
+        } else {
+          if (step.cancelled) run.cancelledNodes.push(id);
+          if (step.result.status === "completed") run.completions[id] = run.seq++;
+        }
+      })().finally(() => running.delete(id));
+      running.set(id, p);
+    };
+    const aborted = new Promise<void>((resolve) => controller.signal.addEventListener("abort", () => resolve(), { once: true }));
+    try {
+      for (const [id, paused] of toResume) start(id, paused);
+      for (;;) {
+        if (!pausing && !controller.signal.aborted && reason === undefined) {
+          const view = this.#view(run, invocationState);
+          const { ready, waiting } = readyNodes(this, run, view, new Set(running.keys()));
+          for (const id of ready) {
+            if (run.executions >= this.maxNodeExecutions) {
+              reason = `maxNodeExecutions (${this.maxNodeExecutions}) reached; node "${id}" did not run.`;
+              break;
+            }
+            start(id);
+          }
+          if (running.size === 0 && waiting.length > 0 && reason === undefined) {
+            reason = `The graph cannot finish: nodes ${waiting.map((w) => `"${w}"`).join(", ")} wait on each other.`;
+          }
+        }
+        if (running.size === 0) break;
+        await Promise.race([...running.values(), aborted]);
+        if (controller.signal.aborted) {
+          // Nodes race the same signal, so they settle promptly; wait for their records.
+          await Promise.allSettled([...running.values()]);
+          break;
+        }
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuter);
+    }
+    if (timedOut) reason = `The graph timed out after ${this.totalTimeoutMs} ms.`;
+    return this.#result(run, reason, controller.signal.aborted && !timedOut, started);
+  }
+
+  #result(run: GraphRun, reason: string | undefined, cancelled: boolean, started: number): GraphResult {
+    const state = this.interruptState;
+    const paused = Object.keys(run.paused).length > 0;
+    if (paused) {
+      state.activated = true;
+      state.context = JSON.parse(JSON.stringify(run)) as typeof state.context;
+    } else state.clear();
+    const failed = reason !== undefined || Object.entries(run.results).some(([id, r]) => r.status === "failed" && !run.cancelledNodes.includes(id));
+    const status = paused ? "interrupted" : failed ? "failed" : cancelled || run.cancelledNodes.length ? "cancelled" : "completed";
+    const out: GraphResult = {
+      status, results: structuredClone(run.results), executionOrder: [...run.executionOrder], cancelledNodes: [...run.cancelledNodes],
+      interrupts: paused ? state.pending() : [], durationMs: performance.now() - started,
+    };
+    if (reason !== undefined) out.reason = reason;
+    return out;
+  }
+
+  #view(run: GraphRun, invocationState: InvocationState): GraphView {
+    return { task: run.task, results: run.results, executionOrder: run.executionOrder, invocationState };
+  }
+
+  #input(run: GraphRun, id: string, fromIds: readonly string[]): string {
+    const parts = fromIds.flatMap((from) => {
+      const text = run.results[from]?.result?.text;
+      return text === undefined ? [] : [`[${from}]\n${text}`];
+    });
+    return parts.length ? `${run.task}\n\nInputs from earlier nodes:\n\n${parts.join("\n\n")}` : run.task;
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * Swarm: agents that pass control to each other with a `handoff_to_agent` tool.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import type { Agent } from "../agent/agent.js";
+import { AfterMultiAgentInvocationEvent, AfterToolCallEvent, BeforeMultiAgentInvocationEvent, type InvocationState } from "../agent/events.js";
+import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
+import type { JsonValue } from "../agent/messages.js";
+import { tool, type AgentTool } from "../agent/tools.js";
+import { InvalidStateError, UserError } from "../errors.js";
+import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentOptions, type PausedNode } from "./base.js";
+import { HandoffEvent, type MultiAgentResult, type NodeResult } from "./types.js";
+
+/** Name of the tool each swarm agent gets. */
+export const HANDOFF_TOOL = "handoff_to_agent";
+const HANDOFFS_KEY = "kabooSwarmHandoffs";
+
+/** Options of {@link Swarm}. */
+export interface SwarmOptions extends MultiAgentOptions {
+  /** The agents (distinct names); each gets a `handoff_to_agent` tool and a hook. */
+  agents: Agent[];
+  /** Name of the first agent. Default: the first of `agents`. */
+  entry?: string;
+  /** Most handoffs per invocation. Default 20. */
+  maxHandoffs?: number;
+  /** Most agent runs per invocation. Default 20. */
+  maxIterations?: number;
+  /** Most consecutive handoffs within one pair of agents (A→B→A→…) before the swarm stops. Default 4. */
+  maxPingPong?: number;
+}
+
+/** One handoff. */
+export interface Handoff {
+  from: string;
+  to: string;
+  message: string;
+}
+
+/** The outcome of {@link Swarm.invoke}: a {@link MultiAgentResult} plus the handoffs made. */
+export interface SwarmResult extends MultiAgentResult {
+  handoffs: Handoff[];
+  /** Context the agents shared through their handoffs. */
+  sharedContext: Record<string, JsonValue>;
+}
+
+const handoffSchema = z.object({ from: z.string(), to: z.string(), message: z.string() });
+const runSchema = z.object({
+  kind: z.literal("swarm"),
+  task: z.string(),
+  current: z.string(),
+  input: z.string(),
+  iterations: z.number().int(),
+  handoffs: z.array(handoffSchema),
+  results: z.record(z.string(), z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() })),
+  executionOrder: z.array(z.string()),
+  cancelledNodes: z.array(z.string()),
+  sharedContext: z.record(z.string(), jsonValueSchema),
+  paused: pausedNodeSchema.nullable(),
+});
+type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & { results: Record<string, NodeResult>; paused: PausedNode | null };
+type Pending = { to: string; message: string; context?: Record<string, JsonValue> };
+
+/**
+ * A swarm of agents. The entry agent gets the task; an agent that calls
+ * `handoff_to_agent({ agent_name, message, context? })` ends its turn and the named agent runs
+ * next with the message, the task and the shared context. The swarm completes when an agent
+ * answers without handing off. It fails (with `reason`) past `maxHandoffs` or `maxIterations`,
+ * or when two agents hand back and forth more than `maxPingPong` times in a row.
+ *
+ * @example
+ * ```ts
+ * const swarm = new Swarm({ name: "support", agents: [triage, billing, tech], maxHandoffs: 5 });
+ * const result = await swarm.invoke("My invoice is wrong");
+ * ```
+ */
+export class Swarm extends MultiAgentBase {
+  readonly type = "swarm";
+  readonly agents: ReadonlyMap<string, Agent>;
+  readonly entry: string;
+  readonly maxHandoffs: number;
+  readonly maxIterations: number;
+  readonly maxPingPong: number;
+
+  /**
+   * @param options - See {@link SwarmOptions}: `entry` = first agent, `maxHandoffs = 20`,
+   *   `maxIterations = 20`, `maxPingPong = 4`, `hooks = []`, no timeouts.
+   * @throws UserError for no agents, duplicate names, an unknown entry or bad limits;
+   *   ToolDefinitionError when an agent already has a `handoff_to_agent` tool.
+   */
+  constructor(options: SwarmOptions) {
+    super(options);
+    if (!options.agents?.length) throw new UserError("A swarm needs at least one agent.");
+    const agents = new Map<string, Agent>();
+    for (const a of options.agents) {
+      if (agents.has(a.name)) throw new UserError(`Two swarm agents are named "${a.name}".`);
+      agents.set(a.name, a);
+    }
+    this.agents = agents;
+    this.entry = options.entry ?? (options.agents[0] as Agent).name;
+    if (!agents.has(this.entry)) throw new UserError(`Entry agent "${this.entry}" is not in the swarm.`);
+    this.maxHandoffs = limit("maxHandoffs", options.maxHandoffs, 20);
+    this.maxIterations = limit("maxIterations", options.maxIterations, 20);
+    this.maxPingPong = limit("maxPingPong", options.maxPingPong, 4);
+    for (const a of options.agents) this.#equip(a);
+  }
+
+  #equip(agent: Agent): void {
+    const others = [...this.agents.keys()].filter((n) => n !== agent.name);
+    const handoff: AgentTool = tool({
+      name: HANDOFF_TOOL,
+      description: `Hand the task to another agent of the swarm: ${others.join(", ") || "(none)"}. Your turn ends.`,
+      inputSchema: z.object({ agent_name: z.string(), message: z.string(), context: z.record(z.string(), jsonValueSchema).optional() }),
+      callback: ({ agent_name, message, context }, ctx) => {
+        if (!others.includes(agent_name)) throw new Error(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
+        const pending = (ctx.invocationState[HANDOFFS_KEY] as Map<Swarm, Pending> | undefined)?.get(this);
+        if (!pending) throw new Error("handoff_to_agent works only inside a swarm run.");
+        Object.assign(pending, { to: agent_name, message }, context ? { context } : {});
+        return `Handing off to ${agent_name}.`;
+      },
+    });
+    agent.addTool(handoff);
+    // The handing agent's turn ends with its handoff: the next agent answers, not this one.
+    agent.hooks.addCallback(AfterToolCallEvent, (e) => {
+      if (e.selectedTool === handoff && e.result.status === "success") e.stopLoop = true;
+    });
+  }
+
+  /**
+   * Runs the swarm on `task`, or resumes it with interrupt answers.
+   * @param input - The task, or `[{ interruptResponse: { interruptId, response } }]`.
+   * @param options - `invocationState` (default `{}`), `signal`.
+   * @returns The {@link SwarmResult}.
+   */
+  async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<SwarmResult> {
+    const invocationState = options.invocationState ?? {};
+    const { resuming, task } = await this.begin(input, invocationState);
+    const started = performance.now();
+    let result: SwarmResult | undefined;
+    let failure: unknown;
+    try {
+      await this.hooks.invoke(new BeforeMultiAgentInvocationEvent(this, invocationState));
+      const run = resuming ? this.#load() : this.#fresh(task);
+      result = await this.#execute(run, invocationState, options.signal ?? new AbortController().signal, started);
+      return result;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      try {
+        await this.hooks.invoke(new AfterMultiAgentInvocationEvent(this, invocationState, result, failure));
+      } finally {
+        this.end();
+      }
+    }
+  }
+
+  #fresh(task: string): SwarmRun {
+    return { kind: "swarm", task, current: this.entry, input: task, iterations: 0, handoffs: [], results: {}, executionOrder: [], cancelledNodes: [], sharedContext: {}, paused: null };
+  }
+
+  #load(): SwarmRun {
+    const parsed = runSchema.safeParse(this.interruptState.context);
+    if (!parsed.success || !this.agents.has(parsed.data.current)) {
+      throw new InvalidStateError(`The paused swarm's context is malformed: ${parsed.success ? `unknown agent "${parsed.data.current}"` : z.prettifyError(parsed.error)}`);
+    }
+    return parsed.data as unknown as SwarmRun;
+  }
+
+  async #execute(run: SwarmRun, invocationState: InvocationState, outer: AbortSignal, started: number): Promise<SwarmResult> {
+    const controller = new AbortController();
+    const onOuter = () => controller.abort(outer.reason);
+    if (outer.aborted) onOuter();
+    else outer.addEventListener("abort", onOuter, { once: true });
+    let timedOut = false;
+    const timer = this.totalTimeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), controller.abort(new Error("total timeout"))), this.totalTimeoutMs);
+    const registry = (invocationState[HANDOFFS_KEY] ??= new Map<Swarm, Pending>()) as Map<Swarm, Pending>;
+    let reason: string | undefined;
+    let stop: "paused" | "failed" | "cancelled" | "completed" = "completed";
+    try {
+      for (;;) {
+        const resume = run.paused ?? undefined;
+        run.paused = null;
+        if (!resume) {
+          if (run.iterations >= this.maxIterations) {
+            reason = `maxIterations (${this.maxIterations}) reached before "${run.current}" could run.`;
+            stop = "failed";
+            break;
+          }
+          run.iterations++;
+          run.executionOrder.push(run.current);
+        }
+        const pending: Pending = { to: "", message: "" };
+        registry.set(this, pending);
+        const count = run.executionOrder.filter((n) => n === run.current).length;
+        const step = await this.executeNode({
+          nodeId: run.current, node: this.agents.get(run.current) as Agent, input: resume?.input ?? run.input, invocationState,
+          signal: controller.signal, executionId: this.executionId(invocationState, run.current, count), ...(resume ? { resume } : {}),
+        });
+        run.results[run.current] = step.result;
+        if (step.kind === "paused") {
+          run.paused = step.paused;
+          stop = "paused";
+          break;
+        }
+        if (step.cancelled) run.cancelledNodes.push(run.current);
+        if (step.result.status !== "completed") {
+          stop = step.cancelled ? "cancelled" : "failed";
+          break;
+        }
+        if (!pending.to) break;
+        if (pending.context) Object.assign(run.sharedContext, pending.context);
+        const handoff: Handoff = { from: run.current, to: pending.to, message: pending.message };
+        if (run.handoffs.length >= this.maxHandoffs) {
+          reason = `maxHandoffs (${this.maxHandoffs}) reached; the handoff ${handoff.from} -> ${handoff.to} was refused.`;
+          stop = "failed";
+          break;
+        }
+        run.handoffs.push(handoff);
+        if (pingPong(run.handoffs) > this.maxPingPong) {
+          reason = `Ping-pong: "${handoff.from}" and "${handoff.to}" handed off to each other more than ${this.maxPingPong} times in a row.`;
+          stop = "failed";
+          break;
+        }
+        await this.hooks.invoke(new HandoffEvent(this, invocationState, [handoff.from], [handoff.to], handoff.message));
+        this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: [handoff.from], toNodeIds: [handoff.to], message: handoff.message });
+        run.current = handoff.to;
+        run.input = this.#input(run, handoff);
+      }
+    } finally {
+      registry.delete(this);
+      if (timer !== undefined) clearTimeout(timer);
+      outer.removeEventListener("abort", onOuter);
+    }
+    if (timedOut) {
+      reason = `The swarm timed out after ${this.totalTimeoutMs} ms.`;
+      stop = "failed";
+    } else if (controller.signal.aborted && stop !== "paused") stop = "cancelled";
+    return this.#result(run, stop, reason, started);
+  }
+
+  #result(run: SwarmRun, stop: string, reason: string | undefined, started: number): SwarmResult {
+    const state = this.interruptState;
+    if (stop === "paused") {
+      state.activated = true;
+      state.context = JSON.parse(JSON.stringify(run)) as typeof state.context;
+    } else state.clear();
+    const status = stop === "paused" ? "interrupted" : stop === "failed" ? "failed" : stop === "cancelled" ? "cancelled" : "completed";
+    const out: SwarmResult = {
+      status, results: structuredClone(run.results), executionOrder: [...run.executionOrder], cancelledNodes: [...run.cancelledNodes],
+      interrupts: stop === "paused" ? state.pending() : [], durationMs: performance.now() - started,
+      handoffs: structuredClone(run.handoffs), sharedContext: structuredClone(run.sharedContext),
+    };
+    if (reason !== undefined) out.reason = reason;
+    return out;
+  }
+
+  #input(run: SwarmRun, h: Handoff): string {
+    const context = Object.keys(run.sharedContext).length ? `\n\nShared context:\n${JSON.stringify(run.sharedContext)}` : "";
+    const others = [...this.agents.keys()].filter((n) => n !== h.to).join(", ");
+    return `${h.from} handed off to you: ${h.message}\n\nOriginal task: ${run.task}${context}\n\nOther agents you can hand off to: ${others}.`;
+  }
+}
+
+/** How many handoffs at the end of the list stay within one pair of agents. */
+function pingPong(handoffs: readonly Handoff[]): number {
+  const last = handoffs.at(-1);
+  if (!last) return 0;
+  const pair = new Set([last.from, last.to]);
+  let n = 0;
+  for (let i = handoffs.length - 1; i >= 0; i--) {
+    const h = handoffs[i] as Handoff;
+    if (!pair.has(h.from) || !pair.has(h.to)) break;
+    n++;
+  }
+  return n;
+}
+
+function limit(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new UserError(`${name} must be a positive integer, got ${v}.`);
+  return v;
+}

@@ -47,6 +47,9 @@ describe("one model call on 5,000 messages / 2,000 tool results", () => {
   bench("baseline: messages.slice()", () => {
     messages.slice();
   });
+  bench("baseline: a plain copy of the messages (each message and its content array copied)", () => {
+    messages.map((m) => ({ ...m, content: m.content.slice() }));
+  });
   bench("ContextHook, 2nd+ call, ~2,000 results already cleared", async () => {
     await rewrite(warm, messages);
   });
@@ -57,7 +60,7 @@ describe("one model call on 5,000 messages / 2,000 tool results", () => {
   bench("ContextHook, 1st call (cold caches, or fresh message objects)", async () => {
     await rewrite(await installed(new ContextHook(options)), messages);
   });
-  bench("reference: structuredClone(messages) (the runner's per-call copy)", () => {
+  bench("reference: structuredClone(messages) (a deep copy)", () => {
     structuredClone(messages);
   });
 });

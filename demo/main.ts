@@ -1,145 +1,254 @@
 /**
- * Placeholder demo: an Agent with a ScriptedModel, run in the page. Shows the transcript as it
- * streams, every hook event as it fires, and an approval (Approve/Deny) raised as an interrupt
- * by a BeforeToolCallEvent hook. The real demo replaces this file.
+ * The demo app: a banking assistant whose agent runs in this page through KabooAgent (AG-UI),
+ * with approvals, remembered grants, threads kept in IndexedDB and reload-resume.
+ *
+ * URL parameters (for trying things out and for the e2e tests):
+ * `?ttl=<seconds>` — deadline of a wire approval (default 30).
  */
-import * as z from "zod/v4";
-import {
-  AfterInvocationEvent,
-  AfterModelCallEvent,
-  AfterToolCallEvent,
-  Agent,
-  BeforeInvocationEvent,
-  BeforeModelCallEvent,
-  BeforeToolCallEvent,
-  MessageAddedEvent,
-  ScriptedModel,
-  tool,
-  toolResultText,
-  type AgentInput,
-  type HookEvent,
-  type Interrupt,
-  type JsonValue,
-} from "../src/index.js";
+import type { Interrupt as AguiInterrupt, ResumeEntry, Tool as AguiTool } from "@ag-ui/core";
+import { KabooAgent } from "../src/agui/kaboo-agent.js";
+import { IndexedDbSessionStore } from "../src/agui/session-store.js";
+import { IndexedDbGrantStore } from "../src/grants/indexeddb-store.js";
+import { ActivityPanels } from "./activity.js";
+import { ApprovalDialog, approvalRequest, type DialogAnswer } from "./approval-dialog.js";
+import { toolCounts } from "./bank.js";
+import { renderTranscript } from "./chat-view.js";
+import { setupGrantsPanel } from "./grants-panel.js";
+import { createRunner } from "./runner.js";
+import { loadSettings, modelLabel, setupSettings } from "./settings.js";
+import { ThreadList } from "./threads.js";
 
-function el<T extends HTMLElement>(id: string): T {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`demo: #${id} is missing from index.html`);
-  return found as T;
+const $ = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
+const params = new URLSearchParams(location.search);
+const ttl = Math.max(1, Number(params.get("ttl")) || 30);
+const THEMES = ["dark", "light", "ocean", "forest", "sunset"] as const;
+const THREAD_KEY = "kaboo-demo:thread";
+const THEME_KEY = "kaboo-demo:theme";
+
+const grantStore = new IndexedDbGrantStore();
+const sessionStore = new IndexedDbSessionStore();
+const panels = new ActivityPanels();
+const dialog = new ApprovalDialog($<HTMLDialogElement>("#approval"));
+const threads = new ThreadList(sessionStore, (id) => void openThread(id));
+const transcript = $("#transcript");
+const prompt = $<HTMLInputElement>("#prompt");
+const stopFlags = new Map<string, boolean>();
+let settings = loadSettings();
+let kaboo: KabooAgent;
+let threadId = sessionStorage.getItem(THREAD_KEY) ?? "";
+let running = false;
+/** Answers given so far to the open interrupts (a resume must answer them all). */
+let answers: ResumeEntry[] = [];
+
+// The browser tool: the model may change how this page looks.
+const CLIENT_TOOLS: AguiTool[] = [{
+  name: "set_theme",
+  description: "Changes the look of the banking app the person is using.",
+  parameters: { type: "object", properties: { theme: { type: "string", enum: [...THEMES] } }, required: ["theme"] },
+}];
+function applyTheme(theme: string): void {
+  document.documentElement.dataset["theme"] = theme;
 }
-const transcript = el<HTMLDivElement>("transcript");
-const events = el<HTMLOListElement>("events");
-const approval = el<HTMLElement>("approval");
-const approvalText = el<HTMLParagraphElement>("approval-text");
-const form = el<HTMLFormElement>("form");
-const prompt = el<HTMLInputElement>("prompt");
-
-const transfer = tool({
-  name: "transfer",
-  description: "Sends an amount of money to someone.",
-  inputSchema: z.object({ to: z.string().min(1), amount: z.number().positive() }),
-  callback: ({ to, amount }) => `Sent ${amount} to ${to}.`,
-});
-
-// Rules rather than a fixed script, so every prompt gets a sensible answer.
-const model = new ScriptedModel({
-  delayMs: 25,
-  chunkSize: 4,
-  script: ({ lastToolResults, lastUserText }) => {
-    const result = lastToolResults[0];
-    if (result) {
-      const text = toolResultText(result.content);
-      return { text: result.status === "success" ? `Done. ${text}` : `I did not make the transfer: ${text}` };
-    }
-    const match = /(\d+(?:\.\d+)?)\D+?(?:to\s+)?([A-Za-z]+)\s*$/.exec(lastUserText.trim());
-    if (!match) return { text: `Ask me to send money, e.g. “send 42 to bob”. You said: “${lastUserText}”.` };
-    return { text: "Let me do that.", toolCalls: [{ name: "transfer", input: { to: match[2], amount: Number(match[1]) } }] };
+const clientToolHandlers = {
+  set_theme: (args: Record<string, unknown>) => {
+    const theme = String(args["theme"]);
+    if (!(THEMES as readonly string[]).includes(theme)) return { status: "error" as const, content: [{ type: "text" as const, text: `Unknown theme "${theme}". Use one of ${THEMES.join(", ")}.` }] };
+    applyTheme(theme);
+    localStorage.setItem(THEME_KEY, theme);
+    return `The page now uses the ${theme} theme.`;
   },
-});
+};
+applyTheme(localStorage.getItem(THEME_KEY) ?? "light");
 
-const agent = new Agent({ name: "demo", model, tools: [transfer], systemPrompt: "You move money when asked." });
-
-agent.hooks.addCallback(BeforeToolCallEvent, (event) => {
-  const answer = event.interrupt({ name: "approve", reason: { tool: event.toolUse.name, input: event.toolUse.input as JsonValue } });
-  const approved = typeof answer === "object" && answer !== null && !Array.isArray(answer) && answer["approved"] === true;
-  if (!approved) event.cancel = "The person denied this call.";
-});
-
-function logEvent(event: HookEvent, detail: string): void {
-  const li = document.createElement("li");
-  li.textContent = detail ? `${event.type} · ${detail}` : event.type;
-  li.dataset["type"] = event.type;
-  events.append(li);
-  li.scrollIntoView({ block: "nearest" });
-}
-agent.hooks.addCallback(BeforeInvocationEvent, (e) => logEvent(e, ""));
-agent.hooks.addCallback(BeforeModelCallEvent, (e) => logEvent(e, `~${e.projectedInputTokens} tokens in`));
-agent.hooks.addCallback(AfterModelCallEvent, (e) => logEvent(e, e.error ? `error: ${String(e.error)}` : (e.stopResponse?.stopReason ?? "")));
-agent.hooks.addCallback(BeforeToolCallEvent, (e) => logEvent(e, `${e.toolUse.name} ${JSON.stringify(e.toolUse.input)}`));
-agent.hooks.addCallback(AfterToolCallEvent, (e) => logEvent(e, `${e.toolUse.name}: ${e.result.status}`));
-agent.hooks.addCallback(MessageAddedEvent, (e) => logEvent(e, e.message.role));
-agent.hooks.addCallback(AfterInvocationEvent, (e) => logEvent(e, ""));
-
-function bubble(kind: "user" | "assistant" | "tool", text: string): HTMLDivElement {
-  const div = document.createElement("div");
-  div.className = `msg ${kind}`;
-  div.textContent = text;
-  transcript.append(div);
-  div.scrollIntoView({ block: "nearest" });
-  return div;
-}
-
-function setStatus(status: "idle" | "running" | "awaiting-approval" | "done" | "error"): void {
+type Status = "loading" | "idle" | "running" | "awaiting-approval" | "error";
+function setStatus(status: Status): void {
   document.body.dataset["status"] = status;
-  form.querySelector("button")!.disabled = status === "running" || status === "awaiting-approval";
+  running = status === "running";
+  $<HTMLButtonElement>("#send").hidden = running;
+  $<HTMLButtonElement>("#stop").hidden = !running;
+  $<HTMLButtonElement>("#new-thread").disabled = running;
+  const waiting = status === "awaiting-approval";
+  $("#pending-banner").hidden = !waiting || dialog.open;
+  prompt.disabled = running || waiting;
+  prompt.placeholder = waiting ? "Answer the approval first" : "Ask about your accounts, or e.g. “send 42 to Bob”";
+  void threads.refresh(threadId, running);
 }
 
-async function run(input: AgentInput): Promise<void> {
-  setStatus("running");
-  let current: HTMLDivElement | undefined;
-  try {
-    const stream = agent.stream(input);
-    for (;;) {
-      const next = await stream.next();
-      if (next.done) {
-        const result = next.value;
-        if (result.stopReason === "interrupt") ask(result.interrupts);
-        else setStatus("done");
-        return;
-      }
-      const ev = next.value;
-      if (ev.type === "model" && ev.event.type === "messageStart") current = undefined;
-      if (ev.type === "model" && ev.event.type === "contentBlockDelta" && ev.event.delta.type === "text") {
-        current ??= bubble("assistant", "");
-        current.textContent += ev.event.delta.text;
-      }
-      if (ev.type === "toolResult") bubble("tool", `${ev.toolUse.name} → ${toolResultText(ev.result.content)}`);
-    }
-  } catch (error) {
-    bubble("tool", `Error: ${error instanceof Error ? error.message : String(error)}`);
-    setStatus("error");
+function render(): void {
+  const awaiting = new Set(kaboo.pendingInterrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
+  renderTranscript(transcript, kaboo.messages, { awaiting, running });
+  $("#welcome").hidden = kaboo.messages.length > 0;
+  panels.updateContext(threadId, kaboo.messages);
+}
+let frame = 0;
+function scheduleRender(): void {
+  frame ||= requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
+}
+
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+function toast(text: string): void {
+  const t = $("#toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (t.hidden = true), 5000);
+}
+
+function makeAgent(id: string): KabooAgent {
+  const agent = new KabooAgent({
+    threadId: id,
+    agent: (t) => createRunner(t, settings, {
+      stopRequested: (thread) => stopFlags.get(thread) === true,
+      onContext: (thread, report) => panels.report(thread, report),
+      onEvent: (event) => panels.add(event),
+    }, ttl),
+    grantStore,
+    sessionStore,
+    clientToolHandlers,
+  });
+  agent.subscribe({ onMessagesChanged: scheduleRender, onEvent: scheduleRender });
+  return agent;
+}
+
+/** Opens a conversation: restores its transcript and any approval it waits for. */
+async function openThread(id: string): Promise<void> {
+  if (running) return;
+  dialog.close();
+  threadId = id;
+  sessionStorage.setItem(THREAD_KEY, id);
+  answers = [];
+  kaboo = makeAgent(id);
+  setStatus("loading");
+  await kaboo.connectAgent();
+  panels.showThread(id, kaboo.messages);
+  render();
+  afterRun();
+  document.body.classList.remove("show-threads");
+}
+
+/** After a run (or a restore): ask the next open question, or wait for the person. */
+function afterRun(): void {
+  const open = kaboo.pendingInterrupts.filter((i) => !answers.some((a) => a.interruptId === i.id));
+  if (!open.length) {
+    setStatus("idle");
+    return;
   }
-}
-
-function ask(interrupts: Interrupt[]): void {
-  const first = interrupts[0];
-  if (!first) return setStatus("done");
-  approvalText.textContent = `Allow ${JSON.stringify(first.reason)}?`;
-  approval.hidden = false;
   setStatus("awaiting-approval");
-  const answer = (approved: boolean) => {
-    approval.hidden = true;
-    void run(interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved } } })));
-  };
-  el<HTMLButtonElement>("approve").onclick = () => answer(true);
-  el<HTMLButtonElement>("deny").onclick = () => answer(false);
+  askNext();
 }
 
-form.addEventListener("submit", (e) => {
+function askNext(): void {
+  const next = kaboo.pendingInterrupts.find((i) => !answers.some((a) => a.interruptId === i.id));
+  if (!next) return;
+  if (!approvalRequest(next)) {
+    // Not an approval this page knows how to ask: skip it rather than leave the run stuck.
+    answer(next, undefined);
+    return;
+  }
+  dialog.show(next, (a) => answer(next, a));
+  $("#pending-banner").hidden = true;
+}
+
+function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
+  answers.push(a ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" });
+  if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) return askNext();
+  const resume = answers;
+  answers = [];
+  void run({ resume });
+}
+
+async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
+  stopFlags.set(threadId, false);
+  setStatus("running");
+  const agent = kaboo;
+  try {
+    await agent.runAgent({ tools: CLIENT_TOOLS, ...extra });
+  } catch (error) {
+    if (!stopFlags.get(threadId)) toast(`The run failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (agent !== kaboo) return;
+  render();
+  if (stopFlags.get(threadId)) {
+    setStatus("idle");
+    return;
+  }
+  afterRun();
+}
+
+function send(text: string): void {
+  if (running || document.body.dataset["status"] !== "idle") return;
+  kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
+  render();
+  void run();
+}
+
+$("#composer").addEventListener("submit", (e) => {
   e.preventDefault();
   const text = prompt.value.trim();
-  if (!text || agent.running) return;
+  if (!text) return;
   prompt.value = "";
-  bubble("user", text);
-  void run(text);
+  send(text);
 });
+for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip")) chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
+$("#stop").addEventListener("click", () => {
+  stopFlags.set(threadId, true);
+  kaboo.abortRun();
+  toast("Stopped. Nothing else will run in this answer.");
+  setStatus("idle");
+  render();
+  prompt.focus();
+});
+$("#review").addEventListener("click", () => askNext());
+$("#approval").addEventListener("close", () => {
+  if (document.body.dataset["status"] === "awaiting-approval") $("#pending-banner").hidden = false;
+});
+$("#new-thread").addEventListener("click", () => void openThread(crypto.randomUUID()).then(() => prompt.focus()));
+
+// Narrow screens: the conversations and the side panel are drawers.
+function drawer(name: "threads" | "panel", open?: boolean): void {
+  const cls = `show-${name}`;
+  const on = open ?? !document.body.classList.contains(cls);
+  document.body.classList.remove("show-threads", "show-panel");
+  document.body.classList.toggle(cls, on);
+  $(`#toggle-${name}`).setAttribute("aria-expanded", String(on));
+  $("#scrim").hidden = !on;
+}
+$("#toggle-threads").addEventListener("click", () => drawer("threads"));
+$("#toggle-panel").addEventListener("click", () => drawer("panel"));
+$("#scrim").addEventListener("click", () => drawer("threads", false));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && $("#scrim").hidden === false) drawer("threads", false);
+});
+
+const settingsDialog = $<HTMLDialogElement>("#settings");
+$("#model-label").textContent = modelLabel(settings);
+$("#open-settings").addEventListener("click", () => settingsDialog.showModal());
+setupSettings(settingsDialog, (next) => {
+  settings = next;
+  $("#model-label").textContent = modelLabel(next);
+  document.body.dataset["model"] = next.provider;
+  // Runners are built per thread with the model of the moment: start this thread's afresh.
+  void openThread(threadId);
+});
+document.body.dataset["model"] = settings.provider;
+
+setupGrantsPanel($("#grants"), grantStore, (id) => threads.title(id));
+
+/** For the e2e tests and the curious: `__demo.counts.transfer` is how many transfers ran. */
+const demo = {
+  get counts() {
+    return toolCounts();
+  },
+  get agent() {
+    return kaboo;
+  },
+  grantStore,
+  sessionStore,
+};
+(globalThis as { __demo?: typeof demo }).__demo = demo;
+
+// A reload keeps this tab's conversation; a new tab starts a new one (the others are in the list).
+void openThread(threadId || crypto.randomUUID());

@@ -1,0 +1,227 @@
+/**
+ * The approval dialog: a modal `<dialog>` showing what the agent wants to do, the scopes the
+ * request offers, an argument editor validated against the tool's schema, and a countdown when
+ * the request has a deadline.
+ *
+ * Keyboard: Tab moves between the controls (the page behind is inert); Esc closes the dialog
+ * *without answering* — the run stays paused and the "Review" banner reopens it. Focus starts on
+ * "Deny" (the choice that cannot move money) and returns where it was when the dialog closes.
+ */
+import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
+import * as z from "zod/v4";
+import { toolSchemas } from "./bank.js";
+
+/** The person's answer. */
+export interface DialogAnswer {
+  approved: boolean;
+  scope: "once" | "thread" | "always";
+  editedArgs?: Record<string, unknown>;
+}
+
+/** What the dialog reads from an AG-UI interrupt's `metadata.kaboo` (an ApprovalRequest). */
+interface Request {
+  tool: string;
+  input: Record<string, unknown>;
+  subject: { key: string; label: string } | null;
+  scopes: ("once" | "thread" | "always")[];
+  message: string;
+}
+
+const requestSchema = z.looseObject({
+  tool: z.string(),
+  input: z.record(z.string(), z.unknown()).catch({}),
+  subject: z.object({ key: z.string(), label: z.string() }).nullable().catch(null),
+  scopes: z.array(z.enum(["once", "thread", "always"])).min(1).catch(["once"]),
+  message: z.string().catch(""),
+});
+
+const TITLES: Record<string, string> = {
+  transfer: "Send money?",
+  wire_abroad: "Send an international wire?",
+  freeze_card: "Freeze a card?",
+};
+
+/** Reads the request behind an interrupt; `undefined` when it is not an approval. */
+export function approvalRequest(i: AguiInterrupt): Request | undefined {
+  if (i.reason !== "tool_call") return undefined;
+  const parsed = requestSchema.safeParse((i.metadata as { kaboo?: unknown } | undefined)?.kaboo);
+  if (!parsed.success) return undefined;
+  return { ...parsed.data, message: parsed.data.message || i.message || `Allow ${parsed.data.tool}?` } as Request;
+}
+
+/** Checks edited arguments: the tool's zod schema when the demo knows it, else "a JSON object". */
+export function checkArgs(tool: string, text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `Not valid JSON: ${(e as Error).message}` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "The arguments must be a JSON object." };
+  const schema = (toolSchemas as Record<string, z.ZodType>)[tool];
+  if (!schema) return { ok: true, value: value as Record<string, unknown> };
+  const checked = schema.safeParse(value);
+  if (checked.success) return { ok: true, value: value as Record<string, unknown> };
+  return { ok: false, error: checked.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("\n") };
+}
+
+function formatValue(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** The dialog, bound to the markup in index.html. */
+export class ApprovalDialog {
+  readonly #dialog: HTMLDialogElement;
+  readonly #q = <T extends HTMLElement>(sel: string) => this.#dialog.querySelector<T>(sel)!;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #returnFocus: HTMLElement | null = null;
+  #onAnswer: ((a: DialogAnswer) => void) | undefined;
+  #request: Request | undefined;
+  /** The interrupt shown, if any. */
+  current: AguiInterrupt | undefined;
+
+  constructor(dialog: HTMLDialogElement) {
+    this.#dialog = dialog;
+    dialog.addEventListener("close", () => this.#stopTimer());
+    this.#q<HTMLButtonElement>("#deny").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
+    this.#q<HTMLButtonElement>("#approval-dismiss").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
+    this.#q<HTMLButtonElement>("#approval-later").addEventListener("click", () => this.close());
+    this.#q<HTMLButtonElement>("#edit-toggle").addEventListener("click", () => this.#toggleEdit());
+    this.#q<HTMLTextAreaElement>("#approval-edit").addEventListener("input", () => this.#validate());
+    for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
+      b.addEventListener("click", () => this.#approve(b.dataset["scope"] as DialogAnswer["scope"]));
+    }
+  }
+
+  /** Whether the dialog is showing. */
+  get open(): boolean {
+    return this.#dialog.open;
+  }
+
+  /**
+   * Shows an approval request.
+   * @param onAnswer - Called once with the person's answer (the dialog closes first).
+   */
+  show(interrupt: AguiInterrupt, onAnswer: (a: DialogAnswer) => void): void {
+    const request = approvalRequest(interrupt);
+    if (!request) return;
+    this.current = interrupt;
+    this.#request = request;
+    this.#onAnswer = onAnswer;
+    this.#q("#approval-title").textContent = TITLES[request.tool] ?? `Allow ${request.tool}?`;
+    this.#q("#approval-message").textContent = request.message;
+    this.#q("#approval-tool").textContent = request.tool;
+    const subject = this.#q("#approval-subject");
+    subject.textContent = request.subject?.label ?? "this call only";
+    const args = this.#q<HTMLDListElement>("#approval-args");
+    args.replaceChildren(...Object.entries(request.input).flatMap(([k, v]) => {
+      const dt = document.createElement("dt");
+      dt.textContent = k;
+      const dd = document.createElement("dd");
+      dd.textContent = formatValue(v);
+      return [dt, dd];
+    }));
+    for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
+      const scope = b.dataset["scope"] as DialogAnswer["scope"];
+      b.hidden = !request.scopes.includes(scope);
+      const hint = b.querySelector(".hint");
+      if (hint && scope === "always") hint.textContent = request.subject?.label ?? request.tool;
+    }
+    const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
+    editor.value = JSON.stringify(request.input, null, 2);
+    this.#q("#approval-edit-box").hidden = true;
+    this.#q("#edit-toggle").setAttribute("aria-expanded", "false");
+    this.#q("#approval-edit-error").textContent = "";
+    editor.removeAttribute("aria-invalid");
+    this.#dialog.dataset["state"] = "asking";
+    this.#setApproveEnabled(true);
+    this.#startTimer(interrupt.expiresAt);
+    if (!this.#dialog.open) {
+      this.#returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      this.#dialog.showModal();
+    }
+    this.#q<HTMLButtonElement>(this.#dialog.dataset["state"] === "expired" ? "#approval-dismiss" : "#deny").focus();
+  }
+
+  /** Closes without answering (the run stays paused). */
+  close(): void {
+    if (this.#dialog.open) this.#dialog.close();
+    this.#returnFocus?.focus();
+  }
+
+  #answer(a: DialogAnswer): void {
+    const onAnswer = this.#onAnswer;
+    this.#onAnswer = undefined;
+    this.current = undefined;
+    this.close();
+    onAnswer?.(a);
+  }
+
+  #approve(scope: DialogAnswer["scope"]): void {
+    const request = this.#request;
+    if (!request || this.#dialog.dataset["state"] === "expired") return;
+    const a: DialogAnswer = { approved: true, scope };
+    if (!this.#q("#approval-edit-box").hidden) {
+      const checked = this.#validate();
+      if (!checked) return;
+      if (JSON.stringify(checked) !== JSON.stringify(request.input)) a.editedArgs = checked;
+    }
+    this.#answer(a);
+  }
+
+  #toggleEdit(): void {
+    const box = this.#q("#approval-edit-box");
+    box.hidden = !box.hidden;
+    this.#q("#edit-toggle").setAttribute("aria-expanded", String(!box.hidden));
+    if (box.hidden) {
+      this.#q<HTMLTextAreaElement>("#approval-edit").value = JSON.stringify(this.#request?.input ?? {}, null, 2);
+      this.#validate();
+    } else this.#q<HTMLTextAreaElement>("#approval-edit").focus();
+  }
+
+  #validate(): Record<string, unknown> | undefined {
+    const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
+    const checked = checkArgs(this.#request?.tool ?? "", editor.value);
+    this.#q("#approval-edit-error").textContent = checked.ok ? "" : checked.error;
+    if (checked.ok) editor.removeAttribute("aria-invalid");
+    else editor.setAttribute("aria-invalid", "true");
+    this.#setApproveEnabled(checked.ok);
+    return checked.ok ? checked.value : undefined;
+  }
+
+  #setApproveEnabled(enabled: boolean): void {
+    for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) b.disabled = !enabled;
+  }
+
+  #startTimer(expiresAt: string | undefined): void {
+    this.#stopTimer();
+    const box = this.#q("#approval-countdown");
+    const deadline = expiresAt ? Date.parse(expiresAt) : NaN;
+    box.hidden = Number.isNaN(deadline);
+    if (box.hidden) return;
+    const bar = this.#q<HTMLProgressElement>("#approval-countdown progress");
+    const total = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+    bar.max = total;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+      bar.value = left;
+      const text = this.#q("#approval-countdown-text");
+      if (left > 0) {
+        text.textContent = `Expires in ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+        box.classList.toggle("urgent", left <= 10);
+        return;
+      }
+      text.textContent = `Expired at ${new Date(deadline).toLocaleTimeString()}. It can no longer be approved.`;
+      this.#dialog.dataset["state"] = "expired";
+      this.#stopTimer();
+      if (this.#dialog.open && this.#dialog.contains(document.activeElement)) this.#q<HTMLButtonElement>("#approval-dismiss").focus();
+    };
+    tick();
+    if (this.#dialog.dataset["state"] !== "expired") this.#timer = setInterval(tick, 250);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The demo's pretend bank: its tools, and a ledger kept in localStorage so balances and the
+ * count of each tool's runs survive a reload and are shared by every tab (the e2e tests read
+ * `window.__demo.counts` to prove an approved call ran exactly once).
+ */
+import * as z from "zod/v4";
+import { tool, type AgentTool } from "../src/index.js";
+import type { ToolDecision } from "../src/hooks/tool-approval-hook.js";
+
+const LEDGER_KEY = "kaboo-demo:ledger";
+
+/** What the bank remembers. */
+export interface Ledger {
+  checking: number;
+  savings: number;
+  /** Runs per tool (a run that returned a result, not an approval request). */
+  counts: Record<string, number>;
+  history: { at: number; what: string; amount: number }[];
+  frozen: string[];
+  /** Requests the card service saw approved (ToolApprovalHook's onDecision), not yet used. */
+  approvedRequests: string[];
+}
+
+const ledgerSchema = z.object({
+  checking: z.number(),
+  savings: z.number(),
+  counts: z.record(z.string(), z.number()),
+  history: z.array(z.object({ at: z.number(), what: z.string(), amount: z.number() })),
+  frozen: z.array(z.string()),
+  approvedRequests: z.array(z.string()),
+});
+
+function fresh(): Ledger {
+  return { checking: 2340.12, savings: 10500, counts: {}, history: [], frozen: [], approvedRequests: [] };
+}
+
+/** The ledger as stored; a missing or damaged one starts over. */
+export function readLedger(): Ledger {
+  try {
+    const parsed = ledgerSchema.safeParse(JSON.parse(localStorage.getItem(LEDGER_KEY) ?? "null"));
+    return parsed.success ? parsed.data : fresh();
+  } catch {
+    return fresh();
+  }
+}
+
+function update(change: (ledger: Ledger) => void): Ledger {
+  const ledger = readLedger();
+  change(ledger);
+  localStorage.setItem(LEDGER_KEY, JSON.stringify(ledger));
+  return ledger;
+}
+
+function counted(name: string, change: (ledger: Ledger) => void = () => {}): Ledger {
+  return update((l) => {
+    l.counts[name] = (l.counts[name] ?? 0) + 1;
+    change(l);
+  });
+}
+
+/** Euros as people read them. */
+export function eur(amount: number): string {
+  return new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(amount);
+}
+
+/** People's names in titles ("bob" → "Bob"). */
+export function person(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** The zod schema of each bank tool: the tools use them, and the dialog validates edits with them. */
+export const toolSchemas = {
+  get_balance: z.object({ account: z.enum(["checking", "savings"]).optional() }),
+  get_statement: z.object({ account: z.enum(["checking", "savings"]).optional() }),
+  transfer: z.object({ to: z.string().trim().min(1).max(40), amount: z.number().positive().max(5000) }),
+  wire_abroad: z.object({
+    to: z.string().trim().min(1).max(60),
+    iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/, "an IBAN such as DE89370400440532013000"),
+    amount: z.number().positive().max(20000),
+    currency: z.enum(["EUR", "USD", "GBP", "CHF"]),
+  }),
+  freeze_card: z.object({ last4: z.string().regex(/^\d{4}$/, "the card's last four digits") }),
+} as const;
+
+const MERCHANTS = ["Grocer & Co", "City Transit", "Coffee Lab", "Book Nook", "Power Utility", "Streamly", "Pharmacy 24", "Bistro Nord"];
+
+/** The bank's tools. `freeze_card` asks for approval itself (see {@link cardService}). */
+export function bankTools(): AgentTool[] {
+  return [
+    tool({
+      name: "get_balance",
+      description: "Reads the balance of the checking and savings accounts. Read-only.",
+      inputSchema: toolSchemas.get_balance,
+      annotations: { readOnlyHint: true },
+      callback: ({ account }) => {
+        const l = counted("get_balance");
+        if (account) return `${person(account)}: ${eur(l[account])}`;
+        return `Checking: ${eur(l.checking)} · Savings: ${eur(l.savings)}`;
+      },
+    }),
+    tool({
+      name: "get_statement",
+      description: "Lists the last 30 card payments of an account. Read-only; the result is long.",
+      inputSchema: toolSchemas.get_statement,
+      annotations: { readOnlyHint: true },
+      callback: ({ account }) => {
+        counted("get_statement");
+        const lines = Array.from({ length: 30 }, (_, i) => {
+          const day = String(28 - (i % 28)).padStart(2, "0");
+          const amount = ((i * 37) % 90) + 3.45;
+          return `2026-11-${day}  ${MERCHANTS[i % MERCHANTS.length]!.padEnd(14)}  -${eur(amount)}  card •••• 4821  ref TX${(9_100_000 + i * 7919).toString(36).toUpperCase()}`;
+        });
+        return `Statement (${account ?? "checking"}), last 30 payments:\n${lines.join("\n")}`;
+      },
+    }),
+    tool({
+      name: "transfer",
+      description: "Sends euros from checking to someone the person names.",
+      inputSchema: toolSchemas.transfer,
+      callback: ({ to, amount }) => {
+        const l = counted("transfer", (ledger) => {
+          ledger.checking = Math.round((ledger.checking - amount) * 100) / 100;
+          ledger.history.push({ at: Date.now(), what: `transfer to ${to}`, amount });
+        });
+        return `Sent ${eur(amount)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
+      },
+    }),
+    tool({
+      name: "wire_abroad",
+      description: "Sends an international wire to an IBAN. Approvals for it expire quickly.",
+      inputSchema: toolSchemas.wire_abroad,
+      callback: ({ to, iban, amount, currency }) => {
+        counted("wire_abroad", (l) => l.history.push({ at: Date.now(), what: `wire to ${to} (${iban})`, amount }));
+        return `Wired ${amount} ${currency} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
+      },
+    }),
+    tool({
+      name: "freeze_card",
+      description: "Freezes a payment card. The card service asks the person to confirm first.",
+      inputSchema: toolSchemas.freeze_card,
+      callback: ({ last4 }, context) => {
+        const requestId = `freeze-${context.toolUse.toolUseId}`;
+        const ledger = readLedger();
+        if (!ledger.approvedRequests.includes(requestId)) {
+          // The service, not the agent, decides: it replies with a request instead of a result.
+          return {
+            kaboo_approval: {
+              requestId,
+              subject: { key: `card:${last4}`, label: `freezing card •••• ${last4}` },
+              message: `Freeze card •••• ${last4}? Card payments stop until you unfreeze it in the app.`,
+            },
+          };
+        }
+        counted("freeze_card", (l) => {
+          l.approvedRequests = l.approvedRequests.filter((id) => id !== requestId);
+          if (!l.frozen.includes(last4)) l.frozen.push(last4);
+        });
+        return `Card •••• ${last4} is frozen. Payments with it are declined from now on.`;
+      },
+    }),
+  ];
+}
+
+/** The card service's side of ToolApprovalHook: it remembers what the person approved. */
+export const cardService = {
+  onDecision(decision: ToolDecision): void {
+    if (decision.decision !== "approved" || !decision.requestId) return;
+    const id = decision.requestId;
+    update((l) => {
+      if (!l.approvedRequests.includes(id)) l.approvedRequests.push(id);
+    });
+  },
+};
+
+/** Runs per tool, as stored. */
+export function toolCounts(): Record<string, number> {
+  return { ...readLedger().counts };
+}
+
+/** What each tool is called in the transcript and the event log. */
+export const TOOL_LABELS: Record<string, string> = {
+  get_balance: "Checking balances",
+  get_statement: "Reading the statement",
+  transfer: "Sending money",
+  wire_abroad: "Wiring abroad",
+  freeze_card: "Freezing a card",
+  set_theme: "Changing the theme",
+};

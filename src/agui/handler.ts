@@ -135,7 +135,9 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     const abort = () => controller.abort(request.signal.reason);
     if (request.signal.aborted) abort();
     else request.signal.addEventListener("abort", abort, { once: true });
-    const events = edgeRun(agent, input, controller.signal, request, options, log);
+    // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
+    const release = () => request.signal.removeEventListener("abort", abort);
+    const events = edgeRun({ agent, input, signal: controller.signal, request, options, log, release });
     const stream = sseStream(events, {
       heartbeatMs: options.heartbeatMs,
       onCancel: (reason) => controller.abort(reason),
@@ -144,30 +146,49 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
   };
 }
 
+interface EdgeRun {
+  agent: Agent;
+  input: RunAgentInput;
+  signal: AbortSignal;
+  request: Request;
+  options: AguiHandlerOptions;
+  log: Logger;
+  /** Called when the run's events end, however they end. */
+  release: () => void;
+}
+
 /** The run's events, with the grants it created recorded or handed out before RUN_FINISHED. */
-async function* edgeRun(agent: Agent, input: RunAgentInput, signal: AbortSignal, request: Request, options: AguiHandlerOptions, log: Logger): AsyncGenerator<BaseEvent> {
+async function* edgeRun({ agent, input, signal, request, options, log, release }: EdgeRun): AsyncGenerator<BaseEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState) => {
     invocationState = state;
     await options.prepare?.(state, request);
   };
-  for await (const event of runAgui({ agent, input, signal, prepare })) {
-    if (event.type === EventType.RUN_FINISHED && invocationState) {
-      const grants = decisionGrants(invocationState, input.threadId, log);
-      if (grants.length && options.grantStore) {
-        for (const grant of grants) {
-          try {
-            await options.grantStore.grant(grant);
-          } catch (error) {
-            log.error("kaboo: could not record a grant", { tool: grant.tool, error: describe(error) });
-          }
-        }
-      } else if (grants.length) {
-        const out = options.secret === undefined ? grants : await Promise.all(grants.map((g) => signGrant(g, options.secret!)));
-        yield { type: EventType.CUSTOM, timestamp: Date.now(), name: GRANTS_EVENT, value: { grants: out } } as BaseEvent;
-      }
+  try {
+    for await (const event of runAgui({ agent, input, signal, prepare })) {
+      if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(decisionGrants(invocationState, input.threadId, log), options, log);
+      yield event;
     }
-    yield event;
+  } finally {
+    release();
+  }
+}
+
+/** Records new grants in the store, or yields them (signed under a secret) for the client to keep. */
+async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log: Logger): AsyncGenerator<BaseEvent> {
+  if (!grants.length) return;
+  const { grantStore, secret } = options;
+  if (!grantStore) {
+    const out = secret === undefined ? grants : await Promise.all(grants.map((g) => signGrant(g, secret)));
+    yield { type: EventType.CUSTOM, timestamp: Date.now(), name: GRANTS_EVENT, value: { grants: out } } as BaseEvent;
+    return;
+  }
+  for (const grant of grants) {
+    try {
+      await grantStore.grant(grant);
+    } catch (error) {
+      log.error("kaboo: could not record a grant", { tool: grant.tool, error: describe(error) });
+    }
   }
 }
 

@@ -1,0 +1,23 @@
+/**
+ * The edge app the AG-UI interop test runs in workerd and Deno: the handler on /agui (no secret)
+ * and /agui-secret (grants must be signed with INTEROP_SECRET), and GET /ledger to read back what
+ * the tools did. The ledger is module state on purpose: it is this test server's memory, not the
+ * package's.
+ */
+import { createAguiHandler } from "../../src/agui/index.js";
+import { edgeBank, newLedger } from "./agui-agent.js";
+
+export const INTEROP_SECRET = "interop-secret";
+
+const ledger = newLedger();
+const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+const open = createAguiHandler({ agent: () => edgeBank(ledger), heartbeatMs: 50, logger });
+const signed = createAguiHandler({ agent: (_, { secret }) => edgeBank(ledger, { secret }), secret: INTEROP_SECRET, heartbeatMs: 50, logger });
+
+export async function app(request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  if (path === "/agui") return open(request);
+  if (path === "/agui-secret") return signed(request);
+  if (path === "/ledger") return Response.json(ledger);
+  return new Response("not found", { status: 404 });
+}

@@ -101,7 +101,8 @@ export function readyNodes(
   return { ready, waiting };
 }
 
-function fires(e: GraphEdge, run: ScheduleState, view: GraphView): boolean {
+/** Whether `e` fires: its source completed after its target last started, and its condition holds. */
+export function fires(e: GraphEdge, run: ScheduleState, view: GraphView): boolean {
   const done = run.completions[e.from];
   if (done === undefined || done < (run.starts[e.to] ?? -1)) return false;
   if (!e.condition) return true;

@@ -9,7 +9,7 @@ import { AfterMultiAgentInvocationEvent, BeforeMultiAgentInvocationEvent, type I
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
 import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentNode, type MultiAgentOptions, type PausedNode } from "./base.js";
-import { readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
+import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
 import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
 
 export type { GraphEdge, GraphView } from "./graph-schedule.js";
@@ -150,7 +150,8 @@ export class Graph extends MultiAgentBase {
     let pausing = false;
     const start = (id: string, resume?: PausedNode) => {
       const fresh = !resume?.started;
-      const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && run.completions[e.from] !== undefined && run.completions[e.from] > (run.starts[id] ?? -1)).map((e) => e.from);
+      const view = this.#view(run, invocationState);
+      const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && fires(e, run, view)).map((e) => e.from);
       if (fresh && !resume) {
         run.executions++;
         run.counts[id] = (run.counts[id] ?? 0) + 1;

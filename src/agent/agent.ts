@@ -210,9 +210,23 @@ export class Agent {
     if (state.activated) throw new PendingInterruptsError(state.pendingIds());
     if (input === undefined) return { kind: "messages", messages: [] };
     if (typeof input === "string") return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
-    if (input.every((x) => "role" in x)) return { kind: "messages", messages: structuredClone(input as Message[]) };
-    return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
+    if (!Array.isArray(input)) throw new UserError("invoke() takes a string, content blocks, messages or interrupt answers.");
+    if (input.every(isMessage)) return { kind: "messages", messages: structuredClone(input as Message[]) };
+    if (input.every(isBlock)) return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
+    throw new UserError("invoke() got an array that is neither all messages ({ role, content[] }) nor all content blocks ({ type }).");
   }
+}
+
+const BLOCK_TYPES = new Set(["text", "image", "document", "toolUse", "toolResult", "reasoning"]);
+
+function isMessage(x: unknown): boolean {
+  const m = x as Partial<Message> | null;
+  return typeof m === "object" && m !== null && (m.role === "user" || m.role === "assistant") && Array.isArray(m.content) && m.content.every(isBlock);
+}
+
+function isBlock(x: unknown): boolean {
+  const b = x as { type?: unknown } | null;
+  return typeof b === "object" && b !== null && typeof b.type === "string" && BLOCK_TYPES.has(b.type);
 }
 
 function invalidResponses(input: readonly unknown[], detail: string): InvalidInterruptResponseError {

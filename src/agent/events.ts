@@ -21,6 +21,8 @@ export type InvocationState = Record<string, unknown>;
 /** What a multi-agent orchestrator exposes to its events. */
 export interface Orchestrator {
   readonly name: string;
+  /** `graph`, `swarm`, … (class names do not survive minification). */
+  readonly type?: string;
   readonly interruptState: InterruptState;
 }
 
@@ -60,9 +62,12 @@ export class BeforeInvocationEvent extends HookEvent {
   static override readonly eventType = "BeforeInvocationEvent";
   /** Whether this invocation resumes a paused run. */
   readonly resuming: boolean;
-  constructor(agent: Agent, invocationState: InvocationState, resuming: boolean) {
+  /** The new messages this invocation adds (empty on a resume or when invoked without input). */
+  readonly messages: readonly Message[];
+  constructor(agent: Agent, invocationState: InvocationState, resuming: boolean, messages: readonly Message[] = []) {
     super(agent, invocationState);
     this.resuming = resuming;
+    this.messages = messages;
   }
 }
 

@@ -95,7 +95,7 @@ export async function runLoop(
   };
   let result: AgentResult;
   try {
-    await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming));
+    await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming, input.kind === "messages" ? input.messages : []));
     result = await (async (): Promise<AgentResult> => {
       let pending: { message: Message; done: ToolResultBlock[] } | undefined;
       if (input.kind === "resume") {

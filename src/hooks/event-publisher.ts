@@ -229,7 +229,7 @@ export class EventPublisher implements HookProvider {
           tool_call_id: typeof delegation === "string" ? delegation : null,
           // BeforeInvocation fires before the input joins the transcript; an event that carries
           // the incoming messages gives the task, otherwise the card shows none.
-          task: incomingTask((event as { messages?: Message[] }).messages),
+          task: incomingTask(event.messages as Message[]),
           is_chat_reply: this.#isChatReply,
           inline_chat_owner: this.#inlineChatOwner,
         });

@@ -177,3 +177,27 @@ describe("concurrency", () => {
     expect(shared.seen.filter((x) => x.startsWith("r2"))).toEqual(["r2:1:two"]);
   });
 });
+
+describe("invoke input", () => {
+  test("arrays must be all messages or all content blocks; anything else is a UserError before any hook runs", async () => {
+    const { UserError } = await import("../../src/index.js");
+    const agent = new Agent({ model: new ScriptedModel({ script: () => ({ text: "ok" }) }) });
+    let started = 0;
+    agent.hooks.addCallback(BeforeInvocationEvent, () => void started++);
+    for (const bad of [[{ role: "user", content: "x" }], [{ type: "text", text: "a" }, { role: "user", content: [] }], [{ type: "mystery" }], [null], [42]]) {
+      await expect(agent.invoke(bad as never)).rejects.toBeInstanceOf(UserError);
+    }
+    expect(started).toBe(0);
+    expect((await agent.invoke([{ type: "text", text: "a" }])).stopReason).toBe("endTurn");
+    expect((await agent.invoke([{ role: "user", content: [{ type: "text", text: "b" }] }])).stopReason).toBe("endTurn");
+  });
+
+  test("BeforeInvocationEvent carries the new messages (none on a resume)", async () => {
+    const agent = new Agent({ model: new ScriptedModel({ script: () => ({ text: "ok" }) }) });
+    const seen: unknown[] = [];
+    agent.hooks.addCallback(BeforeInvocationEvent, (e) => void seen.push(e.messages));
+    await agent.invoke("hi");
+    await agent.invoke();
+    expect(seen).toEqual([[{ role: "user", content: [{ type: "text", text: "hi" }] }], []]);
+  });
+});

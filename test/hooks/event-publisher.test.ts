@@ -192,7 +192,7 @@ describe("EventPublisher with the real runner", () => {
       tool_call_id: "call_77",
       is_chat_reply: true,
       inline_chat_owner: true,
-      task: null,
+      task: "go",
       stream_group: "research.web.fetch",
     });
     expect(events.at(-1)).toMatchObject({ type: "stream_group_end", data: { status: "completed" } });

@@ -47,6 +47,8 @@ const CANCELLED_BY_ABORT = "The run was cancelled before this tool finished.";
  */
 export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOptions): Promise<BatchOutcome> {
   let stopLoop = false;
+  // Concurrent batches swap in a signal of their own (see below); runOne reads it through `opts`.
+  let opts = o;
   const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
     const { agent, invocationState } = o;
     // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
@@ -64,7 +66,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     // Any value but `false` cancels (an empty message gets the default): a gate must never pass by accident.
     const cancelMessage =
       before.cancel === false ? undefined : typeof before.cancel === "string" && before.cancel !== "" ? before.cancel : `Tool call "${toolUse.name}" was cancelled.`;
-    o.emit({ type: "toolStart", toolUse });
+    opts.emit({ type: "toolStart", toolUse });
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       let result: ToolResultBlock;
@@ -73,14 +75,14 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
       else if (!selected) result = errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, agent));
       else {
         try {
-          result = await invokeTool(selected, toolUse, o);
+          result = await invokeTool(selected, toolUse, opts);
         } catch (e) {
           if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
           error = e;
-          result = errorResult(toolUse.toolUseId, o.signal.aborted ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
+          result = errorResult(toolUse.toolUseId, opts.signal.aborted ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
         }
       }
-      recordTool(o.metrics, toolUse.name, result.status === "success", performance.now() - started);
+      recordTool(opts.metrics, toolUse.name, result.status === "success", performance.now() - started);
       const after = new AfterToolCallEvent(agent, invocationState, toolUse, selected, result, error, cancelMessage);
       try {
         await agent.hooks.invoke(after);
@@ -89,9 +91,9 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
         throw e;
       }
       if (after.stopLoop) stopLoop = true;
-      if (after.retry && attempt <= o.maxToolRetries && cancelMessage === undefined && !o.signal.aborted) continue;
+      if (after.retry && attempt <= opts.maxToolRetries && cancelMessage === undefined && !opts.signal.aborted) continue;
       const final = { ...after.result, toolUseId: toolUse.toolUseId };
-      o.emit({ type: "toolResult", toolUse, result: final });
+      opts.emit({ type: "toolResult", toolUse, result: final });
       return { kind: "done", toolUse, result: final };
     }
   };
@@ -101,7 +103,21 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     for (const t of toolUses) outcomes.push(await runOne(t));
     return { outcomes, stopLoop };
   }
-  const settled = await Promise.allSettled(toolUses.map(runOne));
+  // When one call fails the run (a hook threw), its siblings are cancelled rather than awaited:
+  // a hanging tool must not keep a failed run open.
+  const batch = new AbortController();
+  const forward = () => batch.abort(o.signal.reason);
+  if (o.signal.aborted) forward();
+  else o.signal.addEventListener("abort", forward, { once: true });
+  opts = { ...o, signal: batch.signal };
+  const settled = await Promise.allSettled(
+    toolUses.map((t) =>
+      runOne(t).catch((error: unknown) => {
+        batch.abort(error);
+        throw error;
+      }),
+    ),
+  ).finally(() => o.signal.removeEventListener("abort", forward));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) throw failed.reason;
   return { outcomes: settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value), stopLoop };

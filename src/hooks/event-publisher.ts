@@ -159,10 +159,10 @@ export class EventPublisher implements HookProvider {
     registry.addCallback(BeforeMultiAgentInvocationEvent, (e) => this.#onOrchestrator(EventType.MULTIAGENT_START, e.agent, e.invocationState, {}));
     registry.addCallback(BeforeNodeCallEvent, (e) => this.#onOrchestrator(EventType.NODE_START, e.agent, e.invocationState, { node_id: e.nodeId }));
     registry.addCallback(AfterNodeCallEvent, (e) =>
-      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, { node_id: e.nodeId, status: e.error === undefined ? "completed" : "error" }),
+      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, { node_id: e.nodeId, status: outcomeStatus(e.result, e.error) }),
     );
     registry.addCallback(AfterMultiAgentInvocationEvent, (e) =>
-      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, { status: e.error === undefined ? "completed" : "error" }),
+      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, { status: outcomeStatus(e.result, e.error) }),
     );
   }
 
@@ -332,4 +332,11 @@ function orchestratorType(source: Orchestrator): string | null {
   if (typeof own === "string") return own;
   const name = (source as object).constructor?.name;
   return name && name !== "Object" ? name.toLowerCase() : null;
+}
+
+/** An orchestrator's or node's outcome: its own `status` (`interrupted`, `failed`, …) when it reports one. */
+function outcomeStatus(result: unknown, error: unknown): string {
+  if (error !== undefined) return "error";
+  const status = (result as { status?: unknown } | null | undefined)?.status;
+  return typeof status === "string" ? status : "completed";
 }

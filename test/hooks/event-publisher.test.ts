@@ -496,3 +496,19 @@ describe("construction and helpers", () => {
     expect(incomingTask([{ role: "user" } as never])).toBeNull();
   });
 });
+
+describe("orchestrator outcomes", () => {
+  test("NODE_STOP and MULTIAGENT_COMPLETE report the node's or orchestrator's own status", async () => {
+    const { HookRegistry, AfterNodeCallEvent, AfterMultiAgentInvocationEvent, InterruptState } = await import("../../src/index.js");
+    const { EventPublisher } = await import("../../src/hooks/event-publisher.js");
+    const seen: { type: string; data: Record<string, unknown> }[] = [];
+    const registry = new HookRegistry();
+    registry.addHook(new EventPublisher((e) => void seen.push(e as never), "graph"));
+    const orchestrator = { name: "g", type: "graph", interruptState: new InterruptState() };
+    await registry.invoke(new AfterNodeCallEvent(orchestrator, {}, "a", { status: "interrupted" }));
+    await registry.invoke(new AfterNodeCallEvent(orchestrator, {}, "b", undefined, new Error("x")));
+    await registry.invoke(new AfterNodeCallEvent(orchestrator, {}, "c", { text: "no status" }));
+    await registry.invoke(new AfterMultiAgentInvocationEvent(orchestrator, {}, { status: "failed" }));
+    expect(seen.map((e) => e.data.status)).toEqual(["interrupted", "error", "completed", "failed"]);
+  });
+});

@@ -12,6 +12,7 @@ import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext } from "./tools.js";
+import { raceAbort } from "./abort.js";
 
 /** How a batch's calls run. */
 export type ToolExecutor = "concurrent" | "sequential";
@@ -149,27 +150,6 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
   return toResultBlock(toolUse.toolUseId, output);
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // The tool's own failure would otherwise surface as an unhandled rejection.
-    promise.then(undefined, () => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 function unknownToolMessage(name: string, agent: Agent): string {
   const names = agent.toolNames();

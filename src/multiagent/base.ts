@@ -7,7 +7,9 @@
 import * as z from "zod/v4";
 import { Agent } from "../agent/agent.js";
 import {
+  AfterMultiAgentInvocationEvent,
   AfterNodeCallEvent,
+  BeforeMultiAgentInvocationEvent,
   BeforeNodeCallEvent,
   MultiAgentInitializedEvent,
   type InvocationState,
@@ -30,6 +32,7 @@ import {
   type NodeExecutor,
   type NodeResult,
 } from "./types.js";
+import { raceAbort } from "../agent/abort.js";
 
 /** `invocationState` key of the stream path of the orchestrator a node runs in (a dot path). */
 export const STREAM_PATH_KEY = "kabooStreamPath";
@@ -138,6 +141,36 @@ export abstract class MultiAgentBase implements Orchestrator {
   }
 
   /** Marks the invocation finished (call in `finally`). */
+  /**
+   * The frame of an invocation shared by every orchestrator: begin (validate a resume),
+   * BeforeMultiAgentInvocation, the run, then AfterMultiAgentInvocation on any outcome, then end.
+   */
+  protected async invokeWith<R>(
+    input: string | InterruptResponse[],
+    options: { invocationState?: InvocationState | undefined },
+    run: (step: { resuming: boolean; task: string; invocationState: InvocationState; started: number }) => Promise<R>,
+  ): Promise<R> {
+    const invocationState = options.invocationState ?? {};
+    const { resuming, task } = await this.begin(input, invocationState);
+    const started = performance.now();
+    let result: R | undefined;
+    let failure: unknown;
+    try {
+      await this.hooks.invoke(new BeforeMultiAgentInvocationEvent(this, invocationState));
+      result = await run({ resuming, task, invocationState, started });
+      return result;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      try {
+        await this.hooks.invoke(new AfterMultiAgentInvocationEvent(this, invocationState, result, failure));
+      } finally {
+        this.end();
+      }
+    }
+  }
+
   protected end(): void {
     this.#running = false;
   }
@@ -302,20 +335,3 @@ export function orchestrationText(r: MultiAgentResult): string {
   return last === undefined ? "" : (r.results[last]?.result?.text ?? "");
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}

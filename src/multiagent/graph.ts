@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4";
-import { AfterMultiAgentInvocationEvent, BeforeMultiAgentInvocationEvent, type InvocationState } from "../agent/events.js";
+import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
 import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentNode, type MultiAgentOptions, type PausedNode } from "./base.js";
@@ -94,27 +94,11 @@ export class Graph extends MultiAgentBase {
    * @returns The {@link GraphResult}.
    */
   async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<GraphResult> {
-    const invocationState = options.invocationState ?? {};
-    const { resuming, task } = await this.begin(input, invocationState);
-    const started = performance.now();
-    let result: GraphResult | undefined;
-    let failure: unknown;
-    try {
-      await this.hooks.invoke(new BeforeMultiAgentInvocationEvent(this, invocationState));
-      const run = resuming ? this.#load() : this.#fresh(task);
-      result = await this.#execute(run, invocationState, options.signal, started);
-      return result;
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      try {
-        await this.hooks.invoke(new AfterMultiAgentInvocationEvent(this, invocationState, result, failure));
-      } finally {
-        this.end();
-      }
-    }
+    return this.invokeWith(input, options, ({ resuming, task, invocationState, started }) =>
+      this.#execute(resuming ? this.#load() : this.#fresh(task), invocationState, options.signal, started),
+    );
   }
+
 
   #fresh(task: string): GraphRun {
     return {

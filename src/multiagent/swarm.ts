@@ -5,7 +5,7 @@
  */
 import * as z from "zod/v4";
 import type { Agent } from "../agent/agent.js";
-import { AfterMultiAgentInvocationEvent, AfterToolCallEvent, BeforeMultiAgentInvocationEvent, type InvocationState } from "../agent/events.js";
+import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
 import type { JsonValue } from "../agent/messages.js";
 import { tool, type AgentTool } from "../agent/tools.js";
@@ -134,27 +134,11 @@ export class Swarm extends MultiAgentBase {
    * @returns The {@link SwarmResult}.
    */
   async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<SwarmResult> {
-    const invocationState = options.invocationState ?? {};
-    const { resuming, task } = await this.begin(input, invocationState);
-    const started = performance.now();
-    let result: SwarmResult | undefined;
-    let failure: unknown;
-    try {
-      await this.hooks.invoke(new BeforeMultiAgentInvocationEvent(this, invocationState));
-      const run = resuming ? this.#load() : this.#fresh(task);
-      result = await this.#execute(run, invocationState, options.signal ?? new AbortController().signal, started);
-      return result;
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      try {
-        await this.hooks.invoke(new AfterMultiAgentInvocationEvent(this, invocationState, result, failure));
-      } finally {
-        this.end();
-      }
-    }
+    return this.invokeWith(input, options, ({ resuming, task, invocationState, started }) =>
+      this.#execute(resuming ? this.#load() : this.#fresh(task), invocationState, options.signal ?? new AbortController().signal, started),
+    );
   }
+
 
   #fresh(task: string): SwarmRun {
     return { kind: "swarm", task, current: this.entry, input: task, iterations: 0, handoffs: [], results: {}, executionOrder: [], cancelledNodes: [], sharedContext: {}, paused: null };

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { minimatch } from "minimatch";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
@@ -24,6 +23,7 @@ import {
 import { approvalName, recordDecision, recordFingerprint, remembers, runGrants, threadIdOf } from "./approval-run.js";
 import { GrantLookup } from "./grant-lookup.js";
 import { defaultLogger, type Logger } from "./logger.js";
+import { compileGlob, type NameMatcher } from "./glob.js";
 
 /**
  * Decides what a remembered decision about a call covers.
@@ -107,6 +107,7 @@ export interface InterruptHookOptions {
  */
 export class InterruptHook implements HookProvider {
   readonly #rules: Rule[];
+  #matchers: Promise<NameMatcher[]> | undefined;
   readonly #agentName: string;
   readonly #ttl: number | undefined;
   readonly #skipReadOnly: boolean;
@@ -143,12 +144,14 @@ export class InterruptHook implements HookProvider {
   }
 
   /** The rule covering a tool, if any (first match wins). */
-  ruleFor(toolName: string): Rule | undefined {
-    return this.#rules.find((r) => r.pattern === toolName || minimatch(toolName, r.pattern, { nocomment: true, nonegate: true }));
+  async ruleFor(toolName: string): Promise<Rule | undefined> {
+    const matchers = await (this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))));
+    const i = matchers.findIndex((m) => m(toolName));
+    return i < 0 ? undefined : this.#rules[i];
   }
 
   async #onBeforeTool(event: BeforeToolCallEvent): Promise<void> {
-    const rule = this.ruleFor(event.toolUse.name);
+    const rule = await this.ruleFor(event.toolUse.name);
     if (!rule) return;
     if (this.#skipReadOnly && event.selectedTool?.annotations?.readOnlyHint === true) return;
     await this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));

@@ -5,13 +5,13 @@
  * @module
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
-import { minimatch } from "minimatch";
 import * as z from "zod/v4";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock } from "../agent/messages.js";
 import { describe } from "../errors.js";
+import { compileGlob } from "./glob.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import { RUN_ID_KEY, SHARED_STATE_KEY } from "./session-exchange.js";
 
@@ -134,12 +134,15 @@ export class StateEffectsHook implements HookProvider {
     registry.addCallback(AfterToolCallEvent, (e) => this.#apply(e));
   }
 
-  #apply(event: AfterToolCallEvent): void {
+  async #apply(event: AfterToolCallEvent): Promise<void> {
     if (event.result.status !== "success" || event.error !== undefined || event.cancelMessage !== undefined) return;
     const config = this.#config(event.invocationState);
     if (config === undefined) return;
     const tool = event.toolUse.name;
-    const rules = config.effects.filter((r) => r.tool === tool || minimatch(tool, r.tool, { nocomment: true, nonegate: true }));
+    // The only await: matching. From here on the read-modify-write of the shared state is
+    // synchronous, so effects of concurrent calls never interleave.
+    const matches = await Promise.all(config.effects.map(async (r) => (await compileGlob(r.tool))(tool)));
+    const rules = config.effects.filter((_, i) => matches[i]);
     if (rules.length === 0) return;
     const agent = this.agentName || event.agent.name;
     const runId = event.invocationState[RUN_ID_KEY];

@@ -22,11 +22,11 @@ describe("InterruptHook construction", () => {
     expect(() => new InterruptHook([{ pattern: "x", subject: "to" as never }])).toThrow(TypeError);
     expect(() => new InterruptHook([{ pattern: "" }])).toThrow(/pattern/);
   });
-  test("the first matching entry applies, globs included", () => {
+  test("the first matching entry applies, globs included", async () => {
     const hook = new InterruptHook([{ pattern: "merchant___pay", remember: "always" }, "merchant___*"], { remember: "thread" });
-    expect(hook.ruleFor("merchant___pay")?.remember).toBe("always");
-    expect(hook.ruleFor("merchant___refund")?.remember).toBe("thread");
-    expect(hook.ruleFor("transfer")).toBeUndefined();
+    expect((await hook.ruleFor("merchant___pay"))?.remember).toBe("always");
+    expect((await hook.ruleFor("merchant___refund"))?.remember).toBe("thread");
+    expect(await hook.ruleFor("transfer")).toBeUndefined();
   });
 });
 

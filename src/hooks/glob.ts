@@ -1,0 +1,35 @@
+/**
+ * Tool-name globs for the hooks, through minimatch, loaded only when a pattern needs it.
+ *
+ * Why lazily: minimatch reads `process.env` when its module loads, which Deno refuses
+ * without `--allow-env`. Plain tool names never load it, so only hosts that use glob
+ * patterns under Deno need `--allow-env=__MINIMATCH_TESTING_PLATFORM__`.
+ *
+ * @module
+ */
+
+/** A compiled pattern. */
+export type NameMatcher = (name: string) => boolean;
+
+// Characters that give a pattern glob meaning in minimatch (extglobs and braces included).
+const MAGIC = /[*?[\]{}()!+@]/;
+
+let loading: Promise<typeof import("minimatch")> | undefined;
+
+/** Whether the pattern needs glob matching (otherwise it is an exact name). */
+export function isGlob(pattern: string): boolean {
+  return MAGIC.test(pattern);
+}
+
+/**
+ * Compiles a tool-name pattern: an exact name, or a minimatch glob (`merchant___*`).
+ * Comments (`#…`) and negation (`!…`) are off: a pattern only ever selects names.
+ * @param pattern - The pattern.
+ * @returns A matcher; an exact name also matches itself when it looks like a glob.
+ */
+export async function compileGlob(pattern: string): Promise<NameMatcher> {
+  if (!isGlob(pattern)) return (name) => name === pattern;
+  const { filter } = await (loading ??= import("minimatch"));
+  const matches = filter(pattern, { nocomment: true, nonegate: true });
+  return (name) => name === pattern || matches(name);
+}

@@ -93,6 +93,9 @@ export async function runLoop(
     interrupts: new Map([...savedState.interrupts].map(([id, i]) => [id, { ...i }])),
     context: savedState.context,
   };
+  // Set once a batch is in the transcript: from then on the paused state it answered is spent, and a
+  // later failure (the next model call, say) must not bring it back — a retry would run the calls again.
+  let committed = false;
   let result: AgentResult;
   try {
     await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming, input.kind === "messages" ? input.messages : []));
@@ -176,6 +179,7 @@ export async function runLoop(
           return finish("interrupt");
         }
         agent.interruptState.clear();
+        committed = true;
         lastAssistant = message;
         await append(message);
         await append({ role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
@@ -185,10 +189,12 @@ export async function runLoop(
       }
     })();
   } catch (error) {
-    const state = agent.interruptState;
-    state.activated = saved.activated;
-    state.interrupts = saved.interrupts;
-    state.context = saved.context;
+    if (!committed) {
+      const state = agent.interruptState;
+      state.activated = saved.activated;
+      state.interrupts = saved.interrupts;
+      state.context = saved.context;
+    }
     metrics.durationMs = performance.now() - started;
     await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, undefined, error));
     throw error;

@@ -130,6 +130,16 @@ export async function assembleResponse(
   // A turn cut short (maxTokens, contentFiltered …) ends the run: its calls would never get results,
   // and a toolUse without its toolResult breaks the transcript (and the next provider request).
   if (hasTools && stopReason !== "toolUse") content = content.filter((b) => b.type !== "toolUse");
+  // Ids identify calls, their results and their interrupts: a server that repeats one in a response
+  // would make two calls share an approval. Repeats get a suffix (the transcript sends it back as is).
+  const seen = new Set<string>();
+  for (const b of content) {
+    if (b.type !== "toolUse") continue;
+    let id = b.toolUseId;
+    for (let n = 2; seen.has(id); n++) id = `${b.toolUseId}_${n}`;
+    b.toolUseId = id;
+    seen.add(id);
+  }
   return { message: { role: "assistant", content }, stopReason };
 }
 

@@ -31,8 +31,10 @@ export class AguiEventMapper {
       case "model": {
         const e = event.event;
         if (e.type === "messageStart") {
+          // A retried model call starts over: close what the failed attempt left open.
+          const closing = this.closeAll();
           this.responseId = this.#newId();
-          return [];
+          return closing;
         }
         const rid = (this.responseId ??= this.#newId());
         if (e.type === "contentBlockStart") {

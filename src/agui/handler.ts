@@ -17,7 +17,7 @@ import type { GrantStore } from "../grants/store.js";
 import { GRANTS_PROP } from "../hooks/approval.js";
 import { approvalDecisions } from "../hooks/approval-run.js";
 import { defaultLogger, type Logger } from "../hooks/logger.js";
-import { runAgui } from "./run.js";
+import { runAgui, type CompletedCalls } from "./run.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
 
 /** Name of the CUSTOM event that hands the client the grants this run created (when the handler has no store). */
@@ -65,6 +65,13 @@ export interface AguiHandlerOptions {
    * (`value: { grants }`) for it to store and send back as `forwardedProps.kaboo_grants`.
    */
   grantStore?: GrantStore;
+  /**
+   * Tool calls that already ran, per thread (`(threadId) => CompletedCalls`), backed by durable
+   * storage (KV, a Durable Object). With it, a resume delivered twice or an older snapshot replayed
+   * runs nothing again. Without it the handler is stateless and cannot tell a replay from a resume:
+   * exactly-once then holds only as far as the client does not replay. Default: none.
+   */
+  completed?: (threadId: string) => CompletedCalls;
   /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
   heartbeatMs?: number;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
@@ -165,7 +172,7 @@ async function* edgeRun({ agent, input, signal, request, options, log, release }
     await options.prepare?.(state, request);
   };
   try {
-    for await (const event of runAgui({ agent, input, signal, prepare })) {
+    for await (const event of runAgui({ agent, input, signal, prepare, completed: options.completed?.(input.threadId) })) {
       if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(decisionGrants(invocationState, input.threadId, log), options, log);
       yield event;
     }

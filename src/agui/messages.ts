@@ -37,8 +37,10 @@ export interface ConvertedMessages {
  * (every toolUse has its toolResult): tool calls without a result are left out and listed.
  *
  * @param input - The run's messages (validated by the caller).
- * @param dropResultsFor - Tool call ids whose results must be ignored (e.g. a host's synthetic
- *   result for a paused call: the resume answer is authoritative).
+ * @param dropResultsFor - Tool call ids of a paused batch. Host results for them are ignored (a
+ *   synthetic result must not stand in for the resume answer), and the assistant message holding
+ *   them is left out with its reasoning: the runner re-adds it from its paused state when the batch
+ *   completes, so keeping the front end's copy would put it in the transcript twice.
  */
 export function fromAguiMessages(input: readonly AguiMessage[], dropResultsFor: ReadonlySet<string> = new Set()): ConvertedMessages {
   const results = new Map<string, ToolResultBlock>();
@@ -69,6 +71,10 @@ export function fromAguiMessages(input: readonly AguiMessage[], dropResultsFor: 
         break;
       }
       case "assistant": {
+        if (m.toolCalls?.some((c) => dropResultsFor.has(c.id))) {
+          reasoning = [];
+          break;
+        }
         const content: ContentBlock[] = [...reasoning];
         reasoning = [];
         if (m.content) content.push({ type: "text", text: m.content });

@@ -26,6 +26,12 @@ import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.
 /** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
 export const SESSION_STATE_KEY = "kaboo_session";
 
+/** A record of tool calls that ran (a `Set<string>` is one). */
+export interface CompletedCalls {
+  has(toolCallId: string): boolean | Promise<boolean>;
+  add(toolCallId: string): unknown;
+}
+
 /** Options of {@link runAgui}. */
 export interface AguiRunOptions {
   /** The runner agent serving this thread (warm in a page, fresh per request at the edge). */
@@ -37,8 +43,13 @@ export interface AguiRunOptions {
   /** Handlers for browser tools the page runs itself. */
   clientToolHandlers?: Readonly<Record<string, ClientToolHandler>> | undefined;
   signal?: AbortSignal | undefined;
-  /** Tool calls of this thread that already ran (a resume for them is answered without running anything). */
-  completed?: Set<string> | undefined;
+  /**
+   * Tool calls of this thread that already ran. A resume that answers one of them is a replay
+   * (a double click, a retried request, an older snapshot) and is answered without running
+   * anything. `KabooAgent` keeps one per thread; at the edge, back it with durable storage
+   * (KV, a Durable Object) — without it a stateless handler cannot tell a replay from a resume.
+   */
+  completed?: CompletedCalls | undefined;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
   prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
   /** Makes message ids. Default `crypto.randomUUID`. */
@@ -70,6 +81,14 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
       [CONTEXT_ITEMS_KEY]: input.context ?? [],
     };
     const resume = input.resume ?? [];
+    const replayed = resume.length > 0 && ((o.completed !== undefined && (await anyRan(resume, o.completed))) || movedPast(state[SESSION_STATE_KEY], input.messages ?? []));
+    if (replayed) {
+      // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
+      const converted = fromAguiMessages(input.messages ?? []);
+      yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(converted.messages, newId, converted.toolMessageIds) } as BaseEvent;
+      yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome: { type: "success" } } as BaseEvent;
+      return;
+    }
     const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming: resume.length > 0 });
     // A cold agent needs the paused state before invoke() can tell a resume from new input
     // (restoring is a no-op on a fresh run or a warm agent).
@@ -86,12 +105,6 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     agent.messages = converted.messages;
     if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
 
-    if (resume.length && !agent.interruptState.activated && o.completed && resume.every((e) => ranAlready(e.interruptId, o.completed!))) {
-      // The same resume again: its calls already ran. Answer with the conversation as it is.
-      yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(agent.messages, newId, converted.toolMessageIds) } as BaseEvent;
-      yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome: { type: "success" } } as BaseEvent;
-      return;
-    }
 
     let result: AgentResult | undefined;
     const stream = agent.stream(resume.length ? toInterruptResponses(resume) : undefined, o.signal ? { invocationState, signal: o.signal } : { invocationState });
@@ -107,7 +120,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
       if (event.type === "result") result = event.result;
     }
     for (const e of mapper.closeAll()) yield e;
-    for (const id of mapper.completedToolCalls) o.completed?.add(id);
+    for (const id of mapper.completedToolCalls) await o.completed?.add(id);
     if (!result) throw new Error("The run ended without a result.");
 
     await recordGrants(o.grantStore, invocationState, threadId);
@@ -163,9 +176,30 @@ function pausedMessages(agent: Agent, responseId: string | undefined): Message[]
   return out;
 }
 
-function ranAlready(interruptId: string, completed: Set<string>): boolean {
-  const toolUseId = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(interruptId)?.[1];
-  return toolUseId !== undefined && completed.has(toolUseId);
+/**
+ * Whether the conversation has already moved past the calls a snapshot holds as paused: each
+ * has a result *and* an assistant message follows it. Then the snapshot is older than the
+ * conversation (a second tab, a replay) and resuming it would run those calls again. A host's
+ * synthetic result for a call that is still pending has nothing after it, so it does not count.
+ */
+function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean {
+  const ctx = (session as { interrupt_state?: { context?: { toolUseMessage?: { content?: unknown } } } } | null)?.interrupt_state?.context;
+  const blocks = ctx?.toolUseMessage?.content;
+  if (!Array.isArray(blocks)) return false;
+  const ids = blocks.flatMap((b: { type?: unknown; toolUseId?: unknown }) => (b?.type === "toolUse" && typeof b.toolUseId === "string" ? [b.toolUseId] : []));
+  if (ids.length === 0) return false;
+  return ids.every((id) => {
+    const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
+    return at >= 0 && messages.slice(at + 1).some((m) => m.role === "assistant");
+  });
+}
+
+async function anyRan(resume: readonly { interruptId: string }[], completed: CompletedCalls): Promise<boolean> {
+  for (const e of resume) {
+    const toolUseId = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(e.interruptId)?.[1];
+    if (toolUseId !== undefined && (await completed.has(toolUseId))) return true;
+  }
+  return false;
 }
 
 async function recordGrants(store: GrantStore | undefined, invocationState: InvocationState, threadId: string): Promise<void> {

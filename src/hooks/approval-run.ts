@@ -76,12 +76,29 @@ export function runGrants(invocationState: InvocationState): readonly { tool: st
   return (invocationState as Bag)[RUN_GRANTS] ?? [];
 }
 
+/** What an approval was given for: the tool, the call and a hash of its input. */
+export function callFingerprint(tool: string, toolUseId: string, input: unknown): string {
+  return `${tool}\u0000${toolUseId}\u0000${jsonHash(input)}`;
+}
+
+/**
+ * Whether a gate already approved this call for other arguments: then a later edit (the
+ * tool's own approval, with edited arguments) would run something nobody approved.
+ */
+export function approvedForOtherInput(agent: Agent, tool: string, toolUseId: string, input: unknown): boolean {
+  const raw = agent.state.get(CONSUMED_APPROVALS_KEY);
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
+  const mine = callFingerprint(tool, toolUseId, input);
+  const prefix = `hook:beforeToolCall:${toolUseId}:`;
+  return Object.entries(raw).some(([id, fingerprint]) => id.startsWith(prefix) && fingerprint !== mine);
+}
+
 /**
  * Records that an approval was used for one call (tool, toolUseId, input hash).
  * @returns `false` when the same approval was already used for a different call: it must not run.
  */
 export function recordFingerprint(agent: Agent, interruptId: string, tool: string, toolUseId: string, input: unknown): boolean {
-  const fingerprint = `${tool}\u0000${toolUseId}\u0000${jsonHash(input)}`;
+  const fingerprint = callFingerprint(tool, toolUseId, input);
   const raw = agent.state.get(CONSUMED_APPROVALS_KEY);
   const record: JsonObject = raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
   const seen: JsonValue | undefined = Object.hasOwn(record, interruptId) ? record[interruptId] : undefined;

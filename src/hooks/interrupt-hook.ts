@@ -176,7 +176,23 @@ export class InterruptHook implements HookProvider {
       if (await this.#grants.covers(invocationState, match)) return;
     }
     // A subject we could not compute is never remembered beyond this call.
-    const offered = subject.key?.startsWith(UNKNOWN) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
+    let offered = subject.key?.startsWith(UNKNOWN) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
+    if (stored?.response !== undefined) {
+      const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
+      // An answer covers what was asked, no more: the same subject (something rewrote the call since
+      // it was asked → ask again about what would run now) and no scope wider than was shown.
+      if ((asked.subject?.key ?? null) !== subject.key) {
+        const again = `${approvalName(this.#agentName)}:edit:${jsonHash(checked.value)}`;
+        if (again === name) {
+          event.cancel = `The approval for "${toolUse.name}" does not match the call; it did not run.`;
+          return;
+        }
+        await this.#gate(event, rule, input, again);
+        return;
+      }
+      const shown = Array.isArray(asked.scopes) ? asked.scopes : [];
+      offered = offered.filter((scope) => scope === "once" || shown.includes(scope));
+    }
     const request: ApprovalRequest = {
       kind: "tool_approval",
       agent: this.#agentName,

@@ -10,7 +10,7 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
 import { decisionNote, parseTime, readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type Decision } from "./approval.js";
-import { approvalName, recordDecision } from "./approval-run.js";
+import { approvalName, approvedForOtherInput, recordDecision } from "./approval-run.js";
 import { defaultLogger, type Logger } from "./logger.js";
 
 /** What the host is told before the run continues, so the tool's service can honour the decision. */
@@ -90,8 +90,29 @@ export class ToolApprovalHook implements HookProvider {
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(BeforeToolCallEvent, (event) => {
       const tool = event.selectedTool;
-      if (tool && !(WRAPPED in tool)) event.selectedTool = this.#wrap(tool);
+      if (!tool) return;
+      this.#applyEdit(event, tool);
+      if (!(WRAPPED in tool)) event.selectedTool = this.#wrap(tool);
     });
+  }
+
+  /**
+   * An approved edit replaces the call before it runs, so the transcript records the call as it ran
+   * and gates registered after this hook judge the edited call. A gate that already approved this
+   * call for other arguments did not approve the edit: the call is refused.
+   */
+  #applyEdit(event: BeforeToolCallEvent, tool: AgentTool): void {
+    const { toolUse } = event;
+    const answered = event.agent.interruptState.interrupts.get(`tool:${toolUse.toolUseId}:${this.#name}`);
+    if (answered?.response === undefined) return;
+    const answer = readAnswer(answered.response);
+    if (answer.decision !== "approved" || answer.editedArgs === undefined) return;
+    if (!(tool.validate?.(answer.editedArgs).ok ?? true)) return; // refused with a message at call time
+    if (approvedForOtherInput(event.agent, toolUse.name, toolUse.toolUseId, answer.editedArgs)) {
+      event.cancel = `The edited arguments for "${toolUse.name}" change a call that was approved for other arguments, so it did not run. Ask the person again.`;
+      return;
+    }
+    event.toolUse = { ...toolUse, input: answer.editedArgs };
   }
 
   #wrap(inner: AgentTool): AgentTool {

@@ -1,0 +1,25 @@
+// Finding: tool-call ids are trusted to be unique. (a) Two gated calls with the same id in one
+// response share ONE interrupt; the resume then fails context validation ("distinct ids") and the
+// agent is stuck (every resume fails, every new message is PENDING_INTERRUPTS).
+import { describe, expect, it } from "vitest";
+import * as z from "zod/v4";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+
+function setup(script: ConstructorParameters<typeof ScriptedModel>[0]["script"]) {
+  const sent: unknown[] = [];
+  const transfer = tool({ name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }), callback: (i) => { sent.push(i); return "ok"; } });
+  return { sent, make: () => new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }) };
+}
+
+describe("duplicate tool-call ids", () => {
+  it("(a) same id twice in one response: the approval can be resumed (or the calls are refused), never stuck", async () => {
+    const { make } = setup([{ toolCalls: [{ name: "transfer", input: { to: "a" }, id: "dup" }, { name: "transfer", input: { to: "b" }, id: "dup" }] }, { text: "done" }]);
+    const agent = make();
+    const r1 = await agent.invoke("pay");
+    const answers = r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: false } } }));
+    let error: unknown;
+    try { await agent.invoke(answers); } catch (e) { error = e; }
+    expect(String(error ?? "")).toBe("");
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * `npm run demo`: the Vite dev server for demo/ (a page running an agent with the scripted
- * model in the browser). Loopback only; the next free port if 5173 is taken.
+ * `npm run demo`: the Vite dev server for demo/ (a banking assistant running an agent with the
+ * scripted model in the browser). Loopback only; the next free port if 5173 is taken.
  */
 import { defineConfig } from "vite";
 
@@ -9,4 +9,9 @@ export default defineConfig({
   server: { host: "127.0.0.1", port: 5173, strictPort: false },
   preview: { host: "127.0.0.1", port: 4173, strictPort: false },
   build: { outDir: "../.tmp/demo-dist", emptyOutDir: true },
+  // Pre-bundled at start-up: a dependency found only when the page first imports it would make
+  // Vite re-optimise and reload the page mid-conversation.
+  optimizeDeps: {
+    include: ["@ag-ui/client", "@ag-ui/core", "rxjs", "zod/v4", "idb-keyval", "minimatch", "fast-json-patch", "eventsource-parser"],
+  },
 });

@@ -3,7 +3,8 @@
  * with approvals, remembered grants, threads kept in IndexedDB and reload-resume.
  *
  * URL parameters (for trying things out and for the e2e tests):
- * `?ttl=<seconds>` — deadline of a wire approval (default 30).
+ * `?ttl=<seconds>` — deadline of a wire approval (default 30);
+ * `?delay=<ms>` — pause between the scripted model's streamed chunks (default 12).
  */
 import type { Interrupt as AguiInterrupt, ResumeEntry, Tool as AguiTool } from "@ag-ui/core";
 import { KabooAgent } from "../src/agui/kaboo-agent.js";
@@ -21,6 +22,7 @@ import { ThreadList } from "./threads.js";
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
 const params = new URLSearchParams(location.search);
 const ttl = Math.max(1, Number(params.get("ttl")) || 30);
+const delay = Math.max(0, Number(params.get("delay") ?? 12) || 0);
 const THEMES = ["dark", "light", "ocean", "forest", "sunset"] as const;
 const THREAD_KEY = "kaboo-demo:thread";
 const THEME_KEY = "kaboo-demo:theme";
@@ -104,7 +106,7 @@ function makeAgent(id: string): KabooAgent {
       stopRequested: (thread) => stopFlags.get(thread) === true,
       onContext: (thread, report) => panels.report(thread, report),
       onEvent: (event) => panels.add(event),
-    }, ttl),
+    }, ttl, delay),
     grantStore,
     sessionStore,
     clientToolHandlers,
@@ -153,7 +155,10 @@ function askNext(): void {
 }
 
 function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
-  answers.push(a ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" });
+  // The runner refuses an answer to an expired request; cancelling it lets the gate tell the
+  // model the request expired (and the call did not run).
+  const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
+  answers.push(a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" });
   if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) return askNext();
   const resume = answers;
   answers = [];
@@ -171,8 +176,10 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   }
   if (agent !== kaboo) return;
   render();
+  $<HTMLButtonElement>("#stop").disabled = false;
   if (stopFlags.get(threadId)) {
     setStatus("idle");
+    prompt.focus();
     return;
   }
   afterRun();
@@ -193,13 +200,14 @@ $("#composer").addEventListener("submit", (e) => {
   send(text);
 });
 for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip")) chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
+// Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
+// run then ends as "cancelled" and run() puts the page back to idle.
 $("#stop").addEventListener("click", () => {
+  if (!running) return;
   stopFlags.set(threadId, true);
+  $<HTMLButtonElement>("#stop").disabled = true;
   kaboo.abortRun();
   toast("Stopped. Nothing else will run in this answer.");
-  setStatus("idle");
-  render();
-  prompt.focus();
 });
 $("#review").addEventListener("click", () => askNext());
 $("#approval").addEventListener("close", () => {

@@ -1,15 +1,24 @@
 /**
- * The placeholder demo, end to end: Vite serves demo/, Chromium loads it, a prompt pauses on the
- * approval, Approve resumes it, and the transcript shows the tool result and the final answer.
+ * The demo, end to end: Vite serves demo/, Debian's Chromium runs it through Playwright, and each
+ * test drives the page as a person would. Every test gets a fresh browser context, so IndexedDB,
+ * localStorage and sessionStorage start empty.
+ *
+ * Screenshots of the main states go to test-results/e2e/; with UPDATE_SCREENSHOTS=1 the ones the
+ * README shows are also written to docs/screenshots/.
  */
-import { chromium, type Browser, type Page } from "playwright";
+import { mkdirSync } from "node:fs";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 import { createServer, type ViteDevServer } from "vite";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { CHROMIUM_ARGS, requireChromium } from "../scripts/chromium.mjs";
 
 let server: ViteDevServer;
 let browser: Browser;
 let url: string;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+const ARTIFACTS = "test-results/e2e";
+const README_SHOTS = process.env["UPDATE_SCREENSHOTS"] === "1";
 
 beforeAll(async () => {
   // Port 0: the OS picks a free port, so a running `npm run demo` does not get in the way.
@@ -19,6 +28,8 @@ beforeAll(async () => {
   if (!local) throw new Error("vite did not report a URL");
   url = local;
   browser = await chromium.launch({ executablePath: await requireChromium(), args: CHROMIUM_ARGS, headless: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  if (README_SHOTS) mkdirSync("docs/screenshots", { recursive: true });
 });
 
 afterAll(async () => {
@@ -26,50 +37,262 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function openDemo(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector("body[data-status='idle']");
-  return { page, errors };
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.fill("#prompt", text);
-  await page.click("#send");
-  await page.waitForSelector("body[data-status='awaiting-approval']");
-}
-
-test("a prompt pauses for approval; Approve runs the tool and the answer streams in", async () => {
-  const { page, errors } = await openDemo();
-  await send(page, "send 42 to bob");
-  await expect.poll(() => page.textContent("#approval-text")).toContain('"to":"bob"');
-  // Paused before the tool: no tool result yet.
-  expect(await page.locator("#transcript .tool").count()).toBe(0);
-  await page.click("#approve");
-  await page.waitForSelector("body[data-status='done']");
-  const assistant = await page.locator("#transcript .assistant").allTextContents();
-  expect(assistant.at(-1)).toBe("Done. Sent 42 to bob.");
-  expect(await page.locator("#transcript .tool").allTextContents()).toEqual(["transfer → Sent 42 to bob."]);
-  const types = await page.locator("#events li").evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset["type"]));
-  for (const type of ["BeforeInvocationEvent", "BeforeModelCallEvent", "AfterModelCallEvent", "BeforeToolCallEvent", "AfterToolCallEvent", "MessageAddedEvent", "AfterInvocationEvent"]) {
-    expect(types).toContain(type);
-  }
-  // The paused run and the resumed run each end with AfterInvocation.
-  expect(types.filter((t) => t === "AfterInvocationEvent")).toHaveLength(2);
-  expect(errors).toEqual([]);
-  await page.close();
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close();
+  const seen = problems.splice(0);
+  expect(seen, "the page logged errors").toEqual([]);
 });
 
-test("Deny keeps the tool from running and the model says so", async () => {
-  const { page, errors } = await openDemo();
-  await send(page, "send 7 to eve");
+async function newContext(viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  return context;
+}
+
+async function openDemo(context: BrowserContext, query = "?delay=2"): Promise<Page> {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console.${m.type()}: ${m.text()}`);
+  });
+  await page.goto(url + query);
+  await page.waitForSelector("body[data-status='idle']");
+  return page;
+}
+
+/** A page in a fresh context. The scripted model streams fast unless `query` says otherwise. */
+async function fresh(query = "?delay=2"): Promise<Page> {
+  return openDemo(await newContext(), query);
+}
+
+async function shot(page: Page, name: string, forReadme = false): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
+  if (forReadme && README_SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
+}
+
+/** Sends a message and waits until the run asks for approval or ends. */
+async function say(page: Page, text: string): Promise<"asked" | "answered"> {
+  await page.fill("#prompt", text);
+  await page.press("#prompt", "Enter");
+  await page.waitForSelector("body[data-status='awaiting-approval'], body[data-status='idle']");
+  return (await page.getAttribute("body", "data-status")) === "awaiting-approval" ? "asked" : "answered";
+}
+
+async function lastAnswer(page: Page): Promise<string> {
+  return (await page.locator("#transcript .msg.assistant").last().textContent()) ?? "";
+}
+
+async function settle(page: Page): Promise<void> {
+  await page.waitForSelector("body[data-status='idle']");
+}
+
+const counts = (page: Page) => page.evaluate(() => (globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts);
+
+test("ask → the dialog shows the call → approve once → the tool runs and the answer streams", async () => {
+  const page = await fresh();
+  await shot(page, "welcome", true);
+  expect(await say(page, "Send 42 to Bob")).toBe("asked");
+  const dialog = page.locator("dialog#approval");
+  await expect.poll(() => dialog.isVisible()).toBe(true);
+  expect(await page.textContent("#approval-title")).toBe("Send money?");
+  expect(await page.textContent("#approval-tool")).toBe("transfer");
+  expect(await page.textContent("#approval-subject")).toBe("transfers to Bob");
+  expect(await page.locator("#approval-args").innerText()).toMatch(/to\s+bob\s+amount\s+42/);
+  // All three scopes are offered for transfers (remember: "always"); focus starts on Deny.
+  for (const id of ["#approve-once", "#approve-thread", "#approve-always"]) expect(await page.isVisible(id)).toBe(true);
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("deny");
+  // Paused before the tool: it has not run.
+  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("awaiting");
+  expect((await counts(page))["transfer"]).toBeUndefined();
+  await shot(page, "approval-dialog", true);
+
+  await page.click("#approve-once");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €42.00 to Bob");
+  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("done");
+  expect(await page.textContent("#transcript .tool-row .tool-result")).toContain("Sent €42.00 to Bob");
+  expect((await counts(page))["transfer"]).toBe(1);
+  // "Once" is not remembered.
+  expect(await page.locator("#grants .grant").count()).toBe(0);
+  expect(await page.locator("#events li[data-type='tool_end']").count()).toBe(1);
+  await shot(page, "approved", true);
+});
+
+test("'always' for one recipient skips the dialog for that recipient only; revoking asks again", async () => {
+  const page = await fresh();
+  await say(page, "Send 5 to Bob");
+  await page.click("#approve-always");
+  await settle(page);
+  await expect.poll(() => page.locator("#grants .grant").count()).toBe(1);
+  expect(await page.textContent("#grants .grant strong")).toBe("transfers to Bob");
+  expect(await page.textContent("#grants .grant small")).toContain("Always");
+
+  expect(await say(page, "Send 7 to Bob")).toBe("answered");
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €7.00 to Bob");
+  expect((await counts(page))["transfer"]).toBe(2);
+
+  expect(await say(page, "Send 3 to Carol")).toBe("asked");
+  expect(await page.textContent("#approval-subject")).toBe("transfers to Carol");
   await page.click("#deny");
-  await page.waitForSelector("body[data-status='done']");
-  const assistant = await page.locator("#transcript .assistant").allTextContents();
-  expect(assistant.at(-1)).toContain("I did not make the transfer");
-  expect(assistant.join(" ")).not.toContain("Sent 7 to eve");
-  expect(errors).toEqual([]);
-  await page.close();
+  await settle(page);
+  await shot(page, "grants");
+
+  await page.click("#grants .grant button");
+  await expect.poll(() => page.locator("#grants .grant").count()).toBe(0);
+  expect(await say(page, "Send 2 to Bob")).toBe("asked");
+  expect((await counts(page))["transfer"]).toBe(2);
+});
+
+test("deny: the tool does not run and the model's answer says it was denied", async () => {
+  const page = await fresh();
+  await say(page, "pay eve 7");
+  await page.click("#deny");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("you denied the transfer");
+  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("error");
+  expect((await counts(page))["transfer"]).toBeUndefined();
+});
+
+test("an invalid edit is refused in the dialog; a valid edit runs with the edited arguments", async () => {
+  const page = await fresh();
+  await say(page, "Send 42 to Bob");
+  await page.click("#edit-toggle");
+  expect(await page.getAttribute("#edit-toggle", "aria-expanded")).toBe("true");
+  await page.fill("#approval-edit", '{ "to": "bob", "amount": -5 }');
+  await expect.poll(() => page.textContent("#approval-edit-error")).toContain("amount");
+  expect(await page.isDisabled("#approve-once")).toBe(true);
+  await page.fill("#approval-edit", '{ "to": "bob", ');
+  await expect.poll(() => page.textContent("#approval-edit-error")).toContain("Not valid JSON");
+  await shot(page, "edit-refused");
+  expect(await page.isDisabled("#approve-once")).toBe(true);
+
+  await page.fill("#approval-edit", '{ "to": "bob", "amount": 12 }');
+  await expect.poll(() => page.textContent("#approval-edit-error")).toBe("");
+  await page.click("#approve-once");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €12.00 to Bob");
+  expect(await page.textContent("#transcript .tool-row .tool-args")).toContain("amount: 12");
+  expect((await counts(page))["transfer"]).toBe(1);
+});
+
+test("reload while an approval is pending: the dialog returns, and approving runs the tool exactly once", async () => {
+  const page = await fresh();
+  await say(page, "Send 9 to Carol");
+  expect(await page.isVisible("dialog#approval")).toBe(true);
+  await page.reload();
+  await page.waitForSelector("body[data-status='awaiting-approval']");
+  await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
+  expect(await page.textContent("#approval-subject")).toBe("transfers to Carol");
+  expect(await page.locator("#transcript .msg.user").first().textContent()).toBe("Send 9 to Carol");
+  await shot(page, "reload-restored");
+  await page.click("#approve-once");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €9.00 to Carol");
+  expect((await counts(page))["transfer"]).toBe(1);
+  // And after another reload, the conversation is there and nothing ran again.
+  await page.reload();
+  await page.waitForSelector("body[data-status='idle']");
+  expect(await lastAnswer(page)).toContain("Sent €9.00 to Carol");
+  expect((await counts(page))["transfer"]).toBe(1);
+});
+
+test("Stop ends a streaming answer", async () => {
+  const page = await fresh("");
+  await page.fill("#prompt", "Explain how approvals work");
+  await page.press("#prompt", "Enter");
+  await page.waitForSelector("body[data-status='running']");
+  await expect.poll(() => lastAnswer(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(200);
+  await shot(page, "streaming", true);
+  await page.click("#stop");
+  await settle(page);
+  const stopped = await lastAnswer(page);
+  await page.waitForTimeout(500);
+  expect(await lastAnswer(page)).toBe(stopped);
+  expect(stopped.length).toBeLessThan(1500);
+  expect(await page.isVisible("#send")).toBe(true);
+  // The conversation goes on after a stop.
+  expect(await say(page, "What's my balance?")).toBe("answered");
+  await expect.poll(() => lastAnswer(page)).toContain("Checking:");
+});
+
+test("two tabs: a grant given in one applies in the other", async () => {
+  const context = await newContext();
+  const first = await openDemo(context);
+  const second = await openDemo(context);
+  // A background tab's timers are throttled: bring the tab being used to the front, as a person would.
+  await first.bringToFront();
+  await say(first, "Send 5 to Dave");
+  await first.click("#approve-always");
+  await settle(first);
+  // The other tab hears about it (BroadcastChannel) without a reload.
+  await expect.poll(() => second.locator("#grants .grant").count()).toBe(1);
+  await second.bringToFront();
+  expect(await say(second, "Send 6 to Dave")).toBe("answered");
+  await expect.poll(() => lastAnswer(second)).toContain("Sent €6.00 to Dave");
+  expect((await counts(second))["transfer"]).toBe(2);
+  // Revoked in the second tab, gone in the first.
+  await second.click("#grants .grant button");
+  await expect.poll(() => first.locator("#grants .grant").count()).toBe(0);
+});
+
+test("a request whose deadline passes is treated as expired", async () => {
+  const page = await fresh("?ttl=2&delay=2");
+  expect(await say(page, "Wire 900 EUR to Lena")).toBe("asked");
+  expect(await page.isVisible("#approval-countdown")).toBe(true);
+  expect(await page.textContent("#approval-countdown-text")).toMatch(/Expires in 0:0[12]/);
+  // Only "once" for wires.
+  expect(await page.isVisible("#approve-thread")).toBe(false);
+  expect(await page.isVisible("#approve-always")).toBe(false);
+  await page.waitForSelector("dialog#approval[data-state='expired']", { timeout: 5000 });
+  expect(await page.isVisible("#approve-once")).toBe(false);
+  await shot(page, "expired");
+  await page.click("#approval-dismiss");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("expired before it was answered");
+  expect((await counts(page))["wire_abroad"]).toBeUndefined();
+});
+
+test("lookups never ask, the browser tool restyles the page, and the card service asks by itself", async () => {
+  const page = await fresh();
+  expect(await say(page, "What's my balance?")).toBe("answered");
+  await expect.poll(() => lastAnswer(page)).toContain("Checking: €2,340.12");
+  expect(await say(page, "Switch to dark mode")).toBe("answered");
+  await expect.poll(() => page.getAttribute("html", "data-theme")).toBe("dark");
+  expect(await say(page, "Freeze my card 4821")).toBe("asked");
+  expect(await page.textContent("#approval-message")).toContain("Freeze card •••• 4821");
+  expect(await page.isVisible("#approve-thread")).toBe(false);
+  await shot(page, "card-service-dark", true);
+  await page.click("#approve-once");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Card •••• 4821 is frozen");
+  expect((await counts(page))["freeze_card"]).toBe(1);
+});
+
+test("threads: a new conversation starts empty, and switching back restores the first", async () => {
+  const page = await fresh();
+  await say(page, "Send 1 to Bob");
+  await page.click("#approve-once");
+  await settle(page);
+  await page.click("#new-thread");
+  await settle(page);
+  expect(await page.locator("#transcript .msg").count()).toBe(0);
+  expect(await page.isVisible("#welcome")).toBe(true);
+  await expect.poll(() => page.locator("#thread-list .thread").count()).toBe(2);
+  await page.click("#thread-list .thread:has-text('Send 1 to Bob')");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €1.00 to Bob");
+});
+
+test("at 375 px wide: the approval dialog fits and the page does not scroll sideways", async () => {
+  const page = await openDemo(await newContext({ width: 375, height: 812 }));
+  await say(page, "Send 42 to Bob");
+  const box = await page.locator("dialog#approval").boundingBox();
+  expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await shot(page, "mobile-approval", true);
+  await page.click("#approve-once");
+  await settle(page);
+  await page.click("#toggle-panel");
+  await page.waitForTimeout(300);
+  await shot(page, "mobile-panel");
 });

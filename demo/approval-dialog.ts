@@ -82,7 +82,11 @@ export class ApprovalDialog {
 
   constructor(dialog: HTMLDialogElement) {
     this.#dialog = dialog;
-    dialog.addEventListener("close", () => this.#stopTimer());
+    // Esc closes natively; either way focus goes back where it was.
+    dialog.addEventListener("close", () => {
+      this.#stopTimer();
+      if (this.#returnFocus?.isConnected && !this.#returnFocus.matches(":disabled")) this.#returnFocus.focus();
+    });
     this.#q<HTMLButtonElement>("#deny").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
     this.#q<HTMLButtonElement>("#approval-dismiss").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
     this.#q<HTMLButtonElement>("#approval-later").addEventListener("click", () => this.close());
@@ -146,7 +150,6 @@ export class ApprovalDialog {
   /** Closes without answering (the run stays paused). */
   close(): void {
     if (this.#dialog.open) this.#dialog.close();
-    this.#returnFocus?.focus();
   }
 
   #answer(a: DialogAnswer): void {

@@ -21,15 +21,16 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return node;
 }
 
-/** Paragraphs with **bold** and `code`, built as DOM (never innerHTML). */
+/** Paragraphs with **bold**, *emphasis* and `code`, built as DOM (never innerHTML). */
 function richText(text: string): DocumentFragment {
   const frag = document.createDocumentFragment();
   for (const para of text.split(/\n{2,}/)) {
     const p = el("p");
     for (const [i, line] of para.split("\n").entries()) {
       if (i > 0) p.append(el("br"));
-      for (const part of line.split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+      for (const part of line.split(/(\*\*[^*]+\*\*|\*[^*\s][^*]*\*|`[^`]+`)/)) {
         if (part.startsWith("**") && part.endsWith("**") && part.length > 4) p.append(el("strong", undefined, part.slice(2, -2)));
+        else if (part.startsWith("*") && part.endsWith("*") && part.length > 2) p.append(el("em", undefined, part.slice(1, -1)));
         else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) p.append(el("code", undefined, part.slice(1, -1)));
         else if (part) p.append(part);
       }

@@ -136,6 +136,7 @@ function afterRun(): void {
   const open = kaboo.pendingInterrupts.filter((i) => !answers.some((a) => a.interruptId === i.id));
   if (!open.length) {
     setStatus("idle");
+    if (document.activeElement === document.body) prompt.focus();
     return;
   }
   setStatus("awaiting-approval");
@@ -211,7 +212,9 @@ $("#stop").addEventListener("click", () => {
 });
 $("#review").addEventListener("click", () => askNext());
 $("#approval").addEventListener("close", () => {
-  if (document.body.dataset["status"] === "awaiting-approval") $("#pending-banner").hidden = false;
+  if (document.body.dataset["status"] !== "awaiting-approval") return;
+  $("#pending-banner").hidden = false;
+  $("#review").focus();
 });
 $("#new-thread").addEventListener("click", () => void openThread(crypto.randomUUID()).then(() => prompt.focus()));
 

@@ -146,6 +146,14 @@ test("'always' for one recipient skips the dialog for that recipient only; revok
 test("deny: the tool does not run and the model's answer says it was denied", async () => {
   const page = await fresh();
   await say(page, "pay eve 7");
+  // Esc closes the dialog without answering: the run stays paused and "Review" brings it back.
+  await page.keyboard.press("Escape");
+  await expect.poll(() => page.isVisible("dialog#approval")).toBe(false);
+  await expect.poll(() => page.isVisible("#pending-banner")).toBe(true);
+  expect(await page.getAttribute("body", "data-status")).toBe("awaiting-approval");
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("review");
+  await page.click("#review");
+  await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
   await page.click("#deny");
   await settle(page);
   await expect.poll(() => lastAnswer(page)).toContain("you denied the transfer");
@@ -295,4 +303,40 @@ test("at 375 px wide: the approval dialog fits and the page does not scroll side
   await page.click("#toggle-panel");
   await page.waitForTimeout(300);
   await shot(page, "mobile-panel");
+});
+
+test("the context meter counts tokens, and old long tool results are cleared past the budget", async () => {
+  const page = await fresh();
+  for (let i = 0; i < 3; i++) {
+    expect(await say(page, "Show my statement")).toBe("answered");
+    await expect.poll(() => page.locator("#transcript .tool-row[data-status='done']").count()).toBe(i + 1);
+  }
+  await expect.poll(async () => Number(await page.getAttribute("#context-cleared", "data-cleared"))).toBeGreaterThan(0);
+  expect(await page.textContent("#context-cleared")).toMatch(/cleared · ~[\d,]+ tokens saved/);
+  expect(await page.textContent("#context-text")).toMatch(/~[\d,]+ tokens sent/);
+  // Clearing changes what the model is sent, never the transcript the person sees.
+  expect(await page.locator("#transcript .tool-row .tool-result pre").first().textContent()).toContain("Statement (checking)");
+  await shot(page, "context-cleared");
+});
+
+test("settings: a real model's key stays in sessionStorage only", async () => {
+  const page = await fresh();
+  await page.click("#open-settings");
+  await page.selectOption("#settings select[name='provider']", "openai");
+  await page.fill("#settings input[name='baseUrl']", "http://127.0.0.1:11434/v1");
+  await page.click("#settings button[value='save']");
+  // A model name is required.
+  await expect.poll(() => page.textContent("#settings .form-error")).toContain("Name the model");
+  await page.fill("#settings input[name='model']", "llama3.2");
+  await page.fill("#settings input[name='apiKey']", "sk-test-123");
+  await page.click("#settings button[value='save']");
+  await expect.poll(() => page.textContent("#model-label")).toBe("OpenAI-compatible · llama3.2");
+  const stored = await page.evaluate(() => ({ session: JSON.stringify(sessionStorage), local: JSON.stringify(localStorage) }));
+  expect(stored.session).toContain("sk-test-123");
+  expect(stored.local).not.toContain("sk-test-123");
+  await page.click("#open-settings");
+  await page.selectOption("#settings select[name='provider']", "scripted");
+  await page.click("#settings button[value='save']");
+  await expect.poll(() => page.textContent("#model-label")).toBe("Scripted model · offline");
+  expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain("sk-test-123");
 });

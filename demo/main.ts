@@ -66,6 +66,8 @@ type Status = "loading" | "idle" | "running" | "awaiting-approval" | "error";
 function setStatus(status: Status): void {
   document.body.dataset["status"] = status;
   running = status === "running";
+  // Screen readers wait for the streamed answer to finish instead of reading every chunk.
+  transcript.setAttribute("aria-busy", String(running));
   $<HTMLButtonElement>("#send").hidden = running;
   $<HTMLButtonElement>("#stop").hidden = !running;
   $<HTMLButtonElement>("#new-thread").disabled = running;

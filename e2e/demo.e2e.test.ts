@@ -1,92 +1,15 @@
 /**
  * The demo, end to end: Vite serves demo/, Debian's Chromium runs it through Playwright, and each
  * test drives the page as a person would. Every test gets a fresh browser context, so IndexedDB,
- * localStorage and sessionStorage start empty.
+ * localStorage and sessionStorage start empty (see ./harness.ts).
  *
  * Screenshots of the main states go to test-results/e2e/; with UPDATE_SCREENSHOTS=1 the ones the
  * README shows are also written to docs/screenshots/.
  */
-import { mkdirSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
-import { createServer, type ViteDevServer } from "vite";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { CHROMIUM_ARGS, requireChromium } from "../scripts/chromium.mjs";
+import { expect, test } from "vitest";
+import { counts, fresh, lastAnswer, newContext, openDemo, say, settle, shot, useDemo } from "./harness.js";
 
-let server: ViteDevServer;
-let browser: Browser;
-let url: string;
-const contexts: BrowserContext[] = [];
-const problems: string[] = [];
-const ARTIFACTS = "test-results/e2e";
-const README_SHOTS = process.env["UPDATE_SCREENSHOTS"] === "1";
-
-beforeAll(async () => {
-  // Port 0: the OS picks a free port, so a running `npm run demo` does not get in the way.
-  server = await createServer({ configFile: "vite.config.ts", server: { port: 0, strictPort: false, host: "127.0.0.1" }, logLevel: "warn" });
-  await server.listen();
-  const local = server.resolvedUrls?.local[0];
-  if (!local) throw new Error("vite did not report a URL");
-  url = local;
-  browser = await chromium.launch({ executablePath: await requireChromium(), args: CHROMIUM_ARGS, headless: true });
-  mkdirSync(ARTIFACTS, { recursive: true });
-  if (README_SHOTS) mkdirSync("docs/screenshots", { recursive: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  for (const c of contexts.splice(0)) await c.close();
-  const seen = problems.splice(0);
-  expect(seen, "the page logged errors").toEqual([]);
-});
-
-async function newContext(viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport });
-  contexts.push(context);
-  return context;
-}
-
-async function openDemo(context: BrowserContext, query = "?delay=2"): Promise<Page> {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning") problems.push(`console.${m.type()}: ${m.text()}`);
-  });
-  await page.goto(url + query);
-  await page.waitForSelector("body[data-status='idle']");
-  return page;
-}
-
-/** A page in a fresh context. The scripted model streams fast unless `query` says otherwise. */
-async function fresh(query = "?delay=2"): Promise<Page> {
-  return openDemo(await newContext(), query);
-}
-
-async function shot(page: Page, name: string, forReadme = false): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
-  if (forReadme && README_SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
-}
-
-/** Sends a message and waits until the run asks for approval or ends. */
-async function say(page: Page, text: string): Promise<"asked" | "answered"> {
-  await page.fill("#prompt", text);
-  await page.press("#prompt", "Enter");
-  await page.waitForSelector("body[data-status='awaiting-approval'], body[data-status='idle']");
-  return (await page.getAttribute("body", "data-status")) === "awaiting-approval" ? "asked" : "answered";
-}
-
-async function lastAnswer(page: Page): Promise<string> {
-  return (await page.locator("#transcript .msg.assistant").last().textContent()) ?? "";
-}
-
-async function settle(page: Page): Promise<void> {
-  await page.waitForSelector("body[data-status='idle']");
-}
-
-const counts = (page: Page) => page.evaluate(() => (globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts);
+useDemo();
 
 test("ask → the dialog shows the call → approve once → the tool runs and the answer streams", async () => {
   const page = await fresh();

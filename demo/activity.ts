@@ -32,7 +32,7 @@ function detail(e: StreamEvent): string {
     case "agent_complete":
       return `${pick("stop_reason")}${pick("duration_ms") ? ` · ${pick("duration_ms")} ms` : ""}`;
     case "error":
-      return pick("error") || pick("message");
+      return pick("text") || pick("exception_type");
     default:
       return "";
   }

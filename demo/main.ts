@@ -39,6 +39,8 @@ let settings = loadSettings();
 let kaboo: KabooAgent;
 let threadId = sessionStorage.getItem(THREAD_KEY) ?? "";
 let running = false;
+/** Why the last run of this conversation failed, shown under the transcript until the next one. */
+let runError = "";
 /** Answers given so far to the open interrupts (a resume must answer them all). */
 let answers: ResumeEntry[] = [];
 
@@ -81,6 +83,13 @@ function setStatus(status: Status): void {
 function render(): void {
   const awaiting = new Set(kaboo.pendingInterrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
   renderTranscript(transcript, kaboo.messages, { awaiting, running });
+  if (runError) {
+    const note = document.createElement("div");
+    note.className = "msg run-error";
+    note.setAttribute("role", "alert");
+    note.textContent = `Something went wrong: ${runError}`;
+    transcript.append(note);
+  }
   $("#welcome").hidden = kaboo.messages.length > 0;
   panels.updateContext(threadId, kaboo.messages);
 }
@@ -113,7 +122,13 @@ function makeAgent(id: string): KabooAgent {
     sessionStore,
     clientToolHandlers,
   });
-  agent.subscribe({ onMessagesChanged: scheduleRender, onEvent: scheduleRender });
+  agent.subscribe({
+    onMessagesChanged: scheduleRender,
+    onEvent: scheduleRender,
+    onRunErrorEvent: ({ event }) => {
+      runError = event.message;
+    },
+  });
   return agent;
 }
 
@@ -124,6 +139,7 @@ async function openThread(id: string): Promise<void> {
   threadId = id;
   sessionStorage.setItem(THREAD_KEY, id);
   answers = [];
+  runError = "";
   kaboo = makeAgent(id);
   setStatus("loading");
   await kaboo.connectAgent();
@@ -170,12 +186,13 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
 
 async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   stopFlags.set(threadId, false);
+  runError = "";
   setStatus("running");
   const agent = kaboo;
   try {
     await agent.runAgent({ tools: CLIENT_TOOLS, ...extra });
   } catch (error) {
-    if (!stopFlags.get(threadId)) toast(`The run failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (!stopFlags.get(threadId)) runError ||= error instanceof Error ? error.message : String(error);
   }
   if (agent !== kaboo) return;
   render();

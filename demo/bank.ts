@@ -19,6 +19,8 @@ export interface Ledger {
   frozen: string[];
   /** Requests the card service saw approved (ToolApprovalHook's onDecision), not yet used. */
   approvedRequests: string[];
+  /** Results of the money-moving calls, by tool call id: the bank's idempotency keys. */
+  done: Record<string, string>;
 }
 
 const ledgerSchema = z.object({
@@ -28,10 +30,11 @@ const ledgerSchema = z.object({
   history: z.array(z.object({ at: z.number(), what: z.string(), amount: z.number() })),
   frozen: z.array(z.string()),
   approvedRequests: z.array(z.string()),
+  done: z.record(z.string(), z.string()).catch({}),
 });
 
 function fresh(): Ledger {
-  return { checking: 2340.12, savings: 10500, counts: {}, history: [], frozen: [], approvedRequests: [] };
+  return { checking: 2340.12, savings: 10500, counts: {}, history: [], frozen: [], approvedRequests: [], done: {} };
 }
 
 /** The ledger as stored; a missing or damaged one starts over. */
@@ -56,6 +59,26 @@ function counted(name: string, change: (ledger: Ledger) => void = () => {}): Led
     l.counts[name] = (l.counts[name] ?? 0) + 1;
     change(l);
   });
+}
+
+const DONE_LIMIT = 200;
+
+/**
+ * Runs a money-moving call at most once per tool call id, as a real bank API would with an
+ * idempotency key: the same call again (e.g. a resume replayed after a reload) gets the first
+ * result back and moves nothing.
+ */
+function idempotent(name: string, callId: string, act: (ledger: Ledger) => string): string {
+  const earlier = readLedger().done[callId];
+  if (earlier !== undefined) return `${earlier} (Already done earlier; not repeated.)`;
+  let text = "";
+  counted(name, (l) => {
+    text = act(l);
+    l.done[callId] = text;
+    const ids = Object.keys(l.done);
+    for (const id of ids.slice(0, Math.max(0, ids.length - DONE_LIMIT))) delete l.done[id];
+  });
+  return text;
 }
 
 /** Euros as people read them. */
@@ -117,22 +140,22 @@ export function bankTools(): AgentTool[] {
       name: "transfer",
       description: "Sends euros from checking to someone the person names.",
       inputSchema: toolSchemas.transfer,
-      callback: ({ to, amount }) => {
-        const l = counted("transfer", (ledger) => {
-          ledger.checking = Math.round((ledger.checking - amount) * 100) / 100;
-          ledger.history.push({ at: Date.now(), what: `transfer to ${to}`, amount });
-        });
-        return `Sent ${eur(amount)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
-      },
+      callback: ({ to, amount }, context) =>
+        idempotent("transfer", context.toolUse.toolUseId, (l) => {
+          l.checking = Math.round((l.checking - amount) * 100) / 100;
+          l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount });
+          return `Sent ${eur(amount)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
+        }),
     }),
     tool({
       name: "wire_abroad",
       description: "Sends an international wire to an IBAN. Approvals for it expire quickly.",
       inputSchema: toolSchemas.wire_abroad,
-      callback: ({ to, iban, amount, currency }) => {
-        counted("wire_abroad", (l) => l.history.push({ at: Date.now(), what: `wire to ${to} (${iban})`, amount }));
-        return `Wired ${amount} ${currency} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
-      },
+      callback: ({ to, iban, amount, currency }, context) =>
+        idempotent("wire_abroad", context.toolUse.toolUseId, (l) => {
+          l.history.push({ at: Date.now(), what: `wire to ${to} (${iban})`, amount });
+          return `Wired ${amount} ${currency} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
+        }),
     }),
     tool({
       name: "freeze_card",
@@ -141,7 +164,8 @@ export function bankTools(): AgentTool[] {
       callback: ({ last4 }, context) => {
         const requestId = `freeze-${context.toolUse.toolUseId}`;
         const ledger = readLedger();
-        if (!ledger.approvedRequests.includes(requestId)) {
+        const ranBefore = ledger.done[context.toolUse.toolUseId] !== undefined;
+        if (!ranBefore && !ledger.approvedRequests.includes(requestId)) {
           // The service, not the agent, decides: it replies with a request instead of a result.
           return {
             kaboo_approval: {
@@ -151,11 +175,11 @@ export function bankTools(): AgentTool[] {
             },
           };
         }
-        counted("freeze_card", (l) => {
+        return idempotent("freeze_card", context.toolUse.toolUseId, (l) => {
           l.approvedRequests = l.approvedRequests.filter((id) => id !== requestId);
           if (!l.frozen.includes(last4)) l.frozen.push(last4);
+          return `Card •••• ${last4} is frozen. Payments with it are declined from now on.`;
         });
-        return `Card •••• ${last4} is frozen. Payments with it are declined from now on.`;
       },
     }),
   ];

@@ -127,6 +127,24 @@ test("reload while an approval is pending: the dialog returns, and approving run
   expect((await counts(page))["transfer"]).toBe(1);
 });
 
+test("reload after the approved tool ran but before the run ended: nothing moves twice", async () => {
+  const page = await fresh("?delay=40");
+  await say(page, "Send 5 to Bob");
+  await page.click("#approve-once");
+  await page.waitForFunction(() => ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1);
+  await page.reload();
+  await page.waitForSelector("body[data-status='idle'], body[data-status='awaiting-approval']");
+  // The session snapshot is saved when a run ends, so the question may come back; the bank's
+  // idempotency key (the tool call id) keeps a second approval from sending the money again.
+  if ((await page.getAttribute("body", "data-status")) === "awaiting-approval") {
+    await page.click("#approve-once");
+    await settle(page);
+    await expect.poll(() => lastAnswer(page)).toContain("not repeated");
+  }
+  expect((await counts(page))["transfer"]).toBe(1);
+  expect(await page.evaluate(() => JSON.parse(localStorage.getItem("kaboo-demo:ledger") ?? "{}").checking)).toBe(2335.12);
+});
+
 test("Stop ends a streaming answer", async () => {
   const page = await fresh("");
   await page.fill("#prompt", "Explain how approvals work");

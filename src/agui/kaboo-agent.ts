@@ -33,6 +33,10 @@ export interface KabooAgentConfig extends AguiAgentConfig {
  *
  * Approvals pause a run with `RUN_FINISHED { outcome: { type: "interrupt" } }`; answer with
  * `runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved, scope, editedArgs } }] })`.
+ * Once a request's `expiresAt` has passed, `@ag-ui/client` refuses to send an answer to it: send
+ * `status: "cancelled"` to continue the thread (the gate tells the model the request lapsed).
+ * With a `sessionStore`, each finished call is recorded as its result arrives, so a reload in the
+ * middle of a run never resumes (and runs again) a call that already ran.
  *
  * @example
  * ```ts
@@ -74,8 +78,8 @@ export class KabooAgent extends AbstractAgent {
     return new Observable<BaseEvent>((subscriber) => {
       const controller = new AbortController();
       this.#controller = controller;
-      const completed = this.#completedFor(input.threadId);
       (async () => {
+        const completed = await this.#completedFor(input.threadId);
         let messages: AguiMessage[] | undefined;
         let state: Record<string, unknown> | undefined;
         let interrupts: AguiInterrupt[] = [];
@@ -88,6 +92,7 @@ export class KabooAgent extends AbstractAgent {
           completed,
           prepare: this.#config.prepare,
         })) {
+          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed);
           if (event.type === EventType.MESSAGES_SNAPSHOT) messages = (event as unknown as { messages: AguiMessage[] }).messages;
           if (event.type === EventType.STATE_SNAPSHOT) state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
           if (event.type === EventType.RUN_FINISHED) {
@@ -97,6 +102,7 @@ export class KabooAgent extends AbstractAgent {
             if (messages && this.#config.sessionStore) {
               await this.#config.sessionStore.save({
                 version: THREAD_SNAPSHOT_VERSION, threadId: input.threadId, messages, state: state ?? {}, interrupts, savedAt: Date.now(),
+                completed: [...completed],
               });
             }
           }
@@ -140,13 +146,30 @@ export class KabooAgent extends AbstractAgent {
     } as AgentCapabilities;
   }
 
-  #completedFor(threadId: string): Set<string> {
+  /** The thread's completed calls: in memory, seeded once from the session store (a reload's page). */
+  async #completedFor(threadId: string): Promise<Set<string>> {
     let set = this.#completed.get(threadId);
     if (!set) {
-      set = new Set();
+      set = new Set((await this.#config.sessionStore?.load(threadId))?.completed ?? []);
       this.#completed.set(threadId, set);
     }
     if (set.size > 1000) for (const id of [...set].slice(0, set.size - 1000)) set.delete(id);
     return set;
+  }
+
+  /** Saves the completed calls now: a reload before the run ends must not resume them again. */
+  async #saveCompleted(input: RunAgentInput, completed: Set<string>): Promise<void> {
+    const store = this.#config.sessionStore;
+    if (!store) return;
+    const stored = await store.load(input.threadId);
+    await store.save({
+      version: THREAD_SNAPSHOT_VERSION,
+      threadId: input.threadId,
+      messages: stored?.messages ?? input.messages,
+      state: stored?.state ?? ((input.state as Record<string, unknown> | undefined) ?? {}),
+      interrupts: stored?.interrupts ?? [],
+      savedAt: Date.now(),
+      completed: [...completed],
+    });
   }
 }

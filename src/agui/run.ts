@@ -111,6 +111,9 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     const deltas = stateDeltas(invocationState);
     let sentDeltas = deltas.length;
     for await (const event of stream) {
+      // Recorded before the result is announced: whoever persists the record on TOOL_CALL_RESULT
+      // (KabooAgent's session store) must already find this call in it.
+      if (event.type === "toolResult") await o.completed?.add(event.result.toolUseId);
       for (const e of mapper.map(event)) yield e;
       // State effects run in AfterToolCall hooks, before the result event is emitted.
       while (sentDeltas < deltas.length) {
@@ -120,7 +123,6 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
       if (event.type === "result") result = event.result;
     }
     for (const e of mapper.closeAll()) yield e;
-    for (const id of mapper.completedToolCalls) await o.completed?.add(id);
     if (!result) throw new Error("The run ended without a result.");
 
     await recordGrants(o.grantStore, invocationState, threadId);

@@ -21,6 +21,11 @@ export interface ThreadSnapshot {
   interrupts: AguiInterrupt[];
   /** Epoch ms. */
   savedAt: number;
+  /**
+   * Tool calls of this thread that already ran, saved as each result arrives, so a reload in the
+   * middle of a run cannot resume (and run again) a call that finished before the page went away.
+   */
+  completed?: string[];
 }
 
 const snapshotSchema = z.object({
@@ -30,6 +35,7 @@ const snapshotSchema = z.object({
   state: z.record(z.string(), z.unknown()),
   interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
   savedAt: z.number(),
+  completed: z.array(z.string()).optional(),
 });
 
 /**

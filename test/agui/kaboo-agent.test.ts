@@ -81,8 +81,10 @@ describe("KabooAgent", () => {
     await first.agent.runAgent();
     const interruptId = first.agent.pendingInterrupts[0]!.id;
 
+    sessionStore.dead = false;
     const second = page(ledger, { sessionStore });
     await second.agent.connectAgent();
+    expect(second.agent.pendingInterrupts.map((i) => i.id)).toEqual([interruptId]);
     expect(second.agent.pendingInterrupts.map((i) => i.id)).toEqual([interruptId]);
     expect(second.agent.messages.length).toBeGreaterThan(0);
     await second.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
@@ -136,5 +138,37 @@ describe("KabooAgent", () => {
   test("capabilities advertise approvals, edits and interrupts", async () => {
     const { agent } = page({ transfers: [] });
     expect(await agent.getCapabilities()).toMatchObject({ humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true } });
+  });
+});
+
+describe("KabooAgent reload in the middle of a run", () => {
+  test("a call that finished before the page went away is not run again by the restored approval", async () => {
+    const ledger: Ledger = { transfers: [] };
+    // The page "goes away" right after the first save that records a completed call: later saves are lost.
+    class DyingStore extends MemorySessionStore {
+      dead = false;
+      override async save(snapshot: Parameters<MemorySessionStore["save"]>[0]): Promise<void> {
+        if (this.dead) return;
+        await super.save(snapshot);
+        if (snapshot.completed?.length) this.dead = true;
+      }
+    }
+    const sessionStore = new DyingStore();
+    const first = page(ledger, { sessionStore });
+    first.agent.addMessage(user("pay ivan 3"));
+    await first.agent.runAgent();
+    const interruptId = first.agent.pendingInterrupts[0]!.id;
+    await first.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+    expect(ledger.transfers).toHaveLength(1);
+    const stored = await sessionStore.load("t1");
+    expect(stored?.interrupts.map((i) => i.id)).toEqual([interruptId]);
+    expect(stored?.completed?.length).toBe(1);
+
+    sessionStore.dead = false;
+    const second = page(ledger, { sessionStore });
+    await second.agent.connectAgent();
+    expect(second.agent.pendingInterrupts.map((i) => i.id)).toEqual([interruptId]);
+    await second.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] }).catch(() => undefined);
+    expect(ledger.transfers).toHaveLength(1);
   });
 });

@@ -19,11 +19,14 @@ export const CLIENT_TOOL_INTERRUPT = "client_tool";
  */
 export function toAguiInterrupt(i: Interrupt, agent: Agent): AguiInterrupt {
   const reason = i.reason as Partial<ApprovalRequest> | undefined;
+  // The call the front end knows is the one in the interrupt's id: for a delegate's approval the
+  // request names the delegate's inner call, which the front end never saw.
+  const ownCall = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(i.id)?.[1];
   if (reason && typeof reason === "object" && reason.kind === "tool_approval" && typeof reason.toolUseId === "string") {
     const out: AguiInterrupt = {
       id: i.id,
       reason: "tool_call",
-      toolCallId: reason.toolUseId,
+      toolCallId: ownCall ?? reason.toolUseId,
       message: reason.message ?? `Approve the call to ${reason.tool}?`,
       responseSchema: approvalResponseSchema(reason, agent),
       metadata: { kaboo: reason as unknown as JsonValue },
@@ -33,8 +36,7 @@ export function toAguiInterrupt(i: Interrupt, agent: Agent): AguiInterrupt {
   }
   const out: AguiInterrupt = { id: i.id, reason: i.name };
   if (i.reason !== undefined) out.metadata = { kaboo: i.reason };
-  const toolUseId = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(i.id)?.[1];
-  if (toolUseId) out.toolCallId = toolUseId;
+  if (ownCall) out.toolCallId = ownCall;
   return out;
 }
 

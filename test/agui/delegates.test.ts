@@ -1,0 +1,53 @@
+/** A delegate's approval through the AG-UI adapter: paused, answered, resumed exactly once — warm and cold. */
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { describe, expect, it } from "vitest";
+import * as z from "zod/v4";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { agentAsTool } from "../../src/multiagent/delegate.js";
+import { runAgui } from "../../src/agui/run.js";
+import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
+
+function team(paid: string[]) {
+  const pay = tool({ name: "pay", description: "Pay.", inputSchema: z.object({ to: z.string() }), callback: ({ to }) => { paid.push(to); return `paid ${to}`; } });
+  const clerk = new Agent({
+    name: "clerk",
+    model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "clerk done" } : { toolCalls: [{ name: "pay", input: { to: "zoe" } }] }) }),
+    tools: [pay],
+    hooks: [new InterruptHook(["pay"], { agentName: "clerk" })],
+  });
+  return new Agent({
+    name: "lead",
+    model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "all done" } : { toolCalls: [{ name: "clerk", input: { task: "pay zoe" } }] }) }),
+    tools: [agentAsTool(clerk, { name: "clerk", description: "Pays people." })],
+  });
+}
+
+const parentCall = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.TOOL_CALL_START) as unknown as { toolCallId: string }).toolCallId;
+
+describe("a delegate's approval over AG-UI", () => {
+  it("names the parent's tool call, and resumes the delegate exactly once on a warm agent", async () => {
+    const paid: string[] = [];
+    const lead = team(paid);
+    const first = await collect(runAgui({ agent: lead, input: input({ messages: [user("pay zoe")] }) }));
+    const interrupt = interruptsOf(first)[0]!;
+    expect(interrupt.toolCallId).toBe(parentCall(first));
+    expect(paid).toEqual([]);
+    const second = await collect(runAgui({ agent: lead, input: input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    expect(paid).toEqual(["zoe"]);
+    expect((second.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
+  });
+
+  it("resumes on a cold agent (edge, reload) from the state snapshot alone, exactly once", async () => {
+    const paid: string[] = [];
+    const first = await collect(runAgui({ agent: team(paid), input: input({ messages: [user("pay zoe")] }) }));
+    const state = stateOf(first);
+    expect(Object.keys((state.kaboo_session as { delegates?: object }).delegates ?? {})).toEqual(["clerk"]);
+    const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    const completed = new Set<string>();
+    await collect(runAgui({ agent: team(paid), completed, input: input({ messages: snap(first), state, resume }) }));
+    expect(paid).toEqual(["zoe"]);
+    await collect(runAgui({ agent: team(paid), completed, input: input({ messages: snap(first), state, resume }) }));
+    expect(paid).toEqual(["zoe"]);
+  });
+});

@@ -69,6 +69,16 @@ export class InvalidInterruptResponseError extends KabooError {
   }
 }
 
+/** A resume approved an interrupt after its `expiresAt`; cancel it instead to continue. */
+export class InterruptExpiredError extends KabooError {
+  readonly code = "INTERRUPT_EXPIRED" as const;
+  readonly interruptId: string;
+  constructor(interruptId: string, expiresAt: string) {
+    super(`Interrupt "${interruptId}" expired at ${expiresAt}; answer it with status "cancelled" to continue.`);
+    this.interruptId = interruptId;
+  }
+}
+
 /** New input arrived while the agent still waits on interrupts. */
 export class PendingInterruptsError extends KabooError {
   readonly code = "PENDING_INTERRUPTS" as const;

@@ -74,6 +74,7 @@ export {
   PartialResumeError,
   InvalidInterruptResponseError,
   PendingInterruptsError,
+  InterruptExpiredError,
   InvalidStateError,
   ModelStreamError,
   MaxModelRetriesError,

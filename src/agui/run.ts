@@ -9,7 +9,7 @@ import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import type { Message, ToolResultBlock } from "../agent/messages.js";
 import type { AgentResult } from "../agent/result.js";
-import { KabooError, describe } from "../errors.js";
+import { InterruptExpiredError, KabooError, describe } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
 import { GRANTS_PROP } from "../hooks/approval.js";
 import { approvalDecisions } from "../hooks/approval-run.js";
@@ -100,6 +100,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     await o.prepare?.(invocationState);
     installClientTools(agent, input.tools ?? [], o.clientToolHandlers ?? {});
 
+    expiredAnswer(agent, resume, Date.now());
     const paused = pausedCalls(agent);
     const converted = fromAguiMessages(input.messages ?? [], resume.length ? paused : new Set());
     agent.messages = converted.messages;
@@ -194,6 +195,19 @@ function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean 
     const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
     return at >= 0 && messages.slice(at + 1).some((m) => m.role === "assistant");
   });
+}
+
+/**
+ * Refuses a resume that resolves an interrupt after its `expiresAt` (AG-UI's own client refuses to
+ * send one): the pause stays, and the host answers `cancelled` to continue the thread.
+ * @throws InterruptExpiredError
+ */
+function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; status: string }[], now: number): void {
+  for (const e of resume) {
+    if (e.status !== "resolved") continue;
+    const expiresAt = (agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined)?.expiresAt;
+    if (typeof expiresAt === "string" && Date.parse(expiresAt) < now) throw new InterruptExpiredError(e.interruptId, expiresAt);
+  }
 }
 
 async function anyRan(resume: readonly { interruptId: string }[], completed: CompletedCalls): Promise<boolean> {

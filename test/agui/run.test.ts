@@ -142,3 +142,31 @@ describe("runAgui attachments", () => {
     ]);
   });
 });
+
+describe("runAgui expired approvals", () => {
+  test("resolving an interrupt after its expiresAt → INTERRUPT_EXPIRED, the pause stays, and cancelling continues the thread", async () => {
+    const { InterruptHook } = await import("../../src/hooks/interrupt-hook.js");
+    const { Agent, ScriptedModel, tool } = await import("../../src/index.js");
+    const z = await import("zod/v4");
+    const paid: string[] = [];
+    const pay = tool({ name: "pay", description: "", inputSchema: z.object({ to: z.string() }), callback: ({ to }) => void paid.push(to) });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: JSON.stringify(lastToolResults[0]!.content) } : { toolCalls: [{ name: "pay", input: { to: "x" } }] }) }),
+      tools: [pay],
+      hooks: [new InterruptHook(["pay"], { ttlSeconds: 0.001 })],
+    });
+    const first = await collect(runAgui({ agent, input: input({ messages: [user("pay x")] }) }));
+    const finished = first.at(-1) as unknown as { outcome: { interrupts: { id: string; expiresAt: string }[] } };
+    const { id, expiresAt } = finished.outcome.interrupts[0]!;
+    expect(typeof expiresAt).toBe("string");
+    await new Promise((r) => setTimeout(r, 5));
+    const late = await collect(runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] }) }));
+    expect(errorCode(late)).toBe("INTERRUPT_EXPIRED");
+    expect(paid).toEqual([]);
+    expect(agent.interruptState.pendingIds()).toEqual([id]);
+    const cancelled = await collect(runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "cancelled" }] }) }));
+    expect(errorCode(cancelled)).toBeUndefined();
+    expect(paid).toEqual([]);
+    expect(JSON.stringify(cancelled)).toMatch(/skipped|expired/);
+  });
+});

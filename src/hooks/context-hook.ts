@@ -14,7 +14,8 @@ import { UserError, describe } from "../errors.js";
 import { ClearingCache, createClearingMemo, type ClearingMemo, type ClearingOptions } from "./context/clearing.js";
 import { agentItems, parsePointer, renderContext, type Pointer, type RenderedView } from "./context/render.js";
 import { LoadedView, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
-import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, type HookLogger } from "./session-exchange.js";
+import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import { defaultLogger, type Logger } from "./logger.js";
 
 export { InvalidPointerError, itemTool, type ContextItem } from "./context/render.js";
 export { InvalidViewSpecError, ViewLoadError, type View, type ViewFn, type ViewRequest, type ViewSpec } from "./context/views.js";
@@ -67,7 +68,7 @@ export interface ContextHookOptions {
   /** Called with each call's report; a callback that throws is logged. */
   onReport?: (report: ContextReport) => void;
   /** Default `console`. */
-  logger?: HookLogger;
+  logger?: Logger;
 }
 
 interface PerAgent {
@@ -120,7 +121,7 @@ export class ContextHook implements HookProvider {
   readonly #workspace: readonly Pointer[];
   readonly #views: readonly LoadedView[];
   readonly #onReport: ((report: ContextReport) => void) | undefined;
-  readonly #logger: HookLogger;
+  readonly #logger: Logger;
   readonly #memo: ClearingMemo = createClearingMemo();
   readonly #agents = new WeakMap<Agent, PerAgent>();
 
@@ -141,7 +142,7 @@ export class ContextHook implements HookProvider {
     this.#workspace = (options.workspace ?? []).map(parsePointer);
     this.#views = (options.views ?? []).map((v, i) => new LoadedView(v, i));
     this.#onReport = options.onReport;
-    this.#logger = options.logger ?? console;
+    this.#logger = options.logger ?? defaultLogger;
   }
 
   /** Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. */

@@ -8,6 +8,7 @@
  * @module
  */
 import * as z from "zod/v4";
+import { defaultLogger, type Logger } from "./logger.js";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
@@ -32,11 +33,6 @@ export const CONTEXT_ITEMS_KEY = "aguiContext";
  */
 export const SHARED_STATE_KEY = "sharedState";
 
-/** Where the hooks of this package write what they log. Default: `globalThis.console`. */
-export interface HookLogger {
-  debug(message: string, ...data: unknown[]): void;
-  warn(message: string, ...data: unknown[]): void;
-}
 
 /**
  * What a client sends back (and receives) to carry a paused session across a
@@ -77,14 +73,14 @@ export class SessionExchange {
    * @param resuming - Whether the run resumes a paused one.
    * @param logger - Where a malformed snapshot is reported. Default `console`.
    */
-  constructor(inbound: unknown, resuming: boolean, logger: HookLogger = console) {
+  constructor(inbound: unknown, resuming: boolean, logger: Logger = defaultLogger) {
     this.inbound = parseInbound(inbound, logger);
     this.resuming = resuming;
     this.delegates = { ...(this.inbound.delegates ?? {}) };
   }
 }
 
-function parseInbound(inbound: unknown, logger: HookLogger): SessionSnapshotIn {
+function parseInbound(inbound: unknown, logger: Logger): SessionSnapshotIn {
   if (inbound === undefined || inbound === null) return {};
   const parsed = inboundSchema.safeParse(inbound);
   if (parsed.success) {
@@ -105,7 +101,7 @@ export interface CreateSessionExchangeOptions {
   /** Whether this run resumes a paused one. Default `false`. */
   resuming?: boolean;
   /** Default `console`. */
-  logger?: HookLogger;
+  logger?: Logger;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { InterruptState, type InterruptStateJson } from "../agent/interrupt.js";
 import type { JsonValue, Message } from "../agent/messages.js";
 import { describe } from "../errors.js";
-import { getSessionExchange, type HookLogger } from "./session-exchange.js";
+import { getSessionExchange } from "./session-exchange.js";
+import { defaultLogger, type Logger } from "./logger.js";
 
 /** What {@link sessionStateSnapshot} returns (wire names of the Python package). */
 export interface SessionSnapshot {
@@ -57,7 +58,7 @@ const pausedCalls = z.looseObject({
  * await agent.invoke(answers, { invocationState });
  * ```
  */
-export function restoreSessionState(agent: Agent, invocationState: InvocationState, logger: HookLogger = console): boolean {
+export function restoreSessionState(agent: Agent, invocationState: InvocationState, logger: Logger = defaultLogger): boolean {
   const exchange = getSessionExchange(invocationState);
   if (exchange === undefined) return false;
   exchange.agent = agent;
@@ -81,7 +82,7 @@ export function restoreSessionState(agent: Agent, invocationState: InvocationSta
     return false;
   }
   agent.interruptState = restored;
-  logger.debug(`kaboo: paused session restored | activated=${restored.activated} interrupts=${[...restored.interrupts.keys()].join(",")}`);
+  logger.debug?.(`kaboo: paused session restored | activated=${restored.activated} interrupts=${[...restored.interrupts.keys()].join(",")}`);
   return true;
 }
 
@@ -114,7 +115,7 @@ function staleCallId(state: InterruptState, messages: readonly Message[]): strin
  * @param logger - Default `console`.
  * @returns `{ interrupt_state, delegates? }` (a JSON copy), or `null`.
  */
-export function sessionStateSnapshot(invocationState: InvocationState, logger: HookLogger = console): SessionSnapshot | null {
+export function sessionStateSnapshot(invocationState: InvocationState, logger: Logger = defaultLogger): SessionSnapshot | null {
   const exchange = getSessionExchange(invocationState);
   if (exchange?.agent === undefined) return null;
   let serialized: InterruptStateJson;
@@ -149,11 +150,11 @@ export function sessionStateSnapshot(invocationState: InvocationState, logger: H
  * ```
  */
 export class SessionStateHook implements HookProvider {
-  readonly #logger: HookLogger;
+  readonly #logger: Logger;
 
   /** @param options - `logger`: default `console`. */
-  constructor(options: { logger?: HookLogger } = {}) {
-    this.#logger = options.logger ?? console;
+  constructor(options: { logger?: Logger } = {}) {
+    this.#logger = options.logger ?? defaultLogger;
   }
 
   /** Subscribes to `BeforeInvocationEvent`. */

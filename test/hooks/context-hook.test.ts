@@ -26,9 +26,9 @@ import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "
 
 const logs = () => {
   const warns: string[] = [];
-  return { warns, logger: { debug: () => {}, warn: (m: string) => void warns.push(m) } };
+  return { warns, logger: { debug: () => {}, error: () => {}, warn: (m: string) => void warns.push(m) } };
 };
-const quiet = { debug: () => {}, warn: () => {} };
+const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
 
 const noop = (name: string): AgentTool => tool({ name, description: name, inputSchema: z.object({}), callback: () => "x" });
 const delegate: AgentTool = { ...noop("helper"), kind: "agent" };

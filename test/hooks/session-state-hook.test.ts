@@ -16,10 +16,10 @@ import {
 import { SESSION_EXCHANGE_KEY, SessionExchange, createSessionExchange, getSessionExchange } from "../../src/hooks/session-exchange.js";
 import { SessionStateHook, restoreSessionState, sessionStateSnapshot, type SessionSnapshot } from "../../src/hooks/session-state-hook.js";
 
-const quiet = { debug: () => {}, warn: () => {} };
+const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
 const logs = () => {
   const warns: string[] = [];
-  return { warns, logger: { debug: () => {}, warn: (m: string) => void warns.push(m) } };
+  return { warns, logger: { debug: () => {}, error: () => {}, warn: (m: string) => void warns.push(m) } };
 };
 
 /** Gates every call of `act` on an "approve" interrupt. */

@@ -8,7 +8,7 @@
 import jsonpatch from "fast-json-patch";
 import * as z from "zod/v4";
 import { KabooError } from "../../errors.js";
-import type { HookLogger } from "../session-exchange.js";
+import type { Logger } from "../logger.js";
 
 /** An AG-UI context item (`RunAgentInput.context`). */
 export interface ContextItem {
@@ -46,7 +46,7 @@ export function itemTool(item: ContextItem): string | undefined {
  * no tool, and items of a browser tool it may call.
  * @param raw - What the host put under `CONTEXT_ITEMS_KEY` (untrusted).
  */
-export function agentItems(raw: unknown, clientTools: ReadonlySet<string>, logger: HookLogger): ContextItem[] {
+export function agentItems(raw: unknown, clientTools: ReadonlySet<string>, logger: Logger): ContextItem[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) {
     logger.warn("kaboo: ContextHook ignored the run's context items: not an array of { description, value }.");

@@ -10,7 +10,7 @@ import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { KabooError, describe } from "../../errors.js";
-import type { HookLogger } from "../session-exchange.js";
+import type { Logger } from "../logger.js";
 import type { ContextItem, RenderedView } from "./render.js";
 
 /** A working view's answer: a base for the whole invocation and the changes since it. */
@@ -82,7 +82,7 @@ export class LoadedView {
     this.name = view as string;
   }
 
-  async #load(logger: HookLogger): Promise<ViewFn | undefined> {
+  async #load(logger: Logger): Promise<ViewFn | undefined> {
     if (this.#fn || !this.#spec) return this.#fn;
     const { module, exportName } = this.#spec;
     this.#loading ??= (async () => {
@@ -105,7 +105,7 @@ export class LoadedView {
    * Calls the view; a view that throws or answers garbage is logged and skipped.
    * @param bases - This invocation's kept bases (per view).
    */
-  async render(request: ViewRequest, bases: Map<LoadedView, JsonValue>, logger: HookLogger): Promise<RenderedView | undefined> {
+  async render(request: ViewRequest, bases: Map<LoadedView, JsonValue>, logger: Logger): Promise<RenderedView | undefined> {
     const fn = await this.#load(logger);
     if (!fn) return undefined;
     let answer: unknown;

@@ -134,8 +134,10 @@ test("reload after the approved tool ran but before the run ended: nothing moves
   await page.waitForFunction(() => ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1);
   await page.reload();
   await page.waitForSelector("body[data-status='idle'], body[data-status='awaiting-approval']");
-  // The session snapshot is saved when a run ends, so the question may come back; the bank's
-  // idempotency key (the tool call id) keeps a second approval from sending the money again.
+  // KabooAgent saves a finished call as its result arrives: the reloaded page shows the result and no
+  // longer offers the approval. Only if the page died between the transfer and its result does the
+  // question come back; then the bank's idempotency key (the tool call id) keeps a second approval
+  // from sending the money again.
   if ((await page.getAttribute("body", "data-status")) === "awaiting-approval") {
     await page.click("#approve-once");
     await settle(page);

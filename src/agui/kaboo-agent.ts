@@ -13,6 +13,8 @@ import type { ClientToolHandler } from "./client-tools.js";
 import { runAgui } from "./run.js";
 import { THREAD_SNAPSHOT_VERSION, type SessionStore } from "./session-store.js";
 
+type ToolResultEvent = { messageId: string; toolCallId: string; content: string };
+
 /** Options of {@link KabooAgent}. */
 export interface KabooAgentConfig extends AguiAgentConfig {
   /** The runner agent, or a factory giving each thread its own (recommended: threads never share a transcript). */
@@ -92,7 +94,7 @@ export class KabooAgent extends AbstractAgent {
           completed,
           prepare: this.#config.prepare,
         })) {
-          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed);
+          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed, event as unknown as ToolResultEvent);
           if (event.type === EventType.MESSAGES_SNAPSHOT) messages = (event as unknown as { messages: AguiMessage[] }).messages;
           if (event.type === EventType.STATE_SNAPSHOT) state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
           if (event.type === EventType.RUN_FINISHED) {
@@ -157,17 +159,22 @@ export class KabooAgent extends AbstractAgent {
     return set;
   }
 
-  /** Saves the completed calls now: a reload before the run ends must not resume them again. */
-  async #saveCompleted(input: RunAgentInput, completed: Set<string>): Promise<void> {
+  /**
+   * Saves a finished call at once: a reload before the run ends then shows its result and no longer
+   * offers its approval (which could only run it again).
+   */
+  async #saveCompleted(input: RunAgentInput, completed: Set<string>, result: ToolResultEvent): Promise<void> {
     const store = this.#config.sessionStore;
     if (!store) return;
     const stored = await store.load(input.threadId);
+    const messages = stored?.messages ?? input.messages;
+    const toolMessage: AguiMessage = { id: result.messageId, role: "tool", toolCallId: result.toolCallId, content: result.content };
     await store.save({
       version: THREAD_SNAPSHOT_VERSION,
       threadId: input.threadId,
-      messages: stored?.messages ?? input.messages,
+      messages: messages.some((m) => m.role === "tool" && m.toolCallId === result.toolCallId) ? messages : [...messages, toolMessage],
       state: stored?.state ?? ((input.state as Record<string, unknown> | undefined) ?? {}),
-      interrupts: stored?.interrupts ?? [],
+      interrupts: (stored?.interrupts ?? []).filter((i) => i.toolCallId === undefined || !completed.has(i.toolCallId)),
       savedAt: Date.now(),
       completed: [...completed],
     });

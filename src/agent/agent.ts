@@ -84,6 +84,7 @@ export class Agent {
   #tools = new Map<string, AgentTool>();
   #initialized = false;
   #running = false;
+  #signal: AbortSignal | undefined;
   readonly #executor: ToolExecutor;
   readonly #maxModelRetries: number;
   readonly #maxToolRetries: number;
@@ -110,6 +111,14 @@ export class Agent {
   /** Whether an invocation is running. */
   get running(): boolean {
     return this.#running;
+  }
+
+  /**
+   * The running invocation's abort signal (`undefined` between runs): hooks that do slow work of
+   * their own (a summary, a fetch) pass it on, so a cancelled run is not held open by them.
+   */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
   }
 
   /**
@@ -171,6 +180,7 @@ export class Agent {
     const loopInput = this.#prepare(input);
     this.#running = true;
     const controller = new AbortController();
+    this.#signal = controller.signal;
     const outer = options.signal;
     const onAbort = () => controller.abort(outer?.reason);
     let loop: Promise<AgentResult> | undefined;
@@ -193,6 +203,7 @@ export class Agent {
       controller.abort();
       if (loop) await loop.then(undefined, () => undefined);
       this.#running = false;
+      this.#signal = undefined;
     }
   }
 

@@ -51,6 +51,8 @@ const resumeContextSchema = z.object({
   toolResults: z.array(
     z.looseObject({ type: z.literal("toolResult"), toolUseId: z.string(), status: z.enum(["success", "error"]), content: z.array(z.unknown()) }),
   ),
+  /** A hook of the paused batch asked to end the run; it ends once the batch completes. */
+  stopLoop: z.boolean().optional(),
 });
 
 /**
@@ -101,10 +103,12 @@ export async function runLoop(
     await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming, input.kind === "messages" ? input.messages : []));
     result = await (async (): Promise<AgentResult> => {
       let pending: { message: Message; done: ToolResultBlock[] } | undefined;
+      let stopAfterBatch = false;
       if (input.kind === "resume") {
         const parsed = resumeContextSchema.safeParse(agent.interruptState.context);
         if (!parsed.success) throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
         pending = { message: parsed.data.toolUseMessage as unknown as Message, done: parsed.data.toolResults as unknown as ToolResultBlock[] };
+        stopAfterBatch = parsed.data.stopLoop === true;
       } else {
         for (const m of input.messages) await append(m);
       }
@@ -171,6 +175,8 @@ export async function runLoop(
           state.context = {
             toolUseMessage: message,
             toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
+            // A stop decided in this batch (StopGuard, MaxToolCallsGuard) must survive the pause.
+            ...(batch.stopLoop || stopAfterBatch ? { stopLoop: true } : {}),
           } as unknown as JsonObject;
           // Answered interrupts of calls that have now completed are spent; keep only live ones.
           for (const [id, i] of state.interrupts) if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
@@ -185,7 +191,7 @@ export async function runLoop(
         await append({ role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
         pending = undefined;
         if (signal.aborted) return finish("cancelled");
-        if (batch.stopLoop) return finish("stopped");
+        if (batch.stopLoop || stopAfterBatch) return finish("stopped");
       }
     })();
   } catch (error) {

@@ -13,6 +13,7 @@ import { createClearingMemo } from "./context/clearing.js";
 import { DEFAULT_MIN_CHARS } from "./context-hook.js";
 import { getHistoryExchange } from "./history/exchange.js";
 import { summarizeHead } from "./history/summary.js";
+import { raceAbort } from "../agent/abort.js";
 import { estimateTokens, loadTranscript, maskTranscript } from "./history/transcript.js";
 import { defaultLogger, type Logger } from "./logger.js";
 
@@ -31,6 +32,8 @@ export interface HistoryPolicyOptions {
   summarizeOver?: number | null;
   /** The model that writes the summary; required with `summarizeOver`. Default `null`. */
   summarizer?: Model | null;
+  /** How long a summary may take before the unsummarised history is kept instead, ms. Default 60000. */
+  summarizeTimeoutMs?: number;
 }
 
 /**
@@ -55,6 +58,7 @@ export class HistoryPolicy {
   readonly keepTools: ReadonlySet<string>;
   readonly summarizeOver: number | null;
   readonly summarizer: Model | null;
+  readonly summarizeTimeoutMs: number;
 
   /**
    * @param options - See {@link HistoryPolicyOptions}; every field optional.
@@ -72,6 +76,7 @@ export class HistoryPolicy {
     this.keepTools = new Set(keepTools);
     this.summarizeOver = summarizeOver;
     this.summarizer = summarizer;
+    this.summarizeTimeoutMs = options.summarizeTimeoutMs ?? 60_000;
   }
 }
 
@@ -193,7 +198,11 @@ export class HistoryHook implements HookProvider {
 
   async #summarize(messages: Message[], over: number, summarizer: Model, event: AfterInvocationEvent): Promise<Message[]> {
     try {
-      const summarized = await summarizeHead(messages, Math.floor(over / 2), summarizer);
+      // A stalled summarizer must not hold the run open: it is cut off, and the history kept as is.
+      const timeout = AbortSignal.timeout(this.policy.summarizeTimeoutMs);
+      const run = event.agent.signal;
+      const deadline = run && typeof AbortSignal.any === "function" ? AbortSignal.any([timeout, run]) : timeout;
+      const summarized = await raceAbort(summarizeHead(messages, Math.floor(over / 2), summarizer, deadline), deadline);
       if (summarized === undefined) this.#logger.debug?.(`kaboo: HistoryHook found nothing to summarise in ${JSON.stringify(this.key)} (one prompt's exchange).`);
       return summarized ?? messages;
     } catch (error) {

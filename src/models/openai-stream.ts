@@ -89,6 +89,7 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
   #reasoning: number | undefined;
   #stopped = false;
   readonly #calls = new Map<number, PendingCall>();
+  #unindexed: number | undefined;
   readonly #newId: () => string;
 
   /** @param newId - Makes a tool-call id for servers that send none. Default `call_` + `crypto.randomUUID()`. */
@@ -149,6 +150,18 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
     }
   }
 
+  /**
+   * Some servers (older Ollama, some llama.cpp / LM Studio builds) send each call whole, without
+   * `index`: a delta with a new id starts a new call; one without an id continues the last.
+   * Their keys are negative, so they never meet a server's own indexes.
+   */
+  #unindexedKey(id: string | null | undefined, position: number): number {
+    const last = this.#unindexed === undefined ? undefined : this.#calls.get(this.#unindexed);
+    const fresh = last === undefined || (id != null && id !== last.id) || (id == null && position > 0);
+    if (fresh) this.#unindexed = -(this.#calls.size + 1);
+    return this.#unindexed as number;
+  }
+
   #closeText(out: ModelStreamEvent[]): void {
     if (this.#text !== undefined) out.push({ type: "contentBlockStop", index: this.#text });
     if (this.#reasoning !== undefined) out.push({ type: "contentBlockStop", index: this.#reasoning });
@@ -181,7 +194,7 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
     for (let t = 0; t < toolCalls.length; t++) {
       const tc = toolCalls[t]!;
       // Parallel calls interleave by `index`; id and name usually come only in the first delta.
-      const key = tc.index ?? t;
+      const key = tc.index ?? this.#unindexedKey(tc.id, t);
       let call = this.#calls.get(key);
       if (!call) this.#calls.set(key, (call = { block: undefined, id: undefined, name: undefined, early: "" }));
       if (tc.id && !call.id) call.id = tc.id;

@@ -80,6 +80,9 @@ async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolCo
   const exchange = getSessionExchange(ctx.invocationState);
   const parentAsked = [...ctx.agent.interruptState.interrupts.values()].some((i) => i.id.startsWith(`tool:${toolUseId}:`));
   if (parentAsked && !agent.interruptState.activated) restore(agent, exchange?.delegates[name], toolUseId);
+  // A pause this call does not answer belongs to a call the parent gave up (cancelled, discarded):
+  // it will never be answered, and keeping it would refuse every later task.
+  if (!parentAsked && agent.interruptState.activated) agent.discardInterrupts();
   const childState: InvocationState = { ...ctx.invocationState, [DELEGATION_ID_KEY]: toolUseId };
   delete childState[SESSION_EXCHANGE_KEY];
   let input: string | InterruptResponse[] = task;

@@ -55,7 +55,12 @@ describe("sanitizeToolName: rules", () => {
   });
 
   test("ambiguous: two candidates are listed and neither is picked", () => {
-    expect(sanitizeToolName("multi edit", ["edit", "multi_edit"])).toEqual({ candidates: ["edit", "multi_edit"], ambiguous: true });
+    // Inside recognised framing each word is a candidate too: "edit" and "multi edit" both fit.
+    expect(sanitizeToolName("<tool_call>multi edit</tool_call>", ["edit", "multi_edit"])).toEqual({ candidates: ["edit", "multi_edit"], ambiguous: true });
+    // A bare name with a space is one name mis-spaced, not two words.
+    expect(sanitizeToolName("multi edit", ["edit", "multi_edit"])).toEqual({ name: "multi_edit" });
+    // A sentence that mentions a tool is not a call to it.
+    expect("name" in sanitizeToolName("never call delete_account", ["delete_account"])).toBe(false);
     expect(sanitizeToolName("GET-WEATHER", ["get_weather", "getWeather"])).toEqual({
       candidates: ["getWeather", "get_weather"],
       ambiguous: true,
@@ -148,12 +153,12 @@ describe("ToolNameSanitizer hook", () => {
   });
 
   test("no safe match: the call is cancelled with a message listing the closest names; ambiguity lists both", async () => {
-    const { agent, ran } = setup([{ name: "get_wether" }, { name: "multi edit" }, { name: "launch_rockets" }]);
+    const { agent, ran } = setup([{ name: "get_wether" }, { name: "<tool_call>multi edit</tool_call>" }, { name: "launch_rockets" }]);
     await agent.invoke("go");
     expect(ran).toEqual([]);
     const texts = results(agent).map((r) => (r.content[0] as { text: string }).text);
     expect(texts[0]).toBe('Unknown tool "get_wether". Did you mean "get_weather"? Call the tool again with its exact name.');
-    expect(texts[1]).toBe('Unknown tool "multi edit": it could mean "edit", "multi_edit". Call the tool again with its exact name.');
+    expect(texts[1]).toBe('Unknown tool "<tool_call>multi edit</tool_call>": it could mean "edit", "multi_edit". Call the tool again with its exact name.');
     expect(texts[2]).toMatch(/^Unknown tool "launch_rockets"\. Available tools: "get_weather", "edit", "multi_edit"\.$/);
     expect(results(agent).every((r) => r.status === "error")).toBe(true);
   });

@@ -52,8 +52,12 @@ function clean(raw: string): string {
 
 /** Candidate spellings hidden in a raw name, most literal first. */
 function extractCandidates(raw: string): { primary: string[]; glued: string[] } {
-  const text = raw.normalize("NFKC").slice(0, MAX_NAME).replace(FUNCTION_TAG, " $1 ").replace(WRAPPER_TAG, " ");
+  const normalized = raw.normalize("NFKC").slice(0, MAX_NAME);
+  const text = normalized.replace(FUNCTION_TAG, " $1 ").replace(WRAPPER_TAG, " ");
   const hasTokens = text.search(SPECIAL_TOKEN) >= 0;
+  // Words are tried one by one only inside framing the sanitizer recognises (channel tokens, tags):
+  // a plain sentence that mentions a tool ("never call delete_account") is not a call to it.
+  const framed = hasTokens || text !== normalized;
   const primary: string[] = [];
   const add = (s: string, isWholeRaw: boolean) => {
     const c = clean(s);
@@ -71,7 +75,7 @@ function extractCandidates(raw: string): { primary: string[]; glued: string[] } 
     }
     add(segment, !hasTokens && segments.length === 1);
     const words = segment.trim().split(/\s+/);
-    if (words.length > 1) for (const w of words) add(w, false);
+    if (words.length > 1 && framed) for (const w of words) add(w, false);
   }
   // llama.cpp saw gpt-oss glue the constrain word onto the name (`shelljson`); only a fallback.
   const glued = primary.filter((c) => c.length > 4 && /json$/i.test(c)).map((c) => clean(c.slice(0, -4)));

@@ -1,9 +1,9 @@
 /**
  * Tool-name globs for the hooks, through minimatch, loaded only when a pattern needs it.
  *
- * Why lazily: minimatch reads `process.env` when its module loads, which Deno refuses
- * without `--allow-env`. Plain tool names never load it, so only hosts that use glob
- * patterns under Deno need `--allow-env=__MINIMATCH_TESTING_PLATFORM__`.
+ * Why lazily: minimatch reads an environment variable through Node's `process` global when its
+ * module loads, which Deno refuses without `--allow-env`. Plain tool names never load it, so only
+ * hosts that use glob patterns under Deno need `--allow-env=__MINIMATCH_TESTING_PLATFORM__`.
  *
  * @module
  */

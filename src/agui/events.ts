@@ -17,11 +17,20 @@ export class AguiEventMapper {
   responseId: string | undefined;
   readonly #open = new Map<number, Open>();
   readonly #newId: () => string;
+  readonly #kindOf: (toolName: string) => string | undefined;
+  /** Delegates (tools of kind `agent`) running now, by tool call id = subagent run id. */
+  readonly #subagents = new Set<string>();
   /** Tool calls whose results were emitted in this run. */
   readonly completedToolCalls: string[] = [];
 
-  constructor(newId: () => string) {
+  /**
+   * @param newId - Makes message ids.
+   * @param kindOf - The kind of a tool by name; calls of kind `agent` (delegates) are announced as
+   *   AG-UI subagents so a front end can show which agent is working. Default: none are.
+   */
+  constructor(newId: () => string, kindOf: (toolName: string) => string | undefined = () => undefined) {
     this.#newId = newId;
+    this.#kindOf = kindOf;
   }
 
   /** AG-UI events for one runner stream event (possibly none). */
@@ -61,9 +70,34 @@ export class AguiEventMapper {
         if (e.type === "contentBlockStop") return this.#close(e.index, now);
         return [];
       }
+      case "toolStart": {
+        if (this.#kindOf(event.toolUse.name) !== "agent") return [];
+        const id = event.toolUse.toolUseId;
+        this.#subagents.add(id);
+        const started: Record<string, unknown> = { type: EventType.SUBAGENT_STARTED, timestamp: now, subagentRunId: id, name: event.toolUse.name, parentToolCallId: id };
+        if (this.responseId !== undefined) started.parentMessageId = this.responseId;
+        return [started as unknown as BaseEvent];
+      }
+      case "interrupt": {
+        // A delegate that needs an answer is suspended, not finished: it resumes on the next run.
+        return [...this.#subagents].map((id) => {
+          this.#subagents.delete(id);
+          const interruptIds = event.interrupts.filter((i) => i.id.includes(`:${id}:`)).map((i) => i.id);
+          return { type: EventType.SUBAGENT_FINISHED, timestamp: now, subagentRunId: id, outcome: { type: "suspended", interruptIds } } as unknown as BaseEvent;
+        });
+      }
       case "toolResult": {
         this.completedToolCalls.push(event.result.toolUseId);
-        return [{
+        const out: BaseEvent[] = [];
+        const id = event.result.toolUseId;
+        if (this.#subagents.delete(id)) {
+          out.push(
+            (event.result.status === "error"
+              ? { type: EventType.SUBAGENT_ERROR, timestamp: now, subagentRunId: id, message: toolResultText(event.result.content) }
+              : { type: EventType.SUBAGENT_FINISHED, timestamp: now, subagentRunId: id, outcome: { type: "success" } }) as unknown as BaseEvent,
+          );
+        }
+        return [...out, {
           type: EventType.TOOL_CALL_RESULT, timestamp: now, messageId: `${event.result.toolUseId}-result`,
           toolCallId: event.result.toolUseId, content: toolResultText(event.result.content), role: "tool",
         } as BaseEvent];
@@ -79,7 +113,12 @@ export class AguiEventMapper {
   /** END events for everything still open (an aborted or failed stream). */
   closeAll(): BaseEvent[] {
     const now = Date.now();
-    return [...this.#open.keys()].flatMap((index) => this.#close(index, now));
+    const out = [...this.#open.keys()].flatMap((index) => this.#close(index, now));
+    for (const id of this.#subagents) {
+      out.push({ type: EventType.SUBAGENT_ERROR, timestamp: now, subagentRunId: id, message: "The run ended before this agent finished." } as unknown as BaseEvent);
+    }
+    this.#subagents.clear();
+    return out;
   }
 
   #startText(index: number, kind: "text" | "reasoning", rid: string, now: number): BaseEvent[] {

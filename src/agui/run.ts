@@ -67,7 +67,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
   const newId = o.newId ?? (() => crypto.randomUUID());
   const { threadId, runId } = input;
   yield { type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent;
-  const mapper = new AguiEventMapper(newId);
+  const mapper = new AguiEventMapper(newId, (name) => agent.tool(name)?.kind);
   const baseSystemPrompt = agent.systemPrompt;
   try {
     const state = isObject(input.state) ? { ...input.state } : {};

@@ -23,6 +23,11 @@ function team(paid: string[]) {
   });
 }
 
+const subagentEvents = (events: BaseEvent[]) =>
+  events
+    .filter((e) => e.type.startsWith("SUBAGENT_"))
+    .map(({ timestamp: _t, parentMessageId: _p, ...rest }: Record<string, unknown>) => rest as { type: string; outcome?: unknown });
+
 const parentCall = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.TOOL_CALL_START) as unknown as { toolCallId: string }).toolCallId;
 
 describe("a delegate's approval over AG-UI", () => {
@@ -33,9 +38,18 @@ describe("a delegate's approval over AG-UI", () => {
     const interrupt = interruptsOf(first)[0]!;
     expect(interrupt.toolCallId).toBe(parentCall(first));
     expect(paid).toEqual([]);
+    // The front end sees which agent is working: the delegate starts, and is suspended on its question.
+    expect(subagentEvents(first)).toEqual([
+      { type: "SUBAGENT_STARTED", subagentRunId: parentCall(first), name: "clerk", parentToolCallId: parentCall(first) },
+      { type: "SUBAGENT_FINISHED", subagentRunId: parentCall(first), outcome: { type: "suspended", interruptIds: [interrupt.id] } },
+    ]);
     const second = await collect(runAgui({ agent: lead, input: input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
     expect(paid).toEqual(["zoe"]);
     expect((second.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
+    expect(subagentEvents(second).map((e) => [e.type, e.outcome])).toEqual([
+      ["SUBAGENT_STARTED", undefined],
+      ["SUBAGENT_FINISHED", { type: "success" }],
+    ]);
   });
 
   it("resumes on a cold agent (edge, reload) from the state snapshot alone, exactly once", async () => {
@@ -49,5 +63,21 @@ describe("a delegate's approval over AG-UI", () => {
     expect(paid).toEqual(["zoe"]);
     await collect(runAgui({ agent: team(paid), completed, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
+  });
+});
+
+describe("a failing delegate over AG-UI", () => {
+  it("is reported as SUBAGENT_ERROR with the reason, and the run goes on", async () => {
+    const broken = new Agent({ name: "broken", model: new ScriptedModel({ script: [{ error: new Error("model down") }] }) });
+    const lead = new Agent({
+      name: "lead",
+      model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "could not" } : { toolCalls: [{ name: "helper", input: { task: "x" } }] }) }),
+      tools: [agentAsTool(broken, { name: "helper", description: "Helps." })],
+    });
+    const events = await collect(runAgui({ agent: lead, input: input({ messages: [user("go")] }) }));
+    const error = events.find((e) => e.type === EventType.SUBAGENT_ERROR) as unknown as { message: string; subagentRunId: string };
+    expect(error.subagentRunId).toBe(parentCall(events));
+    expect(error.message).toMatch(/model down/);
+    expect((events.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
   });
 });

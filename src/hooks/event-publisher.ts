@@ -20,7 +20,7 @@ import {
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { messageText, type Message } from "../agent/messages.js";
 import { defaultLogger, type Logger } from "./logger.js";
-import { RUN_ID_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import { RUN_ID_KEY, STREAM_PATH_KEY, THREAD_ID_KEY } from "./session-exchange.js";
 import { describeError, incomingTask, resolveToolLabel, resultText, safeCallback } from "./event-publisher/helpers.js";
 import { createStreamHandler, type StreamHandler, type StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
@@ -220,12 +220,15 @@ export class EventPublisher implements HookProvider {
     // A resume continues the paused invocation: same group, no new `#N`, no second group start.
     if (!event.resuming) {
       thread.count++;
-      if (this.#group) {
-        thread.activeGroup = thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group;
-        const dot = this.#group.lastIndexOf(".");
+      // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
+      const path = event.invocationState[STREAM_PATH_KEY];
+      const group = typeof path === "string" && path ? path : this.#group ? (thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group) : "";
+      if (group) {
+        thread.activeGroup = group;
+        const dot = group.lastIndexOf(".");
         const delegation = event.invocationState[DELEGATION_ID_KEY];
         this.#agentEvent(EventType.STREAM_GROUP_START, event.invocationState, {
-          parent_group: dot >= 0 ? this.#group.slice(0, dot) : null,
+          parent_group: dot >= 0 ? group.slice(0, dot) : null,
           tool_call_id: typeof delegation === "string" ? delegation : null,
           // BeforeInvocation fires before the input joins the transcript; an event that carries
           // the incoming messages gives the task, otherwise the card shows none.
@@ -283,7 +286,7 @@ export class EventPublisher implements HookProvider {
         const { text, type } = describeError(event.error);
         this.#agentEvent(EventType.ERROR, state, { text, exception_type: type });
       }
-      if (this.#group) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: "error" });
+      if (thread?.activeGroup) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: "error" });
       return;
     }
     if (result.stopReason === "interrupt") {
@@ -308,7 +311,7 @@ export class EventPublisher implements HookProvider {
       text: messageText(result.message),
       message: result.message,
     });
-    if (this.#group) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: result.stopReason === "cancelled" ? "cancelled" : "completed" });
+    if (thread?.activeGroup) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: result.stopReason === "cancelled" ? "cancelled" : "completed" });
   }
 
   #onOrchestrator(type: EventType, source: Orchestrator, state: InvocationState, data: StreamEventData): void {

@@ -20,6 +20,8 @@ export const SESSION_EXCHANGE_KEY = "kabooSessionExchange";
 export const THREAD_ID_KEY = "threadId";
 /** `invocationState` key of the run (AG-UI `runId`), a string. */
 export const RUN_ID_KEY = "runId";
+/** `invocationState` key of the dot path an orchestrator gives the node it runs (`research.web#2`). */
+export const STREAM_PATH_KEY = "kabooStreamPath";
 /**
  * `invocationState` key of the run's AG-UI context items: an array of
  * `{ description: string, value: string }` (AG-UI `RunAgentInput.context`).

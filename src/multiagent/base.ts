@@ -34,8 +34,9 @@ import {
 } from "./types.js";
 import { raceAbort } from "../agent/abort.js";
 
-/** `invocationState` key of the stream path of the orchestrator a node runs in (a dot path). */
-export const STREAM_PATH_KEY = "kabooStreamPath";
+import { STREAM_PATH_KEY } from "../hooks/session-exchange.js";
+
+export { STREAM_PATH_KEY };
 
 /** What a Graph node may be. */
 export type MultiAgentNode = Agent | MultiAgentBase | NodeExecutor;

@@ -205,3 +205,24 @@ describe("Graph", () => {
     await expect(g.invoke([{ bogus: 1 } as never])).rejects.toMatchObject({ code: "INVALID_PAYLOAD" });
   });
 });
+
+describe("publishing a graph's nodes", () => {
+  it("each node agent's EventPublisher uses the node's dot path as its stream group, per graph run", async () => {
+    const { EventPublisher } = await import("../../src/hooks/event-publisher.js");
+    const { Agent, ScriptedModel } = await import("../../src/index.js");
+    const { Graph } = await import("../../src/multiagent/index.js");
+    const seen: { type: string; group: unknown }[] = [];
+    const node = (name: string) =>
+      new Agent({
+        name,
+        model: new ScriptedModel({ script: () => ({ text: `${name} says hi` }) }),
+        hooks: [new EventPublisher((e) => void seen.push({ type: e.type, group: e.data.stream_group }), name)],
+      });
+    const graph = new Graph({ name: "research", nodes: { web: node("web"), write: node("write") }, edges: [{ from: "web", to: "write" }] });
+    await graph.invoke("topic", { invocationState: { threadId: "t1" } });
+    await graph.invoke("again", { invocationState: { threadId: "t1" } });
+    const starts = seen.filter((e) => e.type === "stream_group_start").map((e) => e.group);
+    expect(starts).toEqual(["research.web", "research.write", "research.web", "research.write"]);
+    expect(seen.filter((e) => e.type === "stream_group_end")).toHaveLength(4);
+  });
+});

@@ -34,6 +34,7 @@ export {
   SESSION_EXCHANGE_KEY,
   THREAD_ID_KEY,
   RUN_ID_KEY,
+  STREAM_PATH_KEY,
   CONTEXT_ITEMS_KEY,
   SHARED_STATE_KEY,
 } from "./session-exchange.js";

@@ -195,8 +195,11 @@ export async function runLoop(
       }
     })();
   } catch (error) {
-    if (!committed) {
-      const state = agent.interruptState;
+    const state = agent.interruptState;
+    if (committed) {
+      // The pause this run answered is spent, and a failed run shows no new questions: nothing is pending.
+      state.clear();
+    } else {
       state.activated = saved.activated;
       state.interrupts = saved.interrupts;
       state.context = saved.context;

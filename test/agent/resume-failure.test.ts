@@ -3,7 +3,7 @@
 // Retrying the resume runs the approved call a second time, and the transcript holds the toolUse twice.
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 
 describe("resume then model error", () => {
@@ -36,5 +36,30 @@ describe("resume then model error", () => {
     try { await agent.invoke(answers); } catch { /* ignore */ }
     const uses = agent.messages.flatMap((m) => m.content).filter((b) => b.type === "toolUse");
     expect({ stuck, transfers: sent.length, toolUses: uses.length }).toEqual({ stuck: false, transfers: 1, toolUses: 1 });
+  });
+});
+
+describe("a run that fails after it already completed a batch", () => {
+  it("leaves no interrupt behind from the batch that failed", async () => {
+    const t = tool({ name: "t", description: "x", inputSchema: z.object({ mode: z.string() }), callback: () => "ok" });
+    const model = new ScriptedModel({
+      ids: "sequential",
+      script: [
+        { toolCalls: [{ name: "t", input: { mode: "ok" } }] },
+        { toolCalls: [{ name: "t", input: { mode: "throw" } }, { name: "t", input: { mode: "ask" } }] },
+      ],
+    });
+    const agent = new Agent({ model, tools: [t] });
+    agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
+      const mode = (e.toolUse.input as { mode: string }).mode;
+      if (mode === "throw") throw new Error("hook failed");
+      if (mode === "ask") e.interrupt({ name: "q" });
+    });
+    await expect(agent.invoke("go")).rejects.toThrow(/hook failed/);
+    expect(agent.interruptState.activated).toBe(false);
+    expect(agent.interruptState.interrupts.size).toBe(0);
+    // And the agent takes new input.
+    agent.model = new ScriptedModel({ script: [{ text: "fine" }] });
+    expect((await agent.invoke("again")).stopReason).toBe("endTurn");
   });
 });

@@ -7,8 +7,7 @@ import { HookError } from "../errors.js";
 import type { HookEvent } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 
-/** A class of hook event (e.g. `BeforeToolCallEvent`). */
-// biome-ignore lint: the constructor's parameters differ per event.
+/** A class of hook event (e.g. `BeforeToolCallEvent`); `any[]` because each event's constructor differs. */
 export type HookEventClass<E extends HookEvent<any>> = (abstract new (...args: any[]) => E) & {
   readonly eventType: string;
   readonly reverse: boolean;

@@ -232,4 +232,3 @@ async function recordGrants(store: GrantStore | undefined, invocationState: Invo
   }
 }
 
-export type { AguiMessage };

@@ -27,29 +27,36 @@ export interface ModelErrorDetails {
   cause?: unknown;
 }
 
-/**
- * A model call failed: an HTTP 4xx/5xx, an error event in the stream, or the
- * network. `status`, `providerMessage` and `retryAfter` let a hook decide
- * whether to set `AfterModelCallEvent.retry`.
- */
-export class ModelError extends KabooError {
-  readonly code = "MODEL_ERROR" as const;
+/** What both provider errors carry: the provider, the HTTP status and the provider's own message. */
+abstract class ProviderError extends KabooError {
   readonly provider: ModelProvider;
   readonly status: number | undefined;
   readonly providerMessage: string | undefined;
-  readonly errorType: string | undefined;
-  readonly errorCode: string | undefined;
-  readonly retryAfter: number | undefined;
   readonly body: unknown;
   constructor(message: string, details: ModelErrorDetails) {
     super(message, { cause: details.cause });
     this.provider = details.provider;
     this.status = details.status;
     this.providerMessage = details.providerMessage;
+    this.body = details.body;
+  }
+}
+
+/**
+ * A model call failed: an HTTP 4xx/5xx, an error event in the stream, or the
+ * network. `status`, `providerMessage` and `retryAfter` let a hook decide
+ * whether to set `AfterModelCallEvent.retry`.
+ */
+export class ModelError extends ProviderError {
+  readonly code = "MODEL_ERROR" as const;
+  readonly errorType: string | undefined;
+  readonly errorCode: string | undefined;
+  readonly retryAfter: number | undefined;
+  constructor(message: string, details: ModelErrorDetails) {
+    super(message, details);
     this.errorType = details.errorType;
     this.errorCode = details.errorCode;
     this.retryAfter = details.retryAfter;
-    this.body = details.body;
   }
 }
 
@@ -57,19 +64,8 @@ export class ModelError extends KabooError {
  * The conversation no longer fits the model's context window. A distinct class
  * so a hook can clear or trim the context and set `AfterModelCallEvent.retry`.
  */
-export class ContextWindowOverflowError extends KabooError {
+export class ContextWindowOverflowError extends ProviderError {
   readonly code = "CONTEXT_WINDOW_OVERFLOW" as const;
-  readonly provider: ModelProvider;
-  readonly status: number | undefined;
-  readonly providerMessage: string | undefined;
-  readonly body: unknown;
-  constructor(message: string, details: ModelErrorDetails) {
-    super(message, { cause: details.cause });
-    this.provider = details.provider;
-    this.status = details.status;
-    this.providerMessage = details.providerMessage;
-    this.body = details.body;
-  }
 }
 
 // Wording seen in the wild, per server: OpenAI/vLLM/OpenRouter ("maximum context

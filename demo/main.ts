@@ -93,10 +93,10 @@ function render(): void {
   $("#welcome").hidden = kaboo.messages.length > 0;
   panels.updateContext(threadId, kaboo.messages);
 }
-let frame = 0;
+let _frame = 0;
 function scheduleRender(): void {
-  frame ||= requestAnimationFrame(() => {
-    frame = 0;
+  _frame ||= requestAnimationFrame(() => {
+    _frame = 0;
     render();
   });
 }
@@ -178,7 +178,10 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
   // model the request expired (and the call did not run).
   const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
   answers.push(a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" });
-  if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) return askNext();
+  if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) {
+    askNext();
+    return;
+  }
   const resume = answers;
   answers = [];
   void run({ resume });

@@ -6,7 +6,7 @@ import { ScriptedModel, toolResultText, type Message, type ScriptedRequest, type
 import { eur, person } from "./bank.js";
 
 const AMOUNT = String.raw`(?:€|eur\s*)?(\d+(?:[.,]\d{1,2})?)\s*(?:€|eur(?:os?)?|euros?)?`;
-const NAME = String.raw`([a-z][a-z'-]{0,39})`;
+const NAME = "([a-z][a-z'-]{0,39})";
 const SEND_TO = new RegExp(String.raw`\b(?:send|pay|transfer|give)\s+${AMOUNT}\s+to\s+${NAME}`, "i");
 const PAY_NAME = new RegExp(String.raw`\b(?:pay|send)\s+${NAME}\s+${AMOUNT}`, "i");
 const WIRE = new RegExp(String.raw`\bwire\s+(\d+(?:[.,]\d{1,2})?)\s*(eur|usd|gbp|chf)?\s+to\s+${NAME}(?:\s+(?:at\s+)?([A-Z]{2}\d{2}[A-Z0-9]{8,30}))?`, "i");

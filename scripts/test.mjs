@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every check in order, stopping at the first that fails.
-// ensure Chromium -> typecheck src (Web types only) -> typecheck tests -> build -> vitest (unit,
+// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> vitest (unit,
 // browser, runtimes) -> e2e (the demo in Chromium). Ends with one plain "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
@@ -48,6 +48,7 @@ function vitest(title, projects, report) {
 
 mkdirSync(reportDir, { recursive: true });
 step("ensure Chromium", process.execPath, [join(root, "scripts/ensure-chromium.mjs")]);
+step("format and lint (biome ci)", bin("biome"), ["ci", "."]);
 step("typecheck src (Web APIs only, no @types/node)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
 step("typecheck tests, demo and configs", bin("tsc"), ["-p", "tsconfig.test.json"]);
 step("build dist/", process.execPath, [join(root, "scripts/build.mjs")]);

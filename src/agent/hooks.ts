@@ -8,6 +8,7 @@ import type { HookEvent } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 
 /** A class of hook event (e.g. `BeforeToolCallEvent`); `any[]` because each event's constructor differs. */
+// biome-ignore lint/suspicious/noExplicitAny: event constructors take different arguments; only the instance type matters here
 export type HookEventClass<E extends HookEvent<any>> = (abstract new (...args: any[]) => E) & {
   readonly eventType: string;
   readonly reverse: boolean;
@@ -55,6 +56,7 @@ export class HookRegistry {
    * @param callback - Called with each event; may be async.
    * @returns A function that removes the callback.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
   addCallback<E extends HookEvent<any>>(eventClass: HookEventClass<E>, callback: HookCallback<E>): () => void {
     const key = eventClass as unknown as HookEventClass<HookEvent<unknown>>;
     const list = this.#entries.get(key) ?? [];
@@ -85,6 +87,7 @@ export class HookRegistry {
   }
 
   /** Whether any callback listens to this event class. */
+  // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
   has(eventClass: HookEventClass<HookEvent<any>>): boolean {
     return (this.#entries.get(eventClass as never)?.length ?? 0) > 0;
   }
@@ -93,6 +96,7 @@ export class HookRegistry {
    * Dispatches an event to its callbacks and returns it (with whatever they wrote).
    * @throws HookError when a callback throws; InterruptSignal when one interrupts.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
   async invoke<E extends HookEvent<any>>(event: E): Promise<E> {
     const cls = event.constructor as HookEventClass<E>;
     const list = this.#entries.get(cls as never);

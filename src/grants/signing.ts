@@ -122,7 +122,7 @@ export async function checkGrantSignature(grant: Grant, secret: GrantSecret): Pr
   if (signature === undefined || signature === "") return "unsigned";
   if (!signature.startsWith(PREFIX)) return /^v\d+\./.test(signature) ? "unsupported-version" : "malformed";
   const mac = fromBase64Url(signature.slice(PREFIX.length));
-  if (!mac || mac.length !== 32) return "malformed";
+  if (mac?.length !== 32) return "malformed";
   let ok: boolean;
   try {
     // subtle.verify compares in constant time.

@@ -9,7 +9,7 @@
  */
 import * as z from "zod/v4";
 import type { JsonObject } from "../agent/messages.js";
-import type { AgentTool, ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
+import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
 import { describe, ToolDefinitionError } from "../errors.js";
 import type { McpMetaTool } from "../hooks/mcp-meta-hook.js";
 import { defaultLogger, type Logger } from "../hooks/logger.js";

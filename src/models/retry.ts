@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ContextWindowOverflowError, errorFromResponse, ModelError, type ModelProvider } from "./errors.js";
+import { type ContextWindowOverflowError, errorFromResponse, ModelError, type ModelProvider } from "./errors.js";
 
 /** What {@link RetryOptions.onRetry} is told before each wait. */
 export interface RetryInfo {

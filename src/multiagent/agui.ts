@@ -55,7 +55,7 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
   switch (event.type) {
     case "multiagent_node_start": {
       const out: Record<string, unknown> = { type: "SUBAGENT_STARTED", timestamp, subagentRunId: event.executionId, name: event.nodeId };
-      if (event.parentExecutionId !== undefined && event.parentExecutionId.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
+      if (event.parentExecutionId?.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
       if (event.parentToolCallId !== undefined) out.parentToolCallId = event.parentToolCallId;
       if (options.parentMessageId !== undefined) out.parentMessageId = options.parentMessageId;
       return [out as unknown as BaseEvent];

@@ -219,7 +219,7 @@ export class Graph extends MultiAgentBase {
     return { task: run.task, results: run.results, executionOrder: run.executionOrder, invocationState };
   }
 
-  #input(run: GraphRun, id: string, fromIds: readonly string[]): string {
+  #input(run: GraphRun, _id: string, fromIds: readonly string[]): string {
     const parts = fromIds.flatMap((from) => {
       const text = run.results[from]?.result?.text;
       return text === undefined ? [] : [`[${from}]\n${text}`];

@@ -83,9 +83,7 @@ export type MultiAgentStreamEvent =
  * Receives orchestrator events. A method signature on purpose: an EventPublisher stream handler
  * (which takes the handoff member of the union) can be passed as is.
  */
-export interface MultiAgentEventSink {
-  (event: MultiAgentStreamEvent): void;
-}
+export type MultiAgentEventSink = (event: MultiAgentStreamEvent) => void
 
 /** One node handed control (Swarm: an agent called `handoff_to_agent`; Graph: results flow to the next nodes). */
 export class HandoffEvent extends HookEvent<Orchestrator> {

@@ -49,7 +49,7 @@ describe("AgentState", () => {
     ["undefined inside an object", { a: undefined }],
     ["a cycle", cyclic],
     ["a bigint", 1n],
-    ["an array with a hole", [1, , 3]],
+    ["an array with a hole", [1,  undefined, 3]],
   ])("rejects %s", (_label, value) => {
     const s = new AgentState();
     expect(() => s.set("k", value as JsonValue)).toThrow(UserError);

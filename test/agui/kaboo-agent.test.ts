@@ -1,4 +1,4 @@
-import { EventType, type BaseEvent } from "@ag-ui/core";
+import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../src/agui/kaboo-agent.js";
 import { MemorySessionStore } from "../../src/agui/session-store.js";

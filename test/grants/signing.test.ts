@@ -87,7 +87,7 @@ describe("signGrant / verifyGrant", () => {
 
   test("an unusable secret is a caller error, not a rejected grant", async () => {
     await expect(signGrant(base, "")).rejects.toBeInstanceOf(UserError);
-    await expect(verifyGrant({ ...base, signature: "v1." + "A".repeat(43) }, "")).rejects.toBeInstanceOf(UserError);
+    await expect(verifyGrant({ ...base, signature: `v1.${"A".repeat(43)}` }, "")).rejects.toBeInstanceOf(UserError);
     const verifyOnly = await crypto.subtle.importKey("raw", new Uint8Array(32), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
     await expect(signGrant(base, verifyOnly)).rejects.toBeInstanceOf(UserError);
   });

@@ -141,7 +141,7 @@ describe("clearing", () => {
       agent.hooks.addHook(new ContextHook({ clearTrigger, keepLast: 0 }));
       await agent.invoke("next");
       expect(results(seen[0]!.messages).some(cleared)).toBe(false);
-      seen[0]!.messages.forEach((m, i) => expect(m).toBe(inputs[0]![i]));
+      for (const [i, m] of seen[0]!.messages.entries()) expect(m).toBe(inputs[0]![i]);
     }
   });
 
@@ -161,7 +161,7 @@ describe("clearing", () => {
     for (let c = 1; c < seen.length; c++) {
       const prev = results(seen[c - 1]!).filter(cleared);
       const now = results(seen[c]!).filter(cleared);
-      prev.forEach((p, i) => expect(now[i]).toEqual(p));
+      for (const [i, p] of prev.entries()) expect(now[i]).toEqual(p);
     }
   });
 
@@ -245,7 +245,7 @@ describe("context items, workspace and views", () => {
     for (const bad of ["cart", "/a~2", "/~", "#/a"]) expect(() => new ContextHook({ workspace: [bad] })).toThrow(InvalidPointerError);
     fc.assert(
       fc.property(fc.array(fc.string()), (keys) => {
-        const pointer = keys.map((k) => "/" + k.replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+        const pointer = keys.map((k) => `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
         expect(() => new ContextHook({ workspace: [pointer] })).not.toThrow();
       }),
     );
@@ -283,10 +283,10 @@ describe("context items, workspace and views", () => {
   test("view import specs: resolved at first use; a spec that does not resolve is logged once and skipped", async () => {
     expect(() => new ContextHook({ views: ["a#b#c"] })).toThrow(InvalidViewSpecError);
     expect(() => new ContextHook({ views: ["#x"] })).toThrow(InvalidViewSpecError);
-    const moduleUrl = "data:text/javascript," + encodeURIComponent("export const v = (r) => ({ base: 'from import ' + r.firstCall });");
+    const moduleUrl = `data:text/javascript,${encodeURIComponent("export const v = (r) => ({ base: 'from import ' + r.firstCall });")}`;
     const { seen, model } = capture();
     const { warns, logger } = logs();
-    const agent = new Agent({ model, hooks: [new ContextHook({ views: [moduleUrl + "#v", moduleUrl + "#missing", "kaboo-no-such-module#x"], logger })] });
+    const agent = new Agent({ model, hooks: [new ContextHook({ views: [`${moduleUrl}#v`, `${moduleUrl}#missing`, "kaboo-no-such-module#x"], logger })] });
     await agent.invoke("one");
     await agent.invoke("two");
     const block = seen[1]!.messages.at(-1)!.content.at(-1)!;

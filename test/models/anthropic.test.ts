@@ -118,7 +118,7 @@ describe("AnthropicModel over a loopback server", () => {
   });
 
   test("an AbortSignal stops a stream in the middle", async () => {
-    const head = fixture("anthropic", "text.sse").split("\n\n").slice(0, 3).join("\n\n") + "\n\n";
+    const head = `${fixture("anthropic", "text.sse").split("\n\n").slice(0, 3).join("\n\n")}\n\n`;
     server.reply(sseReply(head, { hang: true }));
     const closedBefore = server.closed();
     const controller = new AbortController();

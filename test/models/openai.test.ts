@@ -98,7 +98,7 @@ describe("OpenAIChatModel over a loopback server", () => {
   });
 
   test("a connection torn down mid-stream is a ModelStreamError", async () => {
-    const text = fixture("openai", "text.sse").split("\n\n").slice(0, 2).join("\n\n") + "\n\n";
+    const text = `${fixture("openai", "text.sse").split("\n\n").slice(0, 2).join("\n\n")}\n\n`;
     server.reply(sseReply(text, { destroy: true }));
     await expect(collect(model().stream(user, { toolSpecs: [] }))).rejects.toBeInstanceOf(ModelStreamError);
   });
@@ -210,7 +210,7 @@ describe("OpenAIChatModel failures", () => {
   });
 
   test("an AbortSignal stops a stream in the middle and closes the connection", async () => {
-    const first = fixture("openai", "text.sse").split("\n\n").slice(0, 2).join("\n\n") + "\n\n";
+    const first = `${fixture("openai", "text.sse").split("\n\n").slice(0, 2).join("\n\n")}\n\n`;
     server.reply(sseReply(first, { hang: true }));
     const closedBefore = server.closed();
     const controller = new AbortController();

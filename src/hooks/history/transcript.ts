@@ -8,7 +8,7 @@
 import * as z from "zod/v4";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
-import type { Message, ToolResultBlock } from "../../agent/messages.js";
+import type { Message, } from "../../agent/messages.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {

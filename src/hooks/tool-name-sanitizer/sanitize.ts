@@ -26,7 +26,7 @@ const PREFIX = /^(?:functions|function|tools|tool|default_api)[.:]/i;
 const INDEX_SUFFIX = /:\d+$/;
 const QUOTES = /^["'`\u2018\u2019\u201c\u201d]+|["'`\u2018\u2019\u201c\u201d]+$/g;
 const TRAILING = /(?:\(\s*\)|[.,;:!?)\]}>])+$/;
-const LEADING = /^[(\[{<]+/;
+const LEADING = /^[([{<]+/;
 // Words that follow a channel/constrain token in Harmony headers; never a name on their own there.
 const HEADER_WORDS = new Set(["analysis", "commentary", "final", "json", "assistant", "user", "system", "developer", "to"]);
 const MAX_NAME = 256;

@@ -12,6 +12,15 @@ export default defineConfig({
   // Pre-bundled at start-up: a dependency found only when the page first imports it would make
   // Vite re-optimise and reload the page mid-conversation.
   optimizeDeps: {
-    include: ["@ag-ui/client", "@ag-ui/core", "rxjs", "zod/v4", "idb-keyval", "minimatch", "fast-json-patch", "eventsource-parser"],
+    include: [
+      "@ag-ui/client",
+      "@ag-ui/core",
+      "rxjs",
+      "zod/v4",
+      "idb-keyval",
+      "minimatch",
+      "fast-json-patch",
+      "eventsource-parser",
+    ],
   },
 });

@@ -12,8 +12,21 @@ function conversation(): Message[] {
   let results = 0;
   for (let i = 0; out.length < 5000; i++) {
     if (results < 2000 && i % 3 !== 2) {
-      out.push({ role: "assistant", content: [{ type: "toolUse", toolUseId: `t${i}`, name: "search", input: { q: `query ${i}` } }] });
-      out.push({ role: "user", content: [{ type: "toolResult", toolUseId: `t${i}`, status: "success", content: [{ type: "text", text: `result ${i} `.repeat(150) }] }] });
+      out.push({
+        role: "assistant",
+        content: [{ type: "toolUse", toolUseId: `t${i}`, name: "search", input: { q: `query ${i}` } }],
+      });
+      out.push({
+        role: "user",
+        content: [
+          {
+            type: "toolResult",
+            toolUseId: `t${i}`,
+            status: "success",
+            content: [{ type: "text", text: `result ${i} `.repeat(150) }],
+          },
+        ],
+      });
       results++;
     } else {
       out.push({ role: "user", content: [{ type: "text", text: `question ${i}` }] });
@@ -37,7 +50,10 @@ const options = { clearTrigger: 10_000, keepLast: 3 };
 const warm = await installed(new ContextHook(options));
 let call = 1;
 const rewrite = (agent: Agent, list: Message[]) =>
-  agent.modelInput.apply({ messages: list, systemPrompt: "You are helpful.", toolSpecs: [] }, { agent, invocationState: {}, callIndex: call++ });
+  agent.modelInput.apply(
+    { messages: list, systemPrompt: "You are helpful.", toolSpecs: [] },
+    { agent, invocationState: {}, callIndex: call++ },
+  );
 await rewrite(warm, messages); // the 1st call clears ~2,000 results
 const alternating = await installed(new ContextHook(options));
 await rewrite(alternating, messages);

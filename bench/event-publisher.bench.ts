@@ -23,7 +23,10 @@ const toSse = (event: unknown) => {
   bytes += encoder.encode(`data: ${JSON.stringify(event)}\n\n`).byteLength;
 };
 
-const publisher = new EventPublisher((e: StreamEvent) => toSse(e), "analyst", { streamGroup: "team.analyst", streamTitle: "Analysing" });
+const publisher = new EventPublisher((e: StreamEvent) => toSse(e), "analyst", {
+  streamGroup: "team.analyst",
+  streamTitle: "Analysing",
+});
 
 describe("100,000 TOKEN events to SSE bytes", () => {
   bench("EventPublisher.asCallbackHandler → StreamEvent → JSON + TextEncoder", () => {

@@ -33,7 +33,10 @@ rmSync(dir, { recursive: true, force: true });
 const rounds = Number(process.argv[2] ?? 15);
 const streams = {
   openai: { pieces: m.openAIChunks(), model: (f) => new m.OpenAIChatModel({ model: "m", fetch: f, retry: false }) },
-  anthropic: { pieces: m.anthropicChunks(), model: (f) => new m.AnthropicModel({ model: "m", maxTokens: 1, fetch: f, retry: false }) },
+  anthropic: {
+    pieces: m.anthropicChunks(),
+    model: (f) => new m.AnthropicModel({ model: "m", maxTokens: 1, fetch: f, retry: false }),
+  },
 };
 for (const [name, s] of Object.entries(streams)) {
   const model = s.model(m.fetchOf(s.pieces));
@@ -55,6 +58,8 @@ for (const [name, s] of Object.entries(streams)) {
   const withJson = best["eventsource-parser + JSON.parse"];
   console.log(`\n${name}: ${s.pieces.length} chunks, best of ${rounds} interleaved rounds`);
   for (const [k, ms] of Object.entries(best)) {
-    console.log(`  ${k.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x parser  ${(ms / withJson).toFixed(2)}x parser+JSON`);
+    console.log(
+      `  ${k.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x parser  ${(ms / withJson).toFixed(2)}x parser+JSON`,
+    );
   }
 }

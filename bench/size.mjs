@@ -13,7 +13,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 // Optional peers are the app's own choice, so they are never counted.
-const optionalPeers = Object.entries(pkg.peerDependenciesMeta ?? {}).filter(([, m]) => m?.optional).map(([name]) => name);
+const optionalPeers = Object.entries(pkg.peerDependenciesMeta ?? {})
+  .filter(([, m]) => m?.optional)
+  .map(([name]) => name);
 const alwaysExternal = [...new Set([...optionalPeers, "@modelcontextprotocol/sdk"])];
 
 /** The built file an "exports" target points at (the ESM import condition). */
@@ -72,7 +74,13 @@ for (const { name, file } of entries()) {
   const external = isAgui ? [...alwaysExternal, "@ag-ui/client", "@ag-ui/*"] : alwaysExternal;
   const label = `kaboo-workflows${name === "." ? "" : name.slice(1)}${isAgui ? " (beyond @ag-ui/client)" : ""}`;
   rows.push(await measure(label, { entryPoints: [path], external }));
-  if (name === ".") rows.push(await measure("kaboo-workflows, own code only (zod external)", { entryPoints: [path], external: [...external, "zod", "zod/*"] }));
+  if (name === ".")
+    rows.push(
+      await measure("kaboo-workflows, own code only (zod external)", {
+        entryPoints: [path],
+        external: [...external, "zod", "zod/*"],
+      }),
+    );
 }
 const baseline = await measure("baseline: zod/v4 alone", {
   stdin: { contents: 'export * from "zod/v4";', resolveDir: root, loader: "js" },
@@ -81,7 +89,9 @@ rows.push(baseline);
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`.padStart(10);
 const width = Math.max(...rows.map((r) => r.label.length));
-console.log(`\n${"bundle".padEnd(width)}  ${"raw".padStart(10)}  ${"minified".padStart(10)}  ${"min+gzip".padStart(10)}  ${"bytes gz".padStart(9)}  vs zod/v4`);
+console.log(
+  `\n${"bundle".padEnd(width)}  ${"raw".padStart(10)}  ${"minified".padStart(10)}  ${"min+gzip".padStart(10)}  ${"bytes gz".padStart(9)}  vs zod/v4`,
+);
 for (const r of rows) {
   const ratio = (r.gzip / baseline.gzip).toFixed(2);
   console.log(`${r.label.padEnd(width)}  ${kb(r.raw)}  ${kb(r.min)}  ${kb(r.gzip)}  ${String(r.gzip).padStart(9)}  ${ratio}x`);

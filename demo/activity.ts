@@ -87,11 +87,16 @@ export class ActivityPanels {
     const meter = document.querySelector<HTMLMeterElement>("#context-meter")!;
     meter.value = Math.min(meter.max, tokens);
     document.querySelector("#context-text")!.textContent =
-      !r && messages.length === 0 ? "Nothing sent to the model yet" : `~${tokens.toLocaleString()} tokens ${r ? "sent at the last model call" : "in this conversation (estimate)"}`;
+      !r && messages.length === 0
+        ? "Nothing sent to the model yet"
+        : `~${tokens.toLocaleString()} tokens ${r ? "sent at the last model call" : "in this conversation (estimate)"}`;
     const cleared = document.querySelector<HTMLElement>("#context-cleared")!;
     cleared.dataset["cleared"] = String(r?.cleared ?? 0);
-    if (r && r.cleared > 0) cleared.textContent = `${r.cleared} old tool result${r.cleared === 1 ? "" : "s"} cleared · ~${r.tokensSaved.toLocaleString()} tokens saved`;
-    else cleared.textContent = "No tool results cleared yet. Long results are replaced by a short note once the context passes 1,200 tokens.";
+    if (r && r.cleared > 0)
+      cleared.textContent = `${r.cleared} old tool result${r.cleared === 1 ? "" : "s"} cleared · ~${r.tokensSaved.toLocaleString()} tokens saved`;
+    else
+      cleared.textContent =
+        "No tool results cleared yet. Long results are replaced by a short note once the context passes 1,200 tokens.";
   }
 
   #item(e: StreamEvent): HTMLLIElement {

@@ -31,7 +31,10 @@ const requestSchema = z.looseObject({
   tool: z.string(),
   input: z.record(z.string(), z.unknown()).catch({}),
   subject: z.object({ key: z.string(), label: z.string() }).nullable().catch(null),
-  scopes: z.array(z.enum(["once", "thread", "always"])).min(1).catch(["once"]),
+  scopes: z
+    .array(z.enum(["once", "thread", "always"]))
+    .min(1)
+    .catch(["once"]),
   message: z.string().catch(""),
 });
 
@@ -50,14 +53,18 @@ export function approvalRequest(i: AguiInterrupt): Request | undefined {
 }
 
 /** Checks edited arguments: the tool's zod schema when the demo knows it, else "a JSON object". */
-export function checkArgs(tool: string, text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+export function checkArgs(
+  tool: string,
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     return { ok: false, error: `Not valid JSON: ${(e as Error).message}` };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "The arguments must be a JSON object." };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, error: "The arguments must be a JSON object." };
   const schema = (toolSchemas as Record<string, z.ZodType>)[tool];
   if (!schema) return { ok: true, value: value as Record<string, unknown> };
   const checked = schema.safeParse(value);
@@ -88,7 +95,9 @@ export class ApprovalDialog {
       if (this.#returnFocus?.isConnected && !this.#returnFocus.matches(":disabled")) this.#returnFocus.focus();
     });
     this.#q<HTMLButtonElement>("#deny").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
-    this.#q<HTMLButtonElement>("#approval-dismiss").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
+    this.#q<HTMLButtonElement>("#approval-dismiss").addEventListener("click", () =>
+      this.#answer({ approved: false, scope: "once" }),
+    );
     this.#q<HTMLButtonElement>("#approval-later").addEventListener("click", () => this.close());
     this.#q<HTMLButtonElement>("#edit-toggle").addEventListener("click", () => this.#toggleEdit());
     this.#q<HTMLTextAreaElement>("#approval-edit").addEventListener("input", () => this.#validate());
@@ -118,13 +127,15 @@ export class ApprovalDialog {
     const subject = this.#q("#approval-subject");
     subject.textContent = request.subject?.label ?? "this call only";
     const args = this.#q<HTMLDListElement>("#approval-args");
-    args.replaceChildren(...Object.entries(request.input).flatMap(([k, v]) => {
-      const dt = document.createElement("dt");
-      dt.textContent = k;
-      const dd = document.createElement("dd");
-      dd.textContent = formatValue(v);
-      return [dt, dd];
-    }));
+    args.replaceChildren(
+      ...Object.entries(request.input).flatMap(([k, v]) => {
+        const dt = document.createElement("dt");
+        dt.textContent = k;
+        const dd = document.createElement("dd");
+        dd.textContent = formatValue(v);
+        return [dt, dd];
+      }),
+    );
     for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
       const scope = b.dataset["scope"] as DialogAnswer["scope"];
       b.hidden = !request.scopes.includes(scope);
@@ -217,7 +228,8 @@ export class ApprovalDialog {
       text.textContent = `Expired at ${new Date(deadline).toLocaleTimeString()}. It can no longer be approved.`;
       this.#dialog.dataset["state"] = "expired";
       this.#stopTimer();
-      if (this.#dialog.open && this.#dialog.contains(document.activeElement)) this.#q<HTMLButtonElement>("#approval-dismiss").focus();
+      if (this.#dialog.open && this.#dialog.contains(document.activeElement))
+        this.#q<HTMLButtonElement>("#approval-dismiss").focus();
     };
     tick();
     if (this.#dialog.dataset["state"] !== "expired") this.#timer = setInterval(tick, 250);

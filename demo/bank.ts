@@ -105,7 +105,16 @@ export const toolSchemas = {
   freeze_card: z.object({ last4: z.string().regex(/^\d{4}$/, "the card's last four digits") }),
 } as const;
 
-const MERCHANTS = ["Grocer & Co", "City Transit", "Coffee Lab", "Book Nook", "Power Utility", "Streamly", "Pharmacy 24", "Bistro Nord"];
+const MERCHANTS = [
+  "Grocer & Co",
+  "City Transit",
+  "Coffee Lab",
+  "Book Nook",
+  "Power Utility",
+  "Streamly",
+  "Pharmacy 24",
+  "Bistro Nord",
+];
 
 /** The bank's tools. `freeze_card` asks for approval itself (see {@link cardService}). */
 export function bankTools(): AgentTool[] {

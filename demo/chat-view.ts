@@ -31,7 +31,8 @@ function richText(text: string): DocumentFragment {
       for (const part of line.split(/(\*\*[^*]+\*\*|\*[^*\s][^*]*\*|`[^`]+`)/)) {
         if (part.startsWith("**") && part.endsWith("**") && part.length > 4) p.append(el("strong", undefined, part.slice(2, -2)));
         else if (part.startsWith("*") && part.endsWith("*") && part.length > 2) p.append(el("em", undefined, part.slice(1, -1)));
-        else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) p.append(el("code", undefined, part.slice(1, -1)));
+        else if (part.startsWith("`") && part.endsWith("`") && part.length > 2)
+          p.append(el("code", undefined, part.slice(1, -1)));
         else if (part) p.append(part);
       }
     }
@@ -43,29 +44,53 @@ function richText(text: string): DocumentFragment {
 function contentText(m: AguiMessage): string {
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (typeof p === "object" && p && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
+  if (Array.isArray(c))
+    return c.map((p) => (typeof p === "object" && p && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
   return "";
 }
 
 function argsSummary(raw: string): { text: string; parsed: Record<string, unknown> | undefined } {
   try {
     const parsed = JSON.parse(raw || "{}") as Record<string, unknown>;
-    const text = Object.entries(parsed).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
+    const text = Object.entries(parsed)
+      .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" · ");
     return { text: text || "no arguments", parsed };
   } catch {
     return { text: raw, parsed: undefined };
   }
 }
 
-function toolRow(call: { id: string; function: { name: string; arguments: string } }, result: AguiMessage | undefined, view: ViewState): HTMLElement {
-  const status = result ? ((result as { error?: string }).error ? "error" : "done") : view.awaiting.has(call.id) ? "awaiting" : view.running ? "running" : "stopped";
+function toolRow(
+  call: { id: string; function: { name: string; arguments: string } },
+  result: AguiMessage | undefined,
+  view: ViewState,
+): HTMLElement {
+  const status = result
+    ? (result as { error?: string }).error
+      ? "error"
+      : "done"
+    : view.awaiting.has(call.id)
+      ? "awaiting"
+      : view.running
+        ? "running"
+        : "stopped";
   const row = el("div", "tool-row");
   row.dataset["tool"] = call.function.name;
   row.dataset["status"] = status;
   row.dataset["callId"] = call.id;
   const head = el("div", "tool-head");
-  const badge = el("span", "tool-status", { done: "Done", error: "Not run", awaiting: "Needs your approval", running: "Running…", stopped: "Stopped" }[status]);
-  head.append(el("span", "tool-icon"), el("span", "tool-label", TOOL_LABELS[call.function.name] ?? call.function.name), el("code", "tool-name", call.function.name), badge);
+  const badge = el(
+    "span",
+    "tool-status",
+    { done: "Done", error: "Not run", awaiting: "Needs your approval", running: "Running…", stopped: "Stopped" }[status],
+  );
+  head.append(
+    el("span", "tool-icon"),
+    el("span", "tool-label", TOOL_LABELS[call.function.name] ?? call.function.name),
+    el("code", "tool-name", call.function.name),
+    badge,
+  );
   const args = argsSummary(call.function.arguments);
   const argsEl = el("div", "tool-args", args.text);
   argsEl.title = call.function.arguments;
@@ -73,7 +98,11 @@ function toolRow(call: { id: string; function: { name: string; arguments: string
   if (result) {
     const text = contentText(result);
     const out = el(text.length > 280 ? "details" : "div", "tool-result");
-    if (out instanceof HTMLDetailsElement) out.append(el("summary", undefined, `${text.slice(0, 120)}… (${text.length.toLocaleString()} characters)`), el("pre", undefined, text));
+    if (out instanceof HTMLDetailsElement)
+      out.append(
+        el("summary", undefined, `${text.slice(0, 120)}… (${text.length.toLocaleString()} characters)`),
+        el("pre", undefined, text),
+      );
     else out.textContent = text;
     row.append(out);
   }
@@ -86,7 +115,9 @@ function toolRow(call: { id: string; function: { name: string; arguments: string
  */
 export function renderTranscript(container: HTMLElement, messages: readonly AguiMessage[], view: ViewState): void {
   const pinned = container.scrollHeight - container.scrollTop - container.clientHeight < 80;
-  const open = new Set([...container.querySelectorAll<HTMLDetailsElement>("details[open][data-key]")].map((d) => d.dataset["key"]));
+  const open = new Set(
+    [...container.querySelectorAll<HTMLDetailsElement>("details[open][data-key]")].map((d) => d.dataset["key"]),
+  );
   const results = new Map<string, AguiMessage>();
   for (const m of messages) if (m.role === "tool") results.set((m as { toolCallId: string }).toolCallId, m);
   const nodes: HTMLElement[] = [];

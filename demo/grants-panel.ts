@@ -21,7 +21,11 @@ function ago(ms: number): string {
  * @param threadTitle - Names a thread for thread-scoped grants.
  * @returns A function that re-renders (e.g. after switching threads).
  */
-export function setupGrantsPanel(root: HTMLElement, store: GrantStore, threadTitle: (threadId: string) => string): () => Promise<void> {
+export function setupGrantsPanel(
+  root: HTMLElement,
+  store: GrantStore,
+  threadTitle: (threadId: string) => string,
+): () => Promise<void> {
   const list = root.querySelector<HTMLUListElement>(".grant-list")!;
   const empty = root.querySelector<HTMLElement>(".grant-empty")!;
   const revokeAll = root.querySelector<HTMLButtonElement>("#revoke-all")!;
@@ -29,28 +33,30 @@ export function setupGrantsPanel(root: HTMLElement, store: GrantStore, threadTit
 
   const render = async () => {
     const grants: Grant[] = (await store.list()).sort((a, b) => b.grantedAt - a.grantedAt);
-    list.replaceChildren(...grants.map((g) => {
-      const li = document.createElement("li");
-      li.className = "grant";
-      li.dataset["tool"] = g.tool;
-      if (g.subjectKey) li.dataset["subject"] = g.subjectKey;
-      const main = document.createElement("div");
-      const title = document.createElement("strong");
-      title.textContent = g.subjectLabel ?? TOOL_LABELS[g.tool] ?? g.tool;
-      const meta = document.createElement("small");
-      const where = g.scope === "always" ? "Always" : `This conversation (${threadTitle(g.threadId ?? "")})`;
-      meta.textContent = `${g.tool} · ${where} · ${ago(g.grantedAt)}`;
-      meta.title = new Date(g.grantedAt).toLocaleString();
-      main.append(title, meta);
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "ghost small";
-      button.textContent = "Revoke";
-      button.setAttribute("aria-label", `Revoke ${title.textContent}`);
-      button.addEventListener("click", () => void store.revoke(grantId(g)));
-      li.append(main, button);
-      return li;
-    }));
+    list.replaceChildren(
+      ...grants.map((g) => {
+        const li = document.createElement("li");
+        li.className = "grant";
+        li.dataset["tool"] = g.tool;
+        if (g.subjectKey) li.dataset["subject"] = g.subjectKey;
+        const main = document.createElement("div");
+        const title = document.createElement("strong");
+        title.textContent = g.subjectLabel ?? TOOL_LABELS[g.tool] ?? g.tool;
+        const meta = document.createElement("small");
+        const where = g.scope === "always" ? "Always" : `This conversation (${threadTitle(g.threadId ?? "")})`;
+        meta.textContent = `${g.tool} · ${where} · ${ago(g.grantedAt)}`;
+        meta.title = new Date(g.grantedAt).toLocaleString();
+        main.append(title, meta);
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "ghost small";
+        button.textContent = "Revoke";
+        button.setAttribute("aria-label", `Revoke ${title.textContent}`);
+        button.addEventListener("click", () => void store.revoke(grantId(g)));
+        li.append(main, button);
+        return li;
+      }),
+    );
     empty.hidden = grants.length > 0;
     revokeAll.disabled = grants.length === 0;
     if (count) {

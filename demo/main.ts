@@ -45,18 +45,24 @@ let runError = "";
 let answers: ResumeEntry[] = [];
 
 // The browser tool: the model may change how this page looks.
-const CLIENT_TOOLS: AguiTool[] = [{
-  name: "set_theme",
-  description: "Changes the look of the banking app the person is using.",
-  parameters: { type: "object", properties: { theme: { type: "string", enum: [...THEMES] } }, required: ["theme"] },
-}];
+const CLIENT_TOOLS: AguiTool[] = [
+  {
+    name: "set_theme",
+    description: "Changes the look of the banking app the person is using.",
+    parameters: { type: "object", properties: { theme: { type: "string", enum: [...THEMES] } }, required: ["theme"] },
+  },
+];
 function applyTheme(theme: string): void {
   document.documentElement.dataset["theme"] = theme;
 }
 const clientToolHandlers = {
   set_theme: (args: Record<string, unknown>) => {
     const theme = String(args["theme"]);
-    if (!(THEMES as readonly string[]).includes(theme)) return { status: "error" as const, content: [{ type: "text" as const, text: `Unknown theme "${theme}". Use one of ${THEMES.join(", ")}.` }] };
+    if (!(THEMES as readonly string[]).includes(theme))
+      return {
+        status: "error" as const,
+        content: [{ type: "text" as const, text: `Unknown theme "${theme}". Use one of ${THEMES.join(", ")}.` }],
+      };
     applyTheme(theme);
     localStorage.setItem(THEME_KEY, theme);
     return `The page now uses the ${theme} theme.`;
@@ -113,11 +119,18 @@ function toast(text: string): void {
 function makeAgent(id: string): KabooAgent {
   const agent = new KabooAgent({
     threadId: id,
-    agent: (t) => createRunner(t, settings, {
-      stopRequested: (thread) => stopFlags.get(thread) === true,
-      onContext: (thread, report) => panels.report(thread, report),
-      onEvent: (event) => panels.add(event),
-    }, ttl, delay),
+    agent: (t) =>
+      createRunner(
+        t,
+        settings,
+        {
+          stopRequested: (thread) => stopFlags.get(thread) === true,
+          onContext: (thread, report) => panels.report(thread, report),
+          onEvent: (event) => panels.add(event),
+        },
+        ttl,
+        delay,
+      ),
     grantStore,
     sessionStore,
     clientToolHandlers,
@@ -177,7 +190,9 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
   // The runner refuses an answer to an expired request; cancelling it lets the gate tell the
   // model the request expired (and the call did not run).
   const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
-  answers.push(a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" });
+  answers.push(
+    a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" },
+  );
   if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) {
     askNext();
     return;
@@ -222,7 +237,8 @@ $("#composer").addEventListener("submit", (e) => {
   prompt.value = "";
   send(text);
 });
-for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip")) chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
+for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip"))
+  chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
 // Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
 // run then ends as "cancelled" and run() puts the page back to idle.
 $("#stop").addEventListener("click", () => {

@@ -36,25 +36,37 @@ export interface RunnerHooks {
 
 function modelFor(settings: ModelSettings, delayMs: number): Model {
   if (settings.provider === "openai") {
-    return new OpenAIChatModel({ model: settings.model, baseUrl: settings.baseUrl || "https://api.openai.com/v1", ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) });
+    return new OpenAIChatModel({
+      model: settings.model,
+      baseUrl: settings.baseUrl || "https://api.openai.com/v1",
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    });
   }
   if (settings.provider === "anthropic") {
     return new AnthropicModel({
-      model: settings.model, maxTokens: 2048, dangerouslyAllowBrowser: true,
-      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}), ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+      model: settings.model,
+      maxTokens: 2048,
+      dangerouslyAllowBrowser: true,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     });
   }
   return scriptedModel(delayMs);
 }
 
 function recipient(_tool: string, input: unknown): { key: string; label: string } {
-  const to = String((input as { to?: unknown }).to ?? "").trim().toLowerCase();
+  const to = String((input as { to?: unknown }).to ?? "")
+    .trim()
+    .toLowerCase();
   return { key: `to:${to}`, label: `transfers to ${person(to)}` };
 }
 
 function wireSubject(_tool: string, input: unknown): { key: string; label: string } {
   const w = input as { to?: unknown; iban?: unknown; amount?: unknown; currency?: unknown };
-  return { key: `iban:${String(w.iban)}`, label: `a wire of ${String(w.amount)} ${String(w.currency)} to ${person(String(w.to))}` };
+  return {
+    key: `iban:${String(w.iban)}`,
+    label: `a wire of ${String(w.amount)} ${String(w.currency)} to ${person(String(w.to))}`,
+  };
 }
 
 /**
@@ -65,7 +77,13 @@ function wireSubject(_tool: string, input: unknown): { key: string; label: strin
  * @param wireTtlSeconds - Deadline of a wire approval. Default 30.
  * @param delayMs - The scripted model's pause between chunks. Default 12.
  */
-export function createRunner(threadId: string, settings: ModelSettings, hooks: RunnerHooks, wireTtlSeconds = 30, delayMs = 12): Agent {
+export function createRunner(
+  threadId: string,
+  settings: ModelSettings,
+  hooks: RunnerHooks,
+  wireTtlSeconds = 30,
+  delayMs = 12,
+): Agent {
   return new Agent({
     name: AGENT_NAME,
     model: modelFor(settings, delayMs),
@@ -78,7 +96,11 @@ export function createRunner(threadId: string, settings: ModelSettings, hooks: R
       // Transfers: a yes can be remembered, but only for that recipient.
       new InterruptHook([{ pattern: "transfer", remember: "always", subject: recipient }], { agentName: AGENT_NAME }),
       // Wires: each one asked for, with a deadline.
-      new InterruptHook([{ pattern: "wire_abroad", subject: wireSubject }], { agentName: AGENT_NAME, ttlSeconds: wireTtlSeconds, remember: "once" }),
+      new InterruptHook([{ pattern: "wire_abroad", subject: wireSubject }], {
+        agentName: AGENT_NAME,
+        ttlSeconds: wireTtlSeconds,
+        remember: "once",
+      }),
       new ToolApprovalHook({ agentName: AGENT_NAME, onDecision: (d) => cardService.onDecision(d) }),
       new ContextHook({ clearTrigger: 1200, keepLast: 1, minChars: 600, onReport: (r) => hooks.onContext(threadId, r) }),
       new EventPublisher(hooks.onEvent, AGENT_NAME, { toolLabels: TOOL_LABELS }),

@@ -2,14 +2,24 @@
  * The embedded model: a ScriptedModel with rules, so the demo needs no key and no network and
  * every run is the same. The phrases it understands are listed in demo/README.md.
  */
-import { ScriptedModel, toolResultText, type Message, type ScriptedRequest, type ScriptedTurn, type ToolResultBlock } from "../src/index.js";
+import {
+  ScriptedModel,
+  toolResultText,
+  type Message,
+  type ScriptedRequest,
+  type ScriptedTurn,
+  type ToolResultBlock,
+} from "../src/index.js";
 import { eur, person } from "./bank.js";
 
 const AMOUNT = String.raw`(?:€|eur\s*)?(\d+(?:[.,]\d{1,2})?)\s*(?:€|eur(?:os?)?|euros?)?`;
 const NAME = "([a-z][a-z'-]{0,39})";
 const SEND_TO = new RegExp(String.raw`\b(?:send|pay|transfer|give)\s+${AMOUNT}\s+to\s+${NAME}`, "i");
 const PAY_NAME = new RegExp(String.raw`\b(?:pay|send)\s+${NAME}\s+${AMOUNT}`, "i");
-const WIRE = new RegExp(String.raw`\bwire\s+(\d+(?:[.,]\d{1,2})?)\s*(eur|usd|gbp|chf)?\s+to\s+${NAME}(?:\s+(?:at\s+)?([A-Z]{2}\d{2}[A-Z0-9]{8,30}))?`, "i");
+const WIRE = new RegExp(
+  String.raw`\bwire\s+(\d+(?:[.,]\d{1,2})?)\s*(eur|usd|gbp|chf)?\s+to\s+${NAME}(?:\s+(?:at\s+)?([A-Z]{2}\d{2}[A-Z0-9]{8,30}))?`,
+  "i",
+);
 const THEME = /\b(dark|light|ocean|forest|sunset)\s+(?:mode|theme)\b|\btheme\s+(?:to\s+)?(dark|light|ocean|forest|sunset)\b/i;
 const FREEZE = /\b(?:freeze|block|lost)\b[^\d]*?(?:card)?[^\d]*(\d{4})?/i;
 
@@ -18,7 +28,7 @@ const EXPLAIN = [
   "",
   "1. **The model proposes, the page decides.** I only *propose* a tool call such as `transfer({ to, amount })`. Before it runs, the InterruptHook looks at the call and pauses the run with an approval request. Nothing has moved yet: the run is frozen mid-turn, and its state is saved in IndexedDB.",
   "",
-  "2. **You choose how far a yes reaches.** \"Approve once\" covers this call only. \"For this conversation\" and \"Always\" become grants, and grants are narrow on purpose: a grant for transfers to Bob says nothing about transfers to Carol, because the gate's subject is the recipient, not the whole tool.",
+  '2. **You choose how far a yes reaches.** "Approve once" covers this call only. "For this conversation" and "Always" become grants, and grants are narrow on purpose: a grant for transfers to Bob says nothing about transfers to Carol, because the gate\'s subject is the recipient, not the whole tool.',
   "",
   "3. **Edits are checked, not trusted.** If you edit the arguments, they are validated against the tool's schema twice: here in the dialog, and again by the hook. If the edit changes the recipient, the hook asks again for the new one.",
   "",
@@ -40,7 +50,8 @@ function money(text: string): number {
 }
 
 function toolNameOf(messages: Message[], result: ToolResultBlock): string {
-  for (const m of messages) for (const b of m.content) if (b.type === "toolUse" && b.toolUseId === result.toolUseId) return b.name;
+  for (const m of messages)
+    for (const b of m.content) if (b.type === "toolUse" && b.toolUseId === result.toolUseId) return b.name;
   return "tool";
 }
 
@@ -48,14 +59,18 @@ function afterResult(name: string, result: ToolResultBlock): string {
   const text = toolResultText(result.content);
   if (result.status === "success") {
     if (name === "get_balance") return `Your balances — ${text}`;
-    if (name === "get_statement") return "Here are your last 30 card payments. Your biggest spend this month was groceries; nothing looks unusual.";
+    if (name === "get_statement")
+      return "Here are your last 30 card payments. Your biggest spend this month was groceries; nothing looks unusual.";
     if (name === "set_theme") return `Done — ${text}`;
     return `Done. ${text}`;
   }
-  if (/denied/i.test(text)) return `Understood — you denied the ${name.replace("_", " ")}, so I did not do it. Nothing was sent or changed.`;
-  if (/expired/i.test(text)) return `The approval request for ${name.replace("_", " ")} expired before it was answered, so it did not run. Ask me again when you're ready.`;
+  if (/denied/i.test(text))
+    return `Understood — you denied the ${name.replace("_", " ")}, so I did not do it. Nothing was sent or changed.`;
+  if (/expired/i.test(text))
+    return `The approval request for ${name.replace("_", " ")} expired before it was answered, so it did not run. Ask me again when you're ready.`;
   if (/stopped/i.test(text)) return "Stopped. I did not run anything else.";
-  if (/edited arguments/i.test(text)) return `Your edited arguments were not valid, so ${name} did not run: ${text.split("\n").slice(1).join(" ")}`;
+  if (/edited arguments/i.test(text))
+    return `Your edited arguments were not valid, so ${name} did not run: ${text.split("\n").slice(1).join(" ")}`;
   return `That did not work: ${text}`;
 }
 
@@ -67,7 +82,12 @@ export function respond({ lastUserText, lastToolResults, messages }: ScriptedReq
   let m: RegExpExecArray | null;
   if ((m = WIRE.exec(said))) {
     const [, amount, currency, to, iban] = m;
-    const input = { to: to!.toLowerCase(), iban: iban ?? "DE89370400440532013000", amount: money(amount!), currency: (currency ?? "EUR").toUpperCase() };
+    const input = {
+      to: to!.toLowerCase(),
+      iban: iban ?? "DE89370400440532013000",
+      amount: money(amount!),
+      currency: (currency ?? "EUR").toUpperCase(),
+    };
     return {
       reasoning: `An international wire of ${input.amount} ${input.currency} to ${person(input.to)}. Wires need a fresh approval with a deadline, so I'll propose the call and wait.`,
       text: `I'll prepare a wire of ${input.amount} ${input.currency} to ${person(input.to)}.`,

@@ -44,33 +44,38 @@ export class ThreadList {
   /** Re-reads the store and redraws, marking `current`. */
   async refresh(current: string, locked: boolean): Promise<void> {
     const ids = await this.#store.threads();
-    const infos = await Promise.all(ids.map(async (id) => {
-      const s = await this.#store.load(id);
-      return { id, title: titleOf(s), savedAt: s?.savedAt ?? 0, pending: (s?.interrupts.length ?? 0) > 0 };
-    }));
-    if (!infos.some((t) => t.id === current)) infos.push({ id: current, title: "New conversation", savedAt: Date.now(), pending: false });
+    const infos = await Promise.all(
+      ids.map(async (id) => {
+        const s = await this.#store.load(id);
+        return { id, title: titleOf(s), savedAt: s?.savedAt ?? 0, pending: (s?.interrupts.length ?? 0) > 0 };
+      }),
+    );
+    if (!infos.some((t) => t.id === current))
+      infos.push({ id: current, title: "New conversation", savedAt: Date.now(), pending: false });
     this.#infos = infos.sort((a, b) => b.savedAt - a.savedAt);
-    this.#list.replaceChildren(...this.#infos.map((t) => {
-      const li = document.createElement("li");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "thread";
-      b.dataset["threadId"] = t.id;
-      b.disabled = locked && t.id !== current;
-      if (t.id === current) b.setAttribute("aria-current", "true");
-      const title = document.createElement("span");
-      title.textContent = t.title;
-      b.append(title);
-      if (t.pending) {
-        const dot = document.createElement("span");
-        dot.className = "pending-dot";
-        dot.title = "Waiting for your approval";
-        dot.setAttribute("aria-label", "waiting for approval");
-        b.append(dot);
-      }
-      b.addEventListener("click", () => this.#onOpen(t.id));
-      li.append(b);
-      return li;
-    }));
+    this.#list.replaceChildren(
+      ...this.#infos.map((t) => {
+        const li = document.createElement("li");
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "thread";
+        b.dataset["threadId"] = t.id;
+        b.disabled = locked && t.id !== current;
+        if (t.id === current) b.setAttribute("aria-current", "true");
+        const title = document.createElement("span");
+        title.textContent = t.title;
+        b.append(title);
+        if (t.pending) {
+          const dot = document.createElement("span");
+          dot.className = "pending-dot";
+          dot.title = "Waiting for your approval";
+          dot.setAttribute("aria-label", "waiting for approval");
+          b.append(dot);
+        }
+        b.addEventListener("click", () => this.#onOpen(t.id));
+        li.append(b);
+        return li;
+      }),
+    );
   }
 }

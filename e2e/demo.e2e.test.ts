@@ -131,7 +131,9 @@ test("reload after the approved tool ran but before the run ended: nothing moves
   const page = await fresh("?delay=40");
   await say(page, "Send 5 to Bob");
   await page.click("#approve-once");
-  await page.waitForFunction(() => ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1);
+  await page.waitForFunction(
+    () => ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1,
+  );
   await page.reload();
   await page.waitForSelector("body[data-status='idle'], body[data-status='awaiting-approval']");
   // KabooAgent saves a finished call as its result arrives: the reloaded page shows the result and no

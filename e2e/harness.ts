@@ -21,7 +21,11 @@ const README_SHOTS = process.env["UPDATE_SCREENSHOTS"] === "1";
 export function useDemo(): void {
   beforeAll(async () => {
     // Port 0: the OS picks a free port, so a running `npm run demo` does not get in the way.
-    server = await createServer({ configFile: "vite.config.ts", server: { port: 0, strictPort: false, host: "127.0.0.1" }, logLevel: "warn" });
+    server = await createServer({
+      configFile: "vite.config.ts",
+      server: { port: 0, strictPort: false, host: "127.0.0.1" },
+      logLevel: "warn",
+    });
     await server.listen();
     const local = server.resolvedUrls?.local[0];
     if (!local) throw new Error("vite did not report a URL");
@@ -92,5 +96,5 @@ export async function settle(page: Page): Promise<void> {
 }
 
 /** How many times each bank tool ran, from the page's ledger. */
-export const counts = (page: Page) => page.evaluate(() => (globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts);
-
+export const counts = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts);

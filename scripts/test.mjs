@@ -15,7 +15,11 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 function step(title, cmd, args) {
   const started = Date.now();
   console.log(`\n=== npm test: ${title}\n$ ${[cmd, ...args].join(" ")}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") } });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") },
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status !== 0) {
     console.error(`\n=== npm test: FAILED at "${title}" (exit ${r.status ?? r.signal}, ${seconds}s). Later steps were not run.`);
@@ -38,7 +42,13 @@ function printTotals() {
 }
 
 function vitest(title, projects, report) {
-  const args = ["run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const args = [
+    "run",
+    ...projects.flatMap((p) => ["--project", p]),
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+  ];
   try {
     step(title, bin("vitest"), args);
   } finally {
@@ -53,7 +63,9 @@ step("typecheck src (Web APIs only, no @types/node)", bin("tsc"), ["--noEmit", "
 step("typecheck tests, demo and configs", bin("tsc"), ["-p", "tsconfig.test.json"]);
 step("build dist/", process.execPath, [join(root, "scripts/build.mjs")]);
 vitest("vitest: unit, browser, runtimes", ["unit", "browser", "runtimes"], join(reportDir, "vitest.json"));
-const hasE2e = existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e"), { recursive: true }).some((f) => String(f).endsWith(".e2e.test.ts"));
+const hasE2e =
+  existsSync(join(root, "e2e")) &&
+  readdirSync(join(root, "e2e"), { recursive: true }).some((f) => String(f).endsWith(".e2e.test.ts"));
 if (hasE2e) vitest("e2e: the demo in Chromium", ["e2e"], join(reportDir, "vitest-e2e.json"));
 else console.log("\n=== npm test: no e2e/*.e2e.test.ts, e2e skipped");
 printTotals();

@@ -42,9 +42,7 @@ export class UnknownInterruptIdError extends KabooError {
   readonly code = "UNKNOWN_INTERRUPT_ID" as const;
   readonly interruptId: string;
   constructor(interruptId: string, pending: readonly string[]) {
-    super(
-      `No pending interrupt has id "${interruptId}". Pending: ${pending.length ? pending.join(", ") : "none"}.`,
-    );
+    super(`No pending interrupt has id "${interruptId}". Pending: ${pending.length ? pending.join(", ") : "none"}.`);
     this.interruptId = interruptId;
   }
 }

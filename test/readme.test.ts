@@ -26,7 +26,10 @@ test("the quick start runs as written and pauses, then runs the call once", asyn
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `readme-quickstart-${process.pid}.ts`);
   writeFileSync(file, runnable);
-  const mod = (await import(pathToFileURL(file).href)) as { result: { stopReason: string; message: { content: { text?: string }[] } }; saved: string };
+  const mod = (await import(pathToFileURL(file).href)) as {
+    result: { stopReason: string; message: { content: { text?: string }[] } };
+    saved: string;
+  };
   expect(mod.result.stopReason).toBe("endTurn");
   expect(mod.result.message.content[0]?.text).toBe("Done.");
   expect(JSON.parse(mod.saved)).toMatchObject({ version: 1, activated: true });

@@ -12,7 +12,16 @@ import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DIST_INDEX, ROOT, ensureDist } from "./runtimes/bundle.js";
 
-const NODE_ONLY_GLOBALS = ["process", "Buffer", "require", "AsyncLocalStorage", "__dirname", "__filename", "global", "setImmediate"];
+const NODE_ONLY_GLOBALS = [
+  "process",
+  "Buffer",
+  "require",
+  "AsyncLocalStorage",
+  "__dirname",
+  "__filename",
+  "global",
+  "setImmediate",
+];
 const MARK = "__kaboo_node_only__";
 const builtins = new Set(builtinModules);
 
@@ -38,7 +47,8 @@ async function scanSources(files: string[], base: string): Promise<Violation[]> 
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === "entry-point" || entries.has(args.path)) return undefined;
-        if (isNodeBuiltin(args.path)) violations.push({ file: relative(base, args.importer), what: `imports Node built-in "${args.path}" (${args.kind})` });
+        if (isNodeBuiltin(args.path))
+          violations.push({ file: relative(base, args.importer), what: `imports Node built-in "${args.path}" (${args.kind})` });
         return { path: args.path, external: true };
       });
     },
@@ -100,14 +110,17 @@ describe("the checker itself", () => {
     ['export { createHash } from "crypto";', 'Node built-in "crypto"'],
     ['export const m = () => import("node:child_process");', 'Node built-in "node:child_process"'],
     ['import "events";', 'Node built-in "events"'],
-    ['export const home = process.env.HOME;', 'global "process"'],
-    ['export const p = globalThis.process;', 'global "process"'],
+    ["export const home = process.env.HOME;", 'global "process"'],
+    ["export const p = globalThis.process;", 'global "process"'],
     ['export const b = Buffer.from("x");', 'global "Buffer"'],
     ['export const r = require("x");', 'global "require"'],
-    ['export const s = new AsyncLocalStorage();', 'global "AsyncLocalStorage"'],
+    ["export const s = new AsyncLocalStorage();", 'global "AsyncLocalStorage"'],
   ])("flags %s", async (code, expected) => {
     const found = await scan(code);
-    expect(found.some((w) => w.includes(expected)), JSON.stringify(found)).toBe(true);
+    expect(
+      found.some((w) => w.includes(expected)),
+      JSON.stringify(found),
+    ).toBe(true);
   });
 
   test("ignores comments, strings, property names, shadowing locals and packages", async () => {
@@ -155,10 +168,14 @@ describe("src/ uses Web APIs only", () => {
       plugins: [watchBuiltins],
       logLevel: "silent",
     }).catch((error: { errors?: { text: string }[] }) => {
-      throw new Error(`dist/index.js does not bundle for platform neutral: ${(error.errors ?? []).map((e) => e.text).join("; ") || String(error)}`);
+      throw new Error(
+        `dist/index.js does not bundle for platform neutral: ${(error.errors ?? []).map((e) => e.text).join("; ") || String(error)}`,
+      );
     });
     expect(wanted).toEqual([]);
-    const externals = Object.values(result.metafile.inputs).flatMap((input) => input.imports.filter((i) => i.external).map((i) => i.path));
+    const externals = Object.values(result.metafile.inputs).flatMap((input) =>
+      input.imports.filter((i) => i.external).map((i) => i.path),
+    );
     expect(externals).toEqual([]);
     expect(result.outputFiles[0]?.text.length ?? 0).toBeGreaterThan(1000);
   });

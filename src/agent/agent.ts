@@ -220,11 +220,15 @@ export class Agent {
     }
     if (state.activated) throw new PendingInterruptsError(state.pendingIds());
     if (input === undefined) return { kind: "messages", messages: [] };
-    if (typeof input === "string") return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
+    if (typeof input === "string")
+      return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
     if (!Array.isArray(input)) throw new UserError("invoke() takes a string, content blocks, messages or interrupt answers.");
     if (input.every(isMessage)) return { kind: "messages", messages: structuredClone(input as Message[]) };
-    if (input.every(isBlock)) return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
-    throw new UserError("invoke() got an array that is neither all messages ({ role, content[] }) nor all content blocks ({ type }).");
+    if (input.every(isBlock))
+      return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
+    throw new UserError(
+      "invoke() got an array that is neither all messages ({ role, content[] }) nor all content blocks ({ type }).",
+    );
   }
 }
 
@@ -232,7 +236,13 @@ const BLOCK_TYPES = new Set(["text", "image", "document", "toolUse", "toolResult
 
 function isMessage(x: unknown): boolean {
   const m = x as Partial<Message> | null;
-  return typeof m === "object" && m !== null && (m.role === "user" || m.role === "assistant") && Array.isArray(m.content) && m.content.every(isBlock);
+  return (
+    typeof m === "object" &&
+    m !== null &&
+    (m.role === "user" || m.role === "assistant") &&
+    Array.isArray(m.content) &&
+    m.content.every(isBlock)
+  );
 }
 
 function isBlock(x: unknown): boolean {
@@ -253,5 +263,9 @@ function invalidResponses(input: readonly unknown[], detail: string): InvalidInt
 }
 
 function isResume(input: AgentInput): input is InterruptResponse[] {
-  return Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === "object" && x !== null && "interruptResponse" in x);
+  return (
+    Array.isArray(input) &&
+    input.length > 0 &&
+    input.every((x) => typeof x === "object" && x !== null && "interruptResponse" in x)
+  );
 }

@@ -9,7 +9,9 @@ import { InterruptSignal } from "./interrupt.js";
 
 /** A class of hook event (e.g. `BeforeToolCallEvent`); `any[]` because each event's constructor differs. */
 // biome-ignore lint/suspicious/noExplicitAny: event constructors take different arguments; only the instance type matters here
-export type HookEventClass<E extends HookEvent<any>> = (abstract new (...args: any[]) => E) & {
+export type HookEventClass<E extends HookEvent<any>> = (abstract new (
+  ...args: any[]
+) => E) & {
   readonly eventType: string;
   readonly reverse: boolean;
 };

@@ -5,12 +5,7 @@
  * @module
  */
 import * as z from "zod/v4";
-import {
-  InvalidInterruptResponseError,
-  InvalidStateError,
-  PartialResumeError,
-  UnknownInterruptIdError,
-} from "../errors.js";
+import { InvalidInterruptResponseError, InvalidStateError, PartialResumeError, UnknownInterruptIdError } from "../errors.js";
 import type { JsonObject, JsonValue } from "./messages.js";
 
 /**
@@ -59,14 +54,7 @@ export class InterruptSignal extends Error {
 }
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValue),
-    z.record(z.string(), jsonValue),
-  ]),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
 );
 
 const interruptSchema = z.object({

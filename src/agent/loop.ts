@@ -49,7 +49,12 @@ const resumeContextSchema = z.object({
       }, "must hold tool calls with distinct ids"),
   }),
   toolResults: z.array(
-    z.looseObject({ type: z.literal("toolResult"), toolUseId: z.string(), status: z.enum(["success", "error"]), content: z.array(z.unknown()) }),
+    z.looseObject({
+      type: z.literal("toolResult"),
+      toolUseId: z.string(),
+      status: z.enum(["success", "error"]),
+      content: z.array(z.unknown()),
+    }),
   ),
   /** A hook of the paused batch asked to end the run; it ends once the batch completes. */
   stopLoop: z.boolean().optional(),
@@ -100,14 +105,20 @@ export async function runLoop(
   let committed = false;
   let result: AgentResult;
   try {
-    await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, resuming, input.kind === "messages" ? input.messages : []));
+    await agent.hooks.invoke(
+      new BeforeInvocationEvent(agent, invocationState, resuming, input.kind === "messages" ? input.messages : []),
+    );
     result = await (async (): Promise<AgentResult> => {
       let pending: { message: Message; done: ToolResultBlock[] } | undefined;
       let stopAfterBatch = false;
       if (input.kind === "resume") {
         const parsed = resumeContextSchema.safeParse(agent.interruptState.context);
-        if (!parsed.success) throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
-        pending = { message: parsed.data.toolUseMessage as unknown as Message, done: parsed.data.toolResults as unknown as ToolResultBlock[] };
+        if (!parsed.success)
+          throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
+        pending = {
+          message: parsed.data.toolUseMessage as unknown as Message,
+          done: parsed.data.toolResults as unknown as ToolResultBlock[],
+        };
         stopAfterBatch = parsed.data.stopLoop === true;
       } else {
         for (const m of input.messages) await append(m);
@@ -121,14 +132,23 @@ export async function runLoop(
             agent.interruptState.clear();
             lastAssistant = pending.message;
             await append(pending.message);
-            await append({ role: "user", content: calls.map((c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)) });
+            await append({
+              role: "user",
+              content: calls.map((c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)),
+            });
           }
           return finish("cancelled");
         }
         if (!pending) {
           const response = await callModel({
-            agent, model: agent.model, invocationState, metrics, callIndex: callIndex++,
-            maxRetries: settings.maxModelRetries, signal, emit,
+            agent,
+            model: agent.model,
+            invocationState,
+            metrics,
+            callIndex: callIndex++,
+            maxRetries: settings.maxModelRetries,
+            signal,
+            emit,
           });
           if ("partial" in response) {
             if (response.message.content.length) {
@@ -147,10 +167,18 @@ export async function runLoop(
         lastAssistant = pending.message;
         const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
         const answered = new Set(pending.done.map((r) => r.toolUseId));
-        const batch = await runToolBatch(calls.filter((c) => !answered.has(c.toolUseId)), {
-          agent, invocationState, metrics, executor: settings.executor,
-          maxToolRetries: settings.maxToolRetries, signal, emit,
-        });
+        const batch = await runToolBatch(
+          calls.filter((c) => !answered.has(c.toolUseId)),
+          {
+            agent,
+            invocationState,
+            metrics,
+            executor: settings.executor,
+            maxToolRetries: settings.maxToolRetries,
+            signal,
+            emit,
+          },
+        );
         const results = new Map(pending.done.map((r) => [r.toolUseId, r]));
         const ran = new Map<string, ToolUseBlock>();
         for (const o of batch.outcomes) {
@@ -179,7 +207,8 @@ export async function runLoop(
             ...(batch.stopLoop || stopAfterBatch ? { stopLoop: true } : {}),
           } as unknown as JsonObject;
           // Answered interrupts of calls that have now completed are spent; keep only live ones.
-          for (const [id, i] of state.interrupts) if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
+          for (const [id, i] of state.interrupts)
+            if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
           lastAssistant = message;
           emit({ type: "interrupt", interrupts: state.pending() });
           return finish("interrupt");

@@ -8,13 +8,7 @@
  */
 
 /** Any value `JSON.stringify` round-trips. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -90,13 +84,7 @@ export interface ReasoningBlock {
 }
 
 /** Any block of a message. */
-export type ContentBlock =
-  | TextBlock
-  | ImageBlock
-  | DocumentBlock
-  | ToolUseBlock
-  | ToolResultBlock
-  | ReasoningBlock;
+export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock;
 
 /** Who wrote a message. */
 export type Role = "user" | "assistant";

@@ -36,7 +36,7 @@ export async function assembleResponse(
   onEvent: (event: ModelStreamEvent) => void,
   metrics: AgentMetrics,
   signal: AbortSignal | undefined,
-): Promise<ModelResponse & { partial?: false } | { partial: true; message: Message }> {
+): Promise<(ModelResponse & { partial?: false }) | { partial: true; message: Message }> {
   const open = new Map<number, Open>();
   const done: { index: number; block: ContentBlock }[] = [];
   let stopReason: ModelStopReason | undefined;
@@ -72,7 +72,8 @@ export async function assembleResponse(
           let block = open.get(event.index);
           if (!block) {
             // Providers may omit a start for text/reasoning blocks; tool input needs its start.
-            if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
+            if (d.type === "toolUseInput")
+              throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
             block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
             open.set(event.index, block);
           }
@@ -238,7 +239,13 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     if (response && !response.partial) metrics.modelLatencyMs.push(performance.now() - started);
     const full = response && !response.partial ? (response as ModelResponse) : undefined;
     const after = await agent.hooks.invoke(
-      new AfterModelCallEvent(agent, invocationState, full ? { message: full.message, stopReason: full.stopReason } : undefined, error, attempt),
+      new AfterModelCallEvent(
+        agent,
+        invocationState,
+        full ? { message: full.message, stopReason: full.stopReason } : undefined,
+        error,
+        attempt,
+      ),
     );
     if (after.retry) {
       if (attempt > o.maxRetries) throw new MaxModelRetriesError(attempt, error ?? "a hook asked for a retry");

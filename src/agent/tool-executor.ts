@@ -66,7 +66,11 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     const selected = before.selectedTool;
     // Any value but `false` cancels (an empty message gets the default): a gate must never pass by accident.
     const cancelMessage =
-      before.cancel === false ? undefined : typeof before.cancel === "string" && before.cancel !== "" ? before.cancel : `Tool call "${toolUse.name}" was cancelled.`;
+      before.cancel === false
+        ? undefined
+        : typeof before.cancel === "string" && before.cancel !== ""
+          ? before.cancel
+          : `Tool call "${toolUse.name}" was cancelled.`;
     opts.emit({ type: "toolStart", toolUse });
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -149,7 +153,6 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
   const output = await raceAbort(tool.call(input, context), o.signal);
   return toResultBlock(toolUse.toolUseId, output);
 }
-
 
 function unknownToolMessage(name: string, agent: Agent): string {
   const names = agent.toolNames();

@@ -88,9 +88,7 @@ export function toToolOutput(value: unknown): ToolOutput {
 
 function isToolOutput(value: unknown): value is ToolOutput {
   const v = value as Partial<ToolOutput> | null;
-  return (
-    typeof v === "object" && v !== null && (v.status === "success" || v.status === "error") && Array.isArray(v.content)
-  );
+  return typeof v === "object" && v !== null && (v.status === "success" || v.status === "error") && Array.isArray(v.content);
 }
 
 function toJson(value: unknown): JsonValue {

@@ -19,7 +19,8 @@ export type ClientToolHandler = (args: JsonObject, context: ToolContext) => unkn
  * (or, when the same run also waits on approvals, as this interrupt's resume payload).
  */
 export function clientTool(spec: AguiTool, handler?: ClientToolHandler): AgentTool {
-  const parameters = spec.parameters && typeof spec.parameters === "object" ? (spec.parameters as JsonObject) : { type: "object", properties: {} };
+  const parameters =
+    spec.parameters && typeof spec.parameters === "object" ? (spec.parameters as JsonObject) : { type: "object", properties: {} };
   return {
     name: spec.name,
     kind: "client",
@@ -37,7 +38,11 @@ export function clientTool(spec: AguiTool, handler?: ClientToolHandler): AgentTo
 }
 
 /** Replaces the agent's browser tools with this run's (server tools of the same name win). */
-export function installClientTools(agent: Agent, tools: readonly AguiTool[], handlers: Readonly<Record<string, ClientToolHandler>>): void {
+export function installClientTools(
+  agent: Agent,
+  tools: readonly AguiTool[],
+  handlers: Readonly<Record<string, ClientToolHandler>>,
+): void {
   for (const name of agent.toolNames()) if (agent.tool(name)?.kind === "client") agent.removeTool(name);
   for (const spec of tools) {
     if (agent.tool(spec.name)) continue;

@@ -49,7 +49,15 @@ export class AguiEventMapper {
         if (e.type === "contentBlockStart") {
           if (e.start.type === "toolUse") {
             this.#open.set(e.index, { kind: "tool", id: e.start.toolUseId });
-            return [{ type: EventType.TOOL_CALL_START, timestamp: now, toolCallId: e.start.toolUseId, toolCallName: e.start.name, parentMessageId: rid } as BaseEvent];
+            return [
+              {
+                type: EventType.TOOL_CALL_START,
+                timestamp: now,
+                toolCallId: e.start.toolUseId,
+                toolCallName: e.start.name,
+                parentMessageId: rid,
+              } as BaseEvent,
+            ];
           }
           return this.#startText(e.index, e.start.type === "reasoning" ? "reasoning" : "text", rid, now);
         }
@@ -62,9 +70,17 @@ export class AguiEventMapper {
             open = this.#open.get(e.index);
           }
           if (!open) return out;
-          if (d.type === "text" && d.text) out.push({ type: EventType.TEXT_MESSAGE_CONTENT, timestamp: now, messageId: open.id, delta: d.text } as BaseEvent);
-          else if (d.type === "reasoning" && d.text) out.push({ type: EventType.REASONING_MESSAGE_CONTENT, timestamp: now, messageId: open.id, delta: d.text } as BaseEvent);
-          else if (d.type === "toolUseInput" && d.input) out.push({ type: EventType.TOOL_CALL_ARGS, timestamp: now, toolCallId: open.id, delta: d.input } as BaseEvent);
+          if (d.type === "text" && d.text)
+            out.push({ type: EventType.TEXT_MESSAGE_CONTENT, timestamp: now, messageId: open.id, delta: d.text } as BaseEvent);
+          else if (d.type === "reasoning" && d.text)
+            out.push({
+              type: EventType.REASONING_MESSAGE_CONTENT,
+              timestamp: now,
+              messageId: open.id,
+              delta: d.text,
+            } as BaseEvent);
+          else if (d.type === "toolUseInput" && d.input)
+            out.push({ type: EventType.TOOL_CALL_ARGS, timestamp: now, toolCallId: open.id, delta: d.input } as BaseEvent);
           return out;
         }
         if (e.type === "contentBlockStop") return this.#close(e.index, now);
@@ -74,7 +90,13 @@ export class AguiEventMapper {
         if (this.#kindOf(event.toolUse.name) !== "agent") return [];
         const id = event.toolUse.toolUseId;
         this.#subagents.add(id);
-        const started: Record<string, unknown> = { type: EventType.SUBAGENT_STARTED, timestamp: now, subagentRunId: id, name: event.toolUse.name, parentToolCallId: id };
+        const started: Record<string, unknown> = {
+          type: EventType.SUBAGENT_STARTED,
+          timestamp: now,
+          subagentRunId: id,
+          name: event.toolUse.name,
+          parentToolCallId: id,
+        };
         if (this.responseId !== undefined) started.parentMessageId = this.responseId;
         return [started as unknown as BaseEvent];
       }
@@ -83,7 +105,12 @@ export class AguiEventMapper {
         return [...this.#subagents].map((id) => {
           this.#subagents.delete(id);
           const interruptIds = event.interrupts.filter((i) => i.id.includes(`:${id}:`)).map((i) => i.id);
-          return { type: EventType.SUBAGENT_FINISHED, timestamp: now, subagentRunId: id, outcome: { type: "suspended", interruptIds } } as unknown as BaseEvent;
+          return {
+            type: EventType.SUBAGENT_FINISHED,
+            timestamp: now,
+            subagentRunId: id,
+            outcome: { type: "suspended", interruptIds },
+          } as unknown as BaseEvent;
         });
       }
       case "toolResult": {
@@ -93,14 +120,31 @@ export class AguiEventMapper {
         if (this.#subagents.delete(id)) {
           out.push(
             (event.result.status === "error"
-              ? { type: EventType.SUBAGENT_ERROR, timestamp: now, subagentRunId: id, message: toolResultText(event.result.content) }
-              : { type: EventType.SUBAGENT_FINISHED, timestamp: now, subagentRunId: id, outcome: { type: "success" } }) as unknown as BaseEvent,
+              ? {
+                  type: EventType.SUBAGENT_ERROR,
+                  timestamp: now,
+                  subagentRunId: id,
+                  message: toolResultText(event.result.content),
+                }
+              : {
+                  type: EventType.SUBAGENT_FINISHED,
+                  timestamp: now,
+                  subagentRunId: id,
+                  outcome: { type: "success" },
+                }) as unknown as BaseEvent,
           );
         }
-        return [...out, {
-          type: EventType.TOOL_CALL_RESULT, timestamp: now, messageId: `${event.result.toolUseId}-result`,
-          toolCallId: event.result.toolUseId, content: toolResultText(event.result.content), role: "tool",
-        } as BaseEvent];
+        return [
+          ...out,
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            timestamp: now,
+            messageId: `${event.result.toolUseId}-result`,
+            toolCallId: event.result.toolUseId,
+            content: toolResultText(event.result.content),
+            role: "tool",
+          } as BaseEvent,
+        ];
       }
       case "message":
         nameMessage(event.message, this.responseId);
@@ -115,7 +159,12 @@ export class AguiEventMapper {
     const now = Date.now();
     const out = [...this.#open.keys()].flatMap((index) => this.#close(index, now));
     for (const id of this.#subagents) {
-      out.push({ type: EventType.SUBAGENT_ERROR, timestamp: now, subagentRunId: id, message: "The run ended before this agent finished." } as unknown as BaseEvent);
+      out.push({
+        type: EventType.SUBAGENT_ERROR,
+        timestamp: now,
+        subagentRunId: id,
+        message: "The run ended before this agent finished.",
+      } as unknown as BaseEvent);
     }
     this.#subagents.clear();
     return out;

@@ -110,10 +110,16 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
   const allow = options.cors ? "POST, OPTIONS" : "POST";
   return async (request) => {
     const cors = corsHeaders(options.cors, request);
-    const fail = (status: number, error: string, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-      new Response(JSON.stringify({ error, detail, ...extra }), { status, headers: { ...JSON_HEADERS, ...cors, ...headers } });
+    const fail = (
+      status: number,
+      error: string,
+      detail: string,
+      extra: Record<string, unknown> = {},
+      headers: Record<string, string> = {},
+    ) => new Response(JSON.stringify({ error, detail, ...extra }), { status, headers: { ...JSON_HEADERS, ...cors, ...headers } });
 
-    if (request.method === "OPTIONS" && options.cors) return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
+    if (request.method === "OPTIONS" && options.cors)
+      return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
     if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
 
     let body: unknown;
@@ -125,7 +131,9 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     const parsed = RunAgentInputSchema.safeParse(body);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
-      return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, { issues });
+      return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, {
+        issues,
+      });
     }
     let input = parsed.data as RunAgentInput;
 
@@ -173,7 +181,8 @@ async function* edgeRun({ agent, input, signal, request, options, log, release }
   };
   try {
     for await (const event of runAgui({ agent, input, signal, prepare, completed: options.completed?.(input.threadId) })) {
-      if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(decisionGrants(invocationState, input.threadId, log), options, log);
+      if (event.type === EventType.RUN_FINISHED && invocationState)
+        yield* handOutGrants(decisionGrants(invocationState, input.threadId, log), options, log);
       yield event;
     }
   } finally {
@@ -202,7 +211,8 @@ async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log:
 /** The run's `forwardedProps` with the grants the gate may trust. */
 async function withGrants(input: RunAgentInput, options: AguiHandlerOptions, log: Logger): Promise<Record<string, unknown>> {
   const raw: unknown = input.forwardedProps;
-  const props: Record<string, unknown> = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  const props: Record<string, unknown> =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
   const { secret, grantStore } = options;
   if (grantStore) {
     const stored = await grantStore.grantsFor(input.threadId);
@@ -239,9 +249,12 @@ function decisionGrants(invocationState: InvocationState, threadId: string, log:
 function corsHeaders(cors: AguiHandlerOptions["cors"], request: Request): Record<string, string> {
   if (!cors) return {};
   const allowed = cors === true ? "*" : (cors.origin ?? "*");
-  if (typeof allowed === "string") return allowed === "*" ? { "access-control-allow-origin": "*" } : { "access-control-allow-origin": allowed, vary: "Origin" };
+  if (typeof allowed === "string")
+    return allowed === "*" ? { "access-control-allow-origin": "*" } : { "access-control-allow-origin": allowed, vary: "Origin" };
   const origin = request.headers.get("origin");
-  return origin !== null && allowed.includes(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : { vary: "Origin" };
+  return origin !== null && allowed.includes(origin)
+    ? { "access-control-allow-origin": origin, vary: "Origin" }
+    : { vary: "Origin" };
 }
 
 function preflightHeaders(cors: true | AguiCorsOptions): Record<string, string> {

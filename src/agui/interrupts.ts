@@ -65,7 +65,8 @@ export function toInterruptResponses(entries: readonly ResumeEntry[]): Interrupt
   return entries.map((e) => {
     let response: JsonValue;
     if (e.status === "cancelled") response = { status: "cancelled" };
-    else if (e.payload !== null && typeof e.payload === "object" && !Array.isArray(e.payload)) response = { ...(e.payload as Record<string, JsonValue>), status: "resolved" };
+    else if (e.payload !== null && typeof e.payload === "object" && !Array.isArray(e.payload))
+      response = { ...(e.payload as Record<string, JsonValue>), status: "resolved" };
     else response = (e.payload ?? null) as JsonValue;
     return { interruptResponse: { interruptId: e.interruptId, response } };
   });

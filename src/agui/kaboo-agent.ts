@@ -4,7 +4,14 @@
  * @module
  */
 import { AbstractAgent, type AgentConfig as AguiAgentConfig } from "@ag-ui/client";
-import { EventType, type AgentCapabilities, type BaseEvent, type Interrupt as AguiInterrupt, type Message as AguiMessage, type RunAgentInput } from "@ag-ui/core";
+import {
+  EventType,
+  type AgentCapabilities,
+  type BaseEvent,
+  type Interrupt as AguiInterrupt,
+  type Message as AguiMessage,
+  type RunAgentInput,
+} from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
@@ -94,16 +101,23 @@ export class KabooAgent extends AbstractAgent {
           completed,
           prepare: this.#config.prepare,
         })) {
-          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed, event as unknown as ToolResultEvent);
+          if (event.type === EventType.TOOL_CALL_RESULT)
+            await this.#saveCompleted(input, completed, event as unknown as ToolResultEvent);
           if (event.type === EventType.MESSAGES_SNAPSHOT) messages = (event as unknown as { messages: AguiMessage[] }).messages;
-          if (event.type === EventType.STATE_SNAPSHOT) state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
+          if (event.type === EventType.STATE_SNAPSHOT)
+            state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
           if (event.type === EventType.RUN_FINISHED) {
             const outcome = (event as unknown as { outcome?: { type: string; interrupts?: AguiInterrupt[] } }).outcome;
             interrupts = outcome?.type === "interrupt" ? (outcome.interrupts ?? []) : [];
             // Saved before the front end hears the run ended, so a reload right after sees it.
             if (messages && this.#config.sessionStore) {
               await this.#config.sessionStore.save({
-                version: THREAD_SNAPSHOT_VERSION, threadId: input.threadId, messages, state: state ?? {}, interrupts, savedAt: Date.now(),
+                version: THREAD_SNAPSHOT_VERSION,
+                threadId: input.threadId,
+                messages,
+                state: state ?? {},
+                interrupts,
+                savedAt: Date.now(),
                 completed: [...completed],
               });
             }
@@ -128,7 +142,9 @@ export class KabooAgent extends AbstractAgent {
           subscriber.next({ type: EventType.STATE_SNAPSHOT, timestamp: now, snapshot: snapshot.state } as BaseEvent);
           subscriber.next({ type: EventType.MESSAGES_SNAPSHOT, timestamp: now, messages: snapshot.messages } as BaseEvent);
         }
-        const outcome = snapshot?.interrupts.length ? { type: "interrupt", interrupts: snapshot.interrupts } : { type: "success" };
+        const outcome = snapshot?.interrupts.length
+          ? { type: "interrupt", interrupts: snapshot.interrupts }
+          : { type: "success" };
         subscriber.next({ type: EventType.RUN_FINISHED, timestamp: now, threadId, runId, outcome } as BaseEvent);
         subscriber.complete();
       })().catch((error: unknown) => subscriber.error(error));
@@ -168,12 +184,19 @@ export class KabooAgent extends AbstractAgent {
     if (!store) return;
     const stored = await store.load(input.threadId);
     const messages = stored?.messages ?? input.messages;
-    const toolMessage: AguiMessage = { id: result.messageId, role: "tool", toolCallId: result.toolCallId, content: result.content };
+    const toolMessage: AguiMessage = {
+      id: result.messageId,
+      role: "tool",
+      toolCallId: result.toolCallId,
+      content: result.content,
+    };
     await store.save({
       version: THREAD_SNAPSHOT_VERSION,
       threadId: input.threadId,
-      messages: messages.some((m) => m.role === "tool" && m.toolCallId === result.toolCallId) ? messages : [...messages, toolMessage],
-      state: stored?.state ?? ((input.state as Record<string, unknown> | undefined) ?? {}),
+      messages: messages.some((m) => m.role === "tool" && m.toolCallId === result.toolCallId)
+        ? messages
+        : [...messages, toolMessage],
+      state: stored?.state ?? (input.state as Record<string, unknown> | undefined) ?? {},
       interrupts: (stored?.interrupts ?? []).filter((i) => i.toolCallId === undefined || !completed.has(i.toolCallId)),
       savedAt: Date.now(),
       completed: [...completed],

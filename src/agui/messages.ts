@@ -42,7 +42,10 @@ export interface ConvertedMessages {
  *   them is left out with its reasoning: the runner re-adds it from its paused state when the batch
  *   completes, so keeping the front end's copy would put it in the transcript twice.
  */
-export function fromAguiMessages(input: readonly AguiMessage[], dropResultsFor: ReadonlySet<string> = new Set()): ConvertedMessages {
+export function fromAguiMessages(
+  input: readonly AguiMessage[],
+  dropResultsFor: ReadonlySet<string> = new Set(),
+): ConvertedMessages {
   const results = new Map<string, ToolResultBlock>();
   const toolMessageIds = new Map<string, string>();
   for (const m of input) {
@@ -145,7 +148,11 @@ export function toolMessage(r: ToolResultBlock, id = `${r.toolUseId}-result`): A
 }
 
 function toolCallFrom(b: ToolUseBlock): ToolCall {
-  return { id: b.toolUseId, type: "function", function: { name: b.name, arguments: typeof b.input === "string" ? b.input : JSON.stringify(b.input ?? {}) } };
+  return {
+    id: b.toolUseId,
+    type: "function",
+    function: { name: b.name, arguments: typeof b.input === "string" ? b.input : JSON.stringify(b.input ?? {}) },
+  };
 }
 
 function toolUseFrom(call: ToolCall): ToolUseBlock {
@@ -200,7 +207,9 @@ function userParts(blocks: ContentBlock[]): string | ContentPart[] {
     if (b.type === "text") return [{ type: "text", text: b.text }];
     if (b.type === "image" || b.type === "document") {
       const source =
-        b.data !== undefined ? { type: "data" as const, value: b.data, mimeType: b.mimeType } : { type: "url" as const, value: b.url ?? "", mimeType: b.mimeType };
+        b.data !== undefined
+          ? { type: "data" as const, value: b.data, mimeType: b.mimeType }
+          : { type: "url" as const, value: b.url ?? "", mimeType: b.mimeType };
       return [{ type: b.type, source }];
     }
     return [];

@@ -14,7 +14,13 @@ import type { GrantStore } from "../grants/store.js";
 import { GRANTS_PROP } from "../hooks/approval.js";
 import { approvalDecisions } from "../hooks/approval-run.js";
 import { FORWARDED_PROPS_KEY } from "../hooks/forwarded-props-hook.js";
-import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY, createSessionExchange } from "../hooks/session-exchange.js";
+import {
+  CONTEXT_ITEMS_KEY,
+  RUN_ID_KEY,
+  SHARED_STATE_KEY,
+  THREAD_ID_KEY,
+  createSessionExchange,
+} from "../hooks/session-exchange.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
 import { createReferenceRegistry } from "../hooks/references/registry.js";
@@ -81,11 +87,18 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
       [CONTEXT_ITEMS_KEY]: input.context ?? [],
     };
     const resume = input.resume ?? [];
-    const replayed = resume.length > 0 && ((o.completed !== undefined && (await anyRan(resume, o.completed))) || movedPast(state[SESSION_STATE_KEY], input.messages ?? []));
+    const replayed =
+      resume.length > 0 &&
+      ((o.completed !== undefined && (await anyRan(resume, o.completed))) ||
+        movedPast(state[SESSION_STATE_KEY], input.messages ?? []));
     if (replayed) {
       // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
       const converted = fromAguiMessages(input.messages ?? []);
-      yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(converted.messages, newId, converted.toolMessageIds) } as BaseEvent;
+      yield {
+        type: EventType.MESSAGES_SNAPSHOT,
+        timestamp: Date.now(),
+        messages: toAguiMessages(converted.messages, newId, converted.toolMessageIds),
+      } as BaseEvent;
       yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome: { type: "success" } } as BaseEvent;
       return;
     }
@@ -106,9 +119,11 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     agent.messages = converted.messages;
     if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
 
-
     let result: AgentResult | undefined;
-    const stream = agent.stream(resume.length ? toInterruptResponses(resume) : undefined, o.signal ? { invocationState, signal: o.signal } : { invocationState });
+    const stream = agent.stream(
+      resume.length ? toInterruptResponses(resume) : undefined,
+      o.signal ? { invocationState, signal: o.signal } : { invocationState },
+    );
     const deltas = stateDeltas(invocationState);
     let sentDeltas = deltas.length;
     for await (const event of stream) {
@@ -129,7 +144,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     await recordGrants(o.grantStore, invocationState, threadId);
     const clientOnly = result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
     const pendingClient = clientOnly ? result.interrupts.map((i) => toAguiInterrupt(i, agent).toolCallId ?? "") : [];
-    const transcript = result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)] : agent.messages;
+    const transcript =
+      result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)] : agent.messages;
     // The host runs browser tools and answers with tool messages, not a resume.
     if (clientOnly) agent.discardInterrupts();
 
@@ -138,7 +154,11 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
     else delete outState[SESSION_STATE_KEY];
     yield { type: EventType.STATE_SNAPSHOT, timestamp: Date.now(), snapshot: outState } as BaseEvent;
-    yield { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: toAguiMessages(transcript, newId, converted.toolMessageIds) } as BaseEvent;
+    yield {
+      type: EventType.MESSAGES_SNAPSHOT,
+      timestamp: Date.now(),
+      messages: toAguiMessages(transcript, newId, converted.toolMessageIds),
+    } as BaseEvent;
     const outcome =
       result.stopReason === "cancelled"
         ? { type: "cancelled" }
@@ -150,7 +170,12 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome } as BaseEvent;
   } catch (error) {
     for (const e of mapper.closeAll()) yield e;
-    yield { type: EventType.RUN_ERROR, timestamp: Date.now(), message: describe(error), code: error instanceof KabooError ? error.code : "RUN_FAILED" } as BaseEvent;
+    yield {
+      type: EventType.RUN_ERROR,
+      timestamp: Date.now(),
+      message: describe(error),
+      code: error instanceof KabooError ? error.code : "RUN_FAILED",
+    } as BaseEvent;
   } finally {
     agent.systemPrompt = baseSystemPrompt;
   }
@@ -186,10 +211,13 @@ function pausedMessages(agent: Agent, responseId: string | undefined): Message[]
  * synthetic result for a call that is still pending has nothing after it, so it does not count.
  */
 function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean {
-  const ctx = (session as { interrupt_state?: { context?: { toolUseMessage?: { content?: unknown } } } } | null)?.interrupt_state?.context;
+  const ctx = (session as { interrupt_state?: { context?: { toolUseMessage?: { content?: unknown } } } } | null)?.interrupt_state
+    ?.context;
   const blocks = ctx?.toolUseMessage?.content;
   if (!Array.isArray(blocks)) return false;
-  const ids = blocks.flatMap((b: { type?: unknown; toolUseId?: unknown }) => (b?.type === "toolUse" && typeof b.toolUseId === "string" ? [b.toolUseId] : []));
+  const ids = blocks.flatMap((b: { type?: unknown; toolUseId?: unknown }) =>
+    b?.type === "toolUse" && typeof b.toolUseId === "string" ? [b.toolUseId] : [],
+  );
   if (ids.length === 0) return false;
   return ids.every((id) => {
     const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
@@ -205,7 +233,8 @@ function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean 
 function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; status: string }[], now: number): void {
   for (const e of resume) {
     if (e.status !== "resolved") continue;
-    const expiresAt = (agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined)?.expiresAt;
+    const expiresAt = (agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined)
+      ?.expiresAt;
     if (typeof expiresAt === "string" && Date.parse(expiresAt) < now) throw new InterruptExpiredError(e.interruptId, expiresAt);
   }
 }
@@ -231,4 +260,3 @@ async function recordGrants(store: GrantStore | undefined, invocationState: Invo
     await store.grant(grant);
   }
 }
-

@@ -42,7 +42,10 @@ const snapshotSchema = z.object({
  * Parses a stored snapshot; `undefined` (and a report) when it is corrupt.
  * @param value - What storage returned.
  */
-export function parseThreadSnapshot(value: unknown, onCorrupt: (reason: string) => void = console.warn): ThreadSnapshot | undefined {
+export function parseThreadSnapshot(
+  value: unknown,
+  onCorrupt: (reason: string) => void = console.warn,
+): ThreadSnapshot | undefined {
   if (value === undefined) return undefined;
   const parsed = snapshotSchema.safeParse(value);
   if (parsed.success) return parsed.data as unknown as ThreadSnapshot;
@@ -107,7 +110,10 @@ export class IndexedDbSessionStore implements SessionStore {
 
   // Opened lazily: constructing the store in a module that never uses it costs nothing.
   get #db(): UseStore {
-    return (this.#store ??= createStore(this.#options.dbName ?? "kaboo-workflows-sessions", this.#options.storeName ?? "threads"));
+    return (this.#store ??= createStore(
+      this.#options.dbName ?? "kaboo-workflows-sessions",
+      this.#options.storeName ?? "threads",
+    ));
   }
 
   async load(threadId: string): Promise<ThreadSnapshot | undefined> {

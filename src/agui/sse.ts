@@ -118,5 +118,10 @@ export function sseStream(events: AsyncIterable<BaseEvent>, options: SseStreamOp
 }
 
 function runError(error: unknown): BaseEvent {
-  return { type: EventType.RUN_ERROR, timestamp: Date.now(), message: describe(error), code: error instanceof KabooError ? error.code : "RUN_FAILED" } as BaseEvent;
+  return {
+    type: EventType.RUN_ERROR,
+    timestamp: Date.now(),
+    message: describe(error),
+    code: error instanceof KabooError ? error.code : "RUN_FAILED",
+  } as BaseEvent;
 }

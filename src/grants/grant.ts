@@ -70,10 +70,10 @@ export const grantSchema: z.ZodType<Grant> = z
     // A thread grant without its thread would be impossible to scope; an
     // `always` grant with one would make its id (and revocation) ambiguous.
     if (g.scope === "thread" && g.threadId === undefined) {
-      ctx.addIssue({ code: "custom", path: ["threadId"], message: "required when scope is \"thread\"" });
+      ctx.addIssue({ code: "custom", path: ["threadId"], message: 'required when scope is "thread"' });
     }
     if (g.scope === "always" && g.threadId !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["threadId"], message: "not allowed when scope is \"always\"" });
+      ctx.addIssue({ code: "custom", path: ["threadId"], message: 'not allowed when scope is "always"' });
     }
     if (g.expiresAt !== undefined && g.expiresAt <= g.grantedAt) {
       ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be after grantedAt" });

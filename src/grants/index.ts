@@ -4,7 +4,16 @@
  *
  * @module
  */
-export { GRANT_VERSION, GRANT_SCOPES, InvalidGrantError, grantId, grantSchema, isExpired, parseGrant, parseGrants } from "./grant.js";
+export {
+  GRANT_VERSION,
+  GRANT_SCOPES,
+  InvalidGrantError,
+  grantId,
+  grantSchema,
+  isExpired,
+  parseGrant,
+  parseGrants,
+} from "./grant.js";
 export type { Grant, GrantScope, RejectedGrant } from "./grant.js";
 export { GrantIndex, findGrant, findGrants, indexGrants } from "./find.js";
 export type { GrantQuery } from "./find.js";

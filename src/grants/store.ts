@@ -81,9 +81,7 @@ export function toGrant(input: GrantInput, now: number): Grant {
  * @returns `always` grants and `thread` grants of `threadId`, unexpired, in input order.
  */
 export function selectForThread(grants: readonly Grant[], threadId: string, now: number): Grant[] {
-  return grants.filter(
-    (grant) => !isExpired(grant, now) && (grant.scope === "always" || grant.threadId === threadId),
-  );
+  return grants.filter((grant) => !isExpired(grant, now) && (grant.scope === "always" || grant.threadId === threadId));
 }
 
 /**

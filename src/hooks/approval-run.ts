@@ -28,7 +28,10 @@ const RUN_GRANTS = Symbol("kaboo.runGrants");
 export const CONSUMED_APPROVALS_KEY = "kaboo_consumed_approvals";
 const CONSUMED_LIMIT = 500;
 
-type Bag = InvocationState & { [DECISIONS]?: ApprovalDecision[]; [RUN_GRANTS]?: { tool: string; subjectKey: string | undefined }[] };
+type Bag = InvocationState & {
+  [DECISIONS]?: ApprovalDecision[];
+  [RUN_GRANTS]?: { tool: string; subjectKey: string | undefined }[];
+};
 
 /** The interrupt name of an approval request of this agent. */
 export function approvalName(agentName: string): string {

@@ -81,7 +81,13 @@ export interface ApprovalAnswer {
 export function readAnswer(value: unknown): ApprovalAnswer & { invalid?: string } {
   const parsed = approvalAnswerSchema.safeParse(value);
   if (!parsed.success) return { decision: "denied", scope: "once", invalid: z.prettifyError(parsed.error) };
-  const a = parsed.data as { approved?: boolean; status?: string; scope?: ApprovalScope; editedArgs?: JsonObject; tool_input?: JsonObject };
+  const a = parsed.data as {
+    approved?: boolean;
+    status?: string;
+    scope?: ApprovalScope;
+    editedArgs?: JsonObject;
+    tool_input?: JsonObject;
+  };
   const decision =
     a.status === "cancelled" || a.status === "skipped"
       ? "skipped"

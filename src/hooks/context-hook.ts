@@ -132,9 +132,15 @@ export class ContextHook implements HookProvider {
    */
   constructor(options: ContextHookOptions = {}) {
     const { clearTrigger = null, keepLast = 3, minChars = DEFAULT_MIN_CHARS } = options;
-    for (const [name, value] of [["clearTrigger", clearTrigger], ["keepLast", keepLast], ["minChars", minChars]] as const) {
+    for (const [name, value] of [
+      ["clearTrigger", clearTrigger],
+      ["keepLast", keepLast],
+      ["minChars", minChars],
+    ] as const) {
       if (value !== null && !(Number.isInteger(value) && value >= 0)) {
-        throw new UserError(`ContextHook: ${name} must be a non-negative integer${name === "clearTrigger" ? " or null" : ""}, got ${String(value)}.`);
+        throw new UserError(
+          `ContextHook: ${name} must be a non-negative integer${name === "clearTrigger" ? " or null" : ""}, got ${String(value)}.`,
+        );
       }
     }
     this.#clearing = { trigger: clearTrigger, keepLast, minChars, keepTools: new Set(options.keepTools ?? []) };

@@ -27,7 +27,13 @@ import { ThreadStates } from "./event-publisher/threads.js";
 import { EventType, type StreamEvent, type StreamEventCallback, type StreamEventData } from "./event-publisher/types.js";
 
 export { EventType, streamEventToJSON } from "./event-publisher/types.js";
-export type { MultiAgentHandoffEvent, StreamEvent, StreamEventCallback, StreamEventData, StreamEventJSON } from "./event-publisher/types.js";
+export type {
+  MultiAgentHandoffEvent,
+  StreamEvent,
+  StreamEventCallback,
+  StreamEventData,
+  StreamEventJSON,
+} from "./event-publisher/types.js";
 export type { StreamHandler, StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 export { resolveToolLabel, incomingTask } from "./event-publisher/helpers.js";
 
@@ -121,8 +127,12 @@ export class EventPublisher implements HookProvider {
     if (typeof callback !== "function") throw new TypeError("EventPublisher: callback must be a function.");
     const maxResultLen = options.maxResultLen ?? 16_000;
     const maxThreads = options.maxThreads ?? 1000;
-    for (const [name, value] of [["maxResultLen", maxResultLen], ["maxThreads", maxThreads]] as const) {
-      if (!Number.isInteger(value) || value < 1) throw new RangeError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
+    for (const [name, value] of [
+      ["maxResultLen", maxResultLen],
+      ["maxThreads", maxThreads],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1)
+        throw new RangeError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
     }
     this.agentName = String(agentName);
     this.#publish = safeCallback(callback, this.agentName, options.logger ?? defaultLogger);
@@ -156,13 +166,22 @@ export class EventPublisher implements HookProvider {
     registry.addCallback(BeforeToolCallEvent, (e) => this.#onToolStart(e));
     registry.addCallback(AfterToolCallEvent, (e) => this.#onToolEnd(e));
     registry.addCallback(AfterInvocationEvent, (e) => this.#onComplete(e));
-    registry.addCallback(BeforeMultiAgentInvocationEvent, (e) => this.#onOrchestrator(EventType.MULTIAGENT_START, e.agent, e.invocationState, {}));
-    registry.addCallback(BeforeNodeCallEvent, (e) => this.#onOrchestrator(EventType.NODE_START, e.agent, e.invocationState, { node_id: e.nodeId }));
+    registry.addCallback(BeforeMultiAgentInvocationEvent, (e) =>
+      this.#onOrchestrator(EventType.MULTIAGENT_START, e.agent, e.invocationState, {}),
+    );
+    registry.addCallback(BeforeNodeCallEvent, (e) =>
+      this.#onOrchestrator(EventType.NODE_START, e.agent, e.invocationState, { node_id: e.nodeId }),
+    );
     registry.addCallback(AfterNodeCallEvent, (e) =>
-      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, { node_id: e.nodeId, status: outcomeStatus(e.result, e.error) }),
+      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, {
+        node_id: e.nodeId,
+        status: outcomeStatus(e.result, e.error),
+      }),
     );
     registry.addCallback(AfterMultiAgentInvocationEvent, (e) =>
-      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, { status: outcomeStatus(e.result, e.error) }),
+      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, {
+        status: outcomeStatus(e.result, e.error),
+      }),
     );
   }
 
@@ -222,7 +241,14 @@ export class EventPublisher implements HookProvider {
       thread.count++;
       // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
       const path = event.invocationState[STREAM_PATH_KEY];
-      const group = typeof path === "string" && path ? path : this.#group ? (thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group) : "";
+      const group =
+        typeof path === "string" && path
+          ? path
+          : this.#group
+            ? thread.count > 1
+              ? `${this.#group}#${thread.count}`
+              : this.#group
+            : "";
       if (group) {
         thread.activeGroup = group;
         const dot = group.lastIndexOf(".");
@@ -311,7 +337,10 @@ export class EventPublisher implements HookProvider {
       text: messageText(result.message),
       message: result.message,
     });
-    if (thread?.activeGroup) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: result.stopReason === "cancelled" ? "cancelled" : "completed" });
+    if (thread?.activeGroup)
+      this.#agentEvent(EventType.STREAM_GROUP_END, state, {
+        status: result.stopReason === "cancelled" ? "cancelled" : "completed",
+      });
   }
 
   #onOrchestrator(type: EventType, source: Orchestrator, state: InvocationState, data: StreamEventData): void {

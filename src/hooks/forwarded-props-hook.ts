@@ -66,7 +66,8 @@ export class ForwardedPropsHook implements HookProvider {
     this.#applyAgentConfig = options.applyAgentConfig ?? false;
     this.#stateKey = options.stateKey ?? "forwarded_props";
     this.#logger = options.logger ?? defaultLogger;
-    if (typeof this.#stateKey !== "string" || this.#stateKey === "") throw new TypeError("ForwardedPropsHook: stateKey must be a non-empty string.");
+    if (typeof this.#stateKey !== "string" || this.#stateKey === "")
+      throw new TypeError("ForwardedPropsHook: stateKey must be a non-empty string.");
     if (this.#applyAgentConfig && !deprecationWarned) {
       deprecationWarned = true;
       this.#logger.warn(

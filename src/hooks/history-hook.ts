@@ -17,7 +17,13 @@ import { raceAbort } from "../agent/abort.js";
 import { estimateTokens, loadTranscript, maskTranscript } from "./history/transcript.js";
 import { defaultLogger, type Logger } from "./logger.js";
 
-export { HISTORY_EXCHANGE_KEY, MemoryHistoryExchange, createHistoryExchange, getHistoryExchange, type HistoryExchange } from "./history/exchange.js";
+export {
+  HISTORY_EXCHANGE_KEY,
+  MemoryHistoryExchange,
+  createHistoryExchange,
+  getHistoryExchange,
+  type HistoryExchange,
+} from "./history/exchange.js";
 export { SUMMARY_ACK, SUMMARY_HEADER } from "./history/summary.js";
 
 /** Options of {@link HistoryPolicy}. */
@@ -67,10 +73,13 @@ export class HistoryPolicy {
    */
   constructor(options: HistoryPolicyOptions = {}) {
     const { keep = "full", minChars = DEFAULT_MIN_CHARS, keepTools = [], summarizeOver = null, summarizer = null } = options;
-    if (keep !== "full" && keep !== "masked") throw new UserError(`HistoryPolicy keep must be "full" or "masked", not ${JSON.stringify(keep)}.`);
+    if (keep !== "full" && keep !== "masked")
+      throw new UserError(`HistoryPolicy keep must be "full" or "masked", not ${JSON.stringify(keep)}.`);
     if (!(minChars >= 0)) throw new UserError(`HistoryPolicy minChars must be a number >= 0, not ${String(minChars)}.`);
-    if (summarizeOver !== null && !(summarizeOver > 0)) throw new UserError(`HistoryPolicy summarizeOver must be a positive number or null, not ${String(summarizeOver)}.`);
-    if (keep === "masked" && summarizeOver !== null && summarizer === null) throw new UserError("HistoryPolicy summarizeOver needs a summarizer model.");
+    if (summarizeOver !== null && !(summarizeOver > 0))
+      throw new UserError(`HistoryPolicy summarizeOver must be a positive number or null, not ${String(summarizeOver)}.`);
+    if (keep === "masked" && summarizeOver !== null && summarizer === null)
+      throw new UserError("HistoryPolicy summarizeOver needs a summarizer model.");
     this.keep = keep;
     this.minChars = minChars;
     this.keepTools = new Set(keepTools);
@@ -156,7 +165,9 @@ export class HistoryHook implements HookProvider {
     try {
       raw = exchange.get(this.key);
     } catch (error) {
-      this.#logger.warn(`kaboo: HistoryHook could not read history ${JSON.stringify(this.key)}; starting empty.`, { error: describe(error) });
+      this.#logger.warn(`kaboo: HistoryHook could not read history ${JSON.stringify(this.key)}; starting empty.`, {
+        error: describe(error),
+      });
       agent.messages = [];
       return;
     }
@@ -166,7 +177,10 @@ export class HistoryHook implements HookProvider {
     }
     const loaded = loadTranscript(raw);
     if (!loaded.ok) {
-      this.#logger.warn(`kaboo: HistoryHook ignored the stored history ${JSON.stringify(this.key)}: it is malformed; starting empty.`, { agent: agent.name, why: loaded.why });
+      this.#logger.warn(
+        `kaboo: HistoryHook ignored the stored history ${JSON.stringify(this.key)}: it is malformed; starting empty.`,
+        { agent: agent.name, why: loaded.why },
+      );
       agent.messages = [];
       return;
     }
@@ -188,12 +202,20 @@ export class HistoryHook implements HookProvider {
     try {
       exchange.set(this.key, structuredClone(messages));
     } catch (error) {
-      this.#logger.error(`kaboo: HistoryHook could not store history ${JSON.stringify(this.key)}.`, { agent: event.agent.name, error: describe(error) });
+      this.#logger.error(`kaboo: HistoryHook could not store history ${JSON.stringify(this.key)}.`, {
+        agent: event.agent.name,
+        error: describe(error),
+      });
     }
   }
 
   #mask(messages: readonly Message[], event: BeforeInvocationEvent | AfterInvocationEvent): Message[] {
-    return maskTranscript(messages, event.agent, { minChars: this.policy.minChars, keepTools: this.policy.keepTools }, this.#memo);
+    return maskTranscript(
+      messages,
+      event.agent,
+      { minChars: this.policy.minChars, keepTools: this.policy.keepTools },
+      this.#memo,
+    );
   }
 
   async #summarize(messages: Message[], over: number, summarizer: Model, event: AfterInvocationEvent): Promise<Message[]> {
@@ -203,11 +225,17 @@ export class HistoryHook implements HookProvider {
       const run = event.agent.signal;
       const deadline = run && typeof AbortSignal.any === "function" ? AbortSignal.any([timeout, run]) : timeout;
       const summarized = await raceAbort(summarizeHead(messages, Math.floor(over / 2), summarizer, deadline), deadline);
-      if (summarized === undefined) this.#logger.debug?.(`kaboo: HistoryHook found nothing to summarise in ${JSON.stringify(this.key)} (one prompt's exchange).`);
+      if (summarized === undefined)
+        this.#logger.debug?.(
+          `kaboo: HistoryHook found nothing to summarise in ${JSON.stringify(this.key)} (one prompt's exchange).`,
+        );
       return summarized ?? messages;
     } catch (error) {
       // The summary is an optimisation: without it the masked transcript is still correct.
-      this.#logger.warn(`kaboo: HistoryHook summarizer failed; keeping the unsummarised history ${JSON.stringify(this.key)}.`, { agent: event.agent.name, error: describe(error) });
+      this.#logger.warn(`kaboo: HistoryHook summarizer failed; keeping the unsummarised history ${JSON.stringify(this.key)}.`, {
+        agent: event.agent.name,
+        error: describe(error),
+      });
       return messages;
     }
   }

@@ -24,7 +24,12 @@ export { StopGuard, MultiAgentStopGuard, stopGuardFromSignal } from "./stop-guar
 export type { StopCheck, StopGuardOptions } from "./stop-guard.js";
 export { ToolNameSanitizer, sanitizeToolName, canonicalToolName, closestToolNames } from "./tool-name-sanitizer.js";
 export type { SanitizeResult, ToolNameSanitizerOptions } from "./tool-name-sanitizer.js";
-export { ToolAttachmentsHook, unpackAttachments, ATTACHMENT_IMAGE_TYPES, ATTACHMENT_DOCUMENT_TYPES } from "./tool-attachments-hook.js";
+export {
+  ToolAttachmentsHook,
+  unpackAttachments,
+  ATTACHMENT_IMAGE_TYPES,
+  ATTACHMENT_DOCUMENT_TYPES,
+} from "./tool-attachments-hook.js";
 export { ForwardedPropsHook, FORWARDED_PROPS_KEY } from "./forwarded-props-hook.js";
 export type { ForwardedPropsHookOptions } from "./forwarded-props-hook.js";
 export {
@@ -77,8 +82,23 @@ export {
 } from "./reference-hook.js";
 export type { Reference, ReferenceHookOptions } from "./reference-hook.js";
 export { StateEffectsHook, STATE_EFFECTS_KEY, STATE_DELTAS_KEY, stateDeltas } from "./state-effects.js";
-export type { Operation, StateChange, StateDelta, StateEffect, StateEffectCall, StateEffectsConfig, StateEffectsHookOptions } from "./state-effects.js";
-export { EventPublisher, EventType, streamEventToJSON, DELEGATION_ID_KEY, resolveToolLabel, incomingTask } from "./event-publisher.js";
+export type {
+  Operation,
+  StateChange,
+  StateDelta,
+  StateEffect,
+  StateEffectCall,
+  StateEffectsConfig,
+  StateEffectsHookOptions,
+} from "./state-effects.js";
+export {
+  EventPublisher,
+  EventType,
+  streamEventToJSON,
+  DELEGATION_ID_KEY,
+  resolveToolLabel,
+  incomingTask,
+} from "./event-publisher.js";
 export type {
   EventPublisherOptions,
   MultiAgentHandoffEvent,

@@ -130,7 +130,8 @@ export class InterruptHook implements HookProvider {
       }
     }
     this.#rules = rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject }));
-    if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) throw new RangeError("ttlSeconds must be a positive number.");
+    if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
+      throw new RangeError("ttlSeconds must be a positive number.");
     this.#agentName = options.agentName ?? "";
     this.#ttl = options.ttlSeconds;
     this.#skipReadOnly = options.skipReadOnly ?? false;
@@ -157,12 +158,7 @@ export class InterruptHook implements HookProvider {
     await this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));
   }
 
-  async #gate(
-    event: BeforeToolCallEvent,
-    rule: Rule,
-    input: unknown,
-    name: string,
-  ): Promise<void> {
+  async #gate(event: BeforeToolCallEvent, rule: Rule, input: unknown, name: string): Promise<void> {
     const { toolUse, invocationState } = event;
     const checked = event.selectedTool?.validate?.(input) ?? { ok: true as const, value: input };
     if (!checked.ok) return;
@@ -176,7 +172,9 @@ export class InterruptHook implements HookProvider {
       if (await this.#grants.covers(invocationState, match)) return;
     }
     // A subject we could not compute is never remembered beyond this call.
-    let offered = subject.key?.startsWith(UNKNOWN) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
+    let offered = subject.key?.startsWith(UNKNOWN)
+      ? scopesUpTo("once", false)
+      : scopesUpTo(rule.remember, remembers(invocationState));
     if (stored?.response !== undefined) {
       const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
       // An answer covers what was asked, no more: the same subject (something rewrote the call since
@@ -229,12 +227,24 @@ export class InterruptHook implements HookProvider {
     // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
     if ((deadline !== undefined && this.#now() > deadline) || (this.#ttl !== undefined && deadline === undefined)) {
       event.cancel = decisionNote("expired", toolUse.name);
-      recordDecision(event.invocationState, { decision: "expired", tool: toolUse.name, subject, scope: "once", toolUseId: toolUse.toolUseId });
+      recordDecision(event.invocationState, {
+        decision: "expired",
+        tool: toolUse.name,
+        subject,
+        scope: "once",
+        toolUseId: toolUse.toolUseId,
+      });
       return;
     }
     if (answer.decision !== "approved") {
       event.cancel = decisionNote(answer.decision, toolUse.name);
-      recordDecision(event.invocationState, { decision: answer.decision, tool: toolUse.name, subject, scope: "once", toolUseId: toolUse.toolUseId });
+      recordDecision(event.invocationState, {
+        decision: answer.decision,
+        tool: toolUse.name,
+        subject,
+        scope: "once",
+        toolUseId: toolUse.toolUseId,
+      });
       return;
     }
     let input = toolUse.input;
@@ -253,13 +263,21 @@ export class InterruptHook implements HookProvider {
         return;
       }
     }
-    if (!recordFingerprint(event.agent, `hook:beforeToolCall:${toolUse.toolUseId}:${name}`, toolUse.name, toolUse.toolUseId, input)) {
+    if (
+      !recordFingerprint(event.agent, `hook:beforeToolCall:${toolUse.toolUseId}:${name}`, toolUse.name, toolUse.toolUseId, input)
+    ) {
       event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
       this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
       return;
     }
     const scope = clampScope(answer.scope, offered);
-    recordDecision(event.invocationState, { decision: "approved", tool: toolUse.name, subject, scope, toolUseId: toolUse.toolUseId });
+    recordDecision(event.invocationState, {
+      decision: "approved",
+      tool: toolUse.name,
+      subject,
+      scope,
+      toolUseId: toolUse.toolUseId,
+    });
   }
 
   #subject(rule: Rule, toolName: string, input: unknown): { key: string | null; label: string } | null {

@@ -193,7 +193,9 @@ export class MCPCallMetaHook implements HookProvider {
       try {
         mod = await this.#importer(spec.module);
       } catch (error) {
-        throw new TypeError(`MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`, { cause: error });
+        throw new TypeError(`MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`, {
+          cause: error,
+        });
       }
       const fn = (mod as Record<string, unknown> | null | undefined)?.[spec.exportName];
       if (typeof fn !== "function") {
@@ -216,7 +218,11 @@ export class MCPCallMetaHook implements HookProvider {
         // A copy: the provider reads the call, it does not get to rewrite it.
         raw = await provider(structuredClone(event.toolUse), context);
       } catch (error) {
-        this.#log.error("MCPCallMetaHook: the meta provider failed.", { tool: tool.name, toolUseId: event.toolUse.toolUseId, error: describe(error) });
+        this.#log.error("MCPCallMetaHook: the meta provider failed.", {
+          tool: tool.name,
+          toolUseId: event.toolUse.toolUseId,
+          error: describe(error),
+        });
         if (this.#onProviderError === "cancel") {
           event.cancel = `Tool "${tool.name}" was not called: its call metadata could not be prepared (${describe(error)}).`;
           return;
@@ -234,7 +240,8 @@ export class MCPCallMetaHook implements HookProvider {
         }
       }
     }
-    if (this.#stampToolCallId && !Object.hasOwn(meta, TOOL_CALL_ID_META_KEY)) meta[TOOL_CALL_ID_META_KEY] = event.toolUse.toolUseId;
+    if (this.#stampToolCallId && !Object.hasOwn(meta, TOOL_CALL_ID_META_KEY))
+      meta[TOOL_CALL_ID_META_KEY] = event.toolUse.toolUseId;
     if (this.#stampActor && !Object.hasOwn(meta, ACTOR_META_KEY)) {
       const thread = event.invocationState[THREAD_ID_KEY];
       const run = event.invocationState[RUN_ID_KEY];

@@ -35,7 +35,6 @@ export const CONTEXT_ITEMS_KEY = "aguiContext";
  */
 export const SHARED_STATE_KEY = "sharedState";
 
-
 /**
  * What a client sends back (and receives) to carry a paused session across a
  * reload. Wire names as in the Python package. `interrupt_state` is checked
@@ -122,7 +121,10 @@ export interface CreateSessionExchangeOptions {
  * const snapshot = sessionStateSnapshot(invocationState);
  * ```
  */
-export function createSessionExchange(invocationState: InvocationState, options: CreateSessionExchangeOptions = {}): SessionExchange {
+export function createSessionExchange(
+  invocationState: InvocationState,
+  options: CreateSessionExchangeOptions = {},
+): SessionExchange {
   const exchange = new SessionExchange(options.inbound, options.resuming ?? false, options.logger);
   invocationState[SESSION_EXCHANGE_KEY] = exchange;
   return exchange;

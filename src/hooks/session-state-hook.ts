@@ -82,7 +82,9 @@ export function restoreSessionState(agent: Agent, invocationState: InvocationSta
     return false;
   }
   agent.interruptState = restored;
-  logger.debug?.(`kaboo: paused session restored | activated=${restored.activated} interrupts=${[...restored.interrupts.keys()].join(",")}`);
+  logger.debug?.(
+    `kaboo: paused session restored | activated=${restored.activated} interrupts=${[...restored.interrupts.keys()].join(",")}`,
+  );
   return true;
 }
 

@@ -146,7 +146,13 @@ export class StateEffectsHook implements HookProvider {
     if (rules.length === 0) return;
     const agent = this.agentName || event.agent.name;
     const runId = event.invocationState[RUN_ID_KEY];
-    const base = { tool, input: deepFreeze(safeClone(event.toolUse.input)), result: deepFreeze(resultValue(event.result)), agent, runId: typeof runId === "string" ? runId : "" };
+    const base = {
+      tool,
+      input: deepFreeze(safeClone(event.toolUse.input)),
+      result: deepFreeze(resultValue(event.result)),
+      agent,
+      runId: typeof runId === "string" ? runId : "",
+    };
     let state = this.#state(event.invocationState);
     const deltas: StateDelta[] = [];
     for (const rule of rules) {
@@ -169,7 +175,11 @@ export class StateEffectsHook implements HookProvider {
   }
 
   #run(rule: StateEffect, call: StateEffectCall): { state: JsonObject; ops: Operation[] } | undefined {
-    const fail = (why: string) => void this.#logger.warn(`kaboo: state effect for ${JSON.stringify(rule.tool)} skipped: ${why}`, { tool: call.tool, agent: call.agent });
+    const fail = (why: string) =>
+      void this.#logger.warn(`kaboo: state effect for ${JSON.stringify(rule.tool)} skipped: ${why}`, {
+        tool: call.tool,
+        agent: call.agent,
+      });
     let change: unknown;
     try {
       change = rule.map(call);
@@ -177,7 +187,8 @@ export class StateEffectsHook implements HookProvider {
       return fail(`its mapper threw: ${describe(error)}`);
     }
     if (change === null || change === undefined) return undefined;
-    if (typeof (change as { then?: unknown }).then === "function") return fail("its mapper returned a promise; mappers are synchronous.");
+    if (typeof (change as { then?: unknown }).then === "function")
+      return fail("its mapper returned a promise; mappers are synchronous.");
     const before = call.state as JsonObject;
     if (Array.isArray(change)) {
       const ops = z.array(opSchema).safeParse(change);
@@ -188,14 +199,16 @@ export class StateEffectsHook implements HookProvider {
         const error = jsonpatch.validate(patch, doc);
         if (error) return fail(`invalid JSON Patch: ${error.message}`);
         const next = jsonpatch.applyPatch(doc, patch, true, true).newDocument as unknown;
-        if (!isObject(next) || !jsonValueSchema.safeParse(next).success) return fail("the patch would make the state something other than a JSON object.");
+        if (!isObject(next) || !jsonValueSchema.safeParse(next).success)
+          return fail("the patch would make the state something other than a JSON object.");
         return { state: next, ops: patch };
       } catch (error) {
         return fail(`invalid JSON Patch: ${describe(error)}`);
       }
     }
     const partial = partialSchema.safeParse(change);
-    if (!isObject(change) || !partial.success) return fail("a mapper must return JSON Patch ops, a partial JSON object, or null.");
+    if (!isObject(change) || !partial.success)
+      return fail("a mapper must return JSON Patch ops, a partial JSON object, or null.");
     // One add/replace per top-level key is the exact delta of a shallow merge; a deep
     // compare() would also address nested keys, and a nested "__proto__" gives ops that
     // fast-json-patch (and so every AG-UI client) refuses to apply.
@@ -215,11 +228,16 @@ export class StateEffectsHook implements HookProvider {
     const obj = raw as Partial<StateEffectsConfig>;
     const list: unknown = Array.isArray(raw) ? raw : obj.effects;
     if (!Array.isArray(list)) {
-      this.#logger.warn("kaboo: StateEffectsHook ignored the run's state effects: expected an array of { tool, map } or { effects, onDelta }.");
+      this.#logger.warn(
+        "kaboo: StateEffectsHook ignored the run's state effects: expected an array of { tool, map } or { effects, onDelta }.",
+      );
       return undefined;
     }
     const effects = list.filter((r): r is StateEffect => effectSchema.safeParse(r).success);
-    if (effects.length < list.length) this.#logger.warn(`kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string, map: function }.`);
+    if (effects.length < list.length)
+      this.#logger.warn(
+        `kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string, map: function }.`,
+      );
     const onDelta = !Array.isArray(raw) && typeof obj.onDelta === "function" ? obj.onDelta : undefined;
     return onDelta === undefined ? { effects } : { effects, onDelta };
   }

@@ -19,7 +19,9 @@ export interface StopGuardOptions {
 
 function checkCallable(owner: string, stopCheck: unknown): asserts stopCheck is StopCheck {
   if (typeof stopCheck !== "function") {
-    throw new TypeError(`${owner}: stopCheck must be a function returning a boolean, got ${stopCheck === null ? "null" : typeof stopCheck}.`);
+    throw new TypeError(
+      `${owner}: stopCheck must be a function returning a boolean, got ${stopCheck === null ? "null" : typeof stopCheck}.`,
+    );
   }
 }
 

@@ -136,7 +136,8 @@ export class ToolApprovalHook implements HookProvider {
       const output = await inner.call(input, context);
       const request = approvalRequestIn(output);
       if (request === undefined) return output;
-      if (!request.ok) this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
+      if (!request.ok)
+        this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
       const r = request.ok ? request.value : {};
       const subject = typeof r.subject === "string" ? { key: r.subject, label: r.subject } : (r.subject ?? null);
       const reason: ApprovalRequest = {
@@ -165,19 +166,31 @@ export class ToolApprovalHook implements HookProvider {
     let callInput = input;
     if (decision === "approved" && answer.editedArgs !== undefined) {
       const checked = inner.validate?.(answer.editedArgs) ?? { ok: true as const, value: answer.editedArgs };
-      if (!checked.ok) return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
+      if (!checked.ok)
+        return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
       callInput = checked.value;
     }
-    const decided: ToolDecision = { decision, requestId: reason.requestId, tool: inner.name, toolUseId: toolUse.toolUseId, input: callInput as JsonValue };
+    const decided: ToolDecision = {
+      decision,
+      requestId: reason.requestId,
+      tool: inner.name,
+      toolUseId: toolUse.toolUseId,
+      input: callInput as JsonValue,
+    };
     await this.#onDecision?.(decided);
     recordDecision(context.invocationState, {
-      decision, tool: inner.name, toolUseId: toolUse.toolUseId,
-      subject: { key: reason.subject?.key ?? null, label: reason.subject?.label ?? inner.name }, scope: "once",
+      decision,
+      tool: inner.name,
+      toolUseId: toolUse.toolUseId,
+      subject: { key: reason.subject?.key ?? null, label: reason.subject?.label ?? inner.name },
+      scope: "once",
     });
     if (decision !== "approved") return error(decisionNote(decision, inner.name));
     const output = await inner.call(callInput, context);
     if (approvalRequestIn(output) !== undefined) {
-      return error(`The call to "${inner.name}" still needs approval after it was approved; it did not complete. Tell the person instead of calling it again.`);
+      return error(
+        `The call to "${inner.name}" still needs approval after it was approved; it did not complete. Tell the person instead of calling it again.`,
+      );
     }
     return output;
   }

@@ -39,7 +39,11 @@ function checkAttachment(raw: unknown): Checked {
   if (!parsed.success) return { ok: false, why: "it is not an object with a string mimeType" };
   const { name, data, url } = parsed.data;
   const mimeType = parsed.data.mimeType.split(";")[0]!.trim().toLowerCase();
-  const kind = ATTACHMENT_IMAGE_TYPES.includes(mimeType) ? "image" : ATTACHMENT_DOCUMENT_TYPES.includes(mimeType) ? "document" : undefined;
+  const kind = ATTACHMENT_IMAGE_TYPES.includes(mimeType)
+    ? "image"
+    : ATTACHMENT_DOCUMENT_TYPES.includes(mimeType)
+      ? "document"
+      : undefined;
   if (!kind) return { ok: false, why: `unsupported MIME type ${JSON.stringify(parsed.data.mimeType)}` };
   if ((data === undefined) === (url === undefined)) return { ok: false, why: "it needs exactly one of data (base64) or url" };
   const block = { type: kind, mimeType, ...(name !== undefined ? { name } : {}) } as Media;
@@ -54,7 +58,8 @@ function checkAttachment(raw: unknown): Checked {
     } catch {
       return { ok: false, why: "its url is not a valid URL" };
     }
-    if (!URL_PROTOCOLS.has(parsedUrl.protocol)) return { ok: false, why: `its url scheme ${parsedUrl.protocol} is not allowed (https:, data:, blob:)` };
+    if (!URL_PROTOCOLS.has(parsedUrl.protocol))
+      return { ok: false, why: `its url scheme ${parsedUrl.protocol} is not allowed (https:, data:, blob:)` };
     block.url = url as string;
   }
   return { ok: true, block };

@@ -73,7 +73,10 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
     ...(options.headers ? { requestInit: { headers: options.headers } } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const client = new Client({ name: options.name ?? "kaboo-workflows", version: options.version ?? "0.1.0" }, options.clientOptions);
+  const client = new Client(
+    { name: options.name ?? "kaboo-workflows", version: options.version ?? "0.1.0" },
+    options.clientOptions,
+  );
   const requestOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),

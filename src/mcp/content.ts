@@ -85,7 +85,10 @@ function toPart(raw: unknown): ToolResultContent {
     case "audio":
       return { type: "text", text: `[audio ${c.mimeType}, not shown]` };
     case "resource_link":
-      return { type: "text", text: `[resource ${c.name ?? c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}: ${c.uri}]${c.description ? ` ${c.description}` : ""}` };
+      return {
+        type: "text",
+        text: `[resource ${c.name ?? c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}: ${c.uri}]${c.description ? ` ${c.description}` : ""}`,
+      };
     case "resource": {
       const r = c.resource;
       if (typeof r.text === "string") return { type: "text", text: r.text };

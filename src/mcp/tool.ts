@@ -124,7 +124,11 @@ async function callMcp(
   if (Object.keys(meta).length > 0) params._meta = meta;
   let result: unknown;
   try {
-    result = await client.callTool(params, undefined, timeout === undefined ? { signal: context.signal } : { signal: context.signal, timeout });
+    result = await client.callTool(
+      params,
+      undefined,
+      timeout === undefined ? { signal: context.signal } : { signal: context.signal, timeout },
+    );
   } catch (error) {
     // On abort the runner reports the cancellation itself; wrapping would hide that.
     if (context.signal.aborted) throw error;
@@ -162,12 +166,16 @@ export async function listMcpTools(client: McpClientLike, options: ListMcpToolsO
     if (page >= maxPages) throw new McpConnectError("(client)", `MCP tools/list returned more than ${maxPages} pages.`);
     let raw: unknown;
     try {
-      raw = await client.listTools(cursor === undefined ? {} : { cursor }, options.signal ? { signal: options.signal } : undefined);
+      raw = await client.listTools(
+        cursor === undefined ? {} : { cursor },
+        options.signal ? { signal: options.signal } : undefined,
+      );
     } catch (error) {
       throw new McpConnectError("(client)", `MCP tools/list failed: ${describe(error)}`, error);
     }
     const parsed = listPageSchema.safeParse(raw);
-    if (!parsed.success) throw new McpConnectError("(client)", `MCP tools/list returned a malformed page: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new McpConnectError("(client)", `MCP tools/list returned a malformed page: ${z.prettifyError(parsed.error)}`);
     for (const definition of parsed.data.tools) {
       const serverName = (definition as { name?: unknown } | null)?.name;
       if (options.filter && typeof serverName === "string" && !options.filter(serverName)) continue;

@@ -92,7 +92,9 @@ function userBlocks(content: readonly ContentBlock[]): AnthropicBlock[] {
 
 function toolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
   const results = blocks.filter((b) => b.type === "tool_result");
-  return results.length === 0 || results.length === blocks.length ? blocks : [...results, ...blocks.filter((b) => b.type !== "tool_result")];
+  return results.length === 0 || results.length === blocks.length
+    ? blocks
+    : [...results, ...blocks.filter((b) => b.type !== "tool_result")];
 }
 
 function toolResult(block: ToolResultBlock): AnthropicBlock {
@@ -112,13 +114,16 @@ function toolResult(block: ToolResultBlock): AnthropicBlock {
 
 function mediaBlock(block: ImageBlock | DocumentBlock): AnthropicBlock {
   if (block.type === "image") {
-    if (block.data !== undefined) return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } };
+    if (block.data !== undefined)
+      return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } };
     if (block.url && /^https?:/.test(block.url)) return { type: "image", source: { type: "url", url: block.url } };
     return { type: "text", text: mediaNote(block, "no inline data or https URL") };
   }
-  const titled = (b: Extract<AnthropicBlock, { type: "document" }>): AnthropicBlock => (block.name ? { ...b, title: block.name } : b);
+  const titled = (b: Extract<AnthropicBlock, { type: "document" }>): AnthropicBlock =>
+    block.name ? { ...b, title: block.name } : b;
   if (block.mimeType === "application/pdf") {
-    if (block.data !== undefined) return titled({ type: "document", source: { type: "base64", media_type: "application/pdf", data: block.data } });
+    if (block.data !== undefined)
+      return titled({ type: "document", source: { type: "base64", media_type: "application/pdf", data: block.data } });
     if (block.url && /^https?:/.test(block.url)) return titled({ type: "document", source: { type: "url", url: block.url } });
   }
   if (isTextDocument(block.mimeType) && block.data !== undefined) {

@@ -125,14 +125,16 @@ export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
           this.#open.add(i);
           out.push({ type: "contentBlockStart", index: i, start: { type: "reasoning" } });
           if (b.thinking) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
-          if (b.type === "redacted_thinking" && b.data) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
+          if (b.type === "redacted_thinking" && b.data)
+            out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
         }
         break;
       }
       case "content_block_delta": {
         const { index: i, delta: d } = check(schemas.content_block_delta, json, type);
         if (!this.#open.has(i)) break;
-        if (d.type === "text_delta" && d.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } });
+        if (d.type === "text_delta" && d.text)
+          out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } });
         else if (d.type === "input_json_delta" && d.partial_json) {
           out.push({ type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } });
         } else if (d.type === "thinking_delta" && d.thinking) {
@@ -178,7 +180,9 @@ function parseJson(data: string): unknown {
 function check<T extends z.ZodType>(schema: T, json: unknown, type: string): z.output<T> {
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    throw new ModelStreamError(`The model sent a malformed ${type} event: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+    throw new ModelStreamError(`The model sent a malformed ${type} event: ${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }

@@ -156,12 +156,16 @@ export async function errorFromResponse(
   }
   const fields = readErrorFields(body);
   const providerMessage = fields.message ?? (text && typeof body === "string" ? text.slice(0, 500) : undefined);
-  return errorFromFields(provider, { ...fields, message: providerMessage }, {
-    status: response.status,
-    retryAfter: parseRetryAfter(response.headers),
-    body,
-    statusText: response.statusText,
-  });
+  return errorFromFields(
+    provider,
+    { ...fields, message: providerMessage },
+    {
+      status: response.status,
+      retryAfter: parseRetryAfter(response.headers),
+      body,
+      statusText: response.statusText,
+    },
+  );
 }
 
 /**
@@ -186,7 +190,8 @@ export function errorFromFields(
     retryAfter: extra.retryAfter,
     body: extra.body,
   };
-  const where = extra.status !== undefined ? `HTTP ${extra.status}${extra.statusText ? ` ${extra.statusText}` : ""}` : "stream error";
+  const where =
+    extra.status !== undefined ? `HTTP ${extra.status}${extra.statusText ? ` ${extra.statusText}` : ""}` : "stream error";
   const what = fields.message ?? fields.type ?? "no message";
   if (isContextOverflow(fields.message, fields.code, fields.type)) {
     return new ContextWindowOverflowError(`The ${provider} model's context window overflowed (${where}): ${what}`, details);

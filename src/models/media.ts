@@ -17,7 +17,11 @@ export function mediaUrl(block: MediaSource & { mimeType: string }): string | un
 
 /** Whether a document's bytes are text a model can read inline. */
 export function isTextDocument(mimeType: string): boolean {
-  return /^text\//.test(mimeType) || /^application\/(json|xml|x-ndjson|yaml|x-yaml|csv)\b/.test(mimeType) || /\+(json|xml)\b/.test(mimeType);
+  return (
+    /^text\//.test(mimeType) ||
+    /^application\/(json|xml|x-ndjson|yaml|x-yaml|csv)\b/.test(mimeType) ||
+    /\+(json|xml)\b/.test(mimeType)
+  );
 }
 
 /**

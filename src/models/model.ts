@@ -10,12 +10,7 @@
 import type { JsonObject, Message } from "../agent/messages.js";
 
 /** Why the model stopped. */
-export type ModelStopReason =
-  | "endTurn"
-  | "toolUse"
-  | "maxTokens"
-  | "stopSequence"
-  | "contentFiltered";
+export type ModelStopReason = "endTurn" | "toolUse" | "maxTokens" | "stopSequence" | "contentFiltered";
 
 /** Token usage of one model call (or summed over a run). */
 export interface Usage {
@@ -35,10 +30,7 @@ export interface ToolSpec {
 }
 
 /** The start of a content block. */
-export type ContentBlockStart =
-  | { type: "text" }
-  | { type: "reasoning" }
-  | { type: "toolUse"; toolUseId: string; name: string };
+export type ContentBlockStart = { type: "text" } | { type: "reasoning" } | { type: "toolUse"; toolUseId: string; name: string };
 
 /** A piece of a content block. */
 export type ContentBlockDelta =

@@ -8,9 +8,7 @@ import { documentAsText, mediaUrl } from "./media.js";
 import type { ToolSpec } from "./model.js";
 
 /** A part of a user message. */
-export type OpenAIContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
+export type OpenAIContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
 /** A tool call of an assistant message. */
 export interface OpenAIToolCall {
@@ -116,7 +114,8 @@ function userMessages(content: readonly ContentBlock[], out: OpenAIMessage[]): v
   }
   if (toolImages.length) parts.unshift(...toolImages);
   if (parts.length === 0) return;
-  if (parts.every((p) => p.type === "text")) out.push({ role: "user", content: parts.map((p) => (p as { text: string }).text).join("\n") });
+  if (parts.every((p) => p.type === "text"))
+    out.push({ role: "user", content: parts.map((p) => (p as { text: string }).text).join("\n") });
   else out.push({ role: "user", content: parts });
 }
 
@@ -147,5 +146,8 @@ function toolResultContent(block: ToolResultBlock, images: OpenAIContentPart[]):
  * @returns `[{ type: "function", function: { name, description, parameters } }]`.
  */
 export function toOpenAITools(specs: readonly ToolSpec[]): OpenAITool[] {
-  return specs.map((s) => ({ type: "function", function: { name: s.name, description: s.description, parameters: s.inputSchema } }));
+  return specs.map((s) => ({
+    type: "function",
+    function: { name: s.name, description: s.description, parameters: s.inputSchema },
+  }));
 }

@@ -207,8 +207,13 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
           continue;
         }
         call.block = this.#next++;
-        out.push({ type: "contentBlockStart", index: call.block, start: { type: "toolUse", toolUseId: call.id ?? this.#newId(), name: call.name } });
-        if (call.early) out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: call.early } });
+        out.push({
+          type: "contentBlockStart",
+          index: call.block,
+          start: { type: "toolUse", toolUseId: call.id ?? this.#newId(), name: call.name },
+        });
+        if (call.early)
+          out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: call.early } });
       }
       if (args) out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: args } });
     }

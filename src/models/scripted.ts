@@ -105,24 +105,29 @@ export class ScriptedModel implements Model {
     let index = 0;
     if (turn.reasoning) {
       yield { type: "contentBlockStart", index, start: { type: "reasoning" } };
-      for (const piece of chunks(turn.reasoning, this.#chunk)) yield { type: "contentBlockDelta", index, delta: { type: "reasoning", text: piece } };
+      for (const piece of chunks(turn.reasoning, this.#chunk))
+        yield { type: "contentBlockDelta", index, delta: { type: "reasoning", text: piece } };
       yield { type: "contentBlockStop", index: index++ };
     }
     if (turn.text) {
       yield { type: "contentBlockStart", index, start: { type: "text" } };
-      for (const piece of chunks(turn.text, this.#chunk)) yield { type: "contentBlockDelta", index, delta: { type: "text", text: piece } };
+      for (const piece of chunks(turn.text, this.#chunk))
+        yield { type: "contentBlockDelta", index, delta: { type: "text", text: piece } };
       yield { type: "contentBlockStop", index: index++ };
     }
     for (const call of turn.toolCalls ?? []) {
       const toolUseId = call.id ?? this.#nextId();
       yield { type: "contentBlockStart", index, start: { type: "toolUse", toolUseId, name: call.name } };
       const json = call.rawInput ?? JSON.stringify(call.input ?? {});
-      for (const piece of chunks(json, this.#chunk)) yield { type: "contentBlockDelta", index, delta: { type: "toolUseInput", input: piece } };
+      for (const piece of chunks(json, this.#chunk))
+        yield { type: "contentBlockDelta", index, delta: { type: "toolUseInput", input: piece } };
       yield { type: "contentBlockStop", index: index++ };
     }
     yield { type: "messageStop", stopReason: turn.stopReason ?? (turn.toolCalls?.length ? "toolUse" : "endTurn") };
     const inputTokens = Math.ceil(((options.systemPrompt?.length ?? 0) + JSON.stringify(messages).length) / 4);
-    const outputTokens = Math.ceil(((turn.text?.length ?? 0) + (turn.reasoning?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4);
+    const outputTokens = Math.ceil(
+      ((turn.text?.length ?? 0) + (turn.reasoning?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4,
+    );
     yield { type: "metadata", usage: turn.usage ?? { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
   }
 

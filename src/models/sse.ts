@@ -55,7 +55,10 @@ export class SseReader {
         chunk = await this.#reader.read();
       } catch (e) {
         if (signal?.aborted) throw signal.reason;
-        throw new ModelStreamError(`The connection broke while the model was streaming: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        throw new ModelStreamError(
+          `The connection broke while the model was streaming: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
       }
       if (signal?.aborted) throw signal.reason;
       if (chunk.done) {

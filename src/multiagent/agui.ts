@@ -54,7 +54,12 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
   const timestamp = (options.now ?? Date.now)();
   switch (event.type) {
     case "multiagent_node_start": {
-      const out: Record<string, unknown> = { type: "SUBAGENT_STARTED", timestamp, subagentRunId: event.executionId, name: event.nodeId };
+      const out: Record<string, unknown> = {
+        type: "SUBAGENT_STARTED",
+        timestamp,
+        subagentRunId: event.executionId,
+        name: event.nodeId,
+      };
       if (event.parentExecutionId?.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
       if (event.parentToolCallId !== undefined) out.parentToolCallId = event.parentToolCallId;
       if (options.parentMessageId !== undefined) out.parentMessageId = options.parentMessageId;
@@ -62,17 +67,35 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
     }
     case "multiagent_node_stop": {
       const base = { timestamp, subagentRunId: event.executionId };
-      if (event.status === "completed") return [{ type: "SUBAGENT_FINISHED", ...base, result: event.text ?? "", outcome: { type: "success" } } as unknown as BaseEvent];
+      if (event.status === "completed")
+        return [
+          { type: "SUBAGENT_FINISHED", ...base, result: event.text ?? "", outcome: { type: "success" } } as unknown as BaseEvent,
+        ];
       if (event.status === "interrupted") {
-        return [{ type: "SUBAGENT_FINISHED", ...base, outcome: { type: "suspended", interruptIds: event.interruptIds ?? [] } } as unknown as BaseEvent];
+        return [
+          {
+            type: "SUBAGENT_FINISHED",
+            ...base,
+            outcome: { type: "suspended", interruptIds: event.interruptIds ?? [] },
+          } as unknown as BaseEvent,
+        ];
       }
       const code = event.status === "cancelled" ? "NODE_CANCELLED" : "NODE_FAILED";
-      return [{ type: "SUBAGENT_ERROR", ...base, message: event.error ?? `Node "${event.nodeId}" ${event.status}.`, code } as unknown as BaseEvent];
+      return [
+        {
+          type: "SUBAGENT_ERROR",
+          ...base,
+          message: event.error ?? `Node "${event.nodeId}" ${event.status}.`,
+          code,
+        } as unknown as BaseEvent,
+      ];
     }
     case "multiagent_handoff":
       return [
         {
-          type: "CUSTOM", timestamp, name: HANDOFF_CUSTOM_EVENT,
+          type: "CUSTOM",
+          timestamp,
+          name: HANDOFF_CUSTOM_EVENT,
           value: { fromNodeIds: [...event.fromNodeIds], toNodeIds: [...event.toNodeIds], message: event.message ?? null },
         } as unknown as BaseEvent,
       ];

@@ -24,7 +24,13 @@ import {
   type InterruptResponse,
 } from "../agent/interrupt.js";
 import { messageText, type JsonValue } from "../agent/messages.js";
-import { InvalidInterruptResponseError, PendingInterruptsError, UnknownInterruptIdError, UserError, describe } from "../errors.js";
+import {
+  InvalidInterruptResponseError,
+  PendingInterruptsError,
+  UnknownInterruptIdError,
+  UserError,
+  describe,
+} from "../errors.js";
 import {
   MultiAgentTimeoutError,
   type MultiAgentEventSink,
@@ -96,7 +102,10 @@ export abstract class MultiAgentBase implements Orchestrator {
 
   constructor(options: MultiAgentOptions) {
     if (typeof options.name !== "string" || !options.name) throw new UserError("An orchestrator needs a non-empty name.");
-    for (const [k, v] of [["nodeTimeoutMs", options.nodeTimeoutMs], ["totalTimeoutMs", options.totalTimeoutMs]] as const) {
+    for (const [k, v] of [
+      ["nodeTimeoutMs", options.nodeTimeoutMs],
+      ["totalTimeoutMs", options.totalTimeoutMs],
+    ] as const) {
       if (v !== undefined && !(v > 0)) throw new UserError(`${k} must be a positive number of milliseconds, got ${v}.`);
     }
     this.name = options.name;
@@ -114,13 +123,17 @@ export abstract class MultiAgentBase implements Orchestrator {
   abstract invoke(input: string | InterruptResponse[], options?: MultiAgentInvokeOptions): Promise<MultiAgentResult>;
 
   /** Validates the input against the interrupt state; fires MultiAgentInitializedEvent once. */
-  protected async begin(input: string | InterruptResponse[], invocationState: InvocationState): Promise<{ resuming: boolean; task: string }> {
+  protected async begin(
+    input: string | InterruptResponse[],
+    invocationState: InvocationState,
+  ): Promise<{ resuming: boolean; task: string }> {
     if (this.#running) throw new UserError(`Orchestrator "${this.name}" is already running.`);
     const state = this.interruptState;
     let resuming = false;
     if (Array.isArray(input)) {
       const parsed = interruptResponsesSchema.safeParse(input);
-      if (!parsed.success) throw new InvalidInterruptResponseError("(resume)", `malformed resume payload: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success)
+        throw new InvalidInterruptResponseError("(resume)", `malformed resume payload: ${z.prettifyError(parsed.error)}`);
       if (!state.activated) throw new UnknownInterruptIdError(parsed.data[0]?.interruptResponse.interruptId ?? "", []);
       state.resume(parsed.data);
       resuming = true;
@@ -208,7 +221,8 @@ export abstract class MultiAgentBase implements Orchestrator {
   /** Forgets the interrupts of a node that finished. */
   protected dropNodeInterrupts(nodeId: string): void {
     for (const id of [...this.interruptState.interrupts.keys()]) {
-      if (id.startsWith(`node:${nodeId}:`) || id.startsWith(`hook:beforeNodeCall:${nodeId}:`)) this.interruptState.interrupts.delete(id);
+      if (id.startsWith(`node:${nodeId}:`) || id.startsWith(`hook:beforeNodeCall:${nodeId}:`))
+        this.interruptState.interrupts.delete(id);
     }
   }
 
@@ -233,15 +247,26 @@ export abstract class MultiAgentBase implements Orchestrator {
       await this.hooks.invoke(before);
     } catch (error) {
       if (error instanceof InterruptSignal) {
-        return { kind: "paused", paused: { input: o.input, started: false, state: null }, result: { status: "interrupted", durationMs: elapsed() } };
+        return {
+          kind: "paused",
+          paused: { input: o.input, started: false, state: null },
+          result: { status: "interrupted", durationMs: elapsed() },
+        };
       }
       return this.#finish(o, { status: "failed", error: describe(error), durationMs: elapsed() }, error, false);
     }
     if (before.cancelNode !== false) {
-      const message = typeof before.cancelNode === "string" && before.cancelNode ? before.cancelNode : `Node "${o.nodeId}" was cancelled.`;
+      const message =
+        typeof before.cancelNode === "string" && before.cancelNode ? before.cancelNode : `Node "${o.nodeId}" was cancelled.`;
       return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
     }
-    this.onEvent?.({ type: "multiagent_node_start", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId, ...parentIds(o.invocationState) });
+    this.onEvent?.({
+      type: "multiagent_node_start",
+      orchestrator: this.name,
+      nodeId: o.nodeId,
+      executionId: o.executionId,
+      ...parentIds(o.invocationState),
+    });
     const controller = new AbortController();
     const onOuter = () => controller.abort(o.signal.reason);
     if (o.signal.aborted) onOuter();
@@ -249,23 +274,38 @@ export abstract class MultiAgentBase implements Orchestrator {
     const timer =
       this.nodeTimeoutMs === undefined
         ? undefined
-        : setTimeout(() => controller.abort(new MultiAgentTimeoutError(`Node "${o.nodeId}"`, this.nodeTimeoutMs as number)), this.nodeTimeoutMs);
+        : setTimeout(
+            () => controller.abort(new MultiAgentTimeoutError(`Node "${o.nodeId}"`, this.nodeTimeoutMs as number)),
+            this.nodeTimeoutMs,
+          );
     const childState: InvocationState = { ...o.invocationState, [STREAM_PATH_KEY]: o.executionId };
     try {
-      const run = runNode(o.node, o.nodeId, o.input, childState, controller.signal, o.resume?.started ? o.resume : undefined, this.answersFor(o.nodeId));
+      const run = runNode(
+        o.node,
+        o.nodeId,
+        o.input,
+        childState,
+        controller.signal,
+        o.resume?.started ? o.resume : undefined,
+        this.answersFor(o.nodeId),
+      );
       const out = await raceAbort(run, controller.signal);
       if (out.kind === "paused") {
         this.collectNodeInterrupts(o.nodeId, out.interrupts);
         const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
         this.onEvent?.({
-          type: "multiagent_node_stop", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId,
-          status: "interrupted", interruptIds: out.interrupts.map((i) => `node:${o.nodeId}:${i.id}`),
+          type: "multiagent_node_stop",
+          orchestrator: this.name,
+          nodeId: o.nodeId,
+          executionId: o.executionId,
+          status: "interrupted",
+          interruptIds: out.interrupts.map((i) => `node:${o.nodeId}:${i.id}`),
         });
         return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
       }
       return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
     } catch (error) {
-      const reason = controller.signal.aborted ? controller.signal.reason ?? error : error;
+      const reason = controller.signal.aborted ? (controller.signal.reason ?? error) : error;
       return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
@@ -273,12 +313,24 @@ export abstract class MultiAgentBase implements Orchestrator {
     }
   }
 
-  async #finish(o: { nodeId: string; executionId: string; invocationState: InvocationState }, result: NodeResult, error: unknown, cancelled: boolean): Promise<NodeStep> {
+  async #finish(
+    o: { nodeId: string; executionId: string; invocationState: InvocationState },
+    result: NodeResult,
+    error: unknown,
+    cancelled: boolean,
+  ): Promise<NodeStep> {
     this.dropNodeInterrupts(o.nodeId);
     const stop: { text?: string; error?: string } = {};
     if (result.result) stop.text = result.result.text;
     if (result.error !== undefined) stop.error = result.error;
-    this.onEvent?.({ type: "multiagent_node_stop", orchestrator: this.name, nodeId: o.nodeId, executionId: o.executionId, status: cancelled ? "cancelled" : result.status, ...stop });
+    this.onEvent?.({
+      type: "multiagent_node_stop",
+      orchestrator: this.name,
+      nodeId: o.nodeId,
+      executionId: o.executionId,
+      status: cancelled ? "cancelled" : result.status,
+      ...stop,
+    });
     try {
       await this.hooks.invoke(new AfterNodeCallEvent(this, o.invocationState, o.nodeId, result, error));
     } catch (e) {
@@ -298,7 +350,9 @@ function parentIds(state: InvocationState): { parentExecutionId?: string; parent
   return out;
 }
 
-type RunOut = { kind: "done"; output: { text: string; value?: JsonValue } } | { kind: "paused"; interrupts: Interrupt[]; state: JsonValue };
+type RunOut =
+  | { kind: "done"; output: { text: string; value?: JsonValue } }
+  | { kind: "paused"; interrupts: Interrupt[]; state: JsonValue };
 
 async function runNode(
   node: MultiAgentNode,
@@ -311,18 +365,24 @@ async function runNode(
 ): Promise<RunOut> {
   if (node instanceof Agent || node instanceof MultiAgentBase) {
     // A fresh node object (restored page) gets its paused state back from the orchestrator's context.
-    if (resume && !node.interruptState.activated && resume.state !== null) node.interruptState = InterruptState.fromJSON(resume.state);
+    if (resume && !node.interruptState.activated && resume.state !== null)
+      node.interruptState = InterruptState.fromJSON(resume.state);
     const arg = resume ? answers : input;
     if (node instanceof Agent) {
       const r = await node.invoke(arg, { invocationState, signal });
-      if (r.stopReason === "interrupt") return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
+      if (r.stopReason === "interrupt")
+        return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
       if (r.stopReason === "cancelled" && signal.aborted) throw signal.reason;
       return { kind: "done", output: { text: messageText(r.message) } };
     }
     const r = await node.invoke(arg, { invocationState, signal });
-    if (r.status === "interrupted") return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
+    if (r.status === "interrupted")
+      return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
     if (r.status !== "completed") throw new Error(r.reason ?? `Nested ${node.type} "${node.name}" ended ${r.status}.`);
-    return { kind: "done", output: { text: orchestrationText(r), value: { status: r.status, executionOrder: r.executionOrder } } };
+    return {
+      kind: "done",
+      output: { text: orchestrationText(r), value: { status: r.status, executionOrder: r.executionOrder } },
+    };
   }
   const value = await node.execute(input, { nodeId, invocationState, signal });
   if (typeof value === "string") return { kind: "done", output: { text: value } };
@@ -335,4 +395,3 @@ export function orchestrationText(r: MultiAgentResult): string {
   const last = r.executionOrder.at(-1);
   return last === undefined ? "" : (r.results[last]?.result?.text ?? "");
 }
-

@@ -30,7 +30,11 @@ export interface DelegateSnapshot {
   messages: JsonValue;
 }
 
-const snapshotSchema = z.object({ tool_use_id: z.string().min(1), interrupt_state: z.unknown(), messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })) });
+const snapshotSchema = z.object({
+  tool_use_id: z.string().min(1),
+  interrupt_state: z.unknown(),
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })),
+});
 
 /**
  * Makes `agent` a tool (kind `"agent"`, so ContextHook and HistoryPolicy keep its results).
@@ -56,7 +60,10 @@ const snapshotSchema = z.object({ tool_use_id: z.string().min(1), interrupt_stat
  * const lead = new Agent({ model, tools: [agentAsTool(researcher, { name: "research", description: "Researches a topic." })] });
  * ```
  */
-export function agentAsTool<S extends z.ZodType = z.ZodObject<{ task: z.ZodString }>>(agent: Agent, options: AgentAsToolOptions<S>): AgentTool {
+export function agentAsTool<S extends z.ZodType = z.ZodObject<{ task: z.ZodString }>>(
+  agent: Agent,
+  options: AgentAsToolOptions<S>,
+): AgentTool {
   if (!agent || typeof agent.invoke !== "function") throw new UserError("agentAsTool needs an Agent.");
   const name = options.name;
   const schema = (options.inputSchema ?? z.object({ task: z.string() })) as S;
@@ -88,8 +95,11 @@ async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolCo
   let input: string | InterruptResponse[] = task;
   if (parentAsked && agent.interruptState.activated) {
     // The answers were given to the parent's interrupts; read them back under the delegate's ids.
-    input = askParent(ctx, agent.interruptState.pending()).map(({ inner, response }) => ({ interruptResponse: { interruptId: inner.id, response } }));
-    for (const id of [...ctx.agent.interruptState.interrupts.keys()]) if (id.startsWith(`tool:${toolUseId}:`)) ctx.agent.interruptState.interrupts.delete(id);
+    input = askParent(ctx, agent.interruptState.pending()).map(({ inner, response }) => ({
+      interruptResponse: { interruptId: inner.id, response },
+    }));
+    for (const id of [...ctx.agent.interruptState.interrupts.keys()])
+      if (id.startsWith(`tool:${toolUseId}:`)) ctx.agent.interruptState.interrupts.delete(id);
   }
   const result = await agent.invoke(input, { invocationState: childState, signal: ctx.signal });
   if (result.stopReason === "interrupt") {
@@ -116,7 +126,10 @@ function askParent(ctx: ToolContext, inner: readonly Interrupt[]): { inner: Inte
     const n = (seen.get(i.name) ?? 0) + 1;
     seen.set(i.name, n);
     try {
-      const response = ctx.interrupt({ name: n > 1 ? `${i.name}#${n}` : i.name, ...(i.reason !== undefined ? { reason: i.reason } : {}) });
+      const response = ctx.interrupt({
+        name: n > 1 ? `${i.name}#${n}` : i.name,
+        ...(i.reason !== undefined ? { reason: i.reason } : {}),
+      });
       answers.push({ inner: i, response });
     } catch (error) {
       // Record every question before pausing, so the host sees them all at once.

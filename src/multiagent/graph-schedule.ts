@@ -44,15 +44,22 @@ export function validateGraph(
   const ids = Object.keys(nodes);
   if (ids.length === 0) throw new UserError("A graph needs at least one node.");
   for (const id of ids) {
-    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new UserError(`Node id "${id}" must use letters, digits, "_" and "-" (it becomes part of dot paths and interrupt ids).`);
-    if (nodes[id] === null || typeof nodes[id] !== "object") throw new UserError(`Node "${id}" must be an Agent, a Graph, a Swarm or a NodeExecutor.`);
+    if (!/^[A-Za-z0-9_-]+$/.test(id))
+      throw new UserError(
+        `Node id "${id}" must use letters, digits, "_" and "-" (it becomes part of dot paths and interrupt ids).`,
+      );
+    if (nodes[id] === null || typeof nodes[id] !== "object")
+      throw new UserError(`Node "${id}" must be an Agent, a Graph, a Swarm or a NodeExecutor.`);
   }
   for (const e of edges) {
-    for (const end of [e.from, e.to]) if (!(end in nodes)) throw new UserError(`Edge ${e.from} -> ${e.to} names unknown node "${end}".`);
-    if (e.condition !== undefined && typeof e.condition !== "function") throw new UserError(`The condition of edge ${e.from} -> ${e.to} must be a function.`);
+    for (const end of [e.from, e.to])
+      if (!(end in nodes)) throw new UserError(`Edge ${e.from} -> ${e.to} names unknown node "${end}".`);
+    if (e.condition !== undefined && typeof e.condition !== "function")
+      throw new UserError(`The condition of edge ${e.from} -> ${e.to} must be a function.`);
   }
   const entries = entryPoints ? [...entryPoints] : ids.filter((id) => !edges.some((e) => e.to === id));
-  if (entries.length === 0) throw new UserError("The graph has no entry point (every node has an incoming edge); pass entryPoints.");
+  if (entries.length === 0)
+    throw new UserError("The graph has no entry point (every node has an incoming edge); pass entryPoints.");
   for (const id of entries) if (!(id in nodes)) throw new UserError(`Entry point "${id}" is not a node.`);
   if (maxNodeExecutions !== undefined && !(Number.isInteger(maxNodeExecutions) && maxNodeExecutions > 0)) {
     throw new UserError(`maxNodeExecutions must be a positive integer, got ${maxNodeExecutions}.`);
@@ -89,7 +96,9 @@ export function readyNodes(
   view: GraphView,
   running: ReadonlySet<string>,
 ): { ready: string[]; waiting: string[] } {
-  const candidates = Object.keys(graph.nodes).filter((id) => !running.has(id) && (run.entryPending.includes(id) || graph.edges.some((e) => e.to === id && fires(e, run, view))));
+  const candidates = Object.keys(graph.nodes).filter(
+    (id) => !running.has(id) && (run.entryPending.includes(id) || graph.edges.some((e) => e.to === id && fires(e, run, view))),
+  );
   const ready: string[] = [];
   const waiting: string[] = [];
   for (const id of candidates) {

@@ -8,7 +8,14 @@ import * as z from "zod/v4";
 import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
-import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentNode, type MultiAgentOptions, type PausedNode } from "./base.js";
+import {
+  MultiAgentBase,
+  pausedNodeSchema,
+  type MultiAgentInvokeOptions,
+  type MultiAgentNode,
+  type MultiAgentOptions,
+  type PausedNode,
+} from "./base.js";
 import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
 import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
 
@@ -36,12 +43,18 @@ const runSchema = z.object({
   entryPending: z.array(z.string()),
   executions: z.number().int(),
   counts: z.record(z.string(), z.number().int()),
-  results: z.record(z.string(), z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() })),
+  results: z.record(
+    z.string(),
+    z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+  ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),
   paused: z.record(z.string(), pausedNodeSchema),
 });
-type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & { results: Record<string, NodeResult>; paused: Record<string, PausedNode> };
+type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
+  results: Record<string, NodeResult>;
+  paused: Record<string, PausedNode>;
+};
 
 /**
  * A graph of nodes. **When a node runs:** it has an incoming edge whose source completed after
@@ -99,22 +112,37 @@ export class Graph extends MultiAgentBase {
     );
   }
 
-
   #fresh(task: string): GraphRun {
     return {
-      kind: "graph", task, seq: 0, starts: {}, completions: {}, entryPending: [...this.entryPoints], executions: 0,
-      counts: {}, results: {}, executionOrder: [], cancelledNodes: [], paused: {},
+      kind: "graph",
+      task,
+      seq: 0,
+      starts: {},
+      completions: {},
+      entryPending: [...this.entryPoints],
+      executions: 0,
+      counts: {},
+      results: {},
+      executionOrder: [],
+      cancelledNodes: [],
+      paused: {},
     };
   }
 
   #load(): GraphRun {
     const parsed = runSchema.safeParse(this.interruptState.context);
     if (!parsed.success) throw new InvalidStateError(`The paused graph's context is malformed: ${z.prettifyError(parsed.error)}`);
-    for (const id of Object.keys(parsed.data.paused)) if (!(id in this.nodes)) throw new InvalidStateError(`The paused graph names unknown node "${id}".`);
+    for (const id of Object.keys(parsed.data.paused))
+      if (!(id in this.nodes)) throw new InvalidStateError(`The paused graph names unknown node "${id}".`);
     return parsed.data as unknown as GraphRun;
   }
 
-  async #execute(run: GraphRun, invocationState: InvocationState, outer: AbortSignal | undefined, started: number): Promise<GraphResult> {
+  async #execute(
+    run: GraphRun,
+    invocationState: InvocationState,
+    outer: AbortSignal | undefined,
+    started: number,
+  ): Promise<GraphResult> {
     const controller = new AbortController();
     const onOuter = () => controller.abort(outer?.reason);
     if (outer?.aborted) onOuter();
@@ -150,8 +178,13 @@ export class Graph extends MultiAgentBase {
           this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: fromIds, toNodeIds: [id] });
         }
         const step = await this.executeNode({
-          nodeId: id, node: this.nodes[id] as MultiAgentNode, input, invocationState, signal: controller.signal,
-          executionId: this.executionId(invocationState, id, run.counts[id] ?? 1), ...(resume ? { resume } : {}),
+          nodeId: id,
+          node: this.nodes[id] as MultiAgentNode,
+          input,
+          invocationState,
+          signal: controller.signal,
+          executionId: this.executionId(invocationState, id, run.counts[id] ?? 1),
+          ...(resume ? { resume } : {}),
         });
         run.results[id] = step.result;
         if (step.kind === "paused") {
@@ -205,11 +238,23 @@ export class Graph extends MultiAgentBase {
       state.activated = true;
       state.context = JSON.parse(JSON.stringify(run)) as typeof state.context;
     } else state.clear();
-    const failed = reason !== undefined || Object.entries(run.results).some(([id, r]) => r.status === "failed" && !run.cancelledNodes.includes(id));
-    const status = paused ? "interrupted" : failed ? "failed" : cancelled || run.cancelledNodes.length ? "cancelled" : "completed";
+    const failed =
+      reason !== undefined ||
+      Object.entries(run.results).some(([id, r]) => r.status === "failed" && !run.cancelledNodes.includes(id));
+    const status = paused
+      ? "interrupted"
+      : failed
+        ? "failed"
+        : cancelled || run.cancelledNodes.length
+          ? "cancelled"
+          : "completed";
     const out: GraphResult = {
-      status, results: structuredClone(run.results), executionOrder: [...run.executionOrder], cancelledNodes: [...run.cancelledNodes],
-      interrupts: paused ? state.pending() : [], durationMs: performance.now() - started,
+      status,
+      results: structuredClone(run.results),
+      executionOrder: [...run.executionOrder],
+      cancelledNodes: [...run.cancelledNodes],
+      interrupts: paused ? state.pending() : [],
+      durationMs: performance.now() - started,
     };
     if (reason !== undefined) out.reason = reason;
     return out;

@@ -10,7 +10,13 @@ import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
 import type { JsonValue } from "../agent/messages.js";
 import { tool, type AgentTool } from "../agent/tools.js";
 import { InvalidStateError, UserError } from "../errors.js";
-import { MultiAgentBase, pausedNodeSchema, type MultiAgentInvokeOptions, type MultiAgentOptions, type PausedNode } from "./base.js";
+import {
+  MultiAgentBase,
+  pausedNodeSchema,
+  type MultiAgentInvokeOptions,
+  type MultiAgentOptions,
+  type PausedNode,
+} from "./base.js";
 import { HandoffEvent, type MultiAgentResult, type NodeResult } from "./types.js";
 
 /** Name of the tool each swarm agent gets. */
@@ -53,13 +59,19 @@ const runSchema = z.object({
   input: z.string(),
   iterations: z.number().int(),
   handoffs: z.array(handoffSchema),
-  results: z.record(z.string(), z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() })),
+  results: z.record(
+    z.string(),
+    z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+  ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),
   sharedContext: z.record(z.string(), jsonValueSchema),
   paused: pausedNodeSchema.nullable(),
 });
-type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & { results: Record<string, NodeResult>; paused: PausedNode | null };
+type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
+  results: Record<string, NodeResult>;
+  paused: PausedNode | null;
+};
 type Pending = { to: string; message: string; context?: Record<string, JsonValue> };
 
 /**
@@ -111,9 +123,14 @@ export class Swarm extends MultiAgentBase {
     const handoff: AgentTool = tool({
       name: HANDOFF_TOOL,
       description: `Hand the task to another agent of the swarm: ${others.join(", ") || "(none)"}. Your turn ends.`,
-      inputSchema: z.object({ agent_name: z.string(), message: z.string(), context: z.record(z.string(), jsonValueSchema).optional() }),
+      inputSchema: z.object({
+        agent_name: z.string(),
+        message: z.string(),
+        context: z.record(z.string(), jsonValueSchema).optional(),
+      }),
       callback: ({ agent_name, message, context }, ctx) => {
-        if (!others.includes(agent_name)) throw new Error(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
+        if (!others.includes(agent_name))
+          throw new Error(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
         const pending = (ctx.invocationState[HANDOFFS_KEY] as Map<Swarm, Pending> | undefined)?.get(this);
         if (!pending) throw new Error("handoff_to_agent works only inside a swarm run.");
         Object.assign(pending, { to: agent_name, message }, context ? { context } : {});
@@ -135,19 +152,37 @@ export class Swarm extends MultiAgentBase {
    */
   async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<SwarmResult> {
     return this.invokeWith(input, options, ({ resuming, task, invocationState, started }) =>
-      this.#execute(resuming ? this.#load() : this.#fresh(task), invocationState, options.signal ?? new AbortController().signal, started),
+      this.#execute(
+        resuming ? this.#load() : this.#fresh(task),
+        invocationState,
+        options.signal ?? new AbortController().signal,
+        started,
+      ),
     );
   }
 
-
   #fresh(task: string): SwarmRun {
-    return { kind: "swarm", task, current: this.entry, input: task, iterations: 0, handoffs: [], results: {}, executionOrder: [], cancelledNodes: [], sharedContext: {}, paused: null };
+    return {
+      kind: "swarm",
+      task,
+      current: this.entry,
+      input: task,
+      iterations: 0,
+      handoffs: [],
+      results: {},
+      executionOrder: [],
+      cancelledNodes: [],
+      sharedContext: {},
+      paused: null,
+    };
   }
 
   #load(): SwarmRun {
     const parsed = runSchema.safeParse(this.interruptState.context);
     if (!parsed.success || !this.agents.has(parsed.data.current)) {
-      throw new InvalidStateError(`The paused swarm's context is malformed: ${parsed.success ? `unknown agent "${parsed.data.current}"` : z.prettifyError(parsed.error)}`);
+      throw new InvalidStateError(
+        `The paused swarm's context is malformed: ${parsed.success ? `unknown agent "${parsed.data.current}"` : z.prettifyError(parsed.error)}`,
+      );
     }
     return parsed.data as unknown as SwarmRun;
   }
@@ -158,7 +193,10 @@ export class Swarm extends MultiAgentBase {
     if (outer.aborted) onOuter();
     else outer.addEventListener("abort", onOuter, { once: true });
     let timedOut = false;
-    const timer = this.totalTimeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), controller.abort(new Error("total timeout"))), this.totalTimeoutMs);
+    const timer =
+      this.totalTimeoutMs === undefined
+        ? undefined
+        : setTimeout(() => ((timedOut = true), controller.abort(new Error("total timeout"))), this.totalTimeoutMs);
     const registry = (invocationState[HANDOFFS_KEY] ??= new Map<Swarm, Pending>()) as Map<Swarm, Pending>;
     let reason: string | undefined;
     let stop: "paused" | "failed" | "cancelled" | "completed" = "completed";
@@ -179,8 +217,13 @@ export class Swarm extends MultiAgentBase {
         registry.set(this, pending);
         const count = run.executionOrder.filter((n) => n === run.current).length;
         const step = await this.executeNode({
-          nodeId: run.current, node: this.agents.get(run.current) as Agent, input: resume?.input ?? run.input, invocationState,
-          signal: controller.signal, executionId: this.executionId(invocationState, run.current, count), ...(resume ? { resume } : {}),
+          nodeId: run.current,
+          node: this.agents.get(run.current) as Agent,
+          input: resume?.input ?? run.input,
+          invocationState,
+          signal: controller.signal,
+          executionId: this.executionId(invocationState, run.current, count),
+          ...(resume ? { resume } : {}),
         });
         run.results[run.current] = step.result;
         if (step.kind === "paused") {
@@ -208,7 +251,12 @@ export class Swarm extends MultiAgentBase {
           break;
         }
         await this.hooks.invoke(new HandoffEvent(this, invocationState, [handoff.from], [handoff.to], handoff.message));
-        this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: [handoff.from], toNodeIds: [handoff.to], message: handoff.message });
+        this.onEvent?.({
+          type: "multiagent_handoff",
+          fromNodeIds: [handoff.from],
+          toNodeIds: [handoff.to],
+          message: handoff.message,
+        });
         run.current = handoff.to;
         run.input = this.#input(run, handoff);
       }
@@ -230,11 +278,17 @@ export class Swarm extends MultiAgentBase {
       state.activated = true;
       state.context = JSON.parse(JSON.stringify(run)) as typeof state.context;
     } else state.clear();
-    const status = stop === "paused" ? "interrupted" : stop === "failed" ? "failed" : stop === "cancelled" ? "cancelled" : "completed";
+    const status =
+      stop === "paused" ? "interrupted" : stop === "failed" ? "failed" : stop === "cancelled" ? "cancelled" : "completed";
     const out: SwarmResult = {
-      status, results: structuredClone(run.results), executionOrder: [...run.executionOrder], cancelledNodes: [...run.cancelledNodes],
-      interrupts: stop === "paused" ? state.pending() : [], durationMs: performance.now() - started,
-      handoffs: structuredClone(run.handoffs), sharedContext: structuredClone(run.sharedContext),
+      status,
+      results: structuredClone(run.results),
+      executionOrder: [...run.executionOrder],
+      cancelledNodes: [...run.cancelledNodes],
+      interrupts: stop === "paused" ? state.pending() : [],
+      durationMs: performance.now() - started,
+      handoffs: structuredClone(run.handoffs),
+      sharedContext: structuredClone(run.sharedContext),
     };
     if (reason !== undefined) out.reason = reason;
     return out;

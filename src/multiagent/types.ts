@@ -67,7 +67,14 @@ export interface NodeExecutor {
  */
 export type MultiAgentStreamEvent =
   | { type: "multiagent_handoff"; fromNodeIds: readonly string[]; toNodeIds: readonly string[]; message?: unknown }
-  | { type: "multiagent_node_start"; orchestrator: string; nodeId: string; executionId: string; parentExecutionId?: string; parentToolCallId?: string }
+  | {
+      type: "multiagent_node_start";
+      orchestrator: string;
+      nodeId: string;
+      executionId: string;
+      parentExecutionId?: string;
+      parentToolCallId?: string;
+    }
   | {
       type: "multiagent_node_stop";
       orchestrator: string;
@@ -83,7 +90,7 @@ export type MultiAgentStreamEvent =
  * Receives orchestrator events. A method signature on purpose: an EventPublisher stream handler
  * (which takes the handoff member of the union) can be passed as is.
  */
-export type MultiAgentEventSink = (event: MultiAgentStreamEvent) => void
+export type MultiAgentEventSink = (event: MultiAgentStreamEvent) => void;
 
 /** One node handed control (Swarm: an agent called `handoff_to_agent`; Graph: results flow to the next nodes). */
 export class HandoffEvent extends HookEvent<Orchestrator> {
@@ -92,7 +99,13 @@ export class HandoffEvent extends HookEvent<Orchestrator> {
   readonly toNodeIds: readonly string[];
   /** The handing node's message (Swarm), or `undefined`. */
   readonly message: string | undefined;
-  constructor(source: Orchestrator, invocationState: InvocationState, fromNodeIds: readonly string[], toNodeIds: readonly string[], message?: string) {
+  constructor(
+    source: Orchestrator,
+    invocationState: InvocationState,
+    fromNodeIds: readonly string[],
+    toNodeIds: readonly string[],
+    message?: string,
+  ) {
     super(source, invocationState);
     this.fromNodeIds = fromNodeIds;
     this.toNodeIds = toNodeIds;

@@ -34,7 +34,15 @@ describe("abort", () => {
     const ac = new AbortController();
     const { tool: quick, calls } = echoTool("quick");
     const model = new ScriptedModel({
-      script: [{ toolCalls: [{ name: "hang", id: "h" }, { name: "quick", input: { x: 1 }, id: "q" }] }, { text: "never" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "hang", id: "h" },
+            { name: "quick", input: { x: 1 }, id: "q" },
+          ],
+        },
+        { text: "never" },
+      ],
     });
     const agent = new Agent({ model, tools: [hangingTool(started.resolve), quick] });
     let afterInv = 0;
@@ -72,7 +80,10 @@ describe("abort", () => {
         return "late";
       },
     });
-    const agent = new Agent({ model: new ScriptedModel({ script: [{ toolCalls: [{ name: "watch" }] }, { text: "x" }] }), tools: [t] });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "watch" }] }, { text: "x" }] }),
+      tools: [t],
+    });
     const r = await agent.invoke("go", { signal: ac.signal });
     expect(seen?.aborted).toBe(true);
     expect(r.stopReason).toBe("cancelled");
@@ -102,7 +113,11 @@ describe("abort", () => {
   test("during a tool call's streamed input: no toolUse reaches the transcript", async () => {
     const ac = new AbortController();
     const { tool: t, calls } = echoTool();
-    const model = new ScriptedModel({ chunkSize: 1, delayMs: 1, script: [{ text: "ok", toolCalls: [{ name: "echo", input: { x: 123456 } }] }] });
+    const model = new ScriptedModel({
+      chunkSize: 1,
+      delayMs: 1,
+      script: [{ text: "ok", toolCalls: [{ name: "echo", input: { x: 123456 } }] }],
+    });
     const agent = new Agent({ model, tools: [t] });
     const gen = agent.stream("go", { signal: ac.signal });
     let next = await gen.next();
@@ -153,7 +168,16 @@ describe("abort", () => {
     const ac = new AbortController();
     const started = deferred();
     const { tool: t } = echoTool();
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "hang", id: "h" }, { name: "echo", input: { x: 1 }, id: "e" }] }] });
+    const model = new ScriptedModel({
+      script: [
+        {
+          toolCalls: [
+            { name: "hang", id: "h" },
+            { name: "echo", input: { x: 1 }, id: "e" },
+          ],
+        },
+      ],
+    });
     const agent = new Agent({ model, tools: [hangingTool(started.resolve), t] });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
       if (e.toolUse.name === "echo") e.interrupt({ name: "approve" });
@@ -165,7 +189,10 @@ describe("abort", () => {
     expect(r.stopReason).toBe("cancelled");
     expect(r.interrupts).toEqual([]);
     expect(agent.interruptState.activated).toBe(false);
-    expect(resultsOf(agent).map((x) => [x.toolUseId, x.status])).toEqual([["h", "error"], ["e", "error"]]);
+    expect(resultsOf(agent).map((x) => [x.toolUseId, x.status])).toEqual([
+      ["h", "error"],
+      ["e", "error"],
+    ]);
     expectConsistentTranscript(agent.messages);
     // The agent takes new input afterwards.
     agent.model = new ScriptedModel({ script: [{ text: "fine" }] });
@@ -194,7 +221,9 @@ describe("abort", () => {
     await agent.invoke("go");
     const ac = new AbortController();
     ac.abort();
-    const r = await agent.invoke([{ interruptResponse: { interruptId: "hook:beforeToolCall:k:approve", response: true } }], { signal: ac.signal });
+    const r = await agent.invoke([{ interruptResponse: { interruptId: "hook:beforeToolCall:k:approve", response: true } }], {
+      signal: ac.signal,
+    });
     expect(r.stopReason).toBe("cancelled");
     expect(calls).toEqual([]);
     expect(agent.interruptState.activated).toBe(false);
@@ -204,7 +233,15 @@ describe("abort", () => {
 
   test("a tool whose turn comes after the abort is never called (sequential)", async () => {
     const ac = new AbortController();
-    const first = tool({ name: "first", description: "", inputSchema: z.object({}), callback: () => { ac.abort(); return "done"; } });
+    const first = tool({
+      name: "first",
+      description: "",
+      inputSchema: z.object({}),
+      callback: () => {
+        ac.abort();
+        return "done";
+      },
+    });
     const { tool: second, calls } = echoTool("second");
     const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "first" }, { name: "second", input: { x: 1 } }] }] });
     const agent = new Agent({ model, tools: [first, second], toolExecutor: "sequential" });

@@ -10,7 +10,12 @@ describe("a failing call in a concurrent batch", () => {
       description: "never returns",
       inputSchema: z.object({}),
       callback: (_i, ctx) =>
-        new Promise((_, reject) => ctx.signal.addEventListener("abort", () => { siblingSettled = true; reject(new Error("aborted")); })),
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => {
+            siblingSettled = true;
+            reject(new Error("aborted"));
+          }),
+        ),
     });
     const boom = tool({ name: "boom", description: "", inputSchema: z.object({}), callback: () => "never" });
     const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "hang" }, { name: "boom" }] }] });
@@ -22,7 +27,10 @@ describe("a failing call in a concurrent batch", () => {
       }
     });
     const outcome = await Promise.race([
-      agent.invoke("go").then(() => "finished", (e: unknown) => e),
+      agent.invoke("go").then(
+        () => "finished",
+        (e: unknown) => e,
+      ),
       new Promise((r) => setTimeout(() => r("still waiting"), 2000)),
     ]);
     expect(outcome).toBeInstanceOf(HookError);

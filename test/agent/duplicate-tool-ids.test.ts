@@ -8,18 +8,41 @@ import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 
 function setup(script: ConstructorParameters<typeof ScriptedModel>[0]["script"]) {
   const sent: unknown[] = [];
-  const transfer = tool({ name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }), callback: (i) => { sent.push(i); return "ok"; } });
-  return { sent, make: () => new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }) };
+  const transfer = tool({
+    name: "transfer",
+    description: "x",
+    inputSchema: z.object({ to: z.string() }),
+    callback: (i) => {
+      sent.push(i);
+      return "ok";
+    },
+  });
+  return {
+    sent,
+    make: () => new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }),
+  };
 }
 
 describe("duplicate tool-call ids", () => {
   it("(a) same id twice in one response: the approval can be resumed (or the calls are refused), never stuck", async () => {
-    const { make } = setup([{ toolCalls: [{ name: "transfer", input: { to: "a" }, id: "dup" }, { name: "transfer", input: { to: "b" }, id: "dup" }] }, { text: "done" }]);
+    const { make } = setup([
+      {
+        toolCalls: [
+          { name: "transfer", input: { to: "a" }, id: "dup" },
+          { name: "transfer", input: { to: "b" }, id: "dup" },
+        ],
+      },
+      { text: "done" },
+    ]);
     const agent = make();
     const r1 = await agent.invoke("pay");
     const answers = r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: false } } }));
     let error: unknown;
-    try { await agent.invoke(answers); } catch (e) { error = e; }
+    try {
+      await agent.invoke(answers);
+    } catch (e) {
+      error = e;
+    }
     expect(String(error ?? "")).toBe("");
   });
 });

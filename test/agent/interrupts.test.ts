@@ -42,7 +42,13 @@ function batchSetup() {
   const c = echoTool("c");
   const model = new ScriptedModel({
     script: [
-      { toolCalls: [{ name: "a", input: { x: 1 }, id: "t1" }, { name: "b", input: { x: 2 }, id: "t2" }, { name: "c", input: { x: 3 }, id: "t3" }] },
+      {
+        toolCalls: [
+          { name: "a", input: { x: 1 }, id: "t1" },
+          { name: "b", input: { x: 2 }, id: "t2" },
+          { name: "c", input: { x: 3 }, id: "t3" },
+        ],
+      },
       { text: "all done" },
     ],
   });
@@ -65,7 +71,10 @@ describe("interrupts in a batch", () => {
 
     const resuming: boolean[] = [];
     agent.hooks.addCallback(BeforeInvocationEvent, (e) => void resuming.push(e.resuming));
-    const r2 = await agent.invoke([answer("hook:beforeToolCall:t1:approve", { ok: true }), answer("hook:beforeToolCall:t3:approve", { ok: false })]);
+    const r2 = await agent.invoke([
+      answer("hook:beforeToolCall:t1:approve", { ok: true }),
+      answer("hook:beforeToolCall:t3:approve", { ok: false }),
+    ]);
     expect(resuming).toEqual([true]);
     expect(r2.stopReason).toBe("endTurn");
     expect(model.calls).toBe(2); // the first call and the final answer; the resume did not call the model again
@@ -228,7 +237,9 @@ describe("resume mistakes are typed errors", () => {
   }
   test("unknown id", async () => {
     const { agent, ids } = await paused();
-    const err = await agent.invoke([answer("hook:beforeToolCall:nope:approve", true), ...ids.map((id) => answer(id, true))]).catch((e: unknown) => e);
+    const err = await agent
+      .invoke([answer("hook:beforeToolCall:nope:approve", true), ...ids.map((id) => answer(id, true))])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownInterruptIdError);
     expect((err as UnknownInterruptIdError).interruptId).toBe("hook:beforeToolCall:nope:approve");
     // Nothing was applied: the agent still waits on both.
@@ -273,7 +284,12 @@ describe("failed runs leave no stale interrupts", () => {
     const b = echoTool("b");
     const model = new ScriptedModel({
       script: [
-        { toolCalls: [{ name: "a", input: { x: 1 }, id: "t1" }, { name: "b", input: { x: 2 }, id: "t2" }] },
+        {
+          toolCalls: [
+            { name: "a", input: { x: 1 }, id: "t1" },
+            { name: "b", input: { x: 2 }, id: "t2" },
+          ],
+        },
         { toolCalls: [{ name: "a", input: { x: 3 }, id: "t3" }] },
         { text: "end" },
       ],
@@ -318,8 +334,26 @@ describe("failed runs leave no stale interrupts", () => {
 describe("a tampered resume context is rejected", () => {
   test.each<[string, unknown]>([
     ["a toolUse without id", { role: "assistant", content: [{ type: "toolUse", name: "echo", input: {} }] }],
-    ["a toolResult smuggled in", { role: "assistant", content: [{ type: "toolUse", toolUseId: "a", name: "echo", input: {} }, { type: "toolResult", toolUseId: "a", status: "success", content: [] }] }],
-    ["duplicate ids", { role: "assistant", content: [{ type: "toolUse", toolUseId: "a", name: "echo", input: {} }, { type: "toolUse", toolUseId: "a", name: "echo", input: {} }] }],
+    [
+      "a toolResult smuggled in",
+      {
+        role: "assistant",
+        content: [
+          { type: "toolUse", toolUseId: "a", name: "echo", input: {} },
+          { type: "toolResult", toolUseId: "a", status: "success", content: [] },
+        ],
+      },
+    ],
+    [
+      "duplicate ids",
+      {
+        role: "assistant",
+        content: [
+          { type: "toolUse", toolUseId: "a", name: "echo", input: {} },
+          { type: "toolUse", toolUseId: "a", name: "echo", input: {} },
+        ],
+      },
+    ],
     ["no calls", { role: "assistant", content: [{ type: "text", text: "hi" }] }],
   ])("%s", async (_label, toolUseMessage) => {
     const { tool: t, calls } = echoTool();

@@ -64,12 +64,24 @@ describe("loop order", () => {
     const agent = new Agent({ model, tools: [tool], hooks: [mk("A"), mk("B"), mk("C")] });
     await agent.invoke("go");
     expect(log).toEqual([
-      "before:A", "before:B", "before:C",
-      "afterModel:C", "afterModel:B", "afterModel:A",
-      "afterTool:C", "afterTool:B", "afterTool:A",
-      "before:A", "before:B", "before:C",
-      "afterModel:C", "afterModel:B", "afterModel:A",
-      "afterInv:C", "afterInv:B", "afterInv:A",
+      "before:A",
+      "before:B",
+      "before:C",
+      "afterModel:C",
+      "afterModel:B",
+      "afterModel:A",
+      "afterTool:C",
+      "afterTool:B",
+      "afterTool:A",
+      "before:A",
+      "before:B",
+      "before:C",
+      "afterModel:C",
+      "afterModel:B",
+      "afterModel:A",
+      "afterInv:C",
+      "afterInv:B",
+      "afterInv:A",
     ]);
   });
 
@@ -101,7 +113,10 @@ describe("AfterInvocation fires on every outcome", () => {
   });
   test("interrupt", async () => {
     const { tool } = echoTool();
-    const agent = new Agent({ model: new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 } }] }] }), tools: [tool] });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 } }] }] }),
+      tools: [tool],
+    });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => void e.interrupt({ name: "ok?" }));
     const seen = watch(agent);
     const r = await agent.invoke("x");

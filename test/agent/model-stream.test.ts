@@ -81,7 +81,15 @@ describe("model stream", () => {
     const { tool } = echoTool();
     const model = new ScriptedModel({
       chunkSize: 3,
-      script: [{ reasoning: "think hard", text: "calling", toolCalls: [{ name: "echo", input: { x: 7 }, id: "z" }], stopReason: "endTurn" }, { text: "ok" }],
+      script: [
+        {
+          reasoning: "think hard",
+          text: "calling",
+          toolCalls: [{ name: "echo", input: { x: 7 }, id: "z" }],
+          stopReason: "endTurn",
+        },
+        { text: "ok" },
+      ],
     });
     const agent = new Agent({ model, tools: [tool] });
     await agent.invoke("go");
@@ -115,16 +123,21 @@ describe("model stream", () => {
     expect(next.value.stopReason).toBe("endTurn");
   });
 
-  test.each(["maxTokens", "contentFiltered"] as const)("a %s turn with tool calls ends the run without a dangling toolUse", async (stopReason) => {
-    const { tool, calls } = echoTool();
-    const model = new ScriptedModel({ script: [{ text: "let me", toolCalls: [{ name: "echo", input: { x: 1 } }], stopReason }] });
-    const agent = new Agent({ model, tools: [tool] });
-    const r = await agent.invoke("go");
-    expect(r.stopReason).toBe(stopReason);
-    expect(calls).toEqual([]);
-    expect(r.message.content).toEqual([{ type: "text", text: "let me" }]);
-    expectConsistentTranscript(agent.messages);
-  });
+  test.each(["maxTokens", "contentFiltered"] as const)(
+    "a %s turn with tool calls ends the run without a dangling toolUse",
+    async (stopReason) => {
+      const { tool, calls } = echoTool();
+      const model = new ScriptedModel({
+        script: [{ text: "let me", toolCalls: [{ name: "echo", input: { x: 1 } }], stopReason }],
+      });
+      const agent = new Agent({ model, tools: [tool] });
+      const r = await agent.invoke("go");
+      expect(r.stopReason).toBe(stopReason);
+      expect(calls).toEqual([]);
+      expect(r.message.content).toEqual([{ type: "text", text: "let me" }]);
+      expectConsistentTranscript(agent.messages);
+    },
+  );
 
   test("ScriptedModel: a missing turn is a UserError; sequential ids; usage reported", async () => {
     const model = new ScriptedModel({ ids: "sequential", script: [{ toolCalls: [{ name: "a" }, { name: "b" }] }] });

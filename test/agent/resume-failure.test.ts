@@ -10,8 +10,13 @@ describe("resume then model error", () => {
   it("an approved call runs at most once even if the run fails after it ran", async () => {
     const sent: unknown[] = [];
     const transfer = tool({
-      name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }),
-      callback: (i) => { sent.push(i); return "ok"; },
+      name: "transfer",
+      description: "x",
+      inputSchema: z.object({ to: z.string() }),
+      callback: (i) => {
+        sent.push(i);
+        return "ok";
+      },
     });
     let calls = 0;
     const model = new ScriptedModel({
@@ -31,9 +36,17 @@ describe("resume then model error", () => {
     expect(sent).toHaveLength(1);
     // The agent is now stuck on an already-answered gate: a new message is refused ...
     let stuck = false;
-    try { await agent.invoke("hello"); } catch (e) { stuck = (e as { code?: string }).code === "PENDING_INTERRUPTS"; }
+    try {
+      await agent.invoke("hello");
+    } catch (e) {
+      stuck = (e as { code?: string }).code === "PENDING_INTERRUPTS";
+    }
     // ... and retrying the resume re-runs the transfer.
-    try { await agent.invoke(answers); } catch { /* ignore */ }
+    try {
+      await agent.invoke(answers);
+    } catch {
+      /* ignore */
+    }
     const uses = agent.messages.flatMap((m) => m.content).filter((b) => b.type === "toolUse");
     expect({ stuck, transfers: sent.length, toolUses: uses.length }).toEqual({ stuck: false, transfers: 1, toolUses: 1 });
   });
@@ -46,7 +59,12 @@ describe("a run that fails after it already completed a batch", () => {
       ids: "sequential",
       script: [
         { toolCalls: [{ name: "t", input: { mode: "ok" } }] },
-        { toolCalls: [{ name: "t", input: { mode: "throw" } }, { name: "t", input: { mode: "ask" } }] },
+        {
+          toolCalls: [
+            { name: "t", input: { mode: "throw" } },
+            { name: "t", input: { mode: "ask" } },
+          ],
+        },
       ],
     });
     const agent = new Agent({ model, tools: [t] });

@@ -45,11 +45,16 @@ describe("AgentState", () => {
     ["Infinity", Number.POSITIVE_INFINITY],
     ["a Date", new Date(0)],
     ["a Map", new Map()],
-    ["a class instance", new (class Foo { x = 1 })()],
+    [
+      "a class instance",
+      new (class Foo {
+        x = 1;
+      })(),
+    ],
     ["undefined inside an object", { a: undefined }],
     ["a cycle", cyclic],
     ["a bigint", 1n],
-    ["an array with a hole", [1,  undefined, 3]],
+    ["an array with a hole", [1, undefined, 3]],
   ])("rejects %s", (_label, value) => {
     const s = new AgentState();
     expect(() => s.set("k", value as JsonValue)).toThrow(UserError);
@@ -75,12 +80,19 @@ describe("model-input middleware", () => {
     const order: string[] = [];
     agent.modelInput.use((input, ctx) => {
       order.push(`first:${ctx.callIndex}`);
-      return { ...input, messages: [...input.messages, { role: "user", content: [{ type: "text", text: "[A]" }] }], systemPrompt: `${input.systemPrompt}+A` };
+      return {
+        ...input,
+        messages: [...input.messages, { role: "user", content: [{ type: "text", text: "[A]" }] }],
+        systemPrompt: `${input.systemPrompt}+A`,
+      };
     });
     const off = agent.modelInput.use(async (input) => {
       order.push("second");
       // Middleware copies what it changes (the messages it gets are the transcript's own objects).
-      const messages = input.messages.map((m) => ({ ...m, content: m.content.map((b) => (b.type === "text" ? { ...b, text: b.text.toUpperCase() } : b)) }));
+      const messages = input.messages.map((m) => ({
+        ...m,
+        content: m.content.map((b) => (b.type === "text" ? { ...b, text: b.text.toUpperCase() } : b)),
+      }));
       return { ...input, messages, systemPrompt: `${input.systemPrompt}+B` };
     });
     await agent.invoke("hello");
@@ -101,11 +113,24 @@ describe("model-input middleware", () => {
 describe("metrics", () => {
   test("cycles, summed usage and per-tool counts", async () => {
     const a = echoTool("a");
-    const bad = tool({ name: "bad", description: "", inputSchema: z.object({}), callback: () => { throw new Error("x"); } });
+    const bad = tool({
+      name: "bad",
+      description: "",
+      inputSchema: z.object({}),
+      callback: () => {
+        throw new Error("x");
+      },
+    });
     const model = new ScriptedModel({
       script: [
-        { toolCalls: [{ name: "a", input: { x: 1 } }, { name: "bad" }], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
-        { toolCalls: [{ name: "a", input: { x: 2 } }], usage: { inputTokens: 20, outputTokens: 1, totalTokens: 21, cacheReadInputTokens: 4 } },
+        {
+          toolCalls: [{ name: "a", input: { x: 1 } }, { name: "bad" }],
+          usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+        },
+        {
+          toolCalls: [{ name: "a", input: { x: 2 } }],
+          usage: { inputTokens: 20, outputTokens: 1, totalTokens: 21, cacheReadInputTokens: 4 },
+        },
         { text: "done", usage: { inputTokens: 30, outputTokens: 2, totalTokens: 32 } },
       ],
     });
@@ -159,13 +184,19 @@ describe("concurrency", () => {
           await new Promise((res) => setTimeout(res, 1));
           e.invocationState.count = (e.invocationState.count as number) + 1;
         });
-        r.addCallback(BeforeToolCallEvent, (e) => void this.seen.push(`${String(e.invocationState.runId)}:${String(e.invocationState.count)}:${e.agent.name}`));
+        r.addCallback(
+          BeforeToolCallEvent,
+          (e) => void this.seen.push(`${String(e.invocationState.runId)}:${String(e.invocationState.count)}:${e.agent.name}`),
+        );
       }
     }
     const shared = new RunTagger();
     const mk = (name: string, rounds: number) => {
       const { tool: t } = echoTool();
-      const script = [...Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ name: "echo", input: { x: i } }] })), { text: "end" }];
+      const script = [
+        ...Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ name: "echo", input: { x: i } }] })),
+        { text: "end" },
+      ];
       return new Agent({ name, model: new ScriptedModel({ script }), tools: [t], hooks: [shared] });
     };
     const s1: Record<string, unknown> = { runId: "r1" };
@@ -184,7 +215,16 @@ describe("invoke input", () => {
     const agent = new Agent({ model: new ScriptedModel({ script: () => ({ text: "ok" }) }) });
     let started = 0;
     agent.hooks.addCallback(BeforeInvocationEvent, () => void started++);
-    for (const bad of [[{ role: "user", content: "x" }], [{ type: "text", text: "a" }, { role: "user", content: [] }], [{ type: "mystery" }], [null], [42]]) {
+    for (const bad of [
+      [{ role: "user", content: "x" }],
+      [
+        { type: "text", text: "a" },
+        { role: "user", content: [] },
+      ],
+      [{ type: "mystery" }],
+      [null],
+      [42],
+    ]) {
       await expect(agent.invoke(bad as never)).rejects.toBeInstanceOf(UserError);
     }
     expect(started).toBe(0);

@@ -34,7 +34,9 @@ describe("BeforeToolCallEvent", () => {
     const r = await agent.invoke("go");
     expect(r.stopReason).toBe("endTurn");
     expect(calls).toEqual([]);
-    expect(results(agent)).toEqual([{ type: "toolResult", toolUseId: "c1", status: "error", content: [{ type: "text", text: expected }] }]);
+    expect(results(agent)).toEqual([
+      { type: "toolResult", toolUseId: "c1", status: "error", content: [{ type: "text", text: expected }] },
+    ]);
     expect(cancelMessage).toBe(expected);
     expectConsistentTranscript(agent.messages);
   });
@@ -95,7 +97,15 @@ describe("BeforeToolCallEvent", () => {
     const a = echoTool("a");
     const b = echoTool("b");
     const model = new ScriptedModel({
-      script: [{ toolCalls: [{ name: "a", input: { x: 1 } }, { name: "b", input: { x: 2 } }] }, { text: "never" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "a", input: { x: 1 } },
+            { name: "b", input: { x: 2 } },
+          ],
+        },
+        { text: "never" },
+      ],
     });
     const agent = new Agent({ model, tools: [a.tool, b.tool] });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
@@ -120,7 +130,9 @@ describe("AfterToolCallEvent", () => {
       e.result = { type: "toolResult", toolUseId: "other", status: "success", content: [{ type: "text", text: "redacted" }] };
     });
     await agent.invoke("go");
-    expect(results(agent)).toEqual([{ type: "toolResult", toolUseId: "c1", status: "success", content: [{ type: "text", text: "redacted" }] }]);
+    expect(results(agent)).toEqual([
+      { type: "toolResult", toolUseId: "c1", status: "success", content: [{ type: "text", text: "redacted" }] },
+    ]);
   });
 
   test("retry re-runs the tool until it succeeds", async () => {
@@ -144,7 +156,14 @@ describe("AfterToolCallEvent", () => {
 
   test("retry is bounded by maxToolRetries; the last result stands", async () => {
     let n = 0;
-    const bad = tool({ name: "bad", description: "", inputSchema: z.object({}), callback: () => { throw new Error(`fail ${++n}`); } });
+    const bad = tool({
+      name: "bad",
+      description: "",
+      inputSchema: z.object({}),
+      callback: () => {
+        throw new Error(`fail ${++n}`);
+      },
+    });
     const agent = new Agent({ model: oneCall({}, "bad"), tools: [bad], maxToolRetries: 2 });
     agent.hooks.addCallback(AfterToolCallEvent, (e) => void (e.retry = true));
     const r = await agent.invoke("go");

@@ -17,7 +17,8 @@ function lastResults(agent: Agent): ToolResultBlock[] {
   const m = agent.messages.findLast((x) => x.content.some((b) => b.type === "toolResult"));
   return (m?.content ?? []).filter((b): b is ToolResultBlock => b.type === "toolResult");
 }
-const text = (r: ToolResultBlock | undefined) => r?.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("") ?? "";
+const text = (r: ToolResultBlock | undefined) =>
+  r?.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("") ?? "";
 
 describe("tool()", () => {
   test("builds the JSON Schema spec from zod and keeps annotations", () => {
@@ -42,7 +43,9 @@ describe("tool()", () => {
     expect(s.properties.days.minimum).toBe(1);
   });
   test("rejects bad names and non-object schemas", () => {
-    expect(() => tool({ name: "bad name", description: "", inputSchema: z.object({}), callback: () => "" })).toThrow(ToolDefinitionError);
+    expect(() => tool({ name: "bad name", description: "", inputSchema: z.object({}), callback: () => "" })).toThrow(
+      ToolDefinitionError,
+    );
     expect(() => tool({ name: "s", description: "", inputSchema: z.string(), callback: () => "" })).toThrow(ToolDefinitionError);
   });
   test("duplicate tool names are refused", () => {
@@ -70,7 +73,9 @@ describe("tool()", () => {
       mk("u", undefined),
       mk("p", { status: "error", content: [{ type: "text", text: "custom" }] }),
     ];
-    const model = new ScriptedModel({ script: [{ toolCalls: tools.map((t) => ({ name: t.name, id: t.name })) }, { text: "ok" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: tools.map((t) => ({ name: t.name, id: t.name })) }, { text: "ok" }],
+    });
     const agent = new Agent({ model, tools });
     await agent.invoke("go");
     const byId = new Map(lastResults(agent).map((r) => [r.toolUseId, r]));
@@ -105,7 +110,14 @@ describe("bad calls become error results the model reads", () => {
     expect(r.metrics.tools.echo).toMatchObject({ calls: 1, errors: 1, successes: 0 });
   });
   test("a tool that throws → error result with its message", async () => {
-    const t = tool({ name: "boom", description: "", inputSchema: z.object({}), callback: () => { throw new Error("disk full"); } });
+    const t = tool({
+      name: "boom",
+      description: "",
+      inputSchema: z.object({}),
+      callback: () => {
+        throw new Error("disk full");
+      },
+    });
     const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "boom" }] }, { text: "ok" }] });
     const agent = new Agent({ model, tools: [t] });
     let afterError: unknown;

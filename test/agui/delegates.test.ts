@@ -9,16 +9,30 @@ import { runAgui } from "../../src/agui/run.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
 function team(paid: string[]) {
-  const pay = tool({ name: "pay", description: "Pay.", inputSchema: z.object({ to: z.string() }), callback: ({ to }) => { paid.push(to); return `paid ${to}`; } });
+  const pay = tool({
+    name: "pay",
+    description: "Pay.",
+    inputSchema: z.object({ to: z.string() }),
+    callback: ({ to }) => {
+      paid.push(to);
+      return `paid ${to}`;
+    },
+  });
   const clerk = new Agent({
     name: "clerk",
-    model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "clerk done" } : { toolCalls: [{ name: "pay", input: { to: "zoe" } }] }) }),
+    model: new ScriptedModel({
+      script: ({ lastToolResults }) =>
+        lastToolResults.length ? { text: "clerk done" } : { toolCalls: [{ name: "pay", input: { to: "zoe" } }] },
+    }),
     tools: [pay],
     hooks: [new InterruptHook(["pay"], { agentName: "clerk" })],
   });
   return new Agent({
     name: "lead",
-    model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "all done" } : { toolCalls: [{ name: "clerk", input: { task: "pay zoe" } }] }) }),
+    model: new ScriptedModel({
+      script: ({ lastToolResults }) =>
+        lastToolResults.length ? { text: "all done" } : { toolCalls: [{ name: "clerk", input: { task: "pay zoe" } }] },
+    }),
     tools: [agentAsTool(clerk, { name: "clerk", description: "Pays people." })],
   });
 }
@@ -26,9 +40,12 @@ function team(paid: string[]) {
 const subagentEvents = (events: BaseEvent[]) =>
   events
     .filter((e) => e.type.startsWith("SUBAGENT_"))
-    .map(({ timestamp: _t, parentMessageId: _p, ...rest }: Record<string, unknown>) => rest as { type: string; outcome?: unknown });
+    .map(
+      ({ timestamp: _t, parentMessageId: _p, ...rest }: Record<string, unknown>) => rest as { type: string; outcome?: unknown },
+    );
 
-const parentCall = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.TOOL_CALL_START) as unknown as { toolCallId: string }).toolCallId;
+const parentCall = (events: BaseEvent[]) =>
+  (events.find((e) => e.type === EventType.TOOL_CALL_START) as unknown as { toolCallId: string }).toolCallId;
 
 describe("a delegate's approval over AG-UI", () => {
   it("names the parent's tool call, and resumes the delegate exactly once on a warm agent", async () => {
@@ -41,9 +58,22 @@ describe("a delegate's approval over AG-UI", () => {
     // The front end sees which agent is working: the delegate starts, and is suspended on its question.
     expect(subagentEvents(first)).toEqual([
       { type: "SUBAGENT_STARTED", subagentRunId: parentCall(first), name: "clerk", parentToolCallId: parentCall(first) },
-      { type: "SUBAGENT_FINISHED", subagentRunId: parentCall(first), outcome: { type: "suspended", interruptIds: [interrupt.id] } },
+      {
+        type: "SUBAGENT_FINISHED",
+        subagentRunId: parentCall(first),
+        outcome: { type: "suspended", interruptIds: [interrupt.id] },
+      },
     ]);
-    const second = await collect(runAgui({ agent: lead, input: input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    const second = await collect(
+      runAgui({
+        agent: lead,
+        input: input({
+          messages: snap(first),
+          state: stateOf(first),
+          resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }],
+        }),
+      }),
+    );
     expect(paid).toEqual(["zoe"]);
     expect((second.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
     expect(subagentEvents(second).map((e) => [e.type, e.outcome])).toEqual([
@@ -71,11 +101,17 @@ describe("a failing delegate over AG-UI", () => {
     const broken = new Agent({ name: "broken", model: new ScriptedModel({ script: [{ error: new Error("model down") }] }) });
     const lead = new Agent({
       name: "lead",
-      model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: "could not" } : { toolCalls: [{ name: "helper", input: { task: "x" } }] }) }),
+      model: new ScriptedModel({
+        script: ({ lastToolResults }) =>
+          lastToolResults.length ? { text: "could not" } : { toolCalls: [{ name: "helper", input: { task: "x" } }] },
+      }),
       tools: [agentAsTool(broken, { name: "helper", description: "Helps." })],
     });
     const events = await collect(runAgui({ agent: lead, input: input({ messages: [user("go")] }) }));
-    const error = events.find((e) => e.type === EventType.SUBAGENT_ERROR) as unknown as { message: string; subagentRunId: string };
+    const error = events.find((e) => e.type === EventType.SUBAGENT_ERROR) as unknown as {
+      message: string;
+      subagentRunId: string;
+    };
     expect(error.subagentRunId).toBe(parentCall(events));
     expect(error.message).toMatch(/model down/);
     expect((events.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");

@@ -19,7 +19,11 @@ export function bankRunner(ledger: Ledger): Agent {
       const last = messages.at(-1);
       if (last?.role === "assistant") return { text: "ok" };
       const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-      if (pay) return { reasoning: "The user wants a transfer.", toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
+      if (pay)
+        return {
+          reasoning: "The user wants a transfer.",
+          toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }],
+        };
       const paint = /paint (\w+)/.exec(lastUserText);
       if (paint) return { toolCalls: [{ name: "set_color", input: { color: paint[1] } }] };
       return { text: `You said: ${lastUserText}` };
@@ -34,7 +38,16 @@ export function bankRunner(ledger: Ledger): Agent {
       return `sent ${input.amount} to ${input.to}`;
     },
   });
-  const gate = new InterruptHook([{ pattern: "transfer", remember: "always", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: `transfers to ${(i as { to: string }).to}` }) }], { agentName: "bank" });
+  const gate = new InterruptHook(
+    [
+      {
+        pattern: "transfer",
+        remember: "always",
+        subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: `transfers to ${(i as { to: string }).to}` }),
+      },
+    ],
+    { agentName: "bank" },
+  );
   return new Agent({ name: "bank", model, tools: [transfer], hooks: [gate] });
 }
 

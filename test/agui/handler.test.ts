@@ -19,7 +19,16 @@ function handler(ledger: EdgeLedger, over: Partial<AguiHandlerOptions> = {}, hoo
 }
 
 function runInput(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return { threadId: "t1", runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+  return {
+    threadId: "t1",
+    runId: crypto.randomUUID(),
+    messages: [],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...over,
+  };
 }
 
 const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
@@ -42,7 +51,10 @@ interface Sse {
 function parseSse(raw: string): Sse {
   const events: BaseEvent[] = [];
   const comments: string[] = [];
-  const parser = createParser({ onEvent: (m) => events.push(JSON.parse(m.data) as BaseEvent), onComment: (c) => comments.push(c.trim()) });
+  const parser = createParser({
+    onEvent: (m) => events.push(JSON.parse(m.data) as BaseEvent),
+    onComment: (c) => comments.push(c.trim()),
+  });
   parser.feed(raw);
   return { events, comments, raw };
 }
@@ -54,14 +66,28 @@ async function read(res: Response): Promise<Sse> {
   return sse;
 }
 
-const finished = (events: BaseEvent[]) => events.find((e) => e.type === EventType.RUN_FINISHED) as unknown as { outcome: { type: string; interrupts?: { id: string; responseSchema: { properties: { scope: { enum: string[] } } } }[]; pendingToolCallIds?: string[] } } | undefined;
-const snapshot = <T>(events: BaseEvent[], type: EventType, key: string) => (events.find((e) => e.type === type) as unknown as Record<string, T>)[key] as T;
+const finished = (events: BaseEvent[]) =>
+  events.find((e) => e.type === EventType.RUN_FINISHED) as unknown as
+    | {
+        outcome: {
+          type: string;
+          interrupts?: { id: string; responseSchema: { properties: { scope: { enum: string[] } } } }[];
+          pendingToolCallIds?: string[];
+        };
+      }
+    | undefined;
+const snapshot = <T>(events: BaseEvent[], type: EventType, key: string) =>
+  (events.find((e) => e.type === type) as unknown as Record<string, T>)[key] as T;
 
 /** One run paused on an approval, and what a client keeps to resume it. */
 async function pausedPayment(handle: (r: Request) => Promise<Response>, text: string, forwardedProps: Record<string, unknown>) {
   const { events } = await read(await handle(post(runInput({ messages: [user(text)], forwardedProps }))));
   const interrupt = finished(events)!.outcome.interrupts![0]!;
-  return { interrupt, state: snapshot<Record<string, unknown>>(events, EventType.STATE_SNAPSHOT, "snapshot"), messages: snapshot<RunAgentInput["messages"]>(events, EventType.MESSAGES_SNAPSHOT, "messages") };
+  return {
+    interrupt,
+    state: snapshot<Record<string, unknown>>(events, EventType.STATE_SNAPSHOT, "snapshot"),
+    messages: snapshot<RunAgentInput["messages"]>(events, EventType.MESSAGES_SNAPSHOT, "messages"),
+  };
 }
 
 describe("createAguiHandler: requests it refuses", () => {
@@ -105,7 +131,12 @@ describe("createAguiHandler: requests it refuses", () => {
 
   test("a failing agent factory → 500, logged", async () => {
     const logger = { warn: vi.fn(), error: vi.fn() };
-    const handle = createAguiHandler({ agent: () => { throw new Error("no model key"); }, logger });
+    const handle = createAguiHandler({
+      agent: () => {
+        throw new Error("no model key");
+      },
+      logger,
+    });
     const res = await handle(post(runInput({ messages: [user("hi")] })));
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ error: "run_not_started", detail: "no model key" });
@@ -124,7 +155,10 @@ describe("createAguiHandler: the SSE stream", () => {
     for (const frame of frames) expect(frame).toMatch(/^data: \{.*\}$/);
     expect(events[0]!.type).toBe(EventType.RUN_STARTED);
     expect(events.at(-1)!.type).toBe(EventType.RUN_FINISHED);
-    const text = events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => (e as unknown as { delta: string }).delta).join("");
+    const text = events
+      .filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => (e as unknown as { delta: string }).delta)
+      .join("");
     expect(text).toBe("You said: hello edge");
   });
 
@@ -139,7 +173,12 @@ describe("createAguiHandler: the SSE stream", () => {
   });
 
   test("a throwing hook becomes RUN_ERROR and the stream closes", async () => {
-    const boom: HookProvider = { registerHooks: (r) => void r.addCallback(BeforeToolCallEvent, () => { throw new Error("hook exploded"); }) };
+    const boom: HookProvider = {
+      registerHooks: (r) =>
+        void r.addCallback(BeforeToolCallEvent, () => {
+          throw new Error("hook exploded");
+        }),
+    };
     const { events } = await read(await handler(newLedger(), {}, [boom])(post(runInput({ messages: [user("nap 1")] }))));
     const last = events.at(-1) as unknown as { type: string; message: string; code: string };
     expect(last.type).toBe(EventType.RUN_ERROR);
@@ -178,18 +217,27 @@ describe("createAguiHandler: grants", () => {
     expect(p.interrupt.responseSchema.properties.scope.enum).toContain("always");
     expect(p.state[SESSION_STATE_KEY]).toBeDefined();
     const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "always" } }];
-    const { events } = await read(await handle(post(runInput({ messages: p.messages, state: p.state, resume, forwardedProps: { kaboo_grants: [] } }))));
+    const { events } = await read(
+      await handle(post(runInput({ messages: p.messages, state: p.state, resume, forwardedProps: { kaboo_grants: [] } }))),
+    );
     expect(ledger.transfers).toEqual([{ to: "gina", amount: 4 }]);
     const custom = events.find((e) => e.type === EventType.CUSTOM) as unknown as { name: string; value: { grants: Grant[] } };
     expect(custom.name).toBe(GRANTS_EVENT);
     const [grant] = custom.value.grants;
     expect(grant).toMatchObject({ tool: "transfer", subjectKey: "to:gina", scope: "always" });
     expect(await verifyGrant(grant!, SECRET)).toBe(true);
-    expect(events.indexOf(custom as unknown as BaseEvent)).toBeLessThan(events.findIndex((e) => e.type === EventType.RUN_FINISHED));
+    expect(events.indexOf(custom as unknown as BaseEvent)).toBeLessThan(
+      events.findIndex((e) => e.type === EventType.RUN_FINISHED),
+    );
 
-    const again = await read(await handle(post(runInput({ threadId: "t2", messages: [user("pay gina 3")], forwardedProps: { kaboo_grants: [grant] } }))));
+    const again = await read(
+      await handle(post(runInput({ threadId: "t2", messages: [user("pay gina 3")], forwardedProps: { kaboo_grants: [grant] } }))),
+    );
     expect(finished(again.events)?.outcome.type).toBe("success");
-    expect(ledger.transfers).toEqual([{ to: "gina", amount: 4 }, { to: "gina", amount: 3 }]);
+    expect(ledger.transfers).toEqual([
+      { to: "gina", amount: 4 },
+      { to: "gina", amount: 3 },
+    ]);
   });
 
   test("under a secret, forged, altered and unsigned grants are dropped even when the gate has no secret", async () => {
@@ -197,11 +245,16 @@ describe("createAguiHandler: grants", () => {
     // The agent's gate is built without the secret: the handler's own check must hold.
     const handle = createAguiHandler({ agent: () => edgeBank(ledger), secret: SECRET, logger: quiet });
     const genuine = await signGrant({ tool: "transfer", subjectKey: "to:gina", scope: "always", grantedAt: 1 }, SECRET);
-    const forged = await signGrant({ tool: "transfer", subjectKey: "to:mallory", scope: "always", grantedAt: 1 }, "another secret");
+    const forged = await signGrant(
+      { tool: "transfer", subjectKey: "to:mallory", scope: "always", grantedAt: 1 },
+      "another secret",
+    );
     const altered = { ...genuine, subjectKey: "to:mallory" };
     const unsigned = { tool: "transfer", subjectKey: "to:mallory", scope: "always", grantedAt: 1 };
     for (const bad of [forged, altered, unsigned]) {
-      const { events } = await read(await handle(post(runInput({ messages: [user("pay mallory 9")], forwardedProps: { kaboo_grants: [bad] } }))));
+      const { events } = await read(
+        await handle(post(runInput({ messages: [user("pay mallory 9")], forwardedProps: { kaboo_grants: [bad] } }))),
+      );
       expect(finished(events)?.outcome.type).toBe("interrupt");
     }
     expect(ledger.transfers).toEqual([]);
@@ -217,14 +270,21 @@ describe("createAguiHandler: grants", () => {
     const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "thread" } }];
     const { events } = await read(await handle(post(runInput({ messages: p.messages, state: p.state, resume }))));
     expect(events.some((e) => e.type === EventType.CUSTOM)).toBe(false);
-    expect(await store.list()).toEqual([expect.objectContaining({ tool: "transfer", subjectKey: "to:hugo", scope: "thread", threadId: "t1" })]);
+    expect(await store.list()).toEqual([
+      expect.objectContaining({ tool: "transfer", subjectKey: "to:hugo", scope: "thread", threadId: "t1" }),
+    ]);
     // A forged client grant for another payee is ignored: the store is the source.
     const forged = { tool: "transfer", subjectKey: "to:ivan", scope: "always", grantedAt: 1, signature: "v1.AAAA" };
-    const same = await read(await handle(post(runInput({ messages: [user("pay hugo 6")], forwardedProps: { kaboo_grants: [forged] } }))));
+    const same = await read(
+      await handle(post(runInput({ messages: [user("pay hugo 6")], forwardedProps: { kaboo_grants: [forged] } }))),
+    );
     expect(finished(same.events)?.outcome.type).toBe("success");
     const other = await read(await handle(post(runInput({ threadId: "t9", messages: [user("pay hugo 7")] }))));
     expect(finished(other.events)?.outcome.type).toBe("interrupt");
-    expect(ledger.transfers).toEqual([{ to: "hugo", amount: 5 }, { to: "hugo", amount: 6 }]);
+    expect(ledger.transfers).toEqual([
+      { to: "hugo", amount: 5 },
+      { to: "hugo", amount: 6 },
+    ]);
   });
 });
 
@@ -237,7 +297,9 @@ describe("createAguiHandler: CORS", () => {
 
   test("cors: true answers preflights and marks every answer", async () => {
     const handle = handler(newLedger(), { cors: true });
-    const pre = await handle(new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }));
+    const pre = await handle(
+      new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }),
+    );
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("*");
     expect(pre.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
@@ -248,10 +310,14 @@ describe("createAguiHandler: CORS", () => {
 
   test("an origin list echoes listed origins only", async () => {
     const handle = handler(newLedger(), { cors: { origin: ["https://app.example"], headers: ["content-type", "x-key"] } });
-    const ok = await handle(new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }));
+    const ok = await handle(
+      new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }),
+    );
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example");
     expect(ok.headers.get("access-control-allow-headers")).toBe("content-type, x-key");
-    const no = await handle(new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://evil.example" } }));
+    const no = await handle(
+      new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://evil.example" } }),
+    );
     expect(no.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

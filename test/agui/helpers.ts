@@ -8,9 +8,23 @@ export async function collect(gen: AsyncIterable<BaseEvent>, verify = true): Pro
   return events;
 }
 export function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return { threadId: "t1", runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+  return {
+    threadId: "t1",
+    runId: crypto.randomUUID(),
+    messages: [],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...over,
+  };
 }
-export const snap = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }).messages;
-export const stateOf = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> }).snapshot;
-export const interruptsOf = (events: BaseEvent[]) => (events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } }).outcome.interrupts;
-export function user(text: string) { return { id: crypto.randomUUID(), role: "user" as const, content: text }; }
+export const snap = (events: BaseEvent[]) =>
+  (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }).messages;
+export const stateOf = (events: BaseEvent[]) =>
+  (events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> }).snapshot;
+export const interruptsOf = (events: BaseEvent[]) =>
+  (events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } }).outcome.interrupts;
+export function user(text: string) {
+  return { id: crypto.randomUUID(), role: "user" as const, content: text };
+}

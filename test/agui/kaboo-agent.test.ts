@@ -18,7 +18,13 @@ describe("KabooAgent", () => {
     agent.addMessage(user("hello"));
     await agent.runAgent();
     expect(types(events)).toEqual([
-      "RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED",
+      "RUN_STARTED",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "STATE_SNAPSHOT",
+      "MESSAGES_SNAPSHOT",
+      "RUN_FINISHED",
     ]);
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: hello" });
     expect(events.every((e) => Number.isInteger(e.timestamp))).toBe(true);
@@ -37,7 +43,9 @@ describe("KabooAgent", () => {
     expect(i).toMatchObject({ reason: "tool_call", message: "Allow transfers to alice?" });
     expect(i.toolCallId).toBeTruthy();
     expect(i.responseSchema).toMatchObject({ properties: { approved: { type: "boolean" }, scope: { enum: ["once"] } } });
-    expect((agent.state as Record<string, { interrupt_state?: { activated: boolean } }>).kaboo_session?.interrupt_state?.activated).toBe(true);
+    expect(
+      (agent.state as Record<string, { interrupt_state?: { activated: boolean } }>).kaboo_session?.interrupt_state?.activated,
+    ).toBe(true);
     expect(ledger.transfers).toEqual([]);
     // The pending call is shown to the front end.
     expect(agent.messages.some((m) => m.role === "assistant" && m.toolCalls?.[0]?.id === i.toolCallId)).toBe(true);
@@ -57,7 +65,9 @@ describe("KabooAgent", () => {
     const { agent } = page(ledger);
     agent.addMessage(user("pay bob 7"));
     await agent.runAgent();
-    await agent.runAgent({ resume: [{ interruptId: agent.pendingInterrupts[0]!.id, status: "resolved", payload: { approved: false } }] });
+    await agent.runAgent({
+      resume: [{ interruptId: agent.pendingInterrupts[0]!.id, status: "resolved", payload: { approved: false } }],
+    });
     expect(ledger.transfers).toEqual([]);
     expect(JSON.stringify(agent.messages.at(-1))).toMatch(/denied/);
   });
@@ -67,7 +77,15 @@ describe("KabooAgent", () => {
     const { agent } = page(ledger);
     agent.addMessage(user("pay bob 7"));
     await agent.runAgent();
-    await agent.runAgent({ resume: [{ interruptId: agent.pendingInterrupts[0]!.id, status: "resolved", payload: { approved: true, editedArgs: { to: "bob", amount: 3 } } }] });
+    await agent.runAgent({
+      resume: [
+        {
+          interruptId: agent.pendingInterrupts[0]!.id,
+          status: "resolved",
+          payload: { approved: true, editedArgs: { to: "bob", amount: 3 } },
+        },
+      ],
+    });
     expect(ledger.transfers).toEqual([{ to: "bob", amount: 3 }]);
     const call = agent.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).at(-1);
     expect(JSON.parse(call!.function.arguments)).toEqual({ to: "bob", amount: 3 });
@@ -88,7 +106,9 @@ describe("KabooAgent", () => {
     await second.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
     expect(ledger.transfers).toEqual([{ to: "carol", amount: 9 }]);
     // The same resume again (a double click, a retry) runs nothing.
-    await second.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] }).catch(() => undefined);
+    await second.agent
+      .runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] })
+      .catch(() => undefined);
     expect(ledger.transfers).toHaveLength(1);
   });
 
@@ -101,11 +121,16 @@ describe("KabooAgent", () => {
     const i = agent.pendingInterrupts[0]!;
     expect(i.responseSchema).toMatchObject({ properties: { scope: { enum: ["once", "thread", "always"] } } });
     await agent.runAgent({ resume: [{ interruptId: i.id, status: "resolved", payload: { approved: true, scope: "always" } }] });
-    expect(await grantStore.list()).toEqual([expect.objectContaining({ tool: "transfer", subjectKey: "to:dave", scope: "always" })]);
+    expect(await grantStore.list()).toEqual([
+      expect.objectContaining({ tool: "transfer", subjectKey: "to:dave", scope: "always" }),
+    ]);
     agent.addMessage(user("pay dave 2"));
     await agent.runAgent();
     expect(agent.pendingInterrupts).toEqual([]);
-    expect(ledger.transfers).toEqual([{ to: "dave", amount: 1 }, { to: "dave", amount: 2 }]);
+    expect(ledger.transfers).toEqual([
+      { to: "dave", amount: 1 },
+      { to: "dave", amount: 2 },
+    ]);
     agent.addMessage(user("pay erin 2"));
     await agent.runAgent();
     expect(agent.pendingInterrupts).toHaveLength(1);
@@ -113,7 +138,13 @@ describe("KabooAgent", () => {
 
   test("a browser tool without a handler ends the run with it pending; the host's result continues the run", async () => {
     const { agent, events } = page({ transfers: [] });
-    const tools = [{ name: "set_color", description: "Paint the page.", parameters: { type: "object", properties: { color: { type: "string" } } } }];
+    const tools = [
+      {
+        name: "set_color",
+        description: "Paint the page.",
+        parameters: { type: "object", properties: { color: { type: "string" } } },
+      },
+    ];
     agent.addMessage(user("paint blue"));
     await agent.runAgent({ tools });
     const finished = events.at(-1) as unknown as { outcome: { type: string; pendingToolCallIds: string[] } };
@@ -127,7 +158,17 @@ describe("KabooAgent", () => {
 
   test("a browser tool with a page handler runs in the page", async () => {
     const painted: string[] = [];
-    const { agent } = page({ transfers: [] }, { clientToolHandlers: { set_color: (args) => { painted.push(String(args.color)); return "ok"; } } });
+    const { agent } = page(
+      { transfers: [] },
+      {
+        clientToolHandlers: {
+          set_color: (args) => {
+            painted.push(String(args.color));
+            return "ok";
+          },
+        },
+      },
+    );
     agent.addMessage(user("paint red"));
     await agent.runAgent({ tools: [{ name: "set_color", description: "Paint.", parameters: { type: "object" } }] });
     expect(painted).toEqual(["red"]);
@@ -135,7 +176,9 @@ describe("KabooAgent", () => {
 
   test("capabilities advertise approvals, edits and interrupts", async () => {
     const { agent } = page({ transfers: [] });
-    expect(await agent.getCapabilities()).toMatchObject({ humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true } });
+    expect(await agent.getCapabilities()).toMatchObject({
+      humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true },
+    });
   });
 });
 
@@ -168,7 +211,9 @@ describe("KabooAgent reload in the middle of a run", () => {
     expect(second.agent.pendingInterrupts).toEqual([]);
     expect(second.agent.messages.some((m) => m.role === "tool" && String(m.content).includes("sent 3 to ivan"))).toBe(true);
     // Even a stale client that resumes anyway runs nothing: the record is loaded with the thread.
-    await second.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] }).catch(() => undefined);
+    await second.agent
+      .runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] })
+      .catch(() => undefined);
     expect(ledger.transfers).toHaveLength(1);
   });
 });

@@ -20,7 +20,11 @@ describe("replayed resume", () => {
     const agent = bankRunner(ledger);
     const completed = new Set<string>();
     const first = await collect(runAgui({ agent, completed, input: input({ messages: [user("pay gina 4")] }) }));
-    const resumeInput = input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }] });
+    const resumeInput = input({
+      messages: snap(first),
+      state: stateOf(first),
+      resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }],
+    });
     await collect(runAgui({ agent, completed, input: resumeInput }));
     expect(ledger.transfers).toHaveLength(1);
     // The person edits an earlier message: the client sends a shorter conversation.
@@ -34,7 +38,11 @@ describe("replayed resume", () => {
     const ledger: Ledger = { transfers: [] };
     const completed = new Set<string>(); // stands in for KV / a Durable Object
     const first = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }));
-    const resumeInput = input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }] });
+    const resumeInput = input({
+      messages: snap(first),
+      state: stateOf(first),
+      resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }],
+    });
     await collect(runAgui({ agent: bankRunner(ledger), completed, input: resumeInput }));
     await collect(runAgui({ agent: bankRunner(ledger), completed, input: resumeInput }));
     expect(ledger.transfers).toHaveLength(1);
@@ -43,11 +51,16 @@ describe("replayed resume", () => {
     const ledger: Ledger = { transfers: [] };
     const first = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }));
     const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
-    const second = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: snap(first), state: stateOf(first), resume }) }));
+    const second = await collect(
+      runAgui({ agent: bankRunner(ledger), input: input({ messages: snap(first), state: stateOf(first), resume }) }),
+    );
     expect(ledger.transfers).toHaveLength(1);
     // A second tab still holding the paused state sends it with the *current* conversation
     // (which already holds the call and its result): restoreSessionState's stale check should refuse it.
-    await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: snap(second), state: stateOf(first), resume }) }), false);
+    await collect(
+      runAgui({ agent: bankRunner(ledger), input: input({ messages: snap(second), state: stateOf(first), resume }) }),
+      false,
+    );
     expect(ledger.transfers).toHaveLength(1);
   });
 });
@@ -62,13 +75,25 @@ describe("AG-UI resume of a paused message with reasoning", () => {
     const agent = bankRunner(ledger);
     const first = await collect(runAgui({ agent, input: input({ messages: [user("pay gina 4")] }) }));
     const interrupt = interruptsOf(first)[0]!;
-    const second = await collect(runAgui({ agent, input: input({ messages: snap(first), state: stateOf(first), resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    const second = await collect(
+      runAgui({
+        agent,
+        input: input({
+          messages: snap(first),
+          state: stateOf(first),
+          resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }],
+        }),
+      }),
+    );
     expect(ledger.transfers).toHaveLength(1);
     const ids = snap(second).map((m) => m.id);
     const assistants = agent.messages.filter((m) => m.role === "assistant");
     const reasoningBlocks = agent.messages.flatMap((m) => m.content).filter((b) => b.type === "reasoning");
-    expect({ duplicateIds: ids.filter((id, i) => ids.indexOf(id) !== i), reasoningBlocks: reasoningBlocks.length, assistantIds: assistants.map((a) => a.id).filter((id, i, a) => a.indexOf(id) !== i) })
-      .toEqual({ duplicateIds: [], reasoningBlocks: 1, assistantIds: [] });
+    expect({
+      duplicateIds: ids.filter((id, i) => ids.indexOf(id) !== i),
+      reasoningBlocks: reasoningBlocks.length,
+      assistantIds: assistants.map((a) => a.id).filter((id, i, a) => a.indexOf(id) !== i),
+    }).toEqual({ duplicateIds: [], reasoningBlocks: 1, assistantIds: [] });
   });
 });
 // Finding: when a model stream breaks mid-text and an AfterModelCall hook retries (the runner's
@@ -83,9 +108,17 @@ describe("AG-UI stream after a retried model call", () => {
       script: [{ text: "Hello there, friend", cutAfterEvents: 3 }, { text: "Hello there, friend" }],
     });
     const agent = new Agent({ model });
-    agent.hooks.addCallback(AfterModelCallEvent, (e) => { if (e.error !== undefined) e.retry = true; });
+    agent.hooks.addCallback(AfterModelCallEvent, (e) => {
+      if (e.error !== undefined) e.retry = true;
+    });
     const events = await collect(runAgui({ agent, input: input({ messages: [user("hi")] }) }), false);
     expect(events.at(-1)?.type).toBe("RUN_FINISHED");
-    await expect(collect((async function* () { yield* events; })())).resolves.toBeDefined();
+    await expect(
+      collect(
+        (async function* () {
+          yield* events;
+        })(),
+      ),
+    ).resolves.toBeDefined();
   });
 });

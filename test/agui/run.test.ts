@@ -14,7 +14,16 @@ async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
 }
 
 function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return { threadId: "t1", runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+  return {
+    threadId: "t1",
+    runId: crypto.randomUUID(),
+    messages: [],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...over,
+  };
 }
 
 async function paused(ledger: Ledger) {
@@ -23,33 +32,61 @@ async function paused(ledger: Ledger) {
   const events = await collect(runAgui({ agent, input: first }));
   const finished = events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } };
   const snapshot = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> };
-  const messages = (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }).messages;
+  const messages = (
+    events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }
+  ).messages;
   return { agent, interrupt: finished.outcome.interrupts[0]!, state: snapshot.snapshot, messages };
 }
 
-const errorCode = (events: BaseEvent[]) => (events.find((e) => e.type === EventType.RUN_ERROR) as unknown as { code?: string } | undefined)?.code;
+const errorCode = (events: BaseEvent[]) =>
+  (events.find((e) => e.type === EventType.RUN_ERROR) as unknown as { code?: string } | undefined)?.code;
 
 describe("runAgui resume errors", () => {
   test("an unknown interrupt id → UNKNOWN_INTERRUPT_ID", async () => {
     const ledger: Ledger = { transfers: [] };
     const p = await paused(ledger);
-    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: "nope", status: "resolved", payload: { approved: true } }] }) }));
+    const events = await collect(
+      runAgui({
+        agent: p.agent,
+        input: input({
+          messages: p.messages,
+          state: p.state,
+          resume: [{ interruptId: "nope", status: "resolved", payload: { approved: true } }],
+        }),
+      }),
+    );
     expect(errorCode(events)).toBe("UNKNOWN_INTERRUPT_ID");
     expect(ledger.transfers).toEqual([]);
   });
 
   test("new input while an approval is pending → PENDING_INTERRUPTS", async () => {
     const p = await paused({ transfers: [] });
-    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: [...p.messages, user("hi")], state: p.state }) }));
+    const events = await collect(
+      runAgui({ agent: p.agent, input: input({ messages: [...p.messages, user("hi")], state: p.state }) }),
+    );
     expect(errorCode(events)).toBe("PENDING_INTERRUPTS");
   });
 
   test("a resolved entry without a payload → INVALID_PAYLOAD, and the pause survives for a correct retry", async () => {
     const ledger: Ledger = { transfers: [] };
     const p = await paused(ledger);
-    const bad = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved" }] }) }));
+    const bad = await collect(
+      runAgui({
+        agent: p.agent,
+        input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved" }] }),
+      }),
+    );
     expect(errorCode(bad)).toBe("INVALID_PAYLOAD");
-    const good = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    const good = await collect(
+      runAgui({
+        agent: p.agent,
+        input: input({
+          messages: p.messages,
+          state: p.state,
+          resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }],
+        }),
+      }),
+    );
     expect(errorCode(good)).toBeUndefined();
     expect(ledger.transfers).toHaveLength(1);
   });
@@ -60,7 +97,16 @@ describe("runAgui resume errors", () => {
     expect((p.state[SESSION_STATE_KEY] as { interrupt_state: { activated: boolean } }).interrupt_state.activated).toBe(true);
     const synthetic = { id: "syn", role: "tool" as const, toolCallId: p.interrupt.toolCallId, content: "approved by host" };
     const cold = bankRunner(ledger);
-    const events = await collect(runAgui({ agent: cold, input: input({ messages: [...p.messages, synthetic], state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }] }) }));
+    const events = await collect(
+      runAgui({
+        agent: cold,
+        input: input({
+          messages: [...p.messages, synthetic],
+          state: p.state,
+          resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }],
+        }),
+      }),
+    );
     expect(errorCode(events)).toBeUndefined();
     expect(ledger.transfers).toEqual([{ to: "gina", amount: 4 }]);
     const result = events.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string };
@@ -73,7 +119,9 @@ describe("runAgui resume errors", () => {
     const completed = new Set<string>();
     const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true } }];
     await collect(runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }));
-    const again = await collect(runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }));
+    const again = await collect(
+      runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }),
+    );
     expect(ledger.transfers).toHaveLength(1);
     expect(types(again)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
   });
@@ -81,7 +129,12 @@ describe("runAgui resume errors", () => {
   test("a cancelled resume entry skips the call", async () => {
     const ledger: Ledger = { transfers: [] };
     const p = await paused(ledger);
-    const events = await collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "cancelled" }] }) }));
+    const events = await collect(
+      runAgui({
+        agent: p.agent,
+        input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "cancelled" }] }),
+      }),
+    );
     expect(ledger.transfers).toEqual([]);
     expect(JSON.stringify(events)).toMatch(/skipped/);
   });
@@ -107,11 +160,21 @@ describe("runAgui state", () => {
     const agent = bankRunner(ledger);
     agent.hooks.addHook(new StateEffectsHook());
     const grants = [{ tool: "transfer", scope: "always", subjectKey: "to:hal", grantedAt: 1 }];
-    const events = await collect(runAgui({
-      agent,
-      prepare: (s) => void (s[STATE_EFFECTS_KEY] = [{ tool: "transfer", map: ({ input, state }: { input: { amount: number }; state: { spent?: number } }) => ({ spent: (state.spent ?? 0) + input.amount }) }]),
-      input: input({ messages: [user("pay hal 6")], state: { spent: 10 }, forwardedProps: { kaboo_grants: grants } }),
-    }));
+    const events = await collect(
+      runAgui({
+        agent,
+        prepare: (s) =>
+          void (s[STATE_EFFECTS_KEY] = [
+            {
+              tool: "transfer",
+              map: ({ input, state }: { input: { amount: number }; state: { spent?: number } }) => ({
+                spent: (state.spent ?? 0) + input.amount,
+              }),
+            },
+          ]),
+        input: input({ messages: [user("pay hal 6")], state: { spent: 10 }, forwardedProps: { kaboo_grants: grants } }),
+      }),
+    );
     expect(ledger.transfers).toHaveLength(1);
     const delta = events.find((e) => e.type === EventType.STATE_DELTA) as unknown as { delta: unknown[] };
     expect(delta.delta).toEqual([{ op: "replace", path: "/spent", value: 16 }]);
@@ -127,14 +190,24 @@ describe("runAgui attachments", () => {
     const agent = bankRunner({ transfers: [] });
     const png = btoa("fake png bytes");
     const message = {
-      id: "u1", role: "user" as const,
+      id: "u1",
+      role: "user" as const,
       content: [
         { type: "text" as const, text: "look" },
-        { type: "image" as const, source: { type: "data" as const, value: png, mimeType: "image/png" }, metadata: { name: "shot.png" } },
-        { type: "document" as const, source: { type: "url" as const, value: "https://example.com/a.pdf", mimeType: "application/pdf" } },
+        {
+          type: "image" as const,
+          source: { type: "data" as const, value: png, mimeType: "image/png" },
+          metadata: { name: "shot.png" },
+        },
+        {
+          type: "document" as const,
+          source: { type: "url" as const, value: "https://example.com/a.pdf", mimeType: "application/pdf" },
+        },
       ],
     };
-    await collect(runAgui({ agent, input: input({ messages: [message] }), prepare: (s) => void (seen = getReferenceRegistry(s)) }));
+    await collect(
+      runAgui({ agent, input: input({ messages: [message] }), prepare: (s) => void (seen = getReferenceRegistry(s)) }),
+    );
     const registry = seen as { list(): { id: string; name: string; mimeType: string }[] };
     expect(registry.list().map((r) => [r.id, r.name, r.mimeType])).toEqual([
       ["u1:1", "shot.png", "image/png"],
@@ -149,9 +222,19 @@ describe("runAgui expired approvals", () => {
     const { Agent, ScriptedModel, tool } = await import("../../src/index.js");
     const z = await import("zod/v4");
     const paid: string[] = [];
-    const pay = tool({ name: "pay", description: "", inputSchema: z.object({ to: z.string() }), callback: ({ to }) => void paid.push(to) });
+    const pay = tool({
+      name: "pay",
+      description: "",
+      inputSchema: z.object({ to: z.string() }),
+      callback: ({ to }) => void paid.push(to),
+    });
     const agent = new Agent({
-      model: new ScriptedModel({ script: ({ lastToolResults }) => (lastToolResults.length ? { text: JSON.stringify(lastToolResults[0]!.content) } : { toolCalls: [{ name: "pay", input: { to: "x" } }] }) }),
+      model: new ScriptedModel({
+        script: ({ lastToolResults }) =>
+          lastToolResults.length
+            ? { text: JSON.stringify(lastToolResults[0]!.content) }
+            : { toolCalls: [{ name: "pay", input: { to: "x" } }] },
+      }),
       tools: [pay],
       hooks: [new InterruptHook(["pay"], { ttlSeconds: 0.001 })],
     });
@@ -160,7 +243,9 @@ describe("runAgui expired approvals", () => {
     const { id, expiresAt } = finished.outcome.interrupts[0]!;
     expect(typeof expiresAt).toBe("string");
     await new Promise((r) => setTimeout(r, 5));
-    const late = await collect(runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] }) }));
+    const late = await collect(
+      runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] }) }),
+    );
     expect(errorCode(late)).toBe("INTERRUPT_EXPIRED");
     expect(paid).toEqual([]);
     expect(agent.interruptState.pendingIds()).toEqual([id]);

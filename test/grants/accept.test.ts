@@ -67,25 +67,30 @@ describe("findVerifiedGrant", () => {
       { maxLength: 8 },
     );
     await fc.assert(
-      fc.asyncProperty(arb, fc.constantFrom("a", "b", "__proto__"), fc.integer({ min: 0, max: 20 }), async (specs, subjectKey, now) => {
-        const grants = await Promise.all(
-          specs.map(async (s) => {
-            const g: Grant = {
-              tool: "pay",
-              subjectKey: s.subjectKey,
-              scope: s.always ? "always" : "thread",
-              ...(s.always ? {} : { threadId: s.threadId }),
-              grantedAt: 1,
-              ...(s.expiresAt === undefined ? {} : { expiresAt: s.expiresAt }),
-            };
-            return s.signing === "none" ? g : signGrant(g, s.signing === "good" ? SECRET : "guess");
-          }),
-        );
-        const query = { tool: "pay", subjectKey, threadId: "t1", now };
-        const expected = findGrant((await filterVerified(grants, SECRET)).accepted, query);
-        expect((await findVerifiedGrant(grants, query, SECRET)).grant).toBe(expected);
-        expect((await findVerifiedGrant(indexGrants(grants), query, SECRET)).grant).toBe(expected);
-      }),
+      fc.asyncProperty(
+        arb,
+        fc.constantFrom("a", "b", "__proto__"),
+        fc.integer({ min: 0, max: 20 }),
+        async (specs, subjectKey, now) => {
+          const grants = await Promise.all(
+            specs.map(async (s) => {
+              const g: Grant = {
+                tool: "pay",
+                subjectKey: s.subjectKey,
+                scope: s.always ? "always" : "thread",
+                ...(s.always ? {} : { threadId: s.threadId }),
+                grantedAt: 1,
+                ...(s.expiresAt === undefined ? {} : { expiresAt: s.expiresAt }),
+              };
+              return s.signing === "none" ? g : signGrant(g, s.signing === "good" ? SECRET : "guess");
+            }),
+          );
+          const query = { tool: "pay", subjectKey, threadId: "t1", now };
+          const expected = findGrant((await filterVerified(grants, SECRET)).accepted, query);
+          expect((await findVerifiedGrant(grants, query, SECRET)).grant).toBe(expected);
+          expect((await findVerifiedGrant(indexGrants(grants), query, SECRET)).grant).toBe(expected);
+        },
+      ),
       { numRuns: 150 },
     );
   });

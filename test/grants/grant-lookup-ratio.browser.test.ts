@@ -26,7 +26,10 @@ test("grant lookup time for 1,000 stored grants vs bare idb-keyval reads", async
       ? { tool: `tool_${i % 50}`, subjectKey: `subject:${i}`, scope: "always", grantedAt: 1 }
       : { tool: `tool_${i % 50}`, subjectKey: `subject:${i}`, scope: "thread", threadId: `t${i % 10}`, grantedAt: 1 },
   );
-  await setMany(grants.map((g) => [grantId(g), g]), raw);
+  await setMany(
+    grants.map((g) => [grantId(g), g]),
+    raw,
+  );
   const keys = grants.map((g) => grantId(g));
   const store = new IndexedDbGrantStore({ dbName, customStore: raw, channelName: null });
   const target = grants[N - 2] as Grant; // a thread grant in t8

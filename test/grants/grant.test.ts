@@ -57,9 +57,7 @@ describe("parseGrants", () => {
   });
 
   test("accepts __proto__/constructor as tool names and subject keys", () => {
-    const { grants, rejected } = parseGrants([
-      { tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 },
-    ]);
+    const { grants, rejected } = parseGrants([{ tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 }]);
     expect(rejected).toEqual([]);
     expect(grants[0]).toEqual({ tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 });
   });

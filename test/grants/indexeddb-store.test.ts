@@ -48,7 +48,11 @@ describe("IndexedDbGrantStore (fake-indexeddb)", () => {
     await set("garbage", "not a grant", raw);
     await set(grantId({ tool: "x", scope: "thread", threadId: "t1" }), { tool: "x", scope: "thread", grantedAt: 1 }, raw);
     await set(grantId({ tool: "pay", scope: "always", subjectKey: "s" }), moved, raw);
-    await set(grantId({ tool: "__proto__", scope: "always" }), { tool: "__proto__", scope: "always", grantedAt: "yesterday" }, raw);
+    await set(
+      grantId({ tool: "__proto__", scope: "always" }),
+      { tool: "__proto__", scope: "always", grantedAt: "yesterday" },
+      raw,
+    );
     expect(await store.list()).toEqual([good]);
     expect(reports).toHaveLength(4);
     expect(reports.map((r) => r.reason).join("|")).toMatch(/threadId: required/);
@@ -66,7 +70,12 @@ describe("IndexedDbGrantStore (fake-indexeddb)", () => {
 
   test("a throwing onCorrupt does not break the read", async () => {
     const dbName = unique();
-    const store = open({ dbName, onCorrupt: () => { throw new Error("bad logger"); } });
+    const store = open({
+      dbName,
+      onCorrupt: () => {
+        throw new Error("bad logger");
+      },
+    });
     await set("k", 1, createStore(dbName, "grants"));
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     expect(await store.list()).toEqual([]);

@@ -1,6 +1,14 @@
 /** Shared fixtures for the approval hook tests: a bank with a gated transfer tool. */
 import * as z from "zod/v4";
-import { Agent, ScriptedModel, tool, type AgentTool, type HookProvider, type InterruptResponse, type ScriptedTurn } from "../../src/index.js";
+import {
+  Agent,
+  ScriptedModel,
+  tool,
+  type AgentTool,
+  type HookProvider,
+  type InterruptResponse,
+  type ScriptedTurn,
+} from "../../src/index.js";
 
 export interface Bank {
   transfers: { to: string; amount: number }[];
@@ -59,6 +67,7 @@ export function silentLogger() {
   return {
     lines,
     warn: (message: string, data?: Record<string, unknown>) => lines.push({ level: "warn", message, ...(data ? { data } : {}) }),
-    error: (message: string, data?: Record<string, unknown>) => lines.push({ level: "error", message, ...(data ? { data } : {}) }),
+    error: (message: string, data?: Record<string, unknown>) =>
+      lines.push({ level: "error", message, ...(data ? { data } : {}) }),
   };
 }

@@ -1,6 +1,15 @@
 import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel } from "../../src/index.js";
-import { approvalDecisions, approvalName, CONSUMED_APPROVALS_KEY, recordDecision, recordFingerprint, remembers, runGrants, threadIdOf } from "../../src/hooks/approval-run.js";
+import {
+  approvalDecisions,
+  approvalName,
+  CONSUMED_APPROVALS_KEY,
+  recordDecision,
+  recordFingerprint,
+  remembers,
+  runGrants,
+  threadIdOf,
+} from "../../src/hooks/approval-run.js";
 import { hostState } from "./host-state.js";
 
 const agent = () => new Agent({ model: new ScriptedModel({ script: [] }) });

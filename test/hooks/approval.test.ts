@@ -1,15 +1,36 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { APPROVAL_SCOPES, canonicalJson, clampScope, decisionNote, jsonHash, parseTime, readAnswer, scopesUpTo } from "../../src/hooks/approval.js";
+import {
+  APPROVAL_SCOPES,
+  canonicalJson,
+  clampScope,
+  decisionNote,
+  jsonHash,
+  parseTime,
+  readAnswer,
+  scopesUpTo,
+} from "../../src/hooks/approval.js";
 
 describe("readAnswer", () => {
   test.each([
     [true, { decision: "approved", scope: "once" }],
     [false, { decision: "denied", scope: "once" }],
-    [{ approved: true, scope: "thread" }, { decision: "approved", scope: "thread" }],
-    [{ approved: true, status: "resolved", editedArgs: { a: 1 } }, { decision: "approved", scope: "once", editedArgs: { a: 1 } }],
-    [{ approved: true, tool_input: { a: 2 } }, { decision: "approved", scope: "once", editedArgs: { a: 2 } }],
-    [{ status: "cancelled", approved: true }, { decision: "skipped", scope: "once" }],
+    [
+      { approved: true, scope: "thread" },
+      { decision: "approved", scope: "thread" },
+    ],
+    [
+      { approved: true, status: "resolved", editedArgs: { a: 1 } },
+      { decision: "approved", scope: "once", editedArgs: { a: 1 } },
+    ],
+    [
+      { approved: true, tool_input: { a: 2 } },
+      { decision: "approved", scope: "once", editedArgs: { a: 2 } },
+    ],
+    [
+      { status: "cancelled", approved: true },
+      { decision: "skipped", scope: "once" },
+    ],
     [{ status: "approved" }, { decision: "approved", scope: "once" }],
     [{}, { decision: "denied", scope: "once" }],
   ])("%j → %j", (value, expected) => {
@@ -22,7 +43,9 @@ describe("readAnswer", () => {
         const a = readAnswer(value);
         const explicit =
           value === true ||
-          (typeof value === "object" && value !== null && !Array.isArray(value) &&
+          (typeof value === "object" &&
+            value !== null &&
+            !Array.isArray(value) &&
             ((value as { approved?: unknown }).approved === true || (value as { status?: unknown }).status === "approved"));
         if (a.decision === "approved") expect(explicit).toBe(true);
         if (a.invalid) expect(a.decision).toBe("denied");
@@ -41,12 +64,17 @@ describe("scopes", () => {
   });
   test("a chosen scope is clamped to the widest offered scope not wider than it", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...APPROVAL_SCOPES), fc.constantFrom(...APPROVAL_SCOPES), fc.boolean(), (chosen, widest, host) => {
-        const offered = scopesUpTo(widest, host);
-        const s = clampScope(chosen, offered);
-        expect(offered).toContain(s);
-        expect(APPROVAL_SCOPES.indexOf(s)).toBeLessThanOrEqual(APPROVAL_SCOPES.indexOf(chosen));
-      }),
+      fc.property(
+        fc.constantFrom(...APPROVAL_SCOPES),
+        fc.constantFrom(...APPROVAL_SCOPES),
+        fc.boolean(),
+        (chosen, widest, host) => {
+          const offered = scopesUpTo(widest, host);
+          const s = clampScope(chosen, offered);
+          expect(offered).toContain(s);
+          expect(APPROVAL_SCOPES.indexOf(s)).toBeLessThanOrEqual(APPROVAL_SCOPES.indexOf(chosen));
+        },
+      ),
     );
   });
 });

@@ -39,14 +39,21 @@ function transcript(turns: number, size: (i: number) => number, names = ["search
   for (let i = 0; i < turns; i++) {
     const name = names[i % names.length] as string;
     out.push({ role: "assistant", content: [{ type: "toolUse", toolUseId: `t${i}`, name, input: {} }] });
-    out.push({ role: "user", content: [{ type: "toolResult", toolUseId: `t${i}`, status: "success", content: [{ type: "text", text: "r".repeat(size(i)) }] }] });
+    out.push({
+      role: "user",
+      content: [
+        { type: "toolResult", toolUseId: `t${i}`, status: "success", content: [{ type: "text", text: "r".repeat(size(i)) }] },
+      ],
+    });
   }
   return out;
 }
 
 function capture(turns = 5) {
   const seen: ScriptedRequest[] = [];
-  const model = new ScriptedModel({ script: Array.from({ length: turns }, () => (r: ScriptedRequest) => (seen.push(r), { text: "ok" })) });
+  const model = new ScriptedModel({
+    script: Array.from({ length: turns }, () => (r: ScriptedRequest) => (seen.push(r), { text: "ok" })),
+  });
   return { seen, model };
 }
 
@@ -103,7 +110,12 @@ describe("clearing", () => {
     const agent = new Agent({ model, tools: [noop("search"), noop("read_policy"), delegate], messages, systemPrompt: "sys" });
     const before = structuredClone(agent.messages);
     const reports: ContextReport[] = [];
-    const hook = new ContextHook({ clearTrigger: 1000, keepLast: 3, keepTools: ["read_policy"], onReport: (r) => reports.push(r) });
+    const hook = new ContextHook({
+      clearTrigger: 1000,
+      keepLast: 3,
+      keepTools: ["read_policy"],
+      onReport: (r) => reports.push(r),
+    });
     const inputs = recordInput(agent);
     agent.hooks.addHook(hook);
     const st: InvocationState = {};
@@ -118,7 +130,9 @@ describe("clearing", () => {
       if (!keep) expect(text(r)).toMatch(new RegExp(`${name}.*3000 characters.*Call ${name} again`));
     });
     // Pairs intact: every toolUse keeps a result with its id, in the same places.
-    expect(sent.map((m) => m.content.map((b) => b.type))).toEqual(before.map((m) => m.content.map((b) => b.type)).concat([["text"]]));
+    expect(sent.map((m) => m.content.map((b) => b.type))).toEqual(
+      before.map((m) => m.content.map((b) => b.type)).concat([["text"]]),
+    );
     // The transcript is untouched; unchanged messages are shared, not copied.
     expect(agent.messages.slice(0, before.length)).toEqual(before);
     sent.forEach((m, i) => {
@@ -154,7 +168,12 @@ describe("clearing", () => {
     });
     const big = tool({ name: "search", description: "s", inputSchema: z.object({}), callback: () => "b".repeat(4000) });
     const reports: ContextReport[] = [];
-    const agent = new Agent({ model, tools: [big], messages: transcript(4, () => 4000), hooks: [new ContextHook({ clearTrigger: 100, keepLast: 2, onReport: (r) => reports.push(r) })] });
+    const agent = new Agent({
+      model,
+      tools: [big],
+      messages: transcript(4, () => 4000),
+      hooks: [new ContextHook({ clearTrigger: 100, keepLast: 2, onReport: (r) => reports.push(r) })],
+    });
     await agent.invoke("go");
     expect(reports.map((r) => r.cleared)).toEqual([2, 3, 4, 5]);
     expect(reports.map((r) => r.newlyCleared)).toEqual([2, 1, 1, 1]);
@@ -167,13 +186,24 @@ describe("clearing", () => {
 
   test("a replaced message is noticed: the cache rebuilds from it", async () => {
     const { seen, model } = capture();
-    const agent = new Agent({ model, messages: transcript(6, () => 3000), hooks: [new ContextHook({ clearTrigger: 100, keepLast: 1 })] });
+    const agent = new Agent({
+      model,
+      messages: transcript(6, () => 3000),
+      hooks: [new ContextHook({ clearTrigger: 100, keepLast: 1 })],
+    });
     await agent.invoke("one");
     // Replace a cleared turn with a short result; it must now be sent as is.
-    agent.messages[2] = { role: "user", content: [{ type: "toolResult", toolUseId: "t0", status: "success", content: [{ type: "text", text: "short" }] }] };
+    agent.messages[2] = {
+      role: "user",
+      content: [{ type: "toolResult", toolUseId: "t0", status: "success", content: [{ type: "text", text: "short" }] }],
+    };
     await agent.invoke("two");
     expect(seen[1]!.messages[2]).toEqual(agent.messages[2]);
-    expect(results(seen[1]!.messages).filter(cleared).map((r) => r.toolUseId)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(
+      results(seen[1]!.messages)
+        .filter(cleared)
+        .map((r) => r.toolUseId),
+    ).toEqual(["t1", "t2", "t3", "t4"]);
     // A shorter transcript (e.g. a history reset) is handled too.
     agent.messages.splice(3);
     await agent.invoke("three");
@@ -188,7 +218,11 @@ describe("clearing", () => {
         fc.integer({ min: 0, max: 3000 }),
         async (sizes, keepLast, trigger) => {
           const { seen, model } = capture();
-          const agent = new Agent({ model, messages: transcript(sizes.length, (i) => sizes[i]!), hooks: [new ContextHook({ clearTrigger: trigger, keepLast, minChars: 500, logger: quiet })] });
+          const agent = new Agent({
+            model,
+            messages: transcript(sizes.length, (i) => sizes[i]!),
+            hooks: [new ContextHook({ clearTrigger: trigger, keepLast, minChars: 500, logger: quiet })],
+          });
           const before = structuredClone(agent.messages);
           await agent.invoke("q");
           expect(agent.messages.slice(0, before.length)).toEqual(before);
@@ -230,7 +264,10 @@ describe("context items, workspace and views", () => {
 
   test("workspace values are shown at every call; missing paths as absent", async () => {
     const { seen, model } = capture();
-    const agent = new Agent({ model, hooks: [new ContextHook({ workspace: ["/cart/items/0", "/a~1b", "/nope/deeper", "/cart/constructor", ""] })] });
+    const agent = new Agent({
+      model,
+      hooks: [new ContextHook({ workspace: ["/cart/items/0", "/a~1b", "/nope/deeper", "/cart/constructor", ""] })],
+    });
     await agent.invoke("hi", { invocationState: { [SHARED_STATE_KEY]: { cart: { items: [{ sku: "x" }] }, "a/b": 2 } } });
     const block = seen[0]!.messages.at(-1)!.content.at(-1)!;
     const t = block.type === "text" ? block.text : "";
@@ -242,7 +279,8 @@ describe("context items, workspace and views", () => {
   });
 
   test("malformed pointers are refused at construction; valid ones accepted", () => {
-    for (const bad of ["cart", "/a~2", "/~", "#/a"]) expect(() => new ContextHook({ workspace: [bad] })).toThrow(InvalidPointerError);
+    for (const bad of ["cart", "/a~2", "/~", "#/a"])
+      expect(() => new ContextHook({ workspace: [bad] })).toThrow(InvalidPointerError);
     fc.assert(
       fc.property(fc.array(fc.string()), (keys) => {
         const pointer = keys.map((k) => `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
@@ -260,13 +298,24 @@ describe("context items, workspace and views", () => {
     });
     const requests: ViewRequest[] = [];
     const { warns, logger } = logs();
-    const editor = async (r: ViewRequest) => (requests.push(r), { base: `doc v${requests.length}`, changes: r.firstCall ? null : `edit ${requests.length}` });
-    const boom = () => { throw new Error("boom"); };
+    const editor = async (r: ViewRequest) => (
+      requests.push(r), { base: `doc v${requests.length}`, changes: r.firstCall ? null : `edit ${requests.length}` }
+    );
+    const boom = () => {
+      throw new Error("boom");
+    };
     const garbage = () => ({ base: () => 1 }) as never;
-    const agent = new Agent({ model, tools: [noop("search")], hooks: [new ContextHook({ views: [editor, boom, garbage], logger })] });
+    const agent = new Agent({
+      model,
+      tools: [noop("search")],
+      hooks: [new ContextHook({ views: [editor, boom, garbage], logger })],
+    });
     const st = { [THREAD_ID_KEY]: "th", [RUN_ID_KEY]: "run", [SHARED_STATE_KEY]: { a: 1 } };
     await agent.invoke("go", { invocationState: st });
-    const texts = seen.map((m) => { const b = m.at(-1)!.content.at(-1)!; return b.type === "text" ? b.text : ""; });
+    const texts = seen.map((m) => {
+      const b = m.at(-1)!.content.at(-1)!;
+      return b.type === "text" ? b.text : "";
+    });
     expect(texts[0]).toContain("View editor:\nBase: doc v1");
     expect(texts[2]).toContain("Base: doc v1\nChanges since the base: edit 3");
     expect(requests.map((r) => r.firstCall)).toEqual([true, false, false]);
@@ -286,7 +335,10 @@ describe("context items, workspace and views", () => {
     const moduleUrl = `data:text/javascript,${encodeURIComponent("export const v = (r) => ({ base: 'from import ' + r.firstCall });")}`;
     const { seen, model } = capture();
     const { warns, logger } = logs();
-    const agent = new Agent({ model, hooks: [new ContextHook({ views: [`${moduleUrl}#v`, `${moduleUrl}#missing`, "kaboo-no-such-module#x"], logger })] });
+    const agent = new Agent({
+      model,
+      hooks: [new ContextHook({ views: [`${moduleUrl}#v`, `${moduleUrl}#missing`, "kaboo-no-such-module#x"], logger })],
+    });
     await agent.invoke("one");
     await agent.invoke("two");
     const block = seen[1]!.messages.at(-1)!.content.at(-1)!;
@@ -297,7 +349,14 @@ describe("context items, workspace and views", () => {
 
   test("the block goes to a copy of the last user message, or a new one after an assistant message", async () => {
     const { seen, model } = capture();
-    const agent = new Agent({ model, messages: [{ role: "user", content: [{ type: "text", text: "q" }] }, { role: "assistant", content: [{ type: "text", text: "a" }] }], hooks: [new ContextHook({ workspace: ["/x"] })] });
+    const agent = new Agent({
+      model,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "q" }] },
+        { role: "assistant", content: [{ type: "text", text: "a" }] },
+      ],
+      hooks: [new ContextHook({ workspace: ["/x"] })],
+    });
     await agent.invoke(undefined as never, { invocationState: { [SHARED_STATE_KEY]: { x: 1 } } });
     const sent = seen[0]!.messages;
     expect(sent).toHaveLength(3);
@@ -307,7 +366,17 @@ describe("context items, workspace and views", () => {
 
   test("an onReport that throws is logged, not fatal", async () => {
     const { warns, logger } = logs();
-    const agent = new Agent({ model: capture().model, hooks: [new ContextHook({ onReport: () => { throw new Error("meter"); }, logger })] });
+    const agent = new Agent({
+      model: capture().model,
+      hooks: [
+        new ContextHook({
+          onReport: () => {
+            throw new Error("meter");
+          },
+          logger,
+        }),
+      ],
+    });
     await expect(agent.invoke("hi")).resolves.toMatchObject({ stopReason: "endTurn" });
     expect(warns.join()).toMatch(/meter/);
   });

@@ -63,7 +63,13 @@ function setup(script: ScriptedTurn[], options: EventPublisherOptions = {}, extr
   const events: StreamEvent[] = [];
   const publisher = new EventPublisher((e) => void events.push(e), "analyst", { logger: quietLogger(), ...options });
   const model = new ScriptedModel({ script, ids: "sequential", chunkSize: 4 });
-  const agent = new Agent({ name: "analyst", model, tools: [search, boom, long], hooks: [publisher, ...extraHooks], toolExecutor: "sequential" });
+  const agent = new Agent({
+    name: "analyst",
+    model,
+    tools: [search, boom, long],
+    hooks: [publisher, ...extraHooks],
+    toolExecutor: "sequential",
+  });
   return { events, publisher, agent, model };
 }
 
@@ -84,7 +90,12 @@ describe("EventPublisher with the real runner", () => {
   test("a run with a tool call, a tool error and a text answer: order and content", async () => {
     const { events, agent } = setup(
       [
-        { toolCalls: [{ name: "search", input: { q: "q3" } }, { name: "boom", input: {} }] },
+        {
+          toolCalls: [
+            { name: "search", input: { q: "q3" } },
+            { name: "boom", input: {} },
+          ],
+        },
         { text: "Q3 was good." },
       ],
       { toolLabels: { search: "Searching", bo: "Prefix label", b: "short" } },
@@ -97,7 +108,12 @@ describe("EventPublisher with the real runner", () => {
       expect(e.data).not.toHaveProperty("stream_group");
       expect(Number.isInteger(e.timestamp)).toBe(true);
     }
-    expect(events[1]!.data).toMatchObject({ tool_name: "search", tool_label: "Searching", tool_use_id: "call_1", tool_input: { q: "q3" } });
+    expect(events[1]!.data).toMatchObject({
+      tool_name: "search",
+      tool_label: "Searching",
+      tool_use_id: "call_1",
+      tool_input: { q: "q3" },
+    });
     expect(events[2]!.data).toMatchObject({ tool_name: "search", status: "success", error: null, tool_result: "results for q3" });
     expect(events[3]!.data).toMatchObject({ tool_name: "boom", tool_label: "Prefix label", tool_use_id: "call_2" });
     expect(events[4]!.data).toMatchObject({ tool_name: "boom", status: "error", error: "kaboom" });
@@ -125,7 +141,12 @@ describe("EventPublisher with the real runner", () => {
     const { events, agent } = setup([{ error: new ThrottledError("slow down") }], { streamGroup: "team.analyst" });
     await expect(agent.invoke("hi", { invocationState: { threadId: "t" } })).rejects.toThrow("slow down");
     expect(types(events)).toEqual(["stream_group_start", "agent_start", "error", "stream_group_end"]);
-    expect(events[2]!.data).toMatchObject({ text: "slow down", exception_type: "ThrottledError", attempt: 1, stream_group: "team.analyst" });
+    expect(events[2]!.data).toMatchObject({
+      text: "slow down",
+      exception_type: "ThrottledError",
+      attempt: 1,
+      stream_group: "team.analyst",
+    });
     expect(events[3]!.data).toMatchObject({ status: "error" });
   });
 
@@ -174,7 +195,9 @@ describe("EventPublisher with the real runner", () => {
       stream_title: "Analysing",
     });
     events.length = 0;
-    await agent.invoke([{ interruptResponse: { interruptId: paused.interrupts[0]!.id, response: "yes" } }], { invocationState: state });
+    await agent.invoke([{ interruptResponse: { interruptId: paused.interrupts[0]!.id, response: "yes" } }], {
+      invocationState: state,
+    });
     expect(types(events)).toEqual(["agent_start", "tool_start", "tool_end", "agent_complete", "stream_group_end"]);
     expect(events.every((e) => e.data.stream_group === "team.analyst")).toBe(true);
     events.length = 0;
@@ -200,7 +223,15 @@ describe("EventPublisher with the real runner", () => {
 
   test("tool result text is cut at maxResultLen", async () => {
     const { events, agent } = setup(
-      [{ toolCalls: [{ name: "long", input: { n: 25 } }, { name: "long", input: { n: 10 } }] }, { text: "ok" }],
+      [
+        {
+          toolCalls: [
+            { name: "long", input: { n: 25 } },
+            { name: "long", input: { n: 10 } },
+          ],
+        },
+        { text: "ok" },
+      ],
       { maxResultLen: 10 },
     );
     await agent.invoke("go");
@@ -211,9 +242,22 @@ describe("EventPublisher with the real runner", () => {
 });
 
 describe("resultText", () => {
-  const block = (content: ToolResultBlock["content"]): ToolResultBlock => ({ type: "toolResult", toolUseId: "1", status: "success", content });
+  const block = (content: ToolResultBlock["content"]): ToolResultBlock => ({
+    type: "toolResult",
+    toolUseId: "1",
+    status: "success",
+    content,
+  });
   test("JSON parts, empty results, surrogate pairs", () => {
-    expect(resultText(block([{ type: "json", json: { a: 1 } }, { type: "text", text: "t" }]), 100)).toBe('{"a":1}\nt');
+    expect(
+      resultText(
+        block([
+          { type: "json", json: { a: 1 } },
+          { type: "text", text: "t" },
+        ]),
+        100,
+      ),
+    ).toBe('{"a":1}\nt');
     expect(resultText(block([]), 10)).toBeNull();
     expect(resultText(undefined, 10)).toBeNull();
     expect(resultText(block([{ type: "text", text: "ab😀cd" }]), 3)).toBe("ab...");
@@ -240,7 +284,13 @@ describe("asCallbackHandler", () => {
   test("fed from agent.stream(): TOKEN, REASONING, TOOL_INPUT with the input so far", async () => {
     const { events, agent, publisher } = setup(
       [
-        { reasoning: "think first", toolCalls: [{ name: "search", input: { q: "hello world" } }, { name: "boom", input: {} }] },
+        {
+          reasoning: "think first",
+          toolCalls: [
+            { name: "search", input: { q: "hello world" } },
+            { name: "boom", input: {} },
+          ],
+        },
         { text: "The answer is 42." },
       ],
       { toolLabels: { search: "Searching" }, streamGroup: "g" },
@@ -251,15 +301,30 @@ describe("asCallbackHandler", () => {
     const tokens = events.filter((e) => e.type === "token");
     expect(tokens.map((e) => e.data.text).join("")).toBe("The answer is 42.");
     expect(tokens.length).toBeGreaterThan(1);
-    expect(events.filter((e) => e.type === "reasoning").map((e) => e.data.text).join("")).toBe("think first");
+    expect(
+      events
+        .filter((e) => e.type === "reasoning")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe("think first");
     const inputs = events.filter((e) => e.type === "tool_input");
     const searchInputs = inputs.filter((e) => e.data.tool_name === "search");
     expect(searchInputs.at(-1)!.data.input).toBe(JSON.stringify({ q: "hello world" }));
     for (let i = 1; i < searchInputs.length; i++) {
       expect(String(searchInputs[i]!.data.input).startsWith(String(searchInputs[i - 1]!.data.input))).toBe(true);
     }
-    expect(searchInputs[0]!.data).toMatchObject({ tool_use_id: "call_1", tool_label: "Searching", thread_id: "ts", run_id: "rs", stream_group: "g" });
-    expect(inputs.find((e) => e.data.tool_name === "boom")!.data).toMatchObject({ tool_use_id: "call_2", tool_label: null, input: "{}" });
+    expect(searchInputs[0]!.data).toMatchObject({
+      tool_use_id: "call_1",
+      tool_label: "Searching",
+      thread_id: "ts",
+      run_id: "rs",
+      stream_group: "g",
+    });
+    expect(inputs.find((e) => e.data.tool_name === "boom")!.data).toMatchObject({
+      tool_use_id: "call_2",
+      tool_label: null,
+      input: "{}",
+    });
     // Stream and hook events interleave in run order: the inputs precede the tool's start.
     const order = types(events);
     expect(order.lastIndexOf("tool_input")).toBeLessThan(order.indexOf("tool_start"));
@@ -269,13 +334,25 @@ describe("asCallbackHandler", () => {
   test("HANDOFF from an orchestrator, with snake_case keys", () => {
     const events: StreamEvent[] = [];
     const p = new EventPublisher((e) => void events.push(e), "swarm");
-    p.asCallbackHandler({ threadId: "t" })({ type: "multiagent_handoff", fromNodeIds: ["a"], toNodeIds: ["b", "c"], message: "over to you" });
+    p.asCallbackHandler({ threadId: "t" })({
+      type: "multiagent_handoff",
+      fromNodeIds: ["a"],
+      toNodeIds: ["b", "c"],
+      message: "over to you",
+    });
     expect(events).toEqual([
       {
         type: "handoff",
         agentName: "swarm",
         timestamp: expect.any(Number),
-        data: { from_node_ids: ["a"], to_node_ids: ["b", "c"], message: "over to you", agent_name: "swarm", thread_id: "t", run_id: null },
+        data: {
+          from_node_ids: ["a"],
+          to_node_ids: ["b", "c"],
+          message: "over to you",
+          agent_name: "swarm",
+          thread_id: "t",
+          run_id: null,
+        },
       },
     ]);
   });
@@ -339,7 +416,12 @@ describe("per-conversation state", () => {
       expect(first.every((e) => e.data.stream_group === "team.delegate")).toBe(true);
       expect(second.every((e) => e.data.stream_group === "team.delegate#2")).toBe(true);
       for (const part of [first, second]) {
-        expect(part.filter((e) => e.type === "token").map((e) => e.data.text).join("")).toBe(`reply ${i}`);
+        expect(
+          part
+            .filter((e) => e.type === "token")
+            .map((e) => e.data.text)
+            .join(""),
+        ).toBe(`reply ${i}`);
         expect(part.at(-1)!.type).toBe("stream_group_end");
         expect(part.filter((e) => e.type === "agent_complete").length).toBe(1);
       }
@@ -367,7 +449,8 @@ describe("per-conversation state", () => {
     registry.addHook(publisher);
     const agent = new Agent({ model: new ScriptedModel({ script: [] }) });
     const start = (threadId: string) => registry.invoke(new BeforeInvocationEvent(agent, { threadId }, false));
-    const end = (threadId: string) => registry.invoke(new AfterInvocationEvent(agent, { threadId }, undefined, new Error("stop")));
+    const end = (threadId: string) =>
+      registry.invoke(new AfterInvocationEvent(agent, { threadId }, undefined, new Error("stop")));
     const groupOf = () => events.at(-1)!.data.stream_group;
     await start("running"); // never finishes
     for (const t of ["b", "c", "d", "e", "f"]) {
@@ -392,7 +475,11 @@ describe("callback failures", () => {
       "a",
       { logger },
     );
-    const agent = new Agent({ model: new ScriptedModel({ script: [{ toolCalls: [{ name: "search", input: { q: "x" } }] }, { text: "fine" }] }), tools: [search], hooks: [publisher] });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "search", input: { q: "x" } }] }, { text: "fine" }] }),
+      tools: [search],
+      hooks: [publisher],
+    });
     const onStream = publisher.asCallbackHandler();
     let last: AgentStreamEvent | undefined;
     for await (const e of agent.stream("go")) {
@@ -411,8 +498,19 @@ describe("callback failures", () => {
     const agent = new Agent({ model: new ScriptedModel({ script: [{ text: "ok" }] }), hooks: [p] });
     expect((await agent.invoke("x")).stopReason).toBe("endTurn");
     await vi.waitFor(() => expect(logger.errors.length).toBe(2));
-    const brokenLogger: Logger = { warn: () => undefined, error: () => { throw new Error("logger down"); } };
-    const p2 = new EventPublisher(() => { throw new Error("x"); }, "a", { logger: brokenLogger });
+    const brokenLogger: Logger = {
+      warn: () => undefined,
+      error: () => {
+        throw new Error("logger down");
+      },
+    };
+    const p2 = new EventPublisher(
+      () => {
+        throw new Error("x");
+      },
+      "a",
+      { logger: brokenLogger },
+    );
     const agent2 = new Agent({ model: new ScriptedModel({ script: [{ text: "ok" }] }), hooks: [p2] });
     expect((await agent2.invoke("x")).stopReason).toBe("endTurn");
   });
@@ -438,7 +536,10 @@ describe("orchestrator events", () => {
     expect(events.map((e) => [e.type, e.data])).toEqual([
       ["multiagent_start", { multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" }],
       ["node_start", { node_id: "researcher", multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" }],
-      ["node_stop", { node_id: "researcher", status: "error", multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" }],
+      [
+        "node_stop",
+        { node_id: "researcher", status: "error", multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" },
+      ],
       ["multiagent_complete", { status: "completed", multiagent_type: "swarm", agent_name: "team", thread_id: "t", run_id: "r" }],
       ["node_start", { node_id: "n", multiagent_type: "graph", agent_name: "team", thread_id: null, run_id: null }],
     ]);
@@ -486,7 +587,10 @@ describe("construction and helpers", () => {
   test("incomingTask: newest user text, handoff section first, tool results skipped", () => {
     expect(
       incomingTask([
-        { role: "user", content: [{ type: "text", text: "User Request: plan a trip\n\nHandoff Message: book the hotel\n\nContext: ..." }] },
+        {
+          role: "user",
+          content: [{ type: "text", text: "User Request: plan a trip\n\nHandoff Message: book the hotel\n\nContext: ..." }],
+        },
         { role: "user", content: [{ type: "toolResult", toolUseId: "1", status: "success", content: [] }] },
       ]),
     ).toBe("book the hotel");
@@ -499,7 +603,9 @@ describe("construction and helpers", () => {
 
 describe("orchestrator outcomes", () => {
   test("NODE_STOP and MULTIAGENT_COMPLETE report the node's or orchestrator's own status", async () => {
-    const { HookRegistry, AfterNodeCallEvent, AfterMultiAgentInvocationEvent, InterruptState } = await import("../../src/index.js");
+    const { HookRegistry, AfterNodeCallEvent, AfterMultiAgentInvocationEvent, InterruptState } = await import(
+      "../../src/index.js"
+    );
     const { EventPublisher } = await import("../../src/hooks/event-publisher.js");
     const seen: { type: string; data: Record<string, unknown> }[] = [];
     const registry = new HookRegistry();

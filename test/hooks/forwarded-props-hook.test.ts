@@ -12,7 +12,10 @@ function agentWith(hook: ForwardedPropsHook, turns = 2) {
   const model = new ScriptedModel({ script: Array.from({ length: turns }, () => ({ text: "ok" })) });
   const agent = new Agent({ model, systemPrompt: "base prompt", hooks: [hook], state: { keep: 1 } });
   const seen: { prompt: string | undefined; modelId: string }[] = [];
-  agent.hooks.addCallback(BeforeModelCallEvent, (e) => void seen.push({ prompt: e.agent.systemPrompt, modelId: e.agent.model.modelId }));
+  agent.hooks.addCallback(
+    BeforeModelCallEvent,
+    (e) => void seen.push({ prompt: e.agent.systemPrompt, modelId: e.agent.model.modelId }),
+  );
   return { agent, seen };
 }
 

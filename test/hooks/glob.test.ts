@@ -21,6 +21,8 @@ describe("tool-name globs", () => {
     expect(comment("#x")).toBe(true);
   });
   test("property: a name always matches itself as a pattern", async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ minLength: 1, maxLength: 20 }), async (name) => (await compileGlob(name))(name)));
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 20 }), async (name) => (await compileGlob(name))(name)),
+    );
   });
 });

@@ -10,20 +10,30 @@ test("HistoryHook: a stalled summarizer does not hang an aborted run", async () 
   const stalled: Model = {
     modelId: "stalled",
     stream: () => ({
-      [Symbol.asyncIterator]: () => ({ next: () => { summarizerCalled = true; return new Promise<never>(() => {}); } }),
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          summarizerCalled = true;
+          return new Promise<never>(() => {});
+        },
+      }),
     }),
   } as unknown as Model;
   const policy = new HistoryPolicy({ keep: "masked", summarizeOver: 10, summarizer: stalled });
   const model = new ScriptedModel({ script: [{ text: "first answer ".repeat(20) }, { text: "second answer ".repeat(20) }] });
   const agent = new Agent({ model, hooks: [new HistoryHook("main", { enabled: true, policy })] });
-  const stored = { main: [
-    { role: "user", content: [{ type: "text", text: "old question ".repeat(30) }] },
-    { role: "assistant", content: [{ type: "text", text: "old answer ".repeat(30) }] },
-  ] };
+  const stored = {
+    main: [
+      { role: "user", content: [{ type: "text", text: "old question ".repeat(30) }] },
+      { role: "assistant", content: [{ type: "text", text: "old answer ".repeat(30) }] },
+    ],
+  };
   const invocationState = {};
   createHistoryExchange(invocationState, stored);
   const controller = new AbortController();
-  const run = agent.invoke("new question", { invocationState, signal: controller.signal }).then(() => "settled", () => "settled");
+  const run = agent.invoke("new question", { invocationState, signal: controller.signal }).then(
+    () => "settled",
+    () => "settled",
+  );
   setTimeout(() => controller.abort(new Error("client went away")), 100);
   const outcome = await Promise.race([run, new Promise((r) => setTimeout(() => r("still hanging"), 1500))]);
   expect(summarizerCalled).toBe(true);

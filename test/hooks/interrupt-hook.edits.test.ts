@@ -68,7 +68,12 @@ describe("exactly once", () => {
     agent.model = new ScriptedModel({
       script: [
         { text: "ok" },
-        { toolCalls: [{ id: "x1", name: "transfer", input: { to: "a", amount: 2 } }, { id: "x2", name: "transfer", input: { to: "b", amount: 2 } }] },
+        {
+          toolCalls: [
+            { id: "x1", name: "transfer", input: { to: "a", amount: 2 } },
+            { id: "x2", name: "transfer", input: { to: "b", amount: 2 } },
+          ],
+        },
       ],
     });
     const state = hostState({ grants: [], publishes: true });
@@ -76,7 +81,10 @@ describe("exactly once", () => {
     expect(b.transfers).toEqual([{ to: "a", amount: 1 }]);
     // Same run continues (no new invocationState): a new user turn in the same invocation state.
     const r2 = await agent.invoke("again", { invocationState: state });
-    expect(b.transfers).toEqual([{ to: "a", amount: 1 }, { to: "a", amount: 2 }]);
+    expect(b.transfers).toEqual([
+      { to: "a", amount: 1 },
+      { to: "a", amount: 2 },
+    ]);
     expect(r2.stopReason).toBe("interrupt");
     expect(r2.interrupts).toHaveLength(1);
     expect((r2.interrupts[0]!.reason as unknown as ApprovalRequest).subject?.key).toBe("to:b");
@@ -119,7 +127,10 @@ describe("property: approvals are never widened, skipped or doubled", () => {
           for (const s of steps) {
             const b = bank();
             const agent = newAgent(b, [gate()], transferTo(s.to, 1));
-            const grants = s.grantFor === undefined ? [] : [{ tool: s.grantTool, scope: "always", subjectKey: `to:${s.grantFor}`, grantedAt: 1 }];
+            const grants =
+              s.grantFor === undefined
+                ? []
+                : [{ tool: s.grantTool, scope: "always", subjectKey: `to:${s.grantFor}`, grantedAt: 1 }];
             const covered = s.grantTool === "transfer" && s.grantFor === s.to;
             const r1 = await agent.invoke("go", { invocationState: hostState({ grants, publishes: true }) });
             if (covered) {
@@ -131,11 +142,15 @@ describe("property: approvals are never widened, skipped or doubled", () => {
             expect(b.transfers).toEqual([]);
             const id = r1.interrupts[0]!.id;
             const response =
-              s.answer === "approve" ? { approved: true }
-              : s.answer === "deny" ? { approved: false }
-              : s.answer === "skip" ? { status: "cancelled" }
-              : s.answer === "edit-same" ? { approved: true, editedArgs: { to: s.to, amount: 2 } }
-              : { approved: true, editedArgs: { to: `${s.to}x`, amount: 2 } };
+              s.answer === "approve"
+                ? { approved: true }
+                : s.answer === "deny"
+                  ? { approved: false }
+                  : s.answer === "skip"
+                    ? { status: "cancelled" }
+                    : s.answer === "edit-same"
+                      ? { approved: true, editedArgs: { to: s.to, amount: 2 } }
+                      : { approved: true, editedArgs: { to: `${s.to}x`, amount: 2 } };
             const r2 = await agent.invoke([answer(id, response)], { invocationState: hostState({ grants, publishes: true }) });
             if (s.answer === "approve") expect(b.transfers).toEqual([{ to: s.to, amount: 1 }]);
             else if (s.answer === "edit-same") expect(b.transfers).toEqual([{ to: s.to, amount: 2 }]);

@@ -11,11 +11,18 @@ import { hostState } from "./host-state.js";
 describe("answer scope", () => {
   it("never exceeds the scopes the request offered", async () => {
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook([{ pattern: "transfer", remember: "always" }], { agentName: "bank" })], callsThenAnswers([{ name: "transfer", input: { to: "eve", amount: 5 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook([{ pattern: "transfer", remember: "always" }], { agentName: "bank" })],
+      callsThenAnswers([{ name: "transfer", input: { to: "eve", amount: 5 } }]),
+    );
     const r1 = await agent.invoke("pay", { invocationState: hostState({ publishes: true }) });
     expect((r1.interrupts[0]!.reason as { scopes: string[] }).scopes).toEqual(["once"]);
     const resumeState = hostState({ grants: [], publishes: true });
-    await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true, scope: "always" } } }], { invocationState: resumeState });
+    await agent.invoke(
+      [{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true, scope: "always" } } }],
+      { invocationState: resumeState },
+    );
     expect(b.transfers).toHaveLength(1);
     expect(approvalDecisions(resumeState).map((d) => d.scope)).toEqual(["once"]);
   });

@@ -33,8 +33,14 @@ describe("InterruptHook construction", () => {
 describe("asking", () => {
   test("a gated call pauses with a request describing it; ungated tools run", async () => {
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook([{ pattern: "transfer", subject: toRecipient }], { agentName: "bank" })],
-      callsThenAnswers([{ name: "balance", input: {} }, { name: "transfer", input: { to: "alice", amount: 5 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook([{ pattern: "transfer", subject: toRecipient }], { agentName: "bank" })],
+      callsThenAnswers([
+        { name: "balance", input: {} },
+        { name: "transfer", input: { to: "alice", amount: 5 } },
+      ]),
+    );
     const r = await agent.invoke("pay alice", { invocationState: hostState() });
     expect(r.stopReason).toBe("interrupt");
     expect(b.lookups).toBe(1);
@@ -43,13 +49,25 @@ describe("asking", () => {
     const i = r.interrupts[0]!;
     expect(i.id).toBe("hook:beforeToolCall:call_2:bank:kaboo_approval");
     const reason = i.reason as unknown as ApprovalRequestLike;
-    expect(reason).toMatchObject({ kind: "tool_approval", agent: "bank", tool: "transfer", toolUseId: "call_2", input: { to: "alice", amount: 5 }, subject: { key: "to:alice", label: "transfers to alice" }, scopes: ["once"] });
+    expect(reason).toMatchObject({
+      kind: "tool_approval",
+      agent: "bank",
+      tool: "transfer",
+      toolUseId: "call_2",
+      input: { to: "alice", amount: 5 },
+      subject: { key: "to:alice", label: "transfers to alice" },
+      scopes: ["once"],
+    });
     expect(reason.expiresAt).toBeUndefined();
   });
 
   test("approved runs the call exactly once; the same resume again is refused", async () => {
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook(["transfer"])], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook(["transfer"])],
+      callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]),
+    );
     const r1 = await agent.invoke("go", { invocationState: hostState() });
     const resume = [answer(r1.interrupts[0]!.id, { approved: true })];
     const r2 = await agent.invoke(resume, { invocationState: hostState() });
@@ -68,7 +86,11 @@ describe("asking", () => {
   ])("answer %j does not run the call and the model reads why", async (response, note) => {
     const b = bank();
     const log = silentLogger();
-    const agent = newAgent(b, [new InterruptHook(["transfer"], { logger: log })], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook(["transfer"], { logger: log })],
+      callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]),
+    );
     const r1 = await agent.invoke("go");
     await agent.invoke([answer(r1.interrupts[0]!.id, response)]);
     expect(b.transfers).toEqual([]);
@@ -81,7 +103,11 @@ describe("asking", () => {
     let now = 1_000_000;
     for (const tamper of [false, true]) {
       const b = bank();
-      const agent = newAgent(b, [new InterruptHook(["transfer"], { ttlSeconds: 60, now: () => now })], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
+      const agent = newAgent(
+        b,
+        [new InterruptHook(["transfer"], { ttlSeconds: 60, now: () => now })],
+        callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]),
+      );
       const r1 = await agent.invoke("go");
       const reason = r1.interrupts[0]!.reason as unknown as ApprovalRequestLike;
       expect(reason.expiresAt).toBe(new Date(now + 60_000).toISOString());
@@ -99,7 +125,11 @@ describe("asking", () => {
   test("within the TTL the approval runs the call", async () => {
     let now = 0;
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook(["transfer"], { ttlSeconds: 60, now: () => now })], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook(["transfer"], { ttlSeconds: 60, now: () => now })],
+      callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]),
+    );
     const r1 = await agent.invoke("go");
     now += 59_000;
     await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true })]);
@@ -119,8 +149,14 @@ describe("asking", () => {
   test("a subject of null needs no approval; invalid input is never put to a person", async () => {
     const b = bank();
     const small = (_: string, i: unknown) => ((i as { amount: number }).amount < 10 ? null : "big transfers");
-    const agent = newAgent(b, [new InterruptHook([{ pattern: "transfer", subject: small }])],
-      callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 5 } }, { name: "transfer", input: { to: "", amount: -1 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook([{ pattern: "transfer", subject: small }])],
+      callsThenAnswers([
+        { name: "transfer", input: { to: "a", amount: 5 } },
+        { name: "transfer", input: { to: "", amount: -1 } },
+      ]),
+    );
     const r = await agent.invoke("go");
     expect(r.stopReason).toBe("endTurn");
     expect(b.transfers).toEqual([{ to: "a", amount: 5 }]);
@@ -130,7 +166,18 @@ describe("asking", () => {
   test("a subject function that throws still asks, and offers only this call", async () => {
     const b = bank();
     const log = silentLogger();
-    const hook = new InterruptHook([{ pattern: "transfer", remember: "always", subject: () => { throw new Error("boom"); } }], { logger: log });
+    const hook = new InterruptHook(
+      [
+        {
+          pattern: "transfer",
+          remember: "always",
+          subject: () => {
+            throw new Error("boom");
+          },
+        },
+      ],
+      { logger: log },
+    );
     const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 5 } }]));
     const r = await agent.invoke("go", { invocationState: hostState({ grants: [], publishes: true }) });
     expect(r.stopReason).toBe("interrupt");
@@ -140,10 +187,20 @@ describe("asking", () => {
 
   test("concurrent gated calls each get their own request; answering all resumes once", async () => {
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook(["transfer"])],
-      callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 1 } }, { name: "transfer", input: { to: "b", amount: 2 } }, { name: "balance", input: {} }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook(["transfer"])],
+      callsThenAnswers([
+        { name: "transfer", input: { to: "a", amount: 1 } },
+        { name: "transfer", input: { to: "b", amount: 2 } },
+        { name: "balance", input: {} },
+      ]),
+    );
     const r1 = await agent.invoke("go");
-    expect(r1.interrupts.map((i) => i.id).sort()).toEqual(["hook:beforeToolCall:call_1:kaboo_approval", "hook:beforeToolCall:call_2:kaboo_approval"]);
+    expect(r1.interrupts.map((i) => i.id).sort()).toEqual([
+      "hook:beforeToolCall:call_1:kaboo_approval",
+      "hook:beforeToolCall:call_2:kaboo_approval",
+    ]);
     expect(b.lookups).toBe(1);
     const r2 = await agent.invoke(r1.interrupts.map((i) => answer(i.id, { approved: i.id.includes("call_1") })));
     expect(r2.stopReason).toBe("endTurn");
@@ -162,7 +219,11 @@ describe("scopes offered", () => {
     ];
     for (const [host, scopes] of cases) {
       const b = bank();
-      const agent = newAgent(b, [new InterruptHook([{ pattern: "transfer", remember: "thread" }], { remember: "always" })], callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 1 } }]));
+      const agent = newAgent(
+        b,
+        [new InterruptHook([{ pattern: "transfer", remember: "thread" }], { remember: "always" })],
+        callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 1 } }]),
+      );
       const r = await agent.invoke("go", { invocationState: hostState(host) });
       expect((r.interrupts[0]!.reason as unknown as ApprovalRequestLike).scopes).toEqual(scopes);
     }
@@ -170,11 +231,22 @@ describe("scopes offered", () => {
 
   test("'always' never grants more than was offered", async () => {
     const b = bank();
-    const agent = newAgent(b, [new InterruptHook([{ pattern: "transfer", remember: "thread", subject: toRecipient }])], callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 1 } }]));
+    const agent = newAgent(
+      b,
+      [new InterruptHook([{ pattern: "transfer", remember: "thread", subject: toRecipient }])],
+      callsThenAnswers([{ name: "transfer", input: { to: "a", amount: 1 } }]),
+    );
     const r1 = await agent.invoke("go", { invocationState: hostState({ grants: [], publishes: true }) });
     const state = hostState({ grants: [], publishes: true });
     await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, scope: "always" })], { invocationState: state });
-    expect(approvalDecisions(state)).toEqual([expect.objectContaining({ decision: "approved", scope: "thread", tool: "transfer", subject: { key: "to:a", label: "transfers to a" } })]);
+    expect(approvalDecisions(state)).toEqual([
+      expect.objectContaining({
+        decision: "approved",
+        scope: "thread",
+        tool: "transfer",
+        subject: { key: "to:a", label: "transfers to a" },
+      }),
+    ]);
   });
 });
 
@@ -183,9 +255,14 @@ describe("remembered grants", () => {
   const run = async (grants: unknown[], opts: { secret?: string; threadId?: string; to?: string } = {}) => {
     const b = bank();
     const log = silentLogger();
-    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient }], { logger: log, ...(opts.secret ? { secret: opts.secret } : {}) });
+    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient }], {
+      logger: log,
+      ...(opts.secret ? { secret: opts.secret } : {}),
+    });
     const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: opts.to ?? "alice", amount: 1 } }]));
-    const r = await agent.invoke("go", { invocationState: hostState({ grants, publishes: true, threadId: opts.threadId ?? "t1" }) });
+    const r = await agent.invoke("go", {
+      invocationState: hostState({ grants, publishes: true, threadId: opts.threadId ?? "t1" }),
+    });
     return { r, b, log };
   };
 
@@ -213,7 +290,9 @@ describe("remembered grants", () => {
   });
 
   test("malformed grants are ignored and reported; __proto__ and constructor are plain keys", async () => {
-    const { r, log } = await run([{ tool: 5 }, "x", null, grant({ tool: "__proto__", subjectKey: "to:alice" })], { to: "constructor" });
+    const { r, log } = await run([{ tool: 5 }, "x", null, grant({ tool: "__proto__", subjectKey: "to:alice" })], {
+      to: "constructor",
+    });
     expect(r.stopReason).toBe("interrupt");
     expect(log.lines.filter((l) => l.message.includes("malformed"))).toHaveLength(3);
   });

@@ -26,10 +26,7 @@ const text = (r: ToolResultBlock) => r.content.map((c) => (c.type === "text" ? c
 describe("MaxToolCallsGuard", () => {
   test("3 concurrent calls with maxCalls 2: the third is cancelled with a stop-using-tools message", async () => {
     const { agent, ran } = setup(
-      [
-        { toolCalls: [1, 2, 3].map((n) => ({ name: "ping", input: { n } })) },
-        { text: "final answer" },
-      ],
+      [{ toolCalls: [1, 2, 3].map((n) => ({ name: "ping", input: { n } })) }, { text: "final answer" }],
       2,
     );
     const r = await agent.invoke("go");
@@ -96,7 +93,12 @@ describe("MaxToolCallsGuard", () => {
     const { agent } = setup([], 1);
     const state = {};
     const fire = async (id: string) => {
-      const e = new BeforeToolCallEvent(agent, state, { type: "toolUse", toolUseId: id, name: "ping", input: { n: 1 } }, agent.tool("ping"));
+      const e = new BeforeToolCallEvent(
+        agent,
+        state,
+        { type: "toolUse", toolUseId: id, name: "ping", input: { n: 1 } },
+        agent.tool("ping"),
+      );
       await agent.hooks.invoke(e);
       return e;
     };
@@ -112,7 +114,15 @@ describe("MaxToolCallsGuard", () => {
   test("resume: a fresh invocationState gives a fresh budget; the same one recognises the re-fired call", async () => {
     for (const shareState of [false, true]) {
       const { agent, ran } = setup(
-        [{ toolCalls: [{ name: "ping", input: { n: 1 } }, { name: "ping", input: { n: 2 } }] }, { text: "done" }],
+        [
+          {
+            toolCalls: [
+              { name: "ping", input: { n: 1 } },
+              { name: "ping", input: { n: 2 } },
+            ],
+          },
+          { text: "done" },
+        ],
         2,
       );
       // An approval gate on call_2 pauses the batch after call_1 ran.

@@ -4,7 +4,13 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import * as z from "zod/v4";
 import { Agent, BeforeToolCallEvent, HookRegistry, tool, type AgentTool, type ToolResultBlock } from "../../src/index.js";
-import { ACTOR_META_KEY, isMcpMetaTool, MCPCallMetaHook, parseImportSpec, type McpMetaProvider } from "../../src/hooks/mcp-meta-hook.js";
+import {
+  ACTOR_META_KEY,
+  isMcpMetaTool,
+  MCPCallMetaHook,
+  parseImportSpec,
+  type McpMetaProvider,
+} from "../../src/hooks/mcp-meta-hook.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
 import { connectMcp, mcpTool, type McpAgentTool, type McpConnection } from "../../src/mcp/index.js";
 import { expectConsistentTranscript } from "../agent/helpers.js";
@@ -31,12 +37,22 @@ const quietLogger = () => ({ warn: vi.fn(), error: vi.fn() });
 /** Runs one agent that calls record_meta with the given ids; returns the metas the server saw and the results. */
 async function run(
   hook: MCPCallMetaHook | undefined,
-  options: { ids?: string[]; invocationState?: Record<string, unknown>; extraTools?: AgentTool[]; calls?: { name: string; id: string; input?: unknown }[] } = {},
+  options: {
+    ids?: string[];
+    invocationState?: Record<string, unknown>;
+    extraTools?: AgentTool[];
+    calls?: { name: string; id: string; input?: unknown }[];
+  } = {},
 ) {
   const calls = options.calls ?? (options.ids ?? ["call-1"]).map((id) => ({ name: "record_meta", id, input: { note: id } }));
   const before = server.log.metas.length;
   const model = new ScriptedModel({ script: [{ toolCalls: calls }, { text: "done" }] });
-  const agent = new Agent({ name: "shopper", model, tools: [recordMeta, ...(options.extraTools ?? [])], hooks: hook ? [hook] : [] });
+  const agent = new Agent({
+    name: "shopper",
+    model,
+    tools: [recordMeta, ...(options.extraTools ?? [])],
+    hooks: hook ? [hook] : [],
+  });
   const result = await agent.invoke("go", { invocationState: options.invocationState ?? {} });
   expectConsistentTranscript(agent.messages);
   const results = agent.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "toolResult"));
@@ -56,7 +72,9 @@ describe("what the server receives", () => {
   });
 
   test("stampActor adds kaboo/actor from the agent name and invocationState", async () => {
-    const { metas } = await run(new MCPCallMetaHook(null, { stampActor: true }), { invocationState: { threadId: "t-1", runId: "r-9" } });
+    const { metas } = await run(new MCPCallMetaHook(null, { stampActor: true }), {
+      invocationState: { threadId: "t-1", runId: "r-9" },
+    });
     expect(metas[0]).toEqual({ toolCallId: "call-1", [ACTOR_META_KEY]: { agent: "shopper", thread: "t-1", run: "r-9" } });
     const bare = await run(new MCPCallMetaHook(null, { stampActor: true, stampToolCallId: false }));
     expect(bare.metas[0]).toEqual({ [ACTOR_META_KEY]: { agent: "shopper", thread: null, run: null } });
@@ -94,7 +112,12 @@ describe("non-MCP tools", () => {
     const agent = new Agent({
       model,
       tools: [plain],
-      hooks: [hook, { registerHooks: (r: HookRegistry) => void r.addCallback(BeforeToolCallEvent, (e) => void selected.push(e.selectedTool)) }],
+      hooks: [
+        hook,
+        {
+          registerHooks: (r: HookRegistry) => void r.addCallback(BeforeToolCallEvent, (e) => void selected.push(e.selectedTool)),
+        },
+      ],
     });
     await agent.invoke("go");
     expect(selected).toEqual([plain]);
@@ -121,8 +144,12 @@ describe("import-spec providers", () => {
 
   test("ready() fails fast for a spec that does not resolve", async () => {
     await expect(new MCPCallMetaHook(`${FIXTURE}#metaProvider`).ready()).resolves.toBeUndefined();
-    await expect(new MCPCallMetaHook("file:///nowhere/missing-provider.mjs#x").ready()).rejects.toThrow(/cannot import "file:\/\/\/nowhere\/missing-provider\.mjs"/);
-    await expect(new MCPCallMetaHook(`${FIXTURE}#notAFunction`).ready()).rejects.toThrow(/must name a function export, got number/);
+    await expect(new MCPCallMetaHook("file:///nowhere/missing-provider.mjs#x").ready()).rejects.toThrow(
+      /cannot import "file:\/\/\/nowhere\/missing-provider\.mjs"/,
+    );
+    await expect(new MCPCallMetaHook(`${FIXTURE}#notAFunction`).ready()).rejects.toThrow(
+      /must name a function export, got number/,
+    );
     await expect(new MCPCallMetaHook(`${FIXTURE}#absent`).ready()).rejects.toThrow(TypeError);
   });
 
@@ -150,13 +177,16 @@ describe("import-spec providers", () => {
 });
 
 describe("bad providers", () => {
-  test.each([[42, "number"], [{}, "Object"], [[], "array"], [true, "boolean"], [Symbol("s"), "symbol"]])(
-    "a non-callable provider (%s) is a TypeError naming its type",
-    (provider, name) => {
-      expect(() => new MCPCallMetaHook(provider as never)).toThrow(TypeError);
-      expect(() => new MCPCallMetaHook(provider as never)).toThrow(`got ${name}`);
-    },
-  );
+  test.each([
+    [42, "number"],
+    [{}, "Object"],
+    [[], "array"],
+    [true, "boolean"],
+    [Symbol("s"), "symbol"],
+  ])("a non-callable provider (%s) is a TypeError naming its type", (provider, name) => {
+    expect(() => new MCPCallMetaHook(provider as never)).toThrow(TypeError);
+    expect(() => new MCPCallMetaHook(provider as never)).toThrow(`got ${name}`);
+  });
 
   test("a provider that throws fails the call by default, and proceeds with 'proceed'", async () => {
     const boom = () => {
@@ -167,7 +197,10 @@ describe("bad providers", () => {
     expect(failed.metas).toEqual([]);
     expect(failed.results[0]!.status).toBe("error");
     expect(JSON.stringify(failed.results[0]!.content)).toContain("vault locked");
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining("provider failed"), expect.objectContaining({ error: "vault locked" }));
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining("provider failed"),
+      expect.objectContaining({ error: "vault locked" }),
+    );
     const proceeded = await run(new MCPCallMetaHook(boom, { logger, onProviderError: "proceed" }));
     expect(proceeded.metas[0]).toEqual({ toolCallId: "call-1" });
   });
@@ -223,8 +256,12 @@ describe("the hook alone (fake MCP tool)", () => {
     const plain = (v: unknown): v is Record<string, unknown> =>
       typeof v === "object" && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v));
     const isJson = (v: unknown): boolean =>
-      v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ||
-      (Array.isArray(v) && v.every(isJson)) || (plain(v) && Object.values(v).every(isJson));
+      v === null ||
+      typeof v === "string" ||
+      typeof v === "boolean" ||
+      (typeof v === "number" && Number.isFinite(v)) ||
+      (Array.isArray(v) && v.every(isJson)) ||
+      (plain(v) && Object.values(v).every(isJson));
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.anything(), fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue())), async (raw) => {
         const event = await fire(new MCPCallMetaHook(() => raw, { logger }));

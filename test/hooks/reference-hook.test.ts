@@ -23,14 +23,25 @@ function texts(m: Message): string[] {
   return m.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
 }
 
-function setup(options: { enabled?: boolean; inline?: boolean; toolEnabled?: boolean }, script: ConstructorParameters<typeof ScriptedModel>[0]["script"]) {
+function setup(
+  options: { enabled?: boolean; inline?: boolean; toolEnabled?: boolean },
+  script: ConstructorParameters<typeof ScriptedModel>[0]["script"],
+) {
   const requests: ScriptedRequest[] = [];
   const wrap = (s: typeof script) =>
-    typeof s === "function" ? (r: ScriptedRequest) => (requests.push(structuredClone(r)), s(r)) : s.map((t) => (r: ScriptedRequest) => (requests.push(structuredClone(r)), typeof t === "function" ? t(r) : t));
+    typeof s === "function"
+      ? (r: ScriptedRequest) => (requests.push(structuredClone(r)), s(r))
+      : s.map((t) => (r: ScriptedRequest) => (requests.push(structuredClone(r)), typeof t === "function" ? t(r) : t));
   const agent = new Agent({
     model: new ScriptedModel({ script: wrap(script), ids: "sequential" }),
     tools: referenceTools(),
-    hooks: [new ReferenceHook({ enabled: options.enabled ?? true, inline: options.inline ?? false, toolEnabled: options.toolEnabled ?? true })],
+    hooks: [
+      new ReferenceHook({
+        enabled: options.enabled ?? true,
+        inline: options.inline ?? false,
+        toolEnabled: options.toolEnabled ?? true,
+      }),
+    ],
   });
   return { agent, requests };
 }
@@ -93,8 +104,8 @@ describe("ReferenceHook: manifest", () => {
     const registry = new ReferenceRegistry(
       [
         png,
-        { ...pdf, id: "x" , url: "javascript:alert(1)" },
-        { ...png, id: "dup" , data: "not base64!" },
+        { ...pdf, id: "x", url: "javascript:alert(1)" },
+        { ...png, id: "dup", data: "not base64!" },
         { ...png, id: "both", url: "https://a.example" },
         { ...png, id: "neither", data: undefined },
         { ...png, id: "bad id\nwith newline" },
@@ -128,7 +139,11 @@ describe("ReferenceHook: manifest", () => {
 
 describe("ReferenceHook: inline media and tools", () => {
   test("inline prepends the media to the latest prompt of the model's copy only, before every call", async () => {
-    const { agent, requests } = setup({ inline: true }, [{ toolCalls: [{ name: "list_attachments" }] }, { text: "done" }, { text: "again" }]);
+    const { agent, requests } = setup({ inline: true }, [
+      { toolCalls: [{ name: "list_attachments" }] },
+      { text: "done" },
+      { text: "again" },
+    ]);
     const state: Record<string, unknown> = {};
     createReferenceRegistry(state, [png, pdf]);
     await agent.invoke("describe", { invocationState: state });
@@ -148,7 +163,13 @@ describe("ReferenceHook: inline media and tools", () => {
 
   test("list_attachments and fetch_attachment; an unknown id is an error result the model reads", async () => {
     const { agent, requests } = setup({}, [
-      { toolCalls: [{ name: "list_attachments" }, { name: "fetch_attachment", input: { id: "ref_1" } }, { name: "fetch_attachment", input: { id: "nope" } }] },
+      {
+        toolCalls: [
+          { name: "list_attachments" },
+          { name: "fetch_attachment", input: { id: "ref_1" } },
+          { name: "fetch_attachment", input: { id: "nope" } },
+        ],
+      },
       { text: "done" },
     ]);
     const state: Record<string, unknown> = {};
@@ -156,7 +177,15 @@ describe("ReferenceHook: inline media and tools", () => {
     const result = await agent.invoke("read them", { invocationState: state });
     expect(result.stopReason).toBe("endTurn");
     const [list, fetched, unknown] = requests[1]!.lastToolResults;
-    expect(list!.content).toEqual([{ type: "json", json: [{ id: "ref_1", name: "photo.png", mimeType: "image/png", size: 2048 }, { id: "ref_2", name: "plan.pdf", mimeType: "application/pdf", size: 48213 }] }]);
+    expect(list!.content).toEqual([
+      {
+        type: "json",
+        json: [
+          { id: "ref_1", name: "photo.png", mimeType: "image/png", size: 2048 },
+          { id: "ref_2", name: "plan.pdf", mimeType: "application/pdf", size: 48213 },
+        ],
+      },
+    ]);
     expect(fetched!.status).toBe("success");
     expect(fetched!.content[1]).toEqual({ type: "image", mimeType: "image/png", name: "photo.png", data: png.data });
     expect(unknown!.status).toBe("error");
@@ -167,7 +196,10 @@ describe("ReferenceHook: inline media and tools", () => {
     const hook = new ReferenceHook({ enabled: true, inline: true, toolEnabled: false });
     const run = async (ref: typeof png) => {
       const seen: Message[][] = [];
-      const agent = new Agent({ model: new ScriptedModel({ delayMs: 1, script: (r) => (seen.push(r.messages), { text: "ok" }) }), hooks: [hook] });
+      const agent = new Agent({
+        model: new ScriptedModel({ delayMs: 1, script: (r) => (seen.push(r.messages), { text: "ok" }) }),
+        hooks: [hook],
+      });
       const state: Record<string, unknown> = {};
       createReferenceRegistry(state, [ref]);
       await agent.invoke("hi", { invocationState: state });

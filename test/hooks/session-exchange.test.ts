@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { createSessionExchange, getSessionExchange, SESSION_EXCHANGE_KEY, SessionExchange } from "../../src/hooks/session-exchange.js";
+import {
+  createSessionExchange,
+  getSessionExchange,
+  SESSION_EXCHANGE_KEY,
+  SessionExchange,
+} from "../../src/hooks/session-exchange.js";
 
 const quiet = () => {
   const warnings: string[] = [];

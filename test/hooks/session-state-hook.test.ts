@@ -13,8 +13,18 @@ import {
   type InvocationState,
   type Message,
 } from "../../src/index.js";
-import { SESSION_EXCHANGE_KEY, SessionExchange, createSessionExchange, getSessionExchange } from "../../src/hooks/session-exchange.js";
-import { SessionStateHook, restoreSessionState, sessionStateSnapshot, type SessionSnapshot } from "../../src/hooks/session-state-hook.js";
+import {
+  SESSION_EXCHANGE_KEY,
+  SessionExchange,
+  createSessionExchange,
+  getSessionExchange,
+} from "../../src/hooks/session-exchange.js";
+import {
+  SessionStateHook,
+  restoreSessionState,
+  sessionStateSnapshot,
+  type SessionSnapshot,
+} from "../../src/hooks/session-state-hook.js";
 
 const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
 const logs = () => {
@@ -51,7 +61,15 @@ function world() {
     script: ({ lastToolResults, callIndex }) =>
       lastToolResults.length
         ? { text: "ok" }
-        : { toolCalls: callIndex % 2 ? [{ name: "act", input: { n: 1 } }, { name: "look" }] : [{ name: "act", input: { n: 2 } }, { name: "act", input: { n: 3 } }] },
+        : {
+            toolCalls:
+              callIndex % 2
+                ? [{ name: "act", input: { n: 1 } }, { name: "look" }]
+                : [
+                    { name: "act", input: { n: 2 } },
+                    { name: "act", input: { n: 3 } },
+                  ],
+          },
   });
   const make = (messages: Message[] = []) =>
     new Agent({ model, tools: [act, look], hooks: [new Gate(), new SessionStateHook({ logger: quiet })], messages });
@@ -250,7 +268,9 @@ describe("property: an answered gate never comes back", () => {
               await agent.invoke("go", { invocationState: st });
             } else {
               // The client answers what its (possibly stale) snapshot shows.
-              const shown = Object.values(inbound?.interrupt_state.interrupts ?? {}).filter((i) => i.response === undefined).map((i) => i.id);
+              const shown = Object.values(inbound?.interrupt_state.interrupts ?? {})
+                .filter((i) => i.response === undefined)
+                .map((i) => i.id);
               if (shown.length === 0) continue;
               const result = await agent.invoke(answers(shown, s.approve), { invocationState: st });
               for (const id of shown) answered.add(id);
@@ -258,7 +278,11 @@ describe("property: an answered gate never comes back", () => {
             }
           } catch (error) {
             // A stale answer is refused cleanly; nothing else may fail.
-            if (!(error instanceof Error) || !["UNKNOWN_INTERRUPT_ID", "PARTIAL_RESUME"].includes((error as { code?: string }).code ?? "")) throw error;
+            if (
+              !(error instanceof Error) ||
+              !["UNKNOWN_INTERRUPT_ID", "PARTIAL_RESUME"].includes((error as { code?: string }).code ?? "")
+            )
+              throw error;
             ok = false;
           }
           if (ok) history.push(sessionStateSnapshot(st, quiet));

@@ -8,20 +8,46 @@ import { StopGuard } from "../../src/hooks/stop-guard.js";
 test("StopGuard: a stop decided in a batch that also pauses survives the resume", async () => {
   let modelCalls = 0;
   const gated = tool({
-    name: "gated", description: "g", inputSchema: z.object({}),
-    callback: (_i, ctx) => { const ok = ctx.interrupt({ name: "approve", reason: "ok?" }); return `approved ${JSON.stringify(ok)}`; },
+    name: "gated",
+    description: "g",
+    inputSchema: z.object({}),
+    callback: (_i, ctx) => {
+      const ok = ctx.interrupt({ name: "approve", reason: "ok?" });
+      return `approved ${JSON.stringify(ok)}`;
+    },
   });
   let n = 0;
   const other = tool({ name: "other", description: "o", inputSchema: z.object({}), callback: () => "other ran" });
   const model = new ScriptedModel({
     script: [
-      () => { modelCalls++; return { toolCalls: [{ name: "gated", input: {} }, { name: "other", input: {} }] }; },
-      () => { modelCalls++; return { text: "model called again after stop" }; },
+      () => {
+        modelCalls++;
+        return {
+          toolCalls: [
+            { name: "gated", input: {} },
+            { name: "other", input: {} },
+          ],
+        };
+      },
+      () => {
+        modelCalls++;
+        return { text: "model called again after stop" };
+      },
     ],
   });
   // stop is requested when the second call of the batch is checked (e.g. the user pressed Stop)
   let stopRequested = false;
-  const agent = new Agent({ model, tools: [gated, other], hooks: [new StopGuard(() => { n++; if (n === 2) stopRequested = true; return stopRequested; })] });
+  const agent = new Agent({
+    model,
+    tools: [gated, other],
+    hooks: [
+      new StopGuard(() => {
+        n++;
+        if (n === 2) stopRequested = true;
+        return stopRequested;
+      }),
+    ],
+  });
   const r1 = await agent.invoke("go");
   expect(stopRequested).toBe(true);
   // the run paused although a stop was requested

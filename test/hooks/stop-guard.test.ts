@@ -78,9 +78,12 @@ describe("StopGuard", () => {
   test("a stopCheck that throws is treated as stop and logged", async () => {
     const logger = capture();
     const { agent, ran } = setup([
-      new StopGuard(() => {
-        throw new Error("flag store unreachable");
-      }, { logger }),
+      new StopGuard(
+        () => {
+          throw new Error("flag store unreachable");
+        },
+        { logger },
+      ),
     ]);
     const r = await agent.invoke("go");
     expect(r.stopReason).toBe("stopped");
@@ -92,9 +95,16 @@ describe("StopGuard", () => {
 
   test("the default logger is console.warn", async () => {
     const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const { agent } = setup([new StopGuard(() => { throw new Error("x"); })]);
+    const { agent } = setup([
+      new StopGuard(() => {
+        throw new Error("x");
+      }),
+    ]);
     await agent.invoke("go");
-    expect(spy).toHaveBeenCalledWith(expect.stringMatching(/StopGuard: stopCheck threw/), expect.objectContaining({ error: "x" }));
+    expect(spy).toHaveBeenCalledWith(
+      expect.stringMatching(/StopGuard: stopCheck threw/),
+      expect.objectContaining({ error: "x" }),
+    );
     spy.mockRestore();
   });
 
@@ -122,7 +132,14 @@ describe("MultiAgentStopGuard", () => {
   test("a throwing stopCheck cancels the node and is logged", async () => {
     const logger = capture();
     const registry = new HookRegistry();
-    registry.addHook(new MultiAgentStopGuard(() => { throw new Error("boom"); }, { logger }));
+    registry.addHook(
+      new MultiAgentStopGuard(
+        () => {
+          throw new Error("boom");
+        },
+        { logger },
+      ),
+    );
     const e = await registry.invoke(new BeforeNodeCallEvent(orchestrator, {}, "n1"));
     expect(e.cancelNode).not.toBe(false);
     expect(logger.warns[0]!.data).toMatchObject({ orchestrator: "graph", nodeId: "n1", error: "boom" });

@@ -13,21 +13,35 @@ describe("ToolApprovalHook edits", () => {
     const paid: { to: string }[] = [];
     let asked = false;
     const transfer = tool({
-      name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }),
+      name: "transfer",
+      description: "x",
+      inputSchema: z.object({ to: z.string() }),
       callback: (input): JsonValue => {
-        if (!asked) { asked = true; return { kaboo_approval: { requestId: "r1", message: "2FA?" } }; }
+        if (!asked) {
+          asked = true;
+          return { kaboo_approval: { requestId: "r1", message: "2FA?" } };
+        }
         paid.push(input);
         return "paid";
       },
     });
-    const gate = new InterruptHook([{ pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) }], { agentName: "bank" });
-    const model = new ScriptedModel({ ids: "sequential", script: ({ lastToolResults }) => (lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] }) });
+    const gate = new InterruptHook(
+      [{ pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) }],
+      { agentName: "bank" },
+    );
+    const model = new ScriptedModel({
+      ids: "sequential",
+      script: ({ lastToolResults }) =>
+        lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] },
+    });
     const agent = new Agent({ model, tools: [transfer], hooks: [gate, new ToolApprovalHook({ agentName: "bank" })] });
     const r1 = await agent.invoke("pay bob");
     expect(r1.interrupts.map((i) => i.id)).toEqual(["hook:beforeToolCall:call_1:bank:kaboo_approval"]);
     const r2 = await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } }]);
     expect(r2.interrupts.map((i) => i.id)).toEqual(["tool:call_1:bank:kaboo_approval"]);
-    const r3 = await agent.invoke([{ interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "mallory" } } } }]);
+    const r3 = await agent.invoke([
+      { interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "mallory" } } } },
+    ]);
     // The gate approved "transfers to bob"; the edit would pay mallory: refused, not run.
     expect(r3.stopReason).toBe("endTurn");
     expect(paid).toEqual([]);
@@ -40,19 +54,32 @@ describe("ToolApprovalHook edits, hook registered before the gate", () => {
     const paid: { to: string }[] = [];
     let asked = false;
     const transfer = tool({
-      name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }),
+      name: "transfer",
+      description: "x",
+      inputSchema: z.object({ to: z.string() }),
       callback: (input): JsonValue => {
-        if (!asked) { asked = true; return { kaboo_approval: { requestId: "r1" } }; }
+        if (!asked) {
+          asked = true;
+          return { kaboo_approval: { requestId: "r1" } };
+        }
         paid.push(input);
         return "paid";
       },
     });
-    const gate = new InterruptHook([{ pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) }]);
-    const model = new ScriptedModel({ ids: "sequential", script: ({ lastToolResults }) => (lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] }) });
+    const gate = new InterruptHook([
+      { pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) },
+    ]);
+    const model = new ScriptedModel({
+      ids: "sequential",
+      script: ({ lastToolResults }) =>
+        lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] },
+    });
     const agent = new Agent({ model, tools: [transfer], hooks: [new ToolApprovalHook(), gate] });
     const r1 = await agent.invoke("pay bob");
     const r2 = await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } }]);
-    const r3 = await agent.invoke([{ interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "bob" } } } }]);
+    const r3 = await agent.invoke([
+      { interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "bob" } } } },
+    ]);
     expect(r3.stopReason).toBe("endTurn");
     expect(paid).toEqual([{ to: "bob" }]);
   });
@@ -63,17 +90,28 @@ describe("ToolApprovalHook edits without a gate", () => {
     const paid: { to: string }[] = [];
     let asked = false;
     const transfer = tool({
-      name: "transfer", description: "x", inputSchema: z.object({ to: z.string() }),
+      name: "transfer",
+      description: "x",
+      inputSchema: z.object({ to: z.string() }),
       callback: (input): JsonValue => {
-        if (!asked) { asked = true; return { kaboo_approval: {} }; }
+        if (!asked) {
+          asked = true;
+          return { kaboo_approval: {} };
+        }
         paid.push(input);
         return "paid";
       },
     });
-    const model = new ScriptedModel({ ids: "sequential", script: ({ lastToolResults }) => (lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] }) });
+    const model = new ScriptedModel({
+      ids: "sequential",
+      script: ({ lastToolResults }) =>
+        lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" } }] },
+    });
     const agent = new Agent({ model, tools: [transfer], hooks: [new ToolApprovalHook()] });
     const r1 = await agent.invoke("pay bob");
-    await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "carol" } } } }]);
+    await agent.invoke([
+      { interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "carol" } } } },
+    ]);
     expect(paid).toEqual([{ to: "carol" }]);
     const use = agent.messages.flatMap((m) => m.content).find((b) => b.type === "toolUse");
     expect(use).toMatchObject({ input: { to: "carol" } });

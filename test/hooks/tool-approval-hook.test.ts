@@ -6,7 +6,14 @@ import type { ApprovalRequest } from "../../src/hooks/approval.js";
 import { answer, silentLogger } from "./approval-fixtures.js";
 
 /** A tool whose service asks for approval until it has been told of one. */
-function deployService(reply: (approvedIds: Set<string>, input: { env: string }) => unknown = (ok) => (ok.has("req-1") ? "deployed" : { kaboo_approval: { requestId: "req-1", message: "Deploy to prod?", subject: { key: "env:prod", label: "prod deploys" } } })) {
+function deployService(
+  reply: (approvedIds: Set<string>, input: { env: string }) => unknown = (ok) =>
+    ok.has("req-1")
+      ? "deployed"
+      : {
+          kaboo_approval: { requestId: "req-1", message: "Deploy to prod?", subject: { key: "env:prod", label: "prod deploys" } },
+        },
+) {
   const calls: { env: string }[] = [];
   const approved = new Set<string>();
   const deploy = tool({
@@ -24,7 +31,10 @@ function deployService(reply: (approvedIds: Set<string>, input: { env: string })
 function agentWith(hook: ToolApprovalHook, deploy: ReturnType<typeof deployService>["deploy"]) {
   const model = new ScriptedModel({
     ids: "sequential",
-    script: ({ lastToolResults }) => (lastToolResults.length ? { text: `done: ${JSON.stringify(lastToolResults[0]!.content)}` } : { toolCalls: [{ name: "deploy", input: { env: "prod" } }] }),
+    script: ({ lastToolResults }) =>
+      lastToolResults.length
+        ? { text: `done: ${JSON.stringify(lastToolResults[0]!.content)}` }
+        : { toolCalls: [{ name: "deploy", input: { env: "prod" } }] },
   });
   return new Agent({ name: "ops", model, tools: [deploy], hooks: [hook] });
 }
@@ -37,8 +47,15 @@ describe("ToolApprovalHook", () => {
     expect(r.stopReason).toBe("interrupt");
     expect(r.interrupts[0]!.id).toBe("tool:call_1:ops:kaboo_approval");
     expect(r.interrupts[0]!.reason as unknown as ApprovalRequest).toMatchObject({
-      kind: "tool_approval", agent: "ops", tool: "deploy", toolUseId: "call_1", input: { env: "prod" },
-      subject: { key: "env:prod", label: "prod deploys" }, scopes: ["once"], message: "Deploy to prod?", requestId: "req-1",
+      kind: "tool_approval",
+      agent: "ops",
+      tool: "deploy",
+      toolUseId: "call_1",
+      input: { env: "prod" },
+      subject: { key: "env:prod", label: "prod deploys" },
+      scopes: ["once"],
+      message: "Deploy to prod?",
+      requestId: "req-1",
     });
     expect(JSON.stringify(agent.messages)).not.toMatch(/kaboo_approval/);
   });
@@ -46,12 +63,19 @@ describe("ToolApprovalHook", () => {
   test("approved: onDecision first, then the tool runs once more and its result reaches the model", async () => {
     const svc = deployService();
     const decisions: ToolDecision[] = [];
-    const hook = new ToolApprovalHook({ onDecision: async (d) => { decisions.push(d); if (d.decision === "approved" && d.requestId) svc.approved.add(d.requestId); } });
+    const hook = new ToolApprovalHook({
+      onDecision: async (d) => {
+        decisions.push(d);
+        if (d.decision === "approved" && d.requestId) svc.approved.add(d.requestId);
+      },
+    });
     const agent = agentWith(hook, svc.deploy);
     const r1 = await agent.invoke("deploy prod");
     const r2 = await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true })]);
     expect(svc.calls).toHaveLength(2);
-    expect(decisions).toEqual([{ decision: "approved", requestId: "req-1", tool: "deploy", toolUseId: "call_1", input: { env: "prod" } }]);
+    expect(decisions).toEqual([
+      { decision: "approved", requestId: "req-1", tool: "deploy", toolUseId: "call_1", input: { env: "prod" } },
+    ]);
     expect(r2.message.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("deployed") });
   });
 
@@ -92,7 +116,9 @@ describe("ToolApprovalHook", () => {
   });
 
   test("edited arguments are validated and used for the second call", async () => {
-    const svc = deployService((ok, input) => (ok.size || input.env === "staging" ? `deployed ${input.env}` : { kaboo_approval: {} }));
+    const svc = deployService((ok, input) =>
+      ok.size || input.env === "staging" ? `deployed ${input.env}` : { kaboo_approval: {} },
+    );
     const agent = agentWith(new ToolApprovalHook({ onDecision: () => void svc.approved.add("x") }), svc.deploy);
     const r1 = await agent.invoke("deploy prod");
     await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { env: "staging" } })]);

@@ -49,7 +49,10 @@ describe("unpackAttachments", () => {
     const r = unpackAttachments(
       base([{ type: "text", text: "done" }], { structuredContent: { attachments: [{ mimeType: "image/webp", data: PNG }] } }),
     );
-    expect(r.content).toEqual([{ type: "text", text: "done" }, { type: "image", mimeType: "image/webp", data: PNG }]);
+    expect(r.content).toEqual([
+      { type: "text", text: "done" },
+      { type: "image", mimeType: "image/webp", data: PNG },
+    ]);
     expect(r.structuredContent).toEqual({});
   });
 
@@ -94,7 +97,10 @@ describe("unpackAttachments", () => {
   });
 
   test("a result without the field is the same object; so is a domain `attachments` list of file names", () => {
-    const plain = base([{ type: "json", json: { a: 1 } }, { type: "text", text: "{not json" }]);
+    const plain = base([
+      { type: "json", json: { a: 1 } },
+      { type: "text", text: "{not json" },
+    ]);
     expect(unpackAttachments(plain)).toBe(plain);
     const email = base([{ type: "json", json: { subject: "Hi", attachments: ["invoice.pdf"] } }]);
     expect(unpackAttachments(email)).toBe(email);

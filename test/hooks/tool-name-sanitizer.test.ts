@@ -11,7 +11,9 @@ interface Case {
   expected: string | null;
   source: string;
 }
-const corpus = JSON.parse(readFileSync(new URL("./fixtures/garbled-tool-names.json", import.meta.url), "utf8")) as { cases: Case[] };
+const corpus = JSON.parse(readFileSync(new URL("./fixtures/garbled-tool-names.json", import.meta.url), "utf8")) as {
+  cases: Case[];
+};
 
 describe("sanitizeToolName: corpus of garbled names from real models", () => {
   test("has 40+ cases, each with a source thread", () => {
@@ -56,7 +58,10 @@ describe("sanitizeToolName: rules", () => {
 
   test("ambiguous: two candidates are listed and neither is picked", () => {
     // Inside recognised framing each word is a candidate too: "edit" and "multi edit" both fit.
-    expect(sanitizeToolName("<tool_call>multi edit</tool_call>", ["edit", "multi_edit"])).toEqual({ candidates: ["edit", "multi_edit"], ambiguous: true });
+    expect(sanitizeToolName("<tool_call>multi edit</tool_call>", ["edit", "multi_edit"])).toEqual({
+      candidates: ["edit", "multi_edit"],
+      ambiguous: true,
+    });
     // A bare name with a space is one name mis-spaced, not two words.
     expect(sanitizeToolName("multi edit", ["edit", "multi_edit"])).toEqual({ name: "multi_edit" });
     // A sentence that mentions a tool is not a call to it.
@@ -76,8 +81,13 @@ describe("sanitizeToolName: rules", () => {
 
 describe("sanitizeToolName: fuzz", () => {
   const word = fc.stringMatching(/^[a-z]{2,7}$/);
-  const toolName = fc.tuple(word, fc.option(word, { nil: undefined }), fc.constantFrom("_", "-")).map(([a, b, sep]) => (b ? `${a}${sep}${b}` : a));
-  const garble = (name: string, g: { prefix: string; suffix: string; quote: string; pad: string; punct: string; caseMask: boolean[]; swapSep: boolean }) => {
+  const toolName = fc
+    .tuple(word, fc.option(word, { nil: undefined }), fc.constantFrom("_", "-"))
+    .map(([a, b, sep]) => (b ? `${a}${sep}${b}` : a));
+  const garble = (
+    name: string,
+    g: { prefix: string; suffix: string; quote: string; pad: string; punct: string; caseMask: boolean[]; swapSep: boolean },
+  ) => {
     let s = [...name].map((ch, i) => (g.caseMask[i % g.caseMask.length] ? ch.toUpperCase() : ch)).join("");
     if (g.swapSep) s = s.replace(/[-_]/g, (c) => (c === "_" ? "-" : "_"));
     return `${g.pad}${g.prefix}${g.quote}${s}${g.quote}${g.punct}${g.suffix}${g.pad}`;
@@ -133,16 +143,28 @@ describe("sanitizeToolName: fuzz", () => {
 });
 
 describe("ToolNameSanitizer hook", () => {
-  function setup(calls: { name: string; id?: string }[], hooks = [new ToolNameSanitizer({ logger: { warn: () => {}, error: () => {} } })]) {
+  function setup(
+    calls: { name: string; id?: string }[],
+    hooks = [new ToolNameSanitizer({ logger: { warn: () => {}, error: () => {} } })],
+  ) {
     const ran: string[] = [];
     const mk = (name: string) =>
-      tool({ name, description: name, inputSchema: z.object({}), callback: () => { ran.push(name); return `${name} ok`; } });
+      tool({
+        name,
+        description: name,
+        inputSchema: z.object({}),
+        callback: () => {
+          ran.push(name);
+          return `${name} ok`;
+        },
+      });
     const model = new ScriptedModel({ script: [{ toolCalls: calls }, { text: "done" }], ids: "sequential" });
     const agent = new Agent({ model, tools: [mk("get_weather"), mk("edit"), mk("multi_edit")], hooks });
     return { agent, ran };
   }
   const uses = (agent: Agent) => agent.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === "toolUse"));
-  const results = (agent: Agent) => agent.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "toolResult"));
+  const results = (agent: Agent) =>
+    agent.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "toolResult"));
 
   test("AfterModelCall rewrites garbled names in the response, so the transcript records the clean name", async () => {
     const { agent, ran } = setup([{ name: "functions.get_weather<|channel|>commentary" }, { name: "Edit" }]);
@@ -153,19 +175,30 @@ describe("ToolNameSanitizer hook", () => {
   });
 
   test("no safe match: the call is cancelled with a message listing the closest names; ambiguity lists both", async () => {
-    const { agent, ran } = setup([{ name: "get_wether" }, { name: "<tool_call>multi edit</tool_call>" }, { name: "launch_rockets" }]);
+    const { agent, ran } = setup([
+      { name: "get_wether" },
+      { name: "<tool_call>multi edit</tool_call>" },
+      { name: "launch_rockets" },
+    ]);
     await agent.invoke("go");
     expect(ran).toEqual([]);
     const texts = results(agent).map((r) => (r.content[0] as { text: string }).text);
     expect(texts[0]).toBe('Unknown tool "get_wether". Did you mean "get_weather"? Call the tool again with its exact name.');
-    expect(texts[1]).toBe('Unknown tool "<tool_call>multi edit</tool_call>": it could mean "edit", "multi_edit". Call the tool again with its exact name.');
+    expect(texts[1]).toBe(
+      'Unknown tool "<tool_call>multi edit</tool_call>": it could mean "edit", "multi_edit". Call the tool again with its exact name.',
+    );
     expect(texts[2]).toMatch(/^Unknown tool "launch_rockets"\. Available tools: "get_weather", "edit", "multi_edit"\.$/);
     expect(results(agent).every((r) => r.status === "error")).toBe(true);
   });
 
   test("BeforeToolCall safety net fixes a still-garbled name (toolUse and selectedTool)", async () => {
     const { agent } = setup([]);
-    const e = new BeforeToolCallEvent(agent, {}, { type: "toolUse", toolUseId: "t1", name: "`GET-WEATHER`", input: {} }, undefined);
+    const e = new BeforeToolCallEvent(
+      agent,
+      {},
+      { type: "toolUse", toolUseId: "t1", name: "`GET-WEATHER`", input: {} },
+      undefined,
+    );
     await agent.hooks.invoke(e);
     expect(e.toolUse.name).toBe("get_weather");
     expect(e.selectedTool).toBe(agent.tool("get_weather"));

@@ -101,7 +101,9 @@ describe("an agent calling MCP tools", () => {
   test("input that is not a JSON object is refused before the server is called", async () => {
     const tools = await mcp.tools({ filter: (n) => n === "record_meta" });
     const before = server.log.metas.length;
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "merchant___record_meta", input: [1, 2] }] }, { text: "ok" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "merchant___record_meta", input: [1, 2] }] }, { text: "ok" }],
+    });
     const agent = new Agent({ model, tools });
     await agent.invoke("go");
     const [r] = results(agent);
@@ -112,7 +114,9 @@ describe("an agent calling MCP tools", () => {
 
   test("input the server rejects becomes an error result the model reads", async () => {
     const tools = await mcp.tools({ filter: (n) => n === "lookup" });
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "merchant___lookup", input: { id: 7 } }] }, { text: "ok" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "merchant___lookup", input: { id: 7 } }] }, { text: "ok" }],
+    });
     const agent = new Agent({ model, tools });
     const result = await agent.invoke("go");
     expect(result.stopReason).toBe("endTurn");
@@ -125,7 +129,9 @@ describe("an agent calling MCP tools", () => {
     const tools = await conn.tools({ filter: (n) => n === "record_meta" });
     await own.stop();
     const errors: unknown[] = [];
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "record_meta", input: {} }] }, { text: "the shop is down" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "record_meta", input: {} }] }, { text: "the shop is down" }],
+    });
     const agent = new Agent({
       model,
       tools,
@@ -222,22 +228,42 @@ describe("mcpResultToOutput", () => {
   });
 
   test("an old-protocol toolResult becomes a JSON part", () => {
-    expect(mcpResultToOutput({ toolResult: { ok: true } })).toEqual({ status: "success", content: [{ type: "json", json: { ok: true } }] });
+    expect(mcpResultToOutput({ toolResult: { ok: true } })).toEqual({
+      status: "success",
+      content: [{ type: "json", json: { ok: true } }],
+    });
   });
 
   test("a malformed result is an error output", () => {
-    for (const bad of [null, 42, "x", { content: "nope" }, { isError: "yes" }]) expect(mcpResultToOutput(bad).status).toBe("error");
+    for (const bad of [null, 42, "x", { content: "nope" }, { isError: "yes" }])
+      expect(mcpResultToOutput(bad).status).toBe("error");
   });
 
   test("never throws and always returns content parts the runner knows (property)", () => {
     const known = new Set(["text", "json", "image", "document"]);
     fc.assert(
-      fc.property(fc.anything(), fc.array(fc.oneof(fc.anything(), fc.record({ type: fc.constantFrom("text", "image", "resource", "audio"), data: fc.anything(), text: fc.anything(), mimeType: fc.anything(), resource: fc.anything() }))), (structured, content) => {
-        const out = mcpResultToOutput({ content, structuredContent: structured });
-        expect(["success", "error"]).toContain(out.status);
-        for (const part of out.content) expect(known.has(part.type)).toBe(true);
-        if (out.structuredContent !== undefined) expect(JSON.stringify(JSON.parse(JSON.stringify(out.structuredContent)))).toBe(JSON.stringify(out.structuredContent));
-      }),
+      fc.property(
+        fc.anything(),
+        fc.array(
+          fc.oneof(
+            fc.anything(),
+            fc.record({
+              type: fc.constantFrom("text", "image", "resource", "audio"),
+              data: fc.anything(),
+              text: fc.anything(),
+              mimeType: fc.anything(),
+              resource: fc.anything(),
+            }),
+          ),
+        ),
+        (structured, content) => {
+          const out = mcpResultToOutput({ content, structuredContent: structured });
+          expect(["success", "error"]).toContain(out.status);
+          for (const part of out.content) expect(known.has(part.type)).toBe(true);
+          if (out.structuredContent !== undefined)
+            expect(JSON.stringify(JSON.parse(JSON.stringify(out.structuredContent)))).toBe(JSON.stringify(out.structuredContent));
+        },
+      ),
     );
   });
 });

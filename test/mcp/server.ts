@@ -69,10 +69,14 @@ function buildServer(log: ServerLog, onSlowStart: () => void): McpServer {
     content: [{ type: "text", text: "card declined" }],
     isError: true,
   }));
-  server.registerTool("record_meta", { description: "Records the _meta it receives.", inputSchema: { note: z.string().optional() } }, async (_args, extra) => {
-    log.metas.push(extra._meta as Record<string, unknown> | undefined);
-    return { content: [{ type: "text", text: "recorded" }] };
-  });
+  server.registerTool(
+    "record_meta",
+    { description: "Records the _meta it receives.", inputSchema: { note: z.string().optional() } },
+    async (_args, extra) => {
+      log.metas.push(extra._meta as Record<string, unknown> | undefined);
+      return { content: [{ type: "text", text: "recorded" }] };
+    },
+  );
   server.registerTool("slow", { description: "Waits until cancelled.", inputSchema: {} }, async (_args, extra) => {
     onSlowStart();
     await new Promise<void>((resolve) => {

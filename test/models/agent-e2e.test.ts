@@ -66,7 +66,10 @@ describe("Agent + OpenAIChatModel", () => {
   test("unparsable arguments become an error result; the raw arguments go back as they came", async () => {
     server.reply(sseReply(fixture("openai", "bad-args.sse")), sseReply(fixture("openai", "text.sse")));
     const calls: string[] = [];
-    const agent = new Agent({ model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }), tools: [weatherTool(calls)] });
+    const agent = new Agent({
+      model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }),
+      tools: [weatherTool(calls)],
+    });
     await agent.invoke("Weather?");
     expect(calls).toEqual([]);
     const messages = server.received[1]!.body.messages;
@@ -77,7 +80,10 @@ describe("Agent + OpenAIChatModel", () => {
 
   test("a stream cut mid tool call fails the run and leaves no half-written call in the transcript", async () => {
     server.reply(sseReply(fixture("openai", "cut-tool.sse")));
-    const agent = new Agent({ model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }), tools: [weatherTool([])] });
+    const agent = new Agent({
+      model: new OpenAIChatModel({ baseUrl: server.url, model: "m", retry: false }),
+      tools: [weatherTool([])],
+    });
     await expect(agent.invoke("Weather?")).rejects.toBeInstanceOf(ModelStreamError);
     expect(agent.messages.flatMap((m) => m.content).some((b) => b.type === "toolUse")).toBe(false);
   });
@@ -126,7 +132,11 @@ describe("Agent + AnthropicModel", () => {
     await agent.invoke("Sure?");
     const assistant = server.received[1]!.body.messages[1];
     expect(assistant.content.slice(0, 2)).toEqual([
-      { type: "thinking", thinking: "Let me think step by step.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" },
+      {
+        type: "thinking",
+        thinking: "Let me think step by step.",
+        signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+      },
       { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
     ]);
   });

@@ -16,11 +16,22 @@ beforeEach(() => {
   server.received.length = 0;
 });
 
-const spec = { name: "get_weather", description: "Weather of a city", inputSchema: { type: "object", properties: { city: { type: "string" } } } };
+const spec = {
+  name: "get_weather",
+  description: "Weather of a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+};
 const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] }];
 
 function model(extra: Partial<ConstructorParameters<typeof AnthropicModel>[0]> = {}): AnthropicModel {
-  return new AnthropicModel({ baseUrl: server.url, model: "claude-sonnet-4-5", maxTokens: 1024, apiKey: "sk-ant-test", retry: false, ...extra });
+  return new AnthropicModel({
+    baseUrl: server.url,
+    model: "claude-sonnet-4-5",
+    maxTokens: 1024,
+    apiKey: "sk-ant-test",
+    retry: false,
+    ...extra,
+  });
 }
 const metrics = () => ({ usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }) as any;
 const assemble = (events: AsyncIterable<ModelStreamEvent>) => assembleResponse(events, () => {}, metrics(), undefined);
@@ -28,7 +39,9 @@ const assemble = (events: AsyncIterable<ModelStreamEvent>) => assembleResponse(e
 describe("AnthropicModel over a loopback server", () => {
   test("streams text (ping ignored) with usage, and posts the documented request", async () => {
     server.reply(sseReply(fixture("anthropic", "text.sse")));
-    const events = await collect(model({ params: { temperature: 0 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }));
+    const events = await collect(
+      model({ params: { temperature: 0 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }),
+    );
     expect(events).toEqual([
       { type: "messageStart", role: "assistant" },
       { type: "contentBlockStart", index: 0, start: { type: "text" } },
@@ -80,7 +93,11 @@ describe("AnthropicModel over a loopback server", () => {
     server.reply(sseReply(fixture("anthropic", "thinking.sse")));
     const r = await assemble(model().stream(user, { toolSpecs: [] }));
     expect(r.message.content).toEqual([
-      { type: "reasoning", text: "Let me think step by step.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" },
+      {
+        type: "reasoning",
+        text: "Let me think step by step.",
+        signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+      },
       { type: "reasoning", text: "", redacted: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
       { type: "text", text: "42." },
     ]);
@@ -114,7 +131,9 @@ describe("AnthropicModel over a loopback server", () => {
 
   test("a delta with wrong types is rejected before it becomes tool input", async () => {
     server.reply(sseReply(fixture("anthropic", "wrong-type.sse")));
-    await expect(collect(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(/malformed content_block_delta[\s\S]*partial_json/);
+    await expect(collect(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(
+      /malformed content_block_delta[\s\S]*partial_json/,
+    );
   });
 
   test("an AbortSignal stops a stream in the middle", async () => {
@@ -134,7 +153,10 @@ describe("AnthropicModel over a loopback server", () => {
 
 describe("AnthropicModel failures", () => {
   test("429 with Retry-After is retried, then succeeds", async () => {
-    server.reply(jsonReply(429, fixture("anthropic", "rate-limit.json"), { "retry-after": "0" }), sseReply(fixture("anthropic", "text.sse")));
+    server.reply(
+      jsonReply(429, fixture("anthropic", "rate-limit.json"), { "retry-after": "0" }),
+      sseReply(fixture("anthropic", "text.sse")),
+    );
     const retries: RetryInfo[] = [];
     const events = await collect(model({ retry: { onRetry: (i) => retries.push(i) } }).stream(user, { toolSpecs: [] }));
     expect(events.at(-2)).toEqual({ type: "messageStop", stopReason: "endTurn" });
@@ -145,7 +167,13 @@ describe("AnthropicModel failures", () => {
   test("with retry off, 429 and 529 are ModelErrors with the provider's message", async () => {
     server.reply(jsonReply(429, fixture("anthropic", "rate-limit.json"), { "retry-after": "12" }));
     const e429 = await collect(model().stream(user, { toolSpecs: [] })).catch((e) => e);
-    expect(e429).toMatchObject({ code: "MODEL_ERROR", status: 429, retryAfter: 12, errorType: "rate_limit_error", provider: "anthropic" });
+    expect(e429).toMatchObject({
+      code: "MODEL_ERROR",
+      status: 429,
+      retryAfter: 12,
+      errorType: "rate_limit_error",
+      provider: "anthropic",
+    });
     expect(e429.providerMessage).toMatch(/rate limit/);
     server.reply(jsonReply(529, fixture("anthropic", "overloaded.json")));
     const e529 = await collect(model().stream(user, { toolSpecs: [] })).catch((e) => e);
@@ -167,13 +195,7 @@ test("messagesUrl does not double /v1", () => {
 });
 
 test("stop reasons map to the runner's", () => {
-  expect(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", null].map(anthropicStopReason)).toEqual([
-    "endTurn",
-    "toolUse",
-    "maxTokens",
-    "stopSequence",
-    "contentFiltered",
-    "endTurn",
-    "endTurn",
-  ]);
+  expect(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", null].map(anthropicStopReason)).toEqual(
+    ["endTurn", "toolUse", "maxTokens", "stopSequence", "contentFiltered", "endTurn", "endTurn"],
+  );
 });

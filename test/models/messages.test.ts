@@ -29,9 +29,22 @@ const conversation: Message[] = [
   {
     role: "user",
     content: [
-      { type: "toolResult", toolUseId: "t1", status: "success", content: [{ type: "text", text: "sunny" }, { type: "json", json: { c: 21 } }] },
+      {
+        type: "toolResult",
+        toolUseId: "t1",
+        status: "success",
+        content: [
+          { type: "text", text: "sunny" },
+          { type: "json", json: { c: 21 } },
+        ],
+      },
       { type: "toolResult", toolUseId: "t2", status: "error", content: [{ type: "text", text: "Invalid input" }] },
-      { type: "toolResult", toolUseId: "t3", status: "success", content: [{ type: "image", mimeType: "image/png", data: "AAAA", name: "shot.png" }] },
+      {
+        type: "toolResult",
+        toolUseId: "t3",
+        status: "success",
+        content: [{ type: "image", mimeType: "image/png", data: "AAAA", name: "shot.png" }],
+      },
     ],
   },
   { role: "user", content: [{ type: "text", text: "And now?" }] },
@@ -79,14 +92,25 @@ describe("toOpenAIMessages", () => {
   test("reasoning is dropped unless asked for; assistant messages with nothing to say are skipped", () => {
     const msgs: Message[] = [
       { role: "assistant", content: [{ type: "reasoning", text: "hmm" }] },
-      { role: "assistant", content: [{ type: "reasoning", text: "why" }, { type: "text", text: "ok" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "why" },
+          { type: "text", text: "ok" },
+        ],
+      },
     ];
     expect(toOpenAIMessages(msgs, undefined)).toEqual([{ role: "assistant", content: "ok" }]);
-    expect(toOpenAIMessages(msgs, undefined, { sendReasoning: true })).toEqual([{ role: "assistant", content: "ok", reasoning_content: "why" }]);
+    expect(toOpenAIMessages(msgs, undefined, { sendReasoning: true })).toEqual([
+      { role: "assistant", content: "ok", reasoning_content: "why" },
+    ]);
   });
 
   test("an empty tool result still answers the call", () => {
-    const out = toOpenAIMessages([{ role: "user", content: [{ type: "toolResult", toolUseId: "x", status: "success", content: [] }] }], undefined);
+    const out = toOpenAIMessages(
+      [{ role: "user", content: [{ type: "toolResult", toolUseId: "x", status: "success", content: [] }] }],
+      undefined,
+    );
     expect(out).toEqual([{ role: "tool", tool_call_id: "x", content: "(no output)" }]);
   });
 });
@@ -119,9 +143,20 @@ describe("toAnthropicMessages", () => {
     expect(out[2]).toEqual({
       role: "user",
       content: [
-        { type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "sunny" }, { type: "text", text: '{"c":21}' }] },
+        {
+          type: "tool_result",
+          tool_use_id: "t1",
+          content: [
+            { type: "text", text: "sunny" },
+            { type: "text", text: '{"c":21}' },
+          ],
+        },
         { type: "tool_result", tool_use_id: "t2", content: [{ type: "text", text: "Invalid input" }], is_error: true },
-        { type: "tool_result", tool_use_id: "t3", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] },
+        {
+          type: "tool_result",
+          tool_use_id: "t3",
+          content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }],
+        },
         { type: "text", text: "And now?" },
       ],
     });

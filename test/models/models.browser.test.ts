@@ -7,7 +7,11 @@ import { assembleResponse } from "../../src/agent/model-call.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
 import { ModelError, OpenAIChatModel } from "../../src/models/openai.js";
 
-const spec = { name: "get_weather", description: "Weather of a city", inputSchema: { type: "object", properties: { city: { type: "string" } } } };
+const spec = {
+  name: "get_weather",
+  description: "Weather of a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+};
 const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather?" }] }];
 // Vite serves files outside its root under /@fs/ + absolute path.
 const FIXTURES = `/@fs${new URL("./fixtures", import.meta.url).pathname}`;
@@ -24,7 +28,12 @@ function replay(path: string, seen: { url: string; init: RequestInit | undefined
 
 test("OpenAIChatModel assembles parallel tool calls in Chromium", async () => {
   const seen: { url: string; init: RequestInit | undefined }[] = [];
-  const model = new OpenAIChatModel({ baseUrl: "https://example.test/v1", model: "m", fetch: replay("openai/parallel-tools.sse", seen), retry: false });
+  const model = new OpenAIChatModel({
+    baseUrl: "https://example.test/v1",
+    model: "m",
+    fetch: replay("openai/parallel-tools.sse", seen),
+    retry: false,
+  });
   const r = await assembleResponse(model.stream(user, { toolSpecs: [spec] }), () => {}, metrics(), undefined);
   expect(r).toMatchObject({ stopReason: "toolUse" });
   expect(r.message.content.map((b: any) => b.input)).toEqual([{ city: "Oslo" }, { city: "Rome" }]);
@@ -34,7 +43,13 @@ test("OpenAIChatModel assembles parallel tool calls in Chromium", async () => {
 
 test("AnthropicModel keeps thinking signatures in Chromium and opts in to browser access only when asked", async () => {
   const seen: { url: string; init: RequestInit | undefined }[] = [];
-  const model = new AnthropicModel({ model: "c", maxTokens: 8, fetch: replay("anthropic/thinking.sse", seen), retry: false, dangerouslyAllowBrowser: true });
+  const model = new AnthropicModel({
+    model: "c",
+    maxTokens: 8,
+    fetch: replay("anthropic/thinking.sse", seen),
+    retry: false,
+    dangerouslyAllowBrowser: true,
+  });
   const r = await assembleResponse(model.stream(user, { toolSpecs: [] }), () => {}, metrics(), undefined);
   expect(r.message.content[0]).toMatchObject({ type: "reasoning", signature: expect.stringMatching(/^EqQB/) });
   expect((seen[0]!.init!.headers as Record<string, string>)["anthropic-dangerous-direct-browser-access"]).toBe("true");

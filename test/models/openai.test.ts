@@ -15,7 +15,11 @@ beforeEach(() => {
   server.received.length = 0;
 });
 
-const spec = { name: "get_weather", description: "Weather of a city", inputSchema: { type: "object", properties: { city: { type: "string" } } } };
+const spec = {
+  name: "get_weather",
+  description: "Weather of a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+};
 const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] }];
 
 function model(extra: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}): OpenAIChatModel {
@@ -28,7 +32,9 @@ const assemble = (events: AsyncIterable<ModelStreamEvent>) => assembleResponse(e
 describe("OpenAIChatModel over a loopback server", () => {
   test("streams plain text, with usage from the last chunk (empty choices)", async () => {
     server.reply(sseReply(fixture("openai", "text.sse")));
-    const events = await collect(model({ params: { temperature: 0.2 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }));
+    const events = await collect(
+      model({ params: { temperature: 0.2 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }),
+    );
     expect(events).toEqual([
       { type: "messageStart", role: "assistant" },
       { type: "contentBlockStart", index: 0, start: { type: "text" } },
@@ -50,7 +56,9 @@ describe("OpenAIChatModel over a loopback server", () => {
         { role: "system", content: "Be brief." },
         { role: "user", content: "Weather in Oslo and Rome?" },
       ],
-      tools: [{ type: "function", function: { name: "get_weather", description: "Weather of a city", parameters: spec.inputSchema } }],
+      tools: [
+        { type: "function", function: { name: "get_weather", description: "Weather of a city", parameters: spec.inputSchema } },
+      ],
     });
   });
 
@@ -86,7 +94,10 @@ describe("OpenAIChatModel over a loopback server", () => {
     expect(r.partial).toBeFalsy();
     const content = r.message.content;
     expect(content.map((b) => b.type)).toEqual(["reasoning", "text"]);
-    expect(content[0]).toEqual({ type: "reasoning", text: name === "reasoning.sse" ? "The user greets. Answer briefly." : "Thinking." });
+    expect(content[0]).toEqual({
+      type: "reasoning",
+      text: name === "reasoning.sse" ? "The user greets. Answer briefly." : "Thinking.",
+    });
   });
 
   test("a stream cut in the middle of a tool call gets no stop event; the runner reports it", async () => {
@@ -106,7 +117,11 @@ describe("OpenAIChatModel over a loopback server", () => {
   test("passes a garbled tool name through untouched", async () => {
     server.reply(sseReply(fixture("openai", "garbled-name.sse")));
     const r = await assemble(model().stream(user, { toolSpecs: [spec] }));
-    expect(r.message.content[0]).toMatchObject({ type: "toolUse", name: "get_weather<|channel|>commentary", input: { city: "Oslo" } });
+    expect(r.message.content[0]).toMatchObject({
+      type: "toolUse",
+      name: "get_weather<|channel|>commentary",
+      input: { city: "Oslo" },
+    });
   });
 
   test("arguments that do not parse reach the runner as the raw string", async () => {
@@ -142,7 +157,10 @@ describe("OpenAIChatModel over a loopback server", () => {
 
 describe("OpenAIChatModel failures", () => {
   test("429 with Retry-After is retried after the asked delay, then succeeds", async () => {
-    server.reply(jsonReply(429, fixture("openai", "rate-limit.json"), { "retry-after": "1" }), sseReply(fixture("openai", "text.sse")));
+    server.reply(
+      jsonReply(429, fixture("openai", "rate-limit.json"), { "retry-after": "1" }),
+      sseReply(fixture("openai", "text.sse")),
+    );
     const retries: RetryInfo[] = [];
     const events = await collect(model({ retry: { onRetry: (i) => retries.push(i) } }).stream(user, { toolSpecs: [] }));
     expect(events.at(-2)).toEqual({ type: "messageStop", stopReason: "endTurn" });
@@ -156,7 +174,13 @@ describe("OpenAIChatModel failures", () => {
     server.reply(jsonReply(429, fixture("openai", "rate-limit.json"), { "retry-after": "7" }));
     const error = await collect(model({ retry: false }).stream(user, { toolSpecs: [] })).catch((e) => e);
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ code: "MODEL_ERROR", status: 429, retryAfter: 7, errorCode: "rate_limit_exceeded", provider: "openai" });
+    expect(error).toMatchObject({
+      code: "MODEL_ERROR",
+      status: 429,
+      retryAfter: 7,
+      errorCode: "rate_limit_exceeded",
+      provider: "openai",
+    });
     expect(error.providerMessage).toMatch(/^Rate limit reached/);
     expect(server.received).toHaveLength(1);
   });
@@ -166,7 +190,9 @@ describe("OpenAIChatModel failures", () => {
     server.reply(boom, boom, boom);
     const retries: RetryInfo[] = [];
     const error = await collect(
-      model({ retry: { maxAttempts: 3, baseDelayMs: 4, maxDelayMs: 50, onRetry: (i) => retries.push(i) } }).stream(user, { toolSpecs: [] }),
+      model({ retry: { maxAttempts: 3, baseDelayMs: 4, maxDelayMs: 50, onRetry: (i) => retries.push(i) } }).stream(user, {
+        toolSpecs: [],
+      }),
     ).catch((e) => e);
     expect(error).toMatchObject({ status: 503, providerMessage: "overloaded" });
     expect(server.received).toHaveLength(3);
@@ -181,17 +207,22 @@ describe("OpenAIChatModel failures", () => {
     expect(server.received).toHaveLength(1);
   });
 
-  test.each(["overflow.json", "overflow-llamacpp.json", "overflow-vllm.json"])("a 400 context overflow (%s) is a ContextWindowOverflowError, not retried", async (name) => {
-    server.reply(jsonReply(400, fixture("openai", name)));
-    const error = await collect(model({ retry: {} }).stream(user, { toolSpecs: [] })).catch((e) => e);
-    expect(error).toBeInstanceOf(ContextWindowOverflowError);
-    expect(error).toMatchObject({ code: "CONTEXT_WINDOW_OVERFLOW", status: 400 });
-    expect(error.providerMessage).toMatch(/context/);
-    expect(server.received).toHaveLength(1);
-  });
+  test.each(["overflow.json", "overflow-llamacpp.json", "overflow-vllm.json"])(
+    "a 400 context overflow (%s) is a ContextWindowOverflowError, not retried",
+    async (name) => {
+      server.reply(jsonReply(400, fixture("openai", name)));
+      const error = await collect(model({ retry: {} }).stream(user, { toolSpecs: [] })).catch((e) => e);
+      expect(error).toBeInstanceOf(ContextWindowOverflowError);
+      expect(error).toMatchObject({ code: "CONTEXT_WINDOW_OVERFLOW", status: 400 });
+      expect(error.providerMessage).toMatch(/context/);
+      expect(server.received).toHaveLength(1);
+    },
+  );
 
   test("a 400 that is not an overflow is a plain ModelError", async () => {
-    server.reply(jsonReply(400, '{"error":{"message":"Invalid value for temperature","type":"invalid_request_error","code":null}}'));
+    server.reply(
+      jsonReply(400, '{"error":{"message":"Invalid value for temperature","type":"invalid_request_error","code":null}}'),
+    );
     const error = await collect(model({ retry: {} }).stream(user, { toolSpecs: [] })).catch((e) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect(error.providerMessage).toBe("Invalid value for temperature");
@@ -202,7 +233,11 @@ describe("OpenAIChatModel failures", () => {
     const url = dead.url;
     await dead.close();
     const retries: RetryInfo[] = [];
-    const m = new OpenAIChatModel({ baseUrl: url, model: "m", retry: { maxAttempts: 2, baseDelayMs: 1, onRetry: (i) => retries.push(i) } });
+    const m = new OpenAIChatModel({
+      baseUrl: url,
+      model: "m",
+      retry: { maxAttempts: 2, baseDelayMs: 1, onRetry: (i) => retries.push(i) },
+    });
     const error = await collect(m.stream(user, { toolSpecs: [] })).catch((e) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect(error.message).toMatch(/could not be reached/);
@@ -230,7 +265,9 @@ describe("OpenAIChatModel failures", () => {
     server.reply(jsonReply(429, fixture("openai", "rate-limit.json"), { "retry-after": "20" }));
     const controller = new AbortController();
     const m = model({ retry: { maxDelayMs: 60_000, onRetry: () => controller.abort(new DOMException("stop", "AbortError")) } });
-    await expect(collect(m.stream(user, { toolSpecs: [], signal: controller.signal }))).rejects.toMatchObject({ name: "AbortError" });
+    await expect(collect(m.stream(user, { toolSpecs: [], signal: controller.signal }))).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 });
 

@@ -4,7 +4,14 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
-import { ContextWindowOverflowError, ModelError, errorFromFields, isContextOverflow, parseRetryAfter, readErrorFields } from "../../src/models/errors.js";
+import {
+  ContextWindowOverflowError,
+  ModelError,
+  errorFromFields,
+  isContextOverflow,
+  parseRetryAfter,
+  readErrorFields,
+} from "../../src/models/errors.js";
 import { OpenAIChatModel } from "../../src/models/openai.js";
 import { abortableSleep, backoffDelay, fetchWithRetry } from "../../src/models/retry.js";
 import { sseEvents } from "../../src/models/sse.js";
@@ -25,21 +32,32 @@ describe("context overflow detection", () => {
     expect(isContextOverflow(message)).toBe(true);
   });
 
-  test.each(["Rate limit reached", "Invalid value for temperature", "Overloaded", "max_tokens must be at least 1"])("does not flag %j", (message) => {
-    expect(isContextOverflow(message)).toBe(false);
-  });
+  test.each(["Rate limit reached", "Invalid value for temperature", "Overloaded", "max_tokens must be at least 1"])(
+    "does not flag %j",
+    (message) => {
+      expect(isContextOverflow(message)).toBe(false);
+    },
+  );
 
   test("codes alone are enough", () => {
     expect(isContextOverflow(undefined, "context_length_exceeded")).toBe(true);
     expect(isContextOverflow("whatever", undefined, "exceed_context_size_error")).toBe(true);
-    expect(errorFromFields("openai", { message: "x", type: undefined, code: "context_length_exceeded" })).toBeInstanceOf(ContextWindowOverflowError);
+    expect(errorFromFields("openai", { message: "x", type: undefined, code: "context_length_exceeded" })).toBeInstanceOf(
+      ContextWindowOverflowError,
+    );
   });
 });
 
 test("readErrorFields reads every provider's shape and survives junk", () => {
   expect(readErrorFields({ error: { message: "m", type: "t", code: 400 } })).toEqual({ message: "m", type: "t", code: "400" });
-  expect(readErrorFields({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })).toEqual({ message: "Overloaded", type: "overloaded_error", code: undefined });
-  expect(readErrorFields({ object: "error", message: "vllm says", type: "BadRequestError", code: 400 })).toMatchObject({ message: "vllm says" });
+  expect(readErrorFields({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })).toEqual({
+    message: "Overloaded",
+    type: "overloaded_error",
+    code: undefined,
+  });
+  expect(readErrorFields({ object: "error", message: "vllm says", type: "BadRequestError", code: 400 })).toMatchObject({
+    message: "vllm says",
+  });
   expect(readErrorFields({ error: "plain" })).toMatchObject({ message: "plain" });
   fc.assert(fc.property(fc.jsonValue(), (v) => void readErrorFields(v)));
 });
@@ -55,11 +73,17 @@ test("parseRetryAfter reads seconds, HTTP dates and retry-after-ms", () => {
 
 test("backoffDelay stays within [exp/2, exp] and under the cap", () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 60000 }), fc.double({ min: 0, max: 0.9999, noNaN: true }), (attempt, base, max, r) => {
-      const exp = Math.min(max, base * 2 ** (attempt - 1));
-      const d = backoffDelay(attempt, base, max, () => r);
-      return d >= Math.floor(exp / 2) && d <= Math.ceil(exp) && d <= max;
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 1, max: 5000 }),
+      fc.integer({ min: 1, max: 60000 }),
+      fc.double({ min: 0, max: 0.9999, noNaN: true }),
+      (attempt, base, max, r) => {
+        const exp = Math.min(max, base * 2 ** (attempt - 1));
+        const d = backoffDelay(attempt, base, max, () => r);
+        return d >= Math.floor(exp / 2) && d <= Math.ceil(exp) && d <= max;
+      },
+    ),
   );
 });
 
@@ -161,7 +185,12 @@ test("any JSON value as a chunk gives events or a typed error, never a crash", a
   const chunk = fc.oneof(
     fc.jsonValue(),
     fc.record({ choices: fc.array(fc.record({ delta: fc.jsonValue(), finish_reason: fc.jsonValue() }, { requiredKeys: [] })) }),
-    fc.record({ type: fc.constantFrom("content_block_start", "content_block_delta", "message_delta", "error"), index: fc.jsonValue(), delta: fc.jsonValue(), content_block: fc.jsonValue() }),
+    fc.record({
+      type: fc.constantFrom("content_block_start", "content_block_delta", "message_delta", "error"),
+      index: fc.jsonValue(),
+      delta: fc.jsonValue(),
+      content_block: fc.jsonValue(),
+    }),
   );
   fc.assert(
     fc.property(fc.array(chunk, { maxLength: 8 }), (chunks) => {

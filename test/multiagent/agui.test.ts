@@ -17,8 +17,19 @@ describe("AG-UI mapping", () => {
     const orchestrator: MultiAgentStreamEvent[] = [];
     const graph = new Graph({
       name: "research",
-      nodes: { web: { execute: () => "w" }, bad: { execute: () => { throw new Error("down"); } }, sum: { execute: () => "s" } },
-      edges: [{ from: "web", to: "sum" }, { from: "web", to: "bad" }],
+      nodes: {
+        web: { execute: () => "w" },
+        bad: {
+          execute: () => {
+            throw new Error("down");
+          },
+        },
+        sum: { execute: () => "s" },
+      },
+      edges: [
+        { from: "web", to: "sum" },
+        { from: "web", to: "bad" },
+      ],
       onEvent: (e) => orchestrator.push(e),
     });
     const r = await graph.invoke("t");
@@ -41,8 +52,18 @@ describe("AG-UI mapping", () => {
     const worker = new Agent({
       name: "worker",
       hooks: [new AskFirst()],
-      tools: [{ name: "act", spec: { name: "act", description: "acts", inputSchema: { type: "object" } }, kind: "function", call: async () => (runs++, { status: "success", content: [{ type: "text", text: "acted" }] }) }],
-      model: new ScriptedModel({ script: (q) => (q.lastToolResults.length ? { text: "worker done" } : { toolCalls: [{ name: "act", input: {}, id: "c1" }] }) }),
+      tools: [
+        {
+          name: "act",
+          spec: { name: "act", description: "acts", inputSchema: { type: "object" } },
+          kind: "function",
+          call: async () => (runs++, { status: "success", content: [{ type: "text", text: "acted" }] }),
+        },
+      ],
+      model: new ScriptedModel({
+        script: (q) =>
+          q.lastToolResults.length ? { text: "worker done" } : { toolCalls: [{ name: "act", input: {}, id: "c1" }] },
+      }),
     });
     const orchestrator: MultiAgentStreamEvent[] = [];
     const graph = new Graph({ name: "g", nodes: { worker }, onEvent: (e) => orchestrator.push(e) });
@@ -50,9 +71,23 @@ describe("AG-UI mapping", () => {
     expect(paused.status).toBe("interrupted");
     expect(paused.interrupts.map((i) => i.id)).toEqual(["node:worker:hook:beforeToolCall:c1:kaboo_approval"]);
     const mapped = orchestrator.flatMap((e) => toAguiEvents(e));
-    expect(mapped.at(-1)).toMatchObject({ type: "SUBAGENT_FINISHED", outcome: { type: "suspended", interruptIds: ["node:worker:hook:beforeToolCall:c1:kaboo_approval"] } });
-    await verify([{ type: "RUN_STARTED", threadId: "t", runId: "r" }, ...mapped, { type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [{ id: paused.interrupts[0]?.id, reason: "kaboo_approval" }] } }] as BaseEvent[]);
-    const done = await graph.invoke([{ interruptResponse: { interruptId: paused.interrupts[0]?.id as string, response: { approved: true } } }]);
+    expect(mapped.at(-1)).toMatchObject({
+      type: "SUBAGENT_FINISHED",
+      outcome: { type: "suspended", interruptIds: ["node:worker:hook:beforeToolCall:c1:kaboo_approval"] },
+    });
+    await verify([
+      { type: "RUN_STARTED", threadId: "t", runId: "r" },
+      ...mapped,
+      {
+        type: "RUN_FINISHED",
+        threadId: "t",
+        runId: "r",
+        outcome: { type: "interrupt", interrupts: [{ id: paused.interrupts[0]?.id, reason: "kaboo_approval" }] },
+      },
+    ] as BaseEvent[]);
+    const done = await graph.invoke([
+      { interruptResponse: { interruptId: paused.interrupts[0]?.id as string, response: { approved: true } } },
+    ]);
     expect(done.status).toBe("completed");
     expect(done.results.worker?.result?.text).toBe("worker done");
     expect(runs).toBe(1);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type HookProvider, type HookRegistry, type JsonValue } from "../../src/index.js";
+import {
+  Agent,
+  BeforeToolCallEvent,
+  ScriptedModel,
+  tool,
+  type HookProvider,
+  type HookRegistry,
+  type JsonValue,
+} from "../../src/index.js";
 import { createSessionExchange } from "../../src/hooks/session-exchange.js";
 import { restoreSessionState, sessionStateSnapshot } from "../../src/hooks/session-state-hook.js";
 import { agentAsTool } from "../../src/multiagent/index.js";
@@ -9,7 +17,10 @@ class Gate implements HookProvider {
   registerHooks(r: HookRegistry): void {
     r.addCallback(BeforeToolCallEvent, (e) => {
       if (e.toolUse.name !== "pay") return;
-      const answer = e.interrupt({ name: "kaboo_approval", reason: { kind: "tool_approval", tool: "pay", toolUseId: e.toolUse.toolUseId } }) as { approved?: boolean };
+      const answer = e.interrupt({
+        name: "kaboo_approval",
+        reason: { kind: "tool_approval", tool: "pay", toolUseId: e.toolUse.toolUseId },
+      }) as { approved?: boolean };
       if (answer.approved !== true) e.cancel = "Denied.";
     });
   }
@@ -17,13 +28,21 @@ class Gate implements HookProvider {
 
 /** A parent with a `billing` delegate whose `pay` tool needs approval; counts `pay` runs. */
 function build(counter: { runs: number }) {
-  const pay = tool({ name: "pay", description: "Pays", inputSchema: z.object({ amount: z.number() }), callback: ({ amount }) => (counter.runs++, `paid ${amount}`) });
+  const pay = tool({
+    name: "pay",
+    description: "Pays",
+    inputSchema: z.object({ amount: z.number() }),
+    callback: ({ amount }) => (counter.runs++, `paid ${amount}`),
+  });
   const billing = new Agent({
     name: "billing",
     tools: [pay],
     hooks: [new Gate()],
     model: new ScriptedModel({
-      script: (r) => (r.lastToolResults.length ? { text: `Billing done: ${JSON.stringify(r.lastToolResults[0]?.content)}` } : { toolCalls: [{ name: "pay", input: { amount: 42 }, id: "pay_1" }] }),
+      script: (r) =>
+        r.lastToolResults.length
+          ? { text: `Billing done: ${JSON.stringify(r.lastToolResults[0]?.content)}` }
+          : { toolCalls: [{ name: "pay", input: { amount: 42 }, id: "pay_1" }] },
     }),
   });
   const delegate = agentAsTool(billing, { name: "billing", description: "Handles payments." });
@@ -31,7 +50,10 @@ function build(counter: { runs: number }) {
     name: "lead",
     tools: [delegate],
     model: new ScriptedModel({
-      script: (r) => (r.lastToolResults.length ? { text: `Lead: ${JSON.stringify(r.lastToolResults[0]?.content)}` } : { toolCalls: [{ name: "billing", input: { task: "pay 42" }, id: "del_1" }] }),
+      script: (r) =>
+        r.lastToolResults.length
+          ? { text: `Lead: ${JSON.stringify(r.lastToolResults[0]?.content)}` }
+          : { toolCalls: [{ name: "billing", input: { task: "pay 42" }, id: "del_1" }] },
     }),
   });
   return { parent, billing, delegate };
@@ -43,11 +65,22 @@ describe("agentAsTool", () => {
     const t = agentAsTool(sub, { name: "sub", description: "d" });
     expect(t.kind).toBe("agent");
     expect(t.spec.inputSchema).toMatchObject({ properties: { task: { type: "string" } } });
-    const parent = new Agent({ model: new ScriptedModel({ script: [{ toolCalls: [{ name: "sub", input: { task: "hi" } }] }, (r) => ({ text: JSON.stringify(r.lastToolResults[0]?.content) })] }), tools: [t] });
+    const parent = new Agent({
+      model: new ScriptedModel({
+        script: [
+          { toolCalls: [{ name: "sub", input: { task: "hi" } }] },
+          (r) => ({ text: JSON.stringify(r.lastToolResults[0]?.content) }),
+        ],
+      }),
+      tools: [t],
+    });
     const r = await parent.invoke("go");
     expect(r.stopReason).toBe("endTurn");
     expect(JSON.stringify(r.message)).toContain("sub answer");
-    const bad = new Agent({ model: new ScriptedModel({ script: [{ toolCalls: [{ name: "sub", input: { nope: 1 } }] }, { text: "x" }] }), tools: [agentAsTool(new Agent({ model: new ScriptedModel({ script: [] }) }), { name: "sub", description: "d" })] });
+    const bad = new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "sub", input: { nope: 1 } }] }, { text: "x" }] }),
+      tools: [agentAsTool(new Agent({ model: new ScriptedModel({ script: [] }) }), { name: "sub", description: "d" })],
+    });
     await bad.invoke("go");
     expect(JSON.stringify(bad.messages[2])).toContain("Invalid input");
   });
@@ -73,7 +106,10 @@ describe("agentAsTool", () => {
     const state2: Record<string, unknown> = {};
     createSessionExchange(state2, { inbound: snapshot, resuming: true });
     expect(restoreSessionState(second.parent, state2)).toBe(true);
-    const done = await second.parent.invoke([{ interruptResponse: { interruptId: ask?.id as string, response: { approved: true } as JsonValue } }], { invocationState: state2 });
+    const done = await second.parent.invoke(
+      [{ interruptResponse: { interruptId: ask?.id as string, response: { approved: true } as JsonValue } }],
+      { invocationState: state2 },
+    );
     expect(done.stopReason).toBe("endTurn");
     expect(counter.runs).toBe(1);
     expect(JSON.stringify(done.message)).toContain("paid 42");
@@ -84,7 +120,9 @@ describe("agentAsTool", () => {
     const results = second.billing.messages.flatMap((m) => m.content).filter((b) => b.type === "toolResult");
     expect(results).toHaveLength(1);
     // Resuming the same (now finished) agent again is refused, not replayed.
-    await expect(second.parent.invoke([{ interruptResponse: { interruptId: ask?.id as string, response: { approved: true } } }])).rejects.toMatchObject({ code: "UNKNOWN_INTERRUPT_ID" });
+    await expect(
+      second.parent.invoke([{ interruptResponse: { interruptId: ask?.id as string, response: { approved: true } } }]),
+    ).rejects.toMatchObject({ code: "UNKNOWN_INTERRUPT_ID" });
     expect(counter.runs).toBe(1);
   });
 
@@ -112,7 +150,10 @@ describe("agentAsTool", () => {
     const s2: Record<string, unknown> = {};
     createSessionExchange(s2, { inbound: snap, resuming: true });
     restoreSessionState(second.parent, s2);
-    const r = await second.parent.invoke([{ interruptResponse: { interruptId: paused.interrupts[0]?.id as string, response: { approved: true } } }], { invocationState: s2 });
+    const r = await second.parent.invoke(
+      [{ interruptResponse: { interruptId: paused.interrupts[0]?.id as string, response: { approved: true } } }],
+      { invocationState: s2 },
+    );
     expect(counter.runs).toBe(0);
     expect(JSON.stringify(second.parent.messages)).toMatch(/Malformed interrupt state|cannot resume/);
     expect(r.stopReason).toBe("endTurn");

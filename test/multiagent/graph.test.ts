@@ -40,14 +40,35 @@ describe("Graph", () => {
       name: "join",
       nodes: {
         a: textAgent("a", "x"),
-        b: { execute: async () => { await new Promise((r) => setTimeout(r, 5)); return "b"; } },
-        c: { execute: async () => { cRunning = true; await new Promise((r) => setTimeout(r, 20)); cRunning = false; return "c"; } },
+        b: {
+          execute: async () => {
+            await new Promise((r) => setTimeout(r, 5));
+            return "b";
+          },
+        },
+        c: {
+          execute: async () => {
+            cRunning = true;
+            await new Promise((r) => setTimeout(r, 20));
+            cRunning = false;
+            return "c";
+          },
+        },
         skip: textAgent("skip", "never"),
-        d: { execute: () => { dSawC = !cRunning; return "d"; } },
+        d: {
+          execute: () => {
+            dSawC = !cRunning;
+            return "d";
+          },
+        },
       },
       edges: [
-        { from: "a", to: "b" }, { from: "a", to: "c" }, { from: "a", to: "skip", condition: () => false },
-        { from: "b", to: "d" }, { from: "c", to: "d" }, { from: "skip", to: "d" },
+        { from: "a", to: "b" },
+        { from: "a", to: "c" },
+        { from: "a", to: "skip", condition: () => false },
+        { from: "b", to: "d" },
+        { from: "c", to: "d" },
+        { from: "skip", to: "d" },
       ],
     });
     const r = await graph.invoke("t");
@@ -63,11 +84,19 @@ describe("Graph", () => {
       name: "g",
       nodes: {
         start: { execute: () => "go" },
-        boom: { execute: () => { throw new Error("kaput"); } },
+        boom: {
+          execute: () => {
+            throw new Error("kaput");
+          },
+        },
         ok,
         after_boom: textAgent("after_boom", "unreached"),
       },
-      edges: [{ from: "start", to: "boom" }, { from: "start", to: "ok" }, { from: "boom", to: "after_boom" }],
+      edges: [
+        { from: "start", to: "boom" },
+        { from: "start", to: "ok" },
+        { from: "boom", to: "after_boom" },
+      ],
     });
     const r = await graph.invoke("t");
     expect(r.status).toBe("failed");
@@ -79,8 +108,14 @@ describe("Graph", () => {
   });
 
   it("cancelNode with a message fails that node with it", async () => {
-    const graph = new Graph({ name: "g", nodes: { a: textAgent("a", "A"), b: textAgent("b", "B") }, edges: [{ from: "a", to: "b" }] });
-    graph.hooks.addCallback(BeforeNodeCallEvent, (e) => { if (e.nodeId === "b") e.cancelNode = "B is not allowed today"; });
+    const graph = new Graph({
+      name: "g",
+      nodes: { a: textAgent("a", "A"), b: textAgent("b", "B") },
+      edges: [{ from: "a", to: "b" }],
+    });
+    graph.hooks.addCallback(BeforeNodeCallEvent, (e) => {
+      if (e.nodeId === "b") e.cancelNode = "B is not allowed today";
+    });
     const stops: unknown[] = [];
     graph.hooks.addCallback(AfterNodeCallEvent, (e) => stops.push([e.nodeId, (e.error as Error | undefined)?.message]));
     const r = await graph.invoke("t");
@@ -95,10 +130,15 @@ describe("Graph", () => {
     const graph = new Graph({
       name: "g",
       nodes: { a: textAgent("a", "A"), b: textAgent("b", "B"), c: textAgent("c", "C") },
-      edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+      ],
       hooks: [new MultiAgentStopGuard(() => stop)],
     });
-    graph.hooks.addCallback(AfterNodeCallEvent, (e) => { if (e.nodeId === "a") stop = true; });
+    graph.hooks.addCallback(AfterNodeCallEvent, (e) => {
+      if (e.nodeId === "a") stop = true;
+    });
     const r = await graph.invoke("t");
     expect(r.executionOrder).toEqual(["a", "b"]);
     expect(r.results.a?.status).toBe("completed");
@@ -109,7 +149,10 @@ describe("Graph", () => {
   });
 
   it("a node timeout fails the node; a total timeout fails the graph", async () => {
-    const slow = { execute: (_: string, ctx: { signal: AbortSignal }) => new Promise((r) => ctx.signal.addEventListener("abort", () => r("late"))) };
+    const slow = {
+      execute: (_: string, ctx: { signal: AbortSignal }) =>
+        new Promise((r) => ctx.signal.addEventListener("abort", () => r("late"))),
+    };
     const g1 = new Graph({ name: "g1", nodes: { slow, fast: { execute: () => "ok" } }, nodeTimeoutMs: 20 });
     const r1 = await g1.invoke("t");
     expect(r1.results.slow).toMatchObject({ status: "failed", error: expect.stringMatching(/timed out after 20 ms/) });
@@ -127,7 +170,12 @@ describe("Graph", () => {
     const graph = new Graph({
       name: "stuck",
       nodes: { a: textAgent("a", "A"), b: textAgent("b", "B"), c: textAgent("c", "C") },
-      edges: [{ from: "a", to: "b" }, { from: "a", to: "c" }, { from: "b", to: "c" }, { from: "c", to: "b" }],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "a", to: "c" },
+        { from: "b", to: "c" },
+        { from: "c", to: "b" },
+      ],
       maxNodeExecutions: 10,
     });
     const r = await graph.invoke("t");
@@ -140,15 +188,30 @@ describe("Graph", () => {
     let drafts = 0;
     const graph = new Graph({
       name: "loop",
-      nodes: { draft: { execute: () => `draft ${++drafts}` }, review: { execute: (input: string) => (input.includes("draft 3") ? "ok" : "again") } },
-      edges: [{ from: "draft", to: "review" }, { from: "review", to: "draft", condition: (s) => s.results.review?.result?.text === "again" }],
+      nodes: {
+        draft: { execute: () => `draft ${++drafts}` },
+        review: { execute: (input: string) => (input.includes("draft 3") ? "ok" : "again") },
+      },
+      edges: [
+        { from: "draft", to: "review" },
+        { from: "review", to: "draft", condition: (s) => s.results.review?.result?.text === "again" },
+      ],
       entryPoints: ["draft"],
       maxNodeExecutions: 20,
     });
     const r = await graph.invoke("t");
     expect(r.status).toBe("completed");
     expect(r.executionOrder).toEqual(["draft", "review", "draft", "review", "draft", "review"]);
-    const bounded = new Graph({ name: "inf", nodes: { x: { execute: () => "x" }, y: { execute: () => "y" } }, edges: [{ from: "x", to: "y" }, { from: "y", to: "x" }], entryPoints: ["x"], maxNodeExecutions: 5 });
+    const bounded = new Graph({
+      name: "inf",
+      nodes: { x: { execute: () => "x" }, y: { execute: () => "y" } },
+      edges: [
+        { from: "x", to: "y" },
+        { from: "y", to: "x" },
+      ],
+      entryPoints: ["x"],
+      maxNodeExecutions: 5,
+    });
     const r2 = await bounded.invoke("t");
     expect(r2.status).toBe("failed");
     expect(r2.executionOrder).toHaveLength(5);
@@ -164,7 +227,8 @@ describe("Graph", () => {
         edges: [{ from: "a", to: "b" }],
       });
       g.hooks.addCallback(BeforeNodeCallEvent, (e) => {
-        if (e.nodeId === "b" && (e.interrupt({ name: "approve_node", reason: { node: "b" } }) as { ok: boolean }).ok !== true) e.cancelNode = "denied";
+        if (e.nodeId === "b" && (e.interrupt({ name: "approve_node", reason: { node: "b" } }) as { ok: boolean }).ok !== true)
+          e.cancelNode = "denied";
       });
       return { g, runs };
     };
@@ -175,7 +239,9 @@ describe("Graph", () => {
     const json = JSON.parse(JSON.stringify(first.g.interruptState));
     const second = make();
     second.g.interruptState = (await import("../../src/index.js")).InterruptState.fromJSON(json);
-    const done = await second.g.invoke([{ interruptResponse: { interruptId: "hook:beforeNodeCall:b:approve_node", response: { ok: true } } }]);
+    const done = await second.g.invoke([
+      { interruptResponse: { interruptId: "hook:beforeNodeCall:b:approve_node", response: { ok: true } } },
+    ]);
     expect(done.status).toBe("completed");
     expect(second.runs).toEqual(["b"]);
     expect(done.executionOrder).toEqual(["a", "b"]);
@@ -191,17 +257,38 @@ describe("Graph", () => {
       onEvent: (e) => events.push(e),
     });
     await graph.invoke("t");
-    expect(events.map((e) => e.type)).toEqual(["multiagent_node_start", "multiagent_node_stop", "multiagent_handoff", "multiagent_node_start", "multiagent_node_stop"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "multiagent_node_start",
+      "multiagent_node_stop",
+      "multiagent_handoff",
+      "multiagent_node_start",
+      "multiagent_node_stop",
+    ]);
     expect(events[0]).toMatchObject({ executionId: "research.web" });
   });
 
   it("rejects bad definitions and bad resumes", async () => {
-    expect(() => new Graph({ name: "g", nodes: { a: { execute: () => "" } }, edges: [{ from: "a", to: "zz" }] })).toThrow(UserError);
-    expect(() => new Graph({ name: "g", nodes: { a: { execute: () => "" }, b: { execute: () => "" } }, edges: [{ from: "a", to: "b" }, { from: "b", to: "a" }], entryPoints: ["a"] })).toThrow(/maxNodeExecutions/);
+    expect(() => new Graph({ name: "g", nodes: { a: { execute: () => "" } }, edges: [{ from: "a", to: "zz" }] })).toThrow(
+      UserError,
+    );
+    expect(
+      () =>
+        new Graph({
+          name: "g",
+          nodes: { a: { execute: () => "" }, b: { execute: () => "" } },
+          edges: [
+            { from: "a", to: "b" },
+            { from: "b", to: "a" },
+          ],
+          entryPoints: ["a"],
+        }),
+    ).toThrow(/maxNodeExecutions/);
     expect(() => new Graph({ name: "g", nodes: {} })).toThrow(UserError);
     expect(() => new Graph({ name: "g", nodes: { "a.b": { execute: () => "" } } })).toThrow(UserError);
     const g = new Graph({ name: "g", nodes: { a: { execute: () => "" } } });
-    await expect(g.invoke([{ interruptResponse: { interruptId: "x", response: true } }])).rejects.toMatchObject({ code: "UNKNOWN_INTERRUPT_ID" });
+    await expect(g.invoke([{ interruptResponse: { interruptId: "x", response: true } }])).rejects.toMatchObject({
+      code: "UNKNOWN_INTERRUPT_ID",
+    });
     await expect(g.invoke([{ bogus: 1 } as never])).rejects.toMatchObject({ code: "INVALID_PAYLOAD" });
   });
 });
@@ -218,7 +305,11 @@ describe("publishing a graph's nodes", () => {
         model: new ScriptedModel({ script: () => ({ text: `${name} says hi` }) }),
         hooks: [new EventPublisher((e) => void seen.push({ type: e.type, group: e.data.stream_group }), name)],
       });
-    const graph = new Graph({ name: "research", nodes: { web: node("web"), write: node("write") }, edges: [{ from: "web", to: "write" }] });
+    const graph = new Graph({
+      name: "research",
+      nodes: { web: node("web"), write: node("write") },
+      edges: [{ from: "web", to: "write" }],
+    });
     await graph.invoke("topic", { invocationState: { threadId: "t1" } });
     await graph.invoke("again", { invocationState: { threadId: "t1" } });
     const starts = seen.filter((e) => e.type === "stream_group_start").map((e) => e.group);

@@ -10,6 +10,10 @@ export function textAgent(name: string, text: string | ((input: string) => strin
 }
 
 /** An agent driven by an explicit script. */
-export function scriptedAgent(name: string, script: ScriptedTurn[], extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}): Agent {
+export function scriptedAgent(
+  name: string,
+  script: ScriptedTurn[],
+  extra: Partial<ConstructorParameters<typeof Agent>[0]> = {},
+): Agent {
   return new Agent({ name, model: new ScriptedModel({ script, ids: "sequential" }), ...extra });
 }

@@ -3,7 +3,9 @@ import { UserError } from "../../src/index.js";
 import { HandoffEvent, Swarm } from "../../src/multiagent/index.js";
 import { scriptedAgent } from "./helpers.js";
 
-const handoff = (agent_name: string, message: string, context?: object) => ({ toolCalls: [{ name: "handoff_to_agent", input: { agent_name, message, ...(context ? { context } : {}) } }] });
+const handoff = (agent_name: string, message: string, context?: object) => ({
+  toolCalls: [{ name: "handoff_to_agent", input: { agent_name, message, ...(context ? { context } : {}) } }],
+});
 
 describe("Swarm", () => {
   it("completes after two handoffs, passing message and shared context", async () => {
@@ -31,8 +33,14 @@ describe("Swarm", () => {
   });
 
   it("stops a ping-pong at its limit with status failed", async () => {
-    const a = scriptedAgent("a", Array.from({ length: 10 }, () => handoff("b", "yours")));
-    const b = scriptedAgent("b", Array.from({ length: 10 }, () => handoff("a", "no, yours")));
+    const a = scriptedAgent(
+      "a",
+      Array.from({ length: 10 }, () => handoff("b", "yours")),
+    );
+    const b = scriptedAgent(
+      "b",
+      Array.from({ length: 10 }, () => handoff("a", "no, yours")),
+    );
     const swarm = new Swarm({ name: "pp", agents: [a, b], maxPingPong: 3 });
     const r = await swarm.invoke("t");
     expect(r.status).toBe("failed");

@@ -34,7 +34,11 @@ export function edgeBank(ledger: EdgeLedger, options: EdgeBankOptions = {}): Age
       if (lastToolResults.length) return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
       if (messages.at(-1)?.role === "assistant") return { text: "ok" };
       const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-      if (pay) return { reasoning: "The user wants a transfer.", toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
+      if (pay)
+        return {
+          reasoning: "The user wants a transfer.",
+          toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }],
+        };
       const paint = /paint (\w+)/.exec(lastUserText);
       if (paint) return { toolCalls: [{ name: "set_color", input: { color: paint[1] } }] };
       const nap = /nap (\d+)/.exec(lastUserText);
@@ -63,16 +67,23 @@ export function edgeBank(ledger: EdgeLedger, options: EdgeBankOptions = {}): Age
           entry.outcome = "finished";
           resolve(`slept ${ms} ms`);
         }, ms);
-        signal.addEventListener("abort", () => {
-          // The runner may abort its signal once the run is over: only a nap still running was cut short.
-          if (entry.outcome !== "running") return;
-          clearTimeout(timer);
-          entry.outcome = "aborted";
-          resolve("woken up");
-        }, { once: true });
+        signal.addEventListener(
+          "abort",
+          () => {
+            // The runner may abort its signal once the run is over: only a nap still running was cut short.
+            if (entry.outcome !== "running") return;
+            clearTimeout(timer);
+            entry.outcome = "aborted";
+            resolve("woken up");
+          },
+          { once: true },
+        );
       }),
   });
-  const subject = (_: string, input: unknown) => ({ key: `to:${(input as { to: string }).to}`, label: `transfers to ${(input as { to: string }).to}` });
+  const subject = (_: string, input: unknown) => ({
+    key: `to:${(input as { to: string }).to}`,
+    label: `transfers to ${(input as { to: string }).to}`,
+  });
   const gate = new InterruptHook([{ pattern: "transfer", remember: "always", subject }], {
     agentName: "bank",
     ...(options.secret !== undefined ? { secret: options.secret } : {}),

@@ -12,7 +12,12 @@ export const INTEROP_SECRET = "interop-secret";
 const ledger = newLedger();
 const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
 const open = createAguiHandler({ agent: () => edgeBank(ledger), heartbeatMs: 50, logger });
-const signed = createAguiHandler({ agent: (_, { secret }) => edgeBank(ledger, { secret }), secret: INTEROP_SECRET, heartbeatMs: 50, logger });
+const signed = createAguiHandler({
+  agent: (_, { secret }) => edgeBank(ledger, { secret }),
+  secret: INTEROP_SECRET,
+  heartbeatMs: 50,
+  logger,
+});
 
 export async function app(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;

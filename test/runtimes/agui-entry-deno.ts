@@ -2,7 +2,10 @@
 import { app } from "./agui-app.js";
 
 declare const Deno: {
-  serve(options: { port: number; hostname: string; onListen(addr: { port: number }): void }, handler: (request: Request) => Promise<Response>): unknown;
+  serve(
+    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
+    handler: (request: Request) => Promise<Response>,
+  ): unknown;
 };
 
 Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(JSON.stringify({ port })) }, app);

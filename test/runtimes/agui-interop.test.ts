@@ -51,7 +51,16 @@ const deno: Runtime = {
     const file = join(dir, "agui-server.mjs");
     writeFileSync(file, await bundleEntry("agui-entry-deno.ts"));
     // minimatch reads this variable when it loads; Deno asks for a permission for any env read.
-    const args = ["run", "--allow-net=127.0.0.1", "--allow-env=__MINIMATCH_TESTING_PLATFORM__", "--no-prompt", "--no-config", "--no-npm", "--no-remote", file];
+    const args = [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
+      "--no-prompt",
+      "--no-config",
+      "--no-npm",
+      "--no-remote",
+      file,
+    ];
     const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
       cwd: dir,
       env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
@@ -63,14 +72,24 @@ const deno: Runtime = {
     });
     return {
       url: `http://127.0.0.1:${port}`,
-      stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()))),
+      stop: () =>
+        new Promise<void>((resolve) =>
+          child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()),
+        ),
     };
   },
 };
 
 const user = (content: string): Message => ({ id: crypto.randomUUID(), role: "user", content });
-const lastText = (agent: HttpAgent) => [...agent.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)?.content as string | undefined;
-const setColor: Tool = { name: "set_color", description: "Paint the page.", parameters: { type: "object", properties: { color: { type: "string" } }, required: ["color"] } };
+const lastText = (agent: HttpAgent) =>
+  [...agent.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)?.content as
+    | string
+    | undefined;
+const setColor: Tool = {
+  name: "set_color",
+  description: "Paint the page.",
+  parameters: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+};
 
 /** Records every event of a run and its RUN_FINISHED outcome. */
 function recorder() {
@@ -78,7 +97,8 @@ function recorder() {
   let outcome: { type: string; pendingToolCallIds?: string[] } | undefined;
   const subscriber: AgentSubscriber = {
     onEvent: ({ event }) => void events.push(event),
-    onRunFinishedEvent: (p) => void (outcome = { type: p.outcome, ...(p.outcome === "success" ? { pendingToolCallIds: p.pendingToolCallIds } : {}) }),
+    onRunFinishedEvent: (p) =>
+      void (outcome = { type: p.outcome, ...(p.outcome === "success" ? { pendingToolCallIds: p.pendingToolCallIds } : {}) }),
   };
   return { events, subscriber, outcome: () => outcome };
 }
@@ -93,7 +113,8 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
   }, 60_000);
   afterAll(() => stop());
 
-  const agent = (path = "/agui", config: Partial<ConstructorParameters<typeof HttpAgent>[0]> = {}) => new HttpAgent({ url: base + path, threadId: crypto.randomUUID(), ...config });
+  const agent = (path = "/agui", config: Partial<ConstructorParameters<typeof HttpAgent>[0]> = {}) =>
+    new HttpAgent({ url: base + path, threadId: crypto.randomUUID(), ...config });
   const ledger = async () => (await (await fetch(`${base}/ledger`)).json()) as EdgeLedger;
   const transfersTo = async (to: string) => (await ledger()).transfers.filter((t) => t.to === to);
 
@@ -144,8 +165,15 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
     const [interrupt] = await pay(first, "pay gina 4");
     expect(interrupt).toMatchObject({ reason: "tool_call" });
     expect(await transfersTo("gina")).toEqual([]);
-    const reloaded = agent("/agui", { threadId: first.threadId, initialMessages: structuredClone(first.messages), initialState: structuredClone(first.state) });
-    await reloaded.runAgent({ forwardedProps: { kaboo_grants: [] }, resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true } }] });
+    const reloaded = agent("/agui", {
+      threadId: first.threadId,
+      initialMessages: structuredClone(first.messages),
+      initialState: structuredClone(first.state),
+    });
+    await reloaded.runAgent({
+      forwardedProps: { kaboo_grants: [] },
+      resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true } }],
+    });
     expect(reloaded.pendingInterrupts).toEqual([]);
     expect(await transfersTo("gina")).toEqual([{ to: "gina", amount: 4 }]);
     expect(lastText(reloaded)).toMatch(/sent 4 to gina/);
@@ -162,7 +190,11 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
   test("an edited approval runs the edited call", async () => {
     const a = agent();
     const [interrupt] = await pay(a, "pay eric 50");
-    await a.runAgent({ resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true, editedArgs: { to: "eric", amount: 5 } } }] });
+    await a.runAgent({
+      resume: [
+        { interruptId: interrupt!.id, status: "resolved", payload: { approved: true, editedArgs: { to: "eric", amount: 5 } } },
+      ],
+    });
     expect(await transfersTo("eric")).toEqual([{ to: "eric", amount: 5 }]);
   });
 
@@ -179,11 +211,20 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
     const a = agent("/agui-secret");
     const [interrupt] = await pay(a, "pay gus 1");
     const r = recorder();
-    await a.runAgent({ forwardedProps: { kaboo_grants: [] }, resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true, scope: "always" } }] }, r.subscriber);
+    await a.runAgent(
+      {
+        forwardedProps: { kaboo_grants: [] },
+        resume: [{ interruptId: interrupt!.id, status: "resolved", payload: { approved: true, scope: "always" } }],
+      },
+      r.subscriber,
+    );
     const custom = r.events.find((e) => e.type === EventType.CUSTOM) as unknown as { name: string; value: { grants: Grant[] } };
     expect(custom.name).toBe("kaboo_grants");
     expect(await pay(agent("/agui-secret"), "pay gus 2", { kaboo_grants: custom.value.grants })).toEqual([]);
-    expect(await transfersTo("gus")).toEqual([{ to: "gus", amount: 1 }, { to: "gus", amount: 2 }]);
+    expect(await transfersTo("gus")).toEqual([
+      { to: "gus", amount: 1 },
+      { to: "gus", amount: 2 },
+    ]);
   });
 
   test("abortRun() aborts the run on the server", async () => {

@@ -3,6 +3,10 @@ import { runScenario } from "./scenario.js";
 
 const g = globalThis as { __scenario?: unknown; __scenarioError?: string };
 runScenario().then(
-  (outcome) => { g.__scenario = outcome; },
-  (error: unknown) => { g.__scenarioError = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error); },
+  (outcome) => {
+    g.__scenario = outcome;
+  },
+  (error: unknown) => {
+    g.__scenarioError = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+  },
 );

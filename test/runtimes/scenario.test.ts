@@ -81,10 +81,14 @@ describe("the scenario, bundled from dist/", () => {
     const file = join(dir, "scenario.deno.mjs");
     writeFileSync(file, await bundleEntry("entry-deno.ts"));
     // --no-prompt: a permission the scenario should not need fails the run instead of waiting.
-    const { stdout } = await run(join(ROOT, "node_modules/.bin/deno"), ["run", "--no-prompt", "--no-config", "--no-npm", "--no-remote", file], {
-      cwd: dir,
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    });
+    const { stdout } = await run(
+      join(ROOT, "node_modules/.bin/deno"),
+      ["run", "--no-prompt", "--no-config", "--no-npm", "--no-remote", file],
+      {
+        cwd: dir,
+        env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      },
+    );
     const line = stdout.trim().split("\n").at(-1) ?? "";
     checkOutcome(JSON.parse(line) as ScenarioOutcome, /Deno/);
   });

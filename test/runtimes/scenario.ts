@@ -39,7 +39,10 @@ function makeAgent(messages: Message[], record: JsonValue[]): Agent {
   });
   const agent = new Agent({ model, tools: [transfer], messages });
   agent.hooks.addCallback(BeforeToolCallEvent, (event) => {
-    const answer = event.interrupt({ name: "approve", reason: { tool: event.toolUse.name, input: event.toolUse.input as JsonValue } });
+    const answer = event.interrupt({
+      name: "approve",
+      reason: { tool: event.toolUse.name, input: event.toolUse.input as JsonValue },
+    });
     const approved = typeof answer === "object" && answer !== null && !Array.isArray(answer) && answer["approved"] === true;
     if (!approved) event.cancel = "The person denied this call.";
   });

@@ -78,7 +78,13 @@ export class ClearingCache {
    * @param messages - The conversation as the model would get it.
    * @param fixedChars - Characters of the rest of the input (system prompt, rendered context).
    */
-  rewrite(messages: readonly Message[], fixedChars: number, agent: Agent, options: ClearingOptions, memo: ClearingMemo): ClearingOutcome {
+  rewrite(
+    messages: readonly Message[],
+    fixedChars: number,
+    agent: Agent,
+    options: ClearingOptions,
+    memo: ClearingMemo,
+  ): ClearingOutcome {
     const seen = this.#seen;
     let k = 0;
     const limit = Math.min(seen.length, messages.length);
@@ -139,7 +145,16 @@ export class ClearingCache {
       this.#outSum -= this.#outLen[i] as number;
       this.#cleared -= this.#clearedAt[i] as number;
     }
-    for (const list of [this.#seen, this.#contents, this.#lens, this.#out, this.#rawLen, this.#outLen, this.#clearedAt] as unknown[][]) list.length = k;
+    for (const list of [
+      this.#seen,
+      this.#contents,
+      this.#lens,
+      this.#out,
+      this.#rawLen,
+      this.#outLen,
+      this.#clearedAt,
+    ] as unknown[][])
+      list.length = k;
     while (this.#turns.length > 0 && (this.#turns[this.#turns.length - 1] as number) >= k) this.#turns.pop();
     this.#decided = Math.min(this.#decided, this.#turns.length);
   }

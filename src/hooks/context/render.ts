@@ -22,7 +22,9 @@ export class InvalidPointerError extends KabooError {
   /** The pointer as given. */
   readonly pointer: string;
   constructor(pointer: string) {
-    super(`Workspace pointer ${JSON.stringify(pointer)} is not an RFC 6901 JSON Pointer (e.g. "/cart/items/0"; "~" must be written "~0" and "/" in a key "~1").`);
+    super(
+      `Workspace pointer ${JSON.stringify(pointer)} is not an RFC 6901 JSON Pointer (e.g. "/cart/items/0"; "~" must be written "~0" and "/" in a key "~1").`,
+    );
     this.pointer = pointer;
   }
 }
@@ -63,7 +65,10 @@ export function agentItems(raw: unknown, clientTools: ReadonlySet<string>, logge
     const owner = itemTool(parsed.data);
     if (owner === undefined || clientTools.has(owner)) out.push(parsed.data);
   }
-  if (bad > 0) logger.warn(`kaboo: ContextHook skipped ${bad} malformed context item(s); each must be { description: string, value: string }.`);
+  if (bad > 0)
+    logger.warn(
+      `kaboo: ContextHook skipped ${bad} malformed context item(s); each must be { description: string, value: string }.`,
+    );
   return out;
 }
 
@@ -79,7 +84,16 @@ export interface Pointer {
  */
 export function parsePointer(text: string): Pointer {
   if (typeof text !== "string" || !POINTER.test(text)) throw new InvalidPointerError(String(text));
-  return { text, tokens: text === "" ? [] : text.slice(1).split("/").map((t) => jsonpatch.unescapePathComponent(t)) };
+  return {
+    text,
+    tokens:
+      text === ""
+        ? []
+        : text
+            .slice(1)
+            .split("/")
+            .map((t) => jsonpatch.unescapePathComponent(t)),
+  };
 }
 
 /**
@@ -113,13 +127,19 @@ const show = (value: unknown): string => (typeof value === "string" ? value : JS
  * Renders what the model should see besides the conversation, or `""` when there is nothing.
  * Sections appear only when they have content; absent workspace paths say so.
  */
-export function renderContext(items: readonly ContextItem[], workspace: readonly Pointer[], state: unknown, views: readonly RenderedView[]): string {
+export function renderContext(
+  items: readonly ContextItem[],
+  workspace: readonly Pointer[],
+  state: unknown,
+  views: readonly RenderedView[],
+): string {
   const lines: string[] = [];
   if (items.length > 0) {
     lines.push("Context from the app:");
     for (const item of items) {
       const owner = itemTool(item);
-      const label = owner === undefined ? item.description : `${item.description.replace(TOOL_PREFIX, "") || owner} (for tool ${owner})`;
+      const label =
+        owner === undefined ? item.description : `${item.description.replace(TOOL_PREFIX, "") || owner} (for tool ${owner})`;
       lines.push(`- ${label}: ${item.value}`);
     }
   }

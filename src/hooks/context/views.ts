@@ -92,7 +92,10 @@ export class LoadedView {
         if (typeof fn !== "function") throw new ViewLoadError(`"${module}" has no function export "${exportName}".`);
         return fn as ViewFn;
       } catch (error) {
-        const failure = error instanceof ViewLoadError ? error : new ViewLoadError(`Cannot import "${module}": ${describe(error)}`, { cause: error });
+        const failure =
+          error instanceof ViewLoadError
+            ? error
+            : new ViewLoadError(`Cannot import "${module}": ${describe(error)}`, { cause: error });
         logger.warn(`kaboo: view "${this.name}" could not be loaded and is skipped: ${failure.message}`);
         return undefined;
       }
@@ -118,7 +121,9 @@ export class LoadedView {
     if (answer === null || answer === undefined) return undefined;
     const parsed = viewSchema.safeParse(answer);
     if (!parsed.success) {
-      logger.warn(`kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${z.prettifyError(parsed.error)}`);
+      logger.warn(
+        `kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${z.prettifyError(parsed.error)}`,
+      );
       return undefined;
     }
     if (!bases.has(this) && parsed.data.base !== undefined && parsed.data.base !== null) bases.set(this, parsed.data.base);

@@ -80,7 +80,10 @@ function pickTaskLine(text: string): string {
     const at = text.indexOf(label);
     if (at < 0) continue;
     // A labelled section runs to the next blank line.
-    const section = text.slice(at + label.length).split("\n\n", 1)[0]?.trim();
+    const section = text
+      .slice(at + label.length)
+      .split("\n\n", 1)[0]
+      ?.trim();
     if (section) return section;
   }
   return text.trim();

@@ -67,7 +67,10 @@ export class MemoryHistoryExchange implements HistoryExchange {
  * await store.set(threadId, history.toJSON());
  * ```
  */
-export function createHistoryExchange(invocationState: InvocationState, initial?: Record<string, unknown>): MemoryHistoryExchange {
+export function createHistoryExchange(
+  invocationState: InvocationState,
+  initial?: Record<string, unknown>,
+): MemoryHistoryExchange {
   const exchange = new MemoryHistoryExchange(initial);
   invocationState[HISTORY_EXCHANGE_KEY] = exchange;
   return exchange;

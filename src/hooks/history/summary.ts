@@ -35,7 +35,9 @@ export function renderForSummary(messages: readonly Message[]): string {
         names.set(b.toolUseId, b.name);
         lines.push(`${m.role} called ${b.name}(${clip(JSON.stringify(b.input) ?? "")})`);
       } else if (b.type === "toolResult") {
-        lines.push(`${b.status === "error" ? "error from" : "result of"} ${names.get(b.toolUseId) ?? "a tool"}: ${clip(toolResultText(b.content))}`);
+        lines.push(
+          `${b.status === "error" ? "error from" : "result of"} ${names.get(b.toolUseId) ?? "a tool"}: ${clip(toolResultText(b.content))}`,
+        );
       } else if (b.type === "image" || b.type === "document") lines.push(`${m.role} attached ${b.type} ${b.name ?? b.mimeType}`);
     }
   }
@@ -72,7 +74,12 @@ export function hasSummaryHead(messages: readonly Message[]): boolean {
  * Collects a model's text answer.
  * @throws Error when the model fails or answers no text.
  */
-export async function collectText(model: Model, messages: Message[], systemPrompt: string, signal?: AbortSignal): Promise<string> {
+export async function collectText(
+  model: Model,
+  messages: Message[],
+  systemPrompt: string,
+  signal?: AbortSignal,
+): Promise<string> {
   let text = "";
   const options = signal === undefined ? { systemPrompt, toolSpecs: [] } : { systemPrompt, toolSpecs: [], signal };
   for await (const event of model.stream(messages, options)) {
@@ -91,11 +98,21 @@ export async function collectText(model: Model, messages: Message[], systemPromp
  * @returns The summarised transcript, or `undefined` when there is nothing to cut.
  * @throws whatever the summarizer throws; the caller keeps the unsummarised transcript.
  */
-export async function summarizeHead(messages: readonly Message[], budget: number, summarizer: Model, signal?: AbortSignal): Promise<Message[] | undefined> {
+export async function summarizeHead(
+  messages: readonly Message[],
+  budget: number,
+  summarizer: Model,
+  signal?: AbortSignal,
+): Promise<Message[] | undefined> {
   const cut = summaryCut(messages, budget);
   if (cut === undefined) return undefined;
   const prompt = `Summarise this conversation so far:\n\n${renderForSummary(messages.slice(0, cut))}`;
-  const summary = await collectText(summarizer, [{ role: "user", content: [{ type: "text", text: prompt }] }], SYSTEM_PROMPT, signal);
+  const summary = await collectText(
+    summarizer,
+    [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    SYSTEM_PROMPT,
+    signal,
+  );
   return [
     { role: "user", content: [{ type: "text", text: `${SUMMARY_HEADER}\n${summary}` }] },
     { role: "assistant", content: [{ type: "text", text: SUMMARY_ACK }] },

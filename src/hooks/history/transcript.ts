@@ -8,7 +8,7 @@
 import * as z from "zod/v4";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
-import type { Message, } from "../../agent/messages.js";
+import type { Message } from "../../agent/messages.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
@@ -56,14 +56,16 @@ export function pairingProblem(messages: readonly Message[]): string | undefined
     const results = new Set<string>();
     for (const b of m.content) {
       if (b.type !== "toolResult") continue;
-      if (m.role !== "user" || !open.has(b.toolUseId)) return `message ${i} answers a call ${JSON.stringify(b.toolUseId)} the message before it did not make`;
+      if (m.role !== "user" || !open.has(b.toolUseId))
+        return `message ${i} answers a call ${JSON.stringify(b.toolUseId)} the message before it did not make`;
       results.add(b.toolUseId);
     }
     for (const id of open) if (!results.has(id)) return `call ${JSON.stringify(id)} has no result in message ${i}`;
     open = new Set();
     for (const b of m.content) {
       if (b.type !== "toolUse") continue;
-      if (m.role !== "assistant" || open.has(b.toolUseId)) return `message ${i} has a misplaced or repeated call ${JSON.stringify(b.toolUseId)}`;
+      if (m.role !== "assistant" || open.has(b.toolUseId))
+        return `message ${i} has a misplaced or repeated call ${JSON.stringify(b.toolUseId)}`;
       open.add(b.toolUseId);
     }
   }
@@ -104,12 +106,23 @@ export interface MaskOptions {
  * toolUse/toolResult pairs stay whole. Never mutates `messages`.
  * @returns The masked messages (unchanged messages are the caller's objects).
  */
-export function maskTranscript(messages: readonly Message[], agent: Agent, options: MaskOptions, memo: ClearingMemo = createClearingMemo()): Message[] {
+export function maskTranscript(
+  messages: readonly Message[],
+  agent: Agent,
+  options: MaskOptions,
+  memo: ClearingMemo = createClearingMemo(),
+): Message[] {
   for (const m of messages) {
     for (const b of m.content) if (b.type === "toolResult" && isPlaceholder(b)) memo.placeholders.set(b, b);
   }
   // Trigger 0 with keepLast 0: every turn of results is old enough, and any input passes 0 tokens.
-  const out = new ClearingCache().rewrite(messages, 0, agent, { trigger: 0, keepLast: 0, minChars: options.minChars, keepTools: options.keepTools }, memo);
+  const out = new ClearingCache().rewrite(
+    messages,
+    0,
+    agent,
+    { trigger: 0, keepLast: 0, minChars: options.minChars, keepTools: options.keepTools },
+    memo,
+  );
   return out.messages;
 }
 

@@ -34,7 +34,10 @@ export const referenceSchema = z
     mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/),
     size: z.number().int().nonnegative(),
     data: z.string().regex(BASE64, "not base64").optional(),
-    url: z.string().refine((u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol), "not an https:, data: or blob: URL").optional(),
+    url: z
+      .string()
+      .refine((u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol), "not an https:, data: or blob: URL")
+      .optional(),
   })
   .refine((r) => (r.data === undefined) !== (r.url === undefined), "needs exactly one of data or url");
 
@@ -83,7 +86,11 @@ export class ReferenceRegistry {
  * createReferenceRegistry(invocationState, [{ id: "ref_1", name: "plan.pdf", mimeType: "application/pdf", size: 48213, data }]);
  * ```
  */
-export function createReferenceRegistry(invocationState: InvocationState, entries: readonly unknown[] = [], logger: Logger = defaultLogger): ReferenceRegistry {
+export function createReferenceRegistry(
+  invocationState: InvocationState,
+  entries: readonly unknown[] = [],
+  logger: Logger = defaultLogger,
+): ReferenceRegistry {
   const registry = new ReferenceRegistry(entries, logger);
   invocationState[REFERENCES_KEY] = registry;
   return registry;
@@ -100,7 +107,11 @@ export function getReferenceRegistry(invocationState: InvocationState): Referenc
 
 /** An attachment as a content block: `image` for `image/*`, `document` otherwise. */
 export function referenceBlock(ref: Reference): ImageBlock | DocumentBlock {
-  const block: ImageBlock | DocumentBlock = { type: ref.mimeType.startsWith("image/") ? "image" : "document", mimeType: ref.mimeType, name: ref.name };
+  const block: ImageBlock | DocumentBlock = {
+    type: ref.mimeType.startsWith("image/") ? "image" : "document",
+    mimeType: ref.mimeType,
+    name: ref.name,
+  };
   if (ref.data !== undefined) block.data = ref.data;
   else if (ref.url !== undefined) block.url = ref.url;
   return block;

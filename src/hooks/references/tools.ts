@@ -41,9 +41,23 @@ export function referenceTools(): AgentTool[] {
       const ref = registry?.get(id);
       if (ref === undefined) {
         const known = registry?.list().map((r) => r.id) ?? [];
-        return { status: "error", content: [{ type: "text", text: `No attachment has id ${JSON.stringify(id)}. Known ids: ${known.length ? known.join(", ") : "none"}.` }] };
+        return {
+          status: "error",
+          content: [
+            {
+              type: "text",
+              text: `No attachment has id ${JSON.stringify(id)}. Known ids: ${known.length ? known.join(", ") : "none"}.`,
+            },
+          ],
+        };
       }
-      return { status: "success", content: [{ type: "text", text: `Attachment ${ref.id}: ${ref.name} (${ref.mimeType}, ${ref.size} bytes).` }, referenceBlock(ref)] };
+      return {
+        status: "success",
+        content: [
+          { type: "text", text: `Attachment ${ref.id}: ${ref.name} (${ref.mimeType}, ${ref.size} bytes).` },
+          referenceBlock(ref),
+        ],
+      };
     },
   });
   return [list, fetch];

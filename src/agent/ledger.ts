@@ -1,0 +1,59 @@
+/**
+ * The execution ledger: the record that makes "a tool runs exactly once per approval" true.
+ *
+ * Every call that executes a tool is claimed here first and settled with its result after.
+ * A claim is atomic: of two invocations that race for the same call, one gets `claimed` and the
+ * other `running` (or `done` once the first settled). A claim whose lease ran out without a result
+ * is `unknown`: the process died mid-call, and only a person can say whether it ran.
+ *
+ * This module holds the contract and the key; stores live beside it (memory) and in the
+ * grants/stores entries (IndexedDB, Durable Objects, Deno KV).
+ *
+ * @module
+ */
+import type { JsonValue, ToolResultContent } from "./messages.js";
+
+/** What the ledger records for a finished call: the tool's output, without its `toolUseId`. */
+export interface LedgerResult {
+  status: "success" | "error";
+  content: ToolResultContent[];
+  structuredContent?: JsonValue;
+}
+
+/** The answer of {@link ExecutionLedger.claim}. */
+export type ClaimOutcome =
+  /** This caller holds the call now; run it, then `settle` (or `release` if it provably did not start). */
+  | { status: "claimed"; token: string; leaseExpiresAt: number }
+  /** The call finished before: do not run it, use the recorded result. */
+  | { status: "done"; result: LedgerResult }
+  /** Someone holds a live lease on the call: do not run it. */
+  | { status: "running"; leaseExpiresAt: number }
+  /** A lease expired without a result: the call may or may not have run. Ask a person. */
+  | { status: "unknown"; claimedAt: number };
+
+/** Options of {@link ExecutionLedger.claim}. */
+export interface ClaimOptions {
+  /** How long the claim holds without a settle before it becomes `unknown`. Default {@link DEFAULT_LEASE_MS}. */
+  leaseMs?: number;
+  /**
+   * Take over an `unknown` claim (a person answered "run it again"). Never takes over a live lease
+   * or a settled call.
+   */
+  takeOverUnknown?: boolean;
+}
+
+/** Default lease of a claim: 15 minutes (a tool that runs longer should renew or raise it). */
+export const DEFAULT_LEASE_MS = 15 * 60 * 1000;
+
+/**
+ * An atomic record of which calls ran. Implementations: `MemoryExecutionLedger` (default),
+ * `IndexedDbExecutionLedger` (the page, across tabs), and the edge thread stores.
+ */
+export interface ExecutionLedger {
+  /** Atomically claims a call; see {@link ClaimOutcome}. */
+  claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome>;
+  /** Records the result of a claimed call (idempotent for the same token). */
+  settle(key: string, token: string, result: LedgerResult): Promise<void>;
+  /** Drops a claim whose call provably did not start (validation failed, cancelled before the call). */
+  release(key: string, token: string): Promise<void>;
+}

@@ -53,7 +53,16 @@ export { AgentState } from "./agent/state.js";
 export type { AgentStreamEvent } from "./agent/stream-events.js";
 export type { ToolExecutor } from "./agent/tool-executor.js";
 export { tool, toToolOutput, errorResult } from "./agent/tools.js";
-export type { AgentTool, ToolAnnotations, ToolContext, ToolOptions, ToolOutput, ValidationResult } from "./agent/tools.js";
+export type {
+  AgentTool,
+  JsonSchemaToolOptions,
+  ToolAnnotations,
+  ToolContext,
+  ToolOptions,
+  ToolOutput,
+  ValidationResult,
+} from "./agent/tools.js";
+export type { StandardJSONSchemaV1, StandardSchemaV1 } from "./agent/standard-schema.js";
 export { ScriptedModel } from "./models/scripted.js";
 export type { ScriptedModelOptions, ScriptedRequest, ScriptedResponder, ScriptedTurn } from "./models/scripted.js";
 export type {

@@ -137,7 +137,7 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
   }
   let input: unknown = toolUse.input;
   if (tool.validate) {
-    const checked = tool.validate(input);
+    const checked = await tool.validate(input);
     if (!checked.ok) return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
     input = checked.value;
   }

@@ -1,16 +1,17 @@
 /**
  * Tools: the `AgentTool` interface the runner calls, and `tool()`, which builds
- * one from a zod schema and a callback.
+ * one from any Standard Schema (zod, valibot, arktype, …) or a plain JSON Schema, and a callback.
  *
  * @module
  */
-import * as z from "zod/v4";
 import { ToolDefinitionError } from "../errors.js";
 import type { ToolSpec } from "../models/model.js";
 import type { Agent } from "./agent.js";
 import type { InvocationState } from "./events.js";
 import type { InterruptRequest } from "./interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "./messages.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
+import { inputJsonSchema, validateWith } from "./tool-schema.js";
 
 /** MCP-style hints about what a tool does. */
 export interface ToolAnnotations {
@@ -56,20 +57,42 @@ export interface AgentTool {
   /** `function` (default), `client` (runs in the browser host), `mcp`, or `agent` (a delegate). */
   readonly kind?: "function" | "client" | "mcp" | "agent";
   /** Checks (and may coerce) the input before `call`; absent means any JSON object is accepted. */
-  validate?(input: unknown): ValidationResult;
+  validate?(input: unknown): ValidationResult | Promise<ValidationResult>;
   /** Runs the tool. Throwing produces an error result the model reads. */
   call(input: unknown, context: ToolContext): Promise<ToolOutput>;
 }
 
-/** Options of {@link tool}. */
-export interface ToolOptions<S extends z.ZodType, R> {
+/** Options of {@link tool} with a schema from any library that implements Standard Schema v1. */
+export interface ToolOptions<S extends StandardSchemaV1, R> {
   /** Unique among the agent's tools; letters, digits, `_` and `-`. */
   name: string;
   description: string;
-  /** Input schema; the model gets its JSON Schema, the callback gets the parsed value. */
+  /**
+   * Input schema: validates the input, and the callback gets its parsed value. The model gets its
+   * JSON Schema: zod's (3.25 `zod/v4`, 4.x classic or mini), the Standard JSON Schema interface
+   * (arktype, zod ≥ 4.2, valibot wrapped in `toStandardJsonSchema`), or `jsonSchema` when given.
+   */
   inputSchema: S;
+  /** The JSON Schema sent to the model, instead of the one derived from `inputSchema`. Default: derived. */
+  jsonSchema?: JsonObject;
   /** Runs the tool; a string becomes text, `ToolOutput` passes through, anything else becomes a JSON part. */
-  callback: (input: z.output<S>, context: ToolContext) => R | Promise<R>;
+  callback: (input: StandardSchemaV1.InferOutput<S>, context: ToolContext) => R | Promise<R>;
+  annotations?: ToolAnnotations;
+}
+
+/**
+ * Options of {@link tool} with a plain JSON Schema and no schema library. The input is only checked
+ * to be a JSON object (the model was asked for the schema); `I` types it for the callback.
+ */
+export interface JsonSchemaToolOptions<I extends JsonObject, R> {
+  /** Unique among the agent's tools; letters, digits, `_` and `-`. */
+  name: string;
+  description: string;
+  /** The input's JSON Schema (`type: "object"`), sent to the model as is. */
+  jsonSchema: JsonObject;
+  inputSchema?: undefined;
+  /** Runs the tool; a string becomes text, `ToolOutput` passes through, anything else becomes a JSON part. */
+  callback: (input: I, context: ToolContext) => R | Promise<R>;
   annotations?: ToolAnnotations;
 }
 
@@ -97,13 +120,16 @@ function toJson(value: unknown): JsonValue {
 }
 
 /**
- * Builds a tool from a zod schema and a callback. Input is validated before the
- * callback runs; invalid input becomes an error result that names the problem.
+ * Builds a tool from a schema (any Standard Schema library, or plain JSON Schema) and a callback.
+ * Input is validated before the callback runs; invalid input becomes an error result that names the
+ * problems one per line (`- city: Expected string`), the same whichever library found them.
  *
- * @param options - See {@link ToolOptions}.
+ * @param options - See {@link ToolOptions} and {@link JsonSchemaToolOptions}.
  * @returns An {@link AgentTool}.
+ * @throws {ToolDefinitionError} On a bad name, or a schema that is not an object or has no JSON Schema.
  * @example
  * ```ts
+ * import * as z from "zod/v4"; // or "zod", "zod/mini", valibot, arktype
  * const weather = tool({
  *   name: "get_weather",
  *   description: "Current weather for a city.",
@@ -113,33 +139,28 @@ function toJson(value: unknown): JsonValue {
  * });
  * ```
  */
-export function tool<S extends z.ZodType, R>(options: ToolOptions<S, R>): AgentTool {
-  const { name, description, inputSchema, callback, annotations } = options;
+export function tool<S extends StandardSchemaV1, R>(options: ToolOptions<S, R>): AgentTool;
+export function tool<I extends JsonObject = JsonObject, R = unknown>(options: JsonSchemaToolOptions<I, R>): AgentTool;
+export function tool(options: ToolOptions<StandardSchemaV1, unknown> | JsonSchemaToolOptions<JsonObject, unknown>): AgentTool {
+  const { name, description, inputSchema, jsonSchema, callback, annotations } = options;
   if (!NAME.test(name)) throw new ToolDefinitionError(`Tool name "${name}" must match ${NAME}.`);
-  let schema: JsonObject;
-  try {
-    schema = z.toJSONSchema(inputSchema, { io: "input", unrepresentable: "any" }) as JsonObject;
-  } catch (error) {
-    throw new ToolDefinitionError(`Tool "${name}": its input schema cannot be expressed as JSON Schema.`, {
-      cause: error,
-    });
-  }
-  delete schema.$schema;
-  if (schema.type !== "object") throw new ToolDefinitionError(`Tool "${name}": the input schema must be an object.`);
   const fn: AgentTool = {
     name,
-    spec: { name, description, inputSchema: schema },
+    spec: { name, description, inputSchema: inputJsonSchema(name, inputSchema, jsonSchema) },
     kind: "function",
-    validate(input) {
-      const parsed = inputSchema.safeParse(input);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: z.prettifyError(parsed.error) };
-    },
+    validate: inputSchema ? (input) => validateWith(inputSchema, input) : isObjectInput,
     async call(input, context) {
-      return toToolOutput(await callback(input as z.output<S>, context));
+      return toToolOutput(await callback(input as JsonObject, context));
     },
   };
   if (annotations) (fn as { annotations?: ToolAnnotations }).annotations = annotations;
   return fn;
+}
+
+function isObjectInput(input: unknown): ValidationResult {
+  return typeof input === "object" && input !== null && !Array.isArray(input)
+    ? { ok: true, value: input }
+    : { ok: false, error: "- The input must be a JSON object." };
 }
 
 /** Stamps a tool output with the call's id. */

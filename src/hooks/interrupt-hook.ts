@@ -160,7 +160,7 @@ export class InterruptHook implements HookProvider {
 
   async #gate(event: BeforeToolCallEvent, rule: Rule, input: unknown, name: string): Promise<void> {
     const { toolUse, invocationState } = event;
-    const checked = event.selectedTool?.validate?.(input) ?? { ok: true as const, value: input };
+    const checked = (await event.selectedTool?.validate?.(input)) ?? { ok: true as const, value: input };
     if (!checked.ok) return;
     const subject = this.#subject(rule, toolUse.name, checked.value);
     if (subject === null) return;
@@ -249,7 +249,10 @@ export class InterruptHook implements HookProvider {
     }
     let input = toolUse.input;
     if (answer.editedArgs !== undefined) {
-      const checked = event.selectedTool?.validate?.(answer.editedArgs) ?? { ok: true as const, value: answer.editedArgs };
+      const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
+        ok: true as const,
+        value: answer.editedArgs,
+      };
       if (!checked.ok) {
         event.cancel = `The person's edited arguments for "${toolUse.name}" are invalid, so the call did not run:\n${checked.error}`;
         return;

@@ -88,10 +88,10 @@ export class ToolApprovalHook implements HookProvider {
   }
 
   registerHooks(registry: HookRegistry): void {
-    registry.addCallback(BeforeToolCallEvent, (event) => {
+    registry.addCallback(BeforeToolCallEvent, async (event) => {
       const tool = event.selectedTool;
       if (!tool) return;
-      this.#applyEdit(event, tool);
+      await this.#applyEdit(event, tool);
       if (!(WRAPPED in tool)) event.selectedTool = this.#wrap(tool);
     });
   }
@@ -101,13 +101,13 @@ export class ToolApprovalHook implements HookProvider {
    * and gates registered after this hook judge the edited call. A gate that already approved this
    * call for other arguments did not approve the edit: the call is refused.
    */
-  #applyEdit(event: BeforeToolCallEvent, tool: AgentTool): void {
+  async #applyEdit(event: BeforeToolCallEvent, tool: AgentTool): Promise<void> {
     const { toolUse } = event;
     const answered = event.agent.interruptState.interrupts.get(`tool:${toolUse.toolUseId}:${this.#name}`);
     if (answered?.response === undefined) return;
     const answer = readAnswer(answered.response);
     if (answer.decision !== "approved" || answer.editedArgs === undefined) return;
-    if (!(tool.validate?.(answer.editedArgs).ok ?? true)) return; // refused with a message at call time
+    if (!((await tool.validate?.(answer.editedArgs))?.ok ?? true)) return; // refused with a message at call time
     if (approvedForOtherInput(event.agent, toolUse.name, toolUse.toolUseId, answer.editedArgs)) {
       event.cancel = `The edited arguments for "${toolUse.name}" change a call that was approved for other arguments, so it did not run. Ask the person again.`;
       return;
@@ -165,7 +165,7 @@ export class ToolApprovalHook implements HookProvider {
     if (deadline !== undefined && this.#now() > deadline) decision = "expired";
     let callInput = input;
     if (decision === "approved" && answer.editedArgs !== undefined) {
-      const checked = inner.validate?.(answer.editedArgs) ?? { ok: true as const, value: answer.editedArgs };
+      const checked = (await inner.validate?.(answer.editedArgs)) ?? { ok: true as const, value: answer.editedArgs };
       if (!checked.ok)
         return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
       callInput = checked.value;

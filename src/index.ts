@@ -45,6 +45,10 @@ export type {
   ToolUseBlock,
 } from "./agent/messages.js";
 export type { AgentMetrics, ToolMetrics } from "./agent/metrics.js";
+export { DEFAULT_LEASE_MS, executionKey } from "./agent/ledger.js";
+export type { ClaimOptions, ClaimOutcome, ExecutionKeyParts, ExecutionLedger, LedgerResult } from "./agent/ledger.js";
+export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
+export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
 export { estimateTokens } from "./agent/model-call.js";

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { canonicalJson } from "../hooks/approval.js";
 import type { JsonValue, ToolResultContent } from "./messages.js";
 
 /** What the ledger records for a finished call: the tool's output, without its `toolUseId`. */
@@ -52,8 +53,44 @@ export const DEFAULT_LEASE_MS = 15 * 60 * 1000;
 export interface ExecutionLedger {
   /** Atomically claims a call; see {@link ClaimOutcome}. */
   claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome>;
-  /** Records the result of a claimed call (idempotent for the same token). */
+  /**
+   * Records the result of a claimed call. Idempotent for the same token; settling again with the
+   * same token replaces the result (a hook asked the runner to retry the call, and it ran again).
+   * A token that no longer holds the call (taken over after its lease ran out) records nothing.
+   */
   settle(key: string, token: string, result: LedgerResult): Promise<void>;
   /** Drops a claim whose call provably did not start (validation failed, cancelled before the call). */
   release(key: string, token: string): Promise<void>;
+}
+
+/** What identifies one call in the ledger. */
+export interface ExecutionKeyParts {
+  /** The conversation; `""` for an agent without a thread (its ledger is its own). */
+  threadId: string;
+  toolUseId: string;
+  /** The validated arguments the call runs with (after hooks and edits). */
+  input: unknown;
+}
+
+const KEY_PREFIX = "kw1-";
+
+/**
+ * The ledger key and `ToolContext.idempotencyKey` of a call: `kw1-` and the SHA-256 (hex) of the
+ * canonical JSON of thread, tool-use id and validated arguments. The same call gets the same key
+ * across retries, resumes and reloads; edited arguments make another call (approved anew).
+ * Short and opaque, so a tool can pass it on as a payment API's `Idempotency-Key` header.
+ *
+ * @param parts - Thread id, tool-use id and the validated input.
+ * @returns `kw1-<64 hex digits>`.
+ * @example
+ * ```ts
+ * const key = await executionKey({ threadId: "t1", toolUseId: "call_1", input: { to: "bob", cents: 500 } });
+ * ```
+ */
+export async function executionKey(parts: ExecutionKeyParts): Promise<string> {
+  const text = canonicalJson([parts.threadId, parts.toolUseId, parts.input ?? null]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  let hex = "";
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
+  return KEY_PREFIX + hex;
 }

@@ -29,6 +29,8 @@ export type {
 } from "./store.js";
 export { IndexedDbGrantStore } from "./indexeddb-store.js";
 export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
+export { IndexedDbExecutionLedger } from "./indexeddb-ledger.js";
+export type { IndexedDbExecutionLedgerOptions } from "./indexeddb-ledger.js";
 export { acceptGrants, findVerifiedGrant } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
 export {

@@ -1,0 +1,100 @@
+/**
+ * The execution ledger in memory: the default of every agent, and the reference for the others.
+ *
+ * @module
+ */
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "./ledger.js";
+import { DEFAULT_LEASE_MS } from "./ledger.js";
+
+/** A ledger entry; exported for the stores that keep the same shape elsewhere (IndexedDB). */
+export type LedgerRecord =
+  | { state: "claimed"; token: string; claimedAt: number; leaseExpiresAt: number }
+  | { state: "done"; token: string; result: LedgerResult };
+
+/** Options of {@link MemoryExecutionLedger}. */
+export interface MemoryExecutionLedgerOptions {
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+  /** Most settled calls kept; the oldest are forgotten first. Default 10,000. */
+  maxEntries?: number;
+}
+
+/**
+ * Decides a claim against the current record: the one rule every store applies inside its own
+ * atomic step (a synchronous map update here, a readwrite transaction in IndexedDB).
+ * @param holderAlive - Whether the holder of an unexpired claim still runs (Web Locks); absent trusts the lease.
+ * @param token - The token to write when the caller now holds the call. Default a random UUID.
+ * @returns The outcome, and the record to write when the caller now holds the call.
+ */
+export function decideClaim(
+  record: LedgerRecord | undefined,
+  options: ClaimOptions | undefined,
+  now: number,
+  holderAlive?: (record: LedgerRecord & { state: "claimed" }) => boolean,
+  token: string = crypto.randomUUID(),
+): { outcome: ClaimOutcome; write?: LedgerRecord } {
+  if (record?.state === "done") return { outcome: { status: "done", result: structuredClone(record.result) } };
+  const expired = record !== undefined && (record.leaseExpiresAt <= now || holderAlive?.(record) === false);
+  if (record && !expired) return { outcome: { status: "running", leaseExpiresAt: record.leaseExpiresAt } };
+  if (record && !options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: record.claimedAt } };
+  const leaseMs = options?.leaseMs ?? DEFAULT_LEASE_MS;
+  const write: LedgerRecord = { state: "claimed", token, claimedAt: now, leaseExpiresAt: now + leaseMs };
+  return { outcome: { status: "claimed", token, leaseExpiresAt: write.leaseExpiresAt }, write };
+}
+
+/** The record after a settle, or `undefined` when the token does not hold the call (nothing to write). */
+export function decideSettle(record: LedgerRecord | undefined, token: string, result: LedgerResult): LedgerRecord | undefined {
+  if (record?.token !== token) return undefined;
+  return { state: "done", token, result: structuredClone(result) };
+}
+
+/**
+ * An {@link ExecutionLedger} in a `Map`: atomic because a claim reads and writes in one
+ * synchronous step. It lives as long as the agent (a reload forgets it; use
+ * `IndexedDbExecutionLedger` in a page and a thread store at the edge).
+ *
+ * @example
+ * ```ts
+ * const ledger = new MemoryExecutionLedger();
+ * const agent = new Agent({ model, tools, ledger });
+ * ```
+ */
+export class MemoryExecutionLedger implements ExecutionLedger {
+  readonly #records = new Map<string, LedgerRecord>();
+  readonly #now: () => number;
+  readonly #max: number;
+
+  /** @param options - `now` (default `Date.now`), `maxEntries` (default 10,000). */
+  constructor(options: MemoryExecutionLedgerOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#max = options.maxEntries ?? 10_000;
+  }
+
+  /** {@inheritDoc ExecutionLedger.claim} */
+  async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
+    const { outcome, write } = decideClaim(this.#records.get(key), options, this.#now());
+    if (write) this.#records.set(key, write);
+    return outcome;
+  }
+
+  /** {@inheritDoc ExecutionLedger.settle} */
+  async settle(key: string, token: string, result: LedgerResult): Promise<void> {
+    const next = decideSettle(this.#records.get(key), token, result);
+    if (!next) return;
+    // Re-inserted so the map's order is settle order: the oldest settled calls are dropped first.
+    this.#records.delete(key);
+    this.#records.set(key, next);
+    if (this.#records.size > this.#max) {
+      for (const [k, r] of this.#records) {
+        if (this.#records.size <= this.#max) break;
+        if (r.state === "done") this.#records.delete(k);
+      }
+    }
+  }
+
+  /** {@inheritDoc ExecutionLedger.release} */
+  async release(key: string, token: string): Promise<void> {
+    const record = this.#records.get(key);
+    if (record?.state === "claimed" && record.token === token) this.#records.delete(key);
+  }
+}

@@ -82,6 +82,34 @@ for (const { name, file } of entries()) {
       }),
     );
 }
+// The slice a typical app imports: an agent, a tool, an approval gate and the usual guards. The same
+// code once with a zod tool and once with a valibot tool, so the second shows what the package costs
+// an app that does not use zod itself.
+const slice = (schemaImport, schema) => `
+import { Agent, tool } from "./dist/index.js";
+import { InterruptHook, MaxToolCallsGuard, ToolNameSanitizer, ContextHook, StopGuard, EventPublisher } from "./dist/hooks/index.js";
+${schemaImport}
+export const weather = tool({ name: "weather", description: "Weather", inputSchema: ${schema}, callback: ({ city }) => city });
+export const hooks = [InterruptHook, MaxToolCallsGuard, ToolNameSanitizer, ContextHook, StopGuard, EventPublisher];
+export { Agent };
+`;
+rows.push(
+  await measure("typical app slice, zod tools (zod/v4)", {
+    stdin: { contents: slice('import * as z from "zod/v4";', "z.object({ city: z.string() })"), resolveDir: root, loader: "js" },
+  }),
+);
+rows.push(
+  await measure("typical app slice, valibot tools", {
+    stdin: {
+      contents: slice(
+        'import * as v from "valibot"; import { toStandardJsonSchema } from "@valibot/to-json-schema";',
+        "toStandardJsonSchema(v.object({ city: v.string() }))",
+      ),
+      resolveDir: root,
+      loader: "js",
+    },
+  }),
+);
 const baseline = await measure("baseline: zod/v4 alone", {
   stdin: { contents: 'export * from "zod/v4";', resolveDir: root, loader: "js" },
 });

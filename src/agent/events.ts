@@ -99,11 +99,27 @@ export class MessageAddedEvent extends HookEvent {
 /** The model is about to be called. */
 export class BeforeModelCallEvent extends HookEvent {
   static override readonly eventType = "BeforeModelCallEvent";
-  /** Estimated input tokens of the call (system prompt + messages + tool specs, four characters a token). */
-  readonly projectedInputTokens: number;
-  constructor(agent: Agent, invocationState: InvocationState, projectedInputTokens: number) {
+  #projected: number | (() => number);
+  /**
+   * @param agent - The agent about to call its model.
+   * @param invocationState - The run's invocation state.
+   * @param projectedInputTokens - The estimate, or a function computing it the first time a hook reads it.
+   */
+  constructor(agent: Agent, invocationState: InvocationState, projectedInputTokens: number | (() => number)) {
     super(agent, invocationState);
-    this.projectedInputTokens = projectedInputTokens;
+    this.#projected = projectedInputTokens;
+  }
+  /**
+   * Estimated input tokens of the call (system prompt + messages, four characters a token). Computed
+   * when first read, from the transcript at that moment, so a run whose hooks never read it never pays for it.
+   */
+  get projectedInputTokens(): number {
+    if (typeof this.#projected === "function") this.#projected = this.#projected();
+    return this.#projected;
+  }
+  /** The event's own fields, the estimate included. */
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), projectedInputTokens: this.projectedInputTokens };
   }
 }
 

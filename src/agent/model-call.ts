@@ -10,6 +10,7 @@ import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from 
 import type { ContentBlock, Message } from "./messages.js";
 import { addUsage, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { transcriptChars } from "./transcript-size.js";
 
 /** A model response. */
 export interface ModelResponse {
@@ -17,9 +18,18 @@ export interface ModelResponse {
   stopReason: ModelStopReason;
 }
 
-/** Estimated tokens of a model input: characters / 4. */
+/**
+ * Estimated tokens of a model input: the characters of the system prompt, of the messages' JSON and
+ * of `extra`, four to a token. Message sizes are cached per message object (`messageChars`),
+ * so estimating a growing transcript costs only its new messages.
+ *
+ * @param systemPrompt - The system prompt, if any.
+ * @param messages - The conversation; treated as immutable once measured (replace a message to change it).
+ * @param extra - Further text sent with the input. Default `""`.
+ * @returns The estimate, rounded up.
+ */
 export function estimateTokens(systemPrompt: string | undefined, messages: readonly Message[], extra = ""): number {
-  return Math.ceil(((systemPrompt?.length ?? 0) + JSON.stringify(messages).length + extra.length) / 4);
+  return Math.ceil(((systemPrompt?.length ?? 0) + transcriptChars(messages) + extra.length) / 4);
 }
 
 type Open =
@@ -209,7 +219,9 @@ export interface CallModelOptions {
 export async function callModel(o: CallModelOptions): Promise<ModelResponse | { partial: true; message: Message }> {
   const { agent, invocationState, metrics } = o;
   for (let attempt = 1; ; attempt++) {
-    const projected = estimateTokens(agent.systemPrompt, agent.messages);
+    // Estimated only if a hook reads it: most runs never do, and a long transcript makes it the
+    // costliest thing in a cycle even with cached message sizes.
+    const projected = () => estimateTokens(agent.systemPrompt, agent.messages);
     await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
     const input = await agent.modelInput.apply(
       // A shallow copy of the array: middleware may add, drop or replace messages without touching the

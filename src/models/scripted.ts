@@ -4,6 +4,7 @@
  * @module
  */
 import type { Message, ToolResultBlock } from "../agent/messages.js";
+import { estimateTokens } from "../agent/model-call.js";
 import { UserError } from "../errors.js";
 import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions, ToolSpec, Usage } from "./model.js";
 
@@ -74,6 +75,7 @@ export class ScriptedModel implements Model {
   readonly #delay: number;
   readonly #ids: "random" | "sequential";
   #seq = 0;
+  readonly #userText: UserTextMemo = new WeakMap();
 
   /** @param options - See {@link ScriptedModelOptions}. */
   constructor(options: ScriptedModelOptions) {
@@ -88,7 +90,7 @@ export class ScriptedModel implements Model {
     const callIndex = this.calls++;
     const step = typeof this.#script === "function" ? this.#script : this.#script[callIndex];
     if (step === undefined) throw new UserError(`ScriptedModel: the script has no turn ${callIndex + 1}.`);
-    const turn = typeof step === "function" ? await step(request(messages, options, callIndex)) : step;
+    const turn = typeof step === "function" ? await step(request(messages, options, callIndex, this.#userText)) : step;
     if (turn.error !== undefined) throw turn.error;
     let sent = 0;
     for (const event of this.#events(turn, messages, options)) {
@@ -124,7 +126,7 @@ export class ScriptedModel implements Model {
       yield { type: "contentBlockStop", index: index++ };
     }
     yield { type: "messageStop", stopReason: turn.stopReason ?? (turn.toolCalls?.length ? "toolUse" : "endTurn") };
-    const inputTokens = Math.ceil(((options.systemPrompt?.length ?? 0) + JSON.stringify(messages).length) / 4);
+    const inputTokens = estimateTokens(options.systemPrompt, messages);
     const outputTokens = Math.ceil(
       ((turn.text?.length ?? 0) + (turn.reasoning?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4,
     );
@@ -136,20 +138,48 @@ export class ScriptedModel implements Model {
   }
 }
 
-function request(messages: Message[], options: ModelStreamOptions, callIndex: number): ScriptedRequest {
+function request(messages: Message[], options: ModelStreamOptions, callIndex: number, memo: UserTextMemo): ScriptedRequest {
   const last = messages.at(-1);
   const lastToolResults = last?.role === "user" ? last.content.filter((b): b is ToolResultBlock => b.type === "toolResult") : [];
-  let lastUserText = "";
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m?.role !== "user") continue;
-    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+  let lastUserText: string | undefined;
+  return {
+    messages,
+    systemPrompt: options.systemPrompt,
+    toolSpecs: options.toolSpecs,
+    callIndex,
+    lastToolResults,
+    // Found only when a responder asks, and then from the messages seen at the previous call on.
+    get lastUserText() {
+      lastUserText ??= userTextUpTo(messages, memo);
+      return lastUserText;
+    },
+  };
+}
+
+/**
+ * The last user text as of a message (that message included), remembered per message object and per
+ * model: a tool loop adds two messages per call, so finding it never walks the whole transcript again.
+ */
+type UserTextMemo = WeakMap<Message, string>;
+
+function userTextUpTo(messages: Message[], userTextAsOf: UserTextMemo): string {
+  let i = messages.length - 1;
+  let found = "";
+  for (; i >= 0; i--) {
+    const m = messages[i] as Message;
+    const known = userTextAsOf.get(m);
+    if (known !== undefined) {
+      found = known;
+      break;
+    }
+    const text = m.role === "user" ? m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("") : "";
     if (text) {
-      lastUserText = text;
+      found = text;
       break;
     }
   }
-  return { messages, systemPrompt: options.systemPrompt, toolSpecs: options.toolSpecs, callIndex, lastUserText, lastToolResults };
+  for (let j = Math.max(i, 0); j < messages.length; j++) userTextAsOf.set(messages[j] as Message, found);
+  return found;
 }
 
 function* chunks(text: string, size: number): Generator<string> {

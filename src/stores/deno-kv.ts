@@ -1,0 +1,227 @@
+/**
+ * `kaboo-workflows/stores/deno-kv`: threads kept in Deno KV (`Deno.openKv()`, local SQLite or Deno
+ * Deploy). Writes are compare-and-set with `atomic().check(versionstamp)`, so two isolates racing
+ * on one thread cannot both win, and a ledger claim is one checked write.
+ *
+ * Deno KV holds at most 64 KiB per value: records and tool results are stored as chunks under a
+ * fresh generation id that only the checked head write makes visible. Types are structural (no
+ * Deno types needed).
+ *
+ * @module
+ */
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import { KabooError } from "../errors.js";
+import {
+  decideClaim,
+  decodeThread,
+  emptyThread,
+  encodeThread,
+  parseLedgerRow,
+  releasable,
+  type ThreadData,
+  type ThreadRecord,
+  type ThreadStore,
+} from "./thread-store.js";
+
+export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT } from "./thread-store.js";
+export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+
+/** A Deno KV key. */
+export type KvKeyLike = readonly (string | number)[];
+
+/** The part of `Deno.AtomicOperation` this store uses. */
+export interface KvAtomicLike {
+  check(...checks: { key: KvKeyLike; versionstamp: string | null }[]): KvAtomicLike;
+  set(key: KvKeyLike, value: unknown): KvAtomicLike;
+  delete(key: KvKeyLike): KvAtomicLike;
+  commit(): Promise<{ ok: boolean }>;
+}
+
+/** The part of `Deno.Kv` this store uses. */
+export interface KvLike {
+  get(key: KvKeyLike): Promise<{ value: unknown; versionstamp: string | null }>;
+  set(key: KvKeyLike, value: unknown): Promise<unknown>;
+  delete(key: KvKeyLike): Promise<void>;
+  atomic(): KvAtomicLike;
+}
+
+/** Deno KV failed, or a thread kept changing under a read. */
+export class KvThreadStoreError extends KabooError {
+  readonly code = "THREAD_STORE_FAILED" as const;
+}
+
+/** Options of {@link DenoKvThreadStore}. */
+export interface DenoKvThreadStoreOptions {
+  /** First key part of everything this store writes. Default `"kaboo"`. */
+  prefix?: string;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+// Below Deno KV's 64 KiB value limit, with room for the structured-clone framing.
+const CHUNK_BYTES = 60_000;
+const RETRIES = 8;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface Head {
+  version: number;
+  gen: string;
+  chunks: number;
+}
+
+interface StoredRow {
+  token: string;
+  claimedAt: number;
+  leaseExpiresAt: number;
+  /** Where the settled result's chunks are, once settled. */
+  result?: { gen: string; chunks: number };
+}
+
+/**
+ * A {@link ThreadStore} on Deno KV.
+ *
+ * @example
+ * ```ts
+ * import { DenoKvThreadStore } from "kaboo-workflows/stores/deno-kv";
+ * const store = new DenoKvThreadStore(await Deno.openKv());
+ * Deno.serve(createAguiHandler({ agent, store }));
+ * ```
+ */
+export class DenoKvThreadStore implements ThreadStore {
+  readonly #kv: KvLike;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  /**
+   * @param kv - An open `Deno.Kv` (`await Deno.openKv(path?)`, with `--unstable-kv` where needed).
+   * @param options - `prefix` (default `"kaboo"`), `now` (default `Date.now`).
+   */
+  constructor(kv: KvLike, options: DenoKvThreadStoreOptions = {}) {
+    this.#kv = kv;
+    this.#prefix = options.prefix ?? "kaboo";
+    this.#now = options.now ?? Date.now;
+  }
+
+  async load(threadId: string): Promise<ThreadRecord> {
+    const headKey = [this.#prefix, "thread", threadId];
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const head = (await this.#kv.get(headKey)).value as Head | null;
+      if (head === null) return emptyThread();
+      const bytes = await readChunks(this.#kv, [this.#prefix, "chunk", threadId, head.gen], head.chunks);
+      // A writer replaced this generation between the two reads: read the new head.
+      if (bytes !== undefined) return decodeThread(decoder.decode(bytes));
+    }
+    throw new KvThreadStoreError(`Thread "${threadId}" kept changing while it was read.`);
+  }
+
+  async compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean> {
+    const headKey = [this.#prefix, "thread", threadId];
+    const entry = await this.#kv.get(headKey);
+    const head = entry.value as Head | null;
+    if ((head?.version ?? 0) !== expectedVersion) return false;
+    const gen = crypto.randomUUID();
+    const base = [this.#prefix, "chunk", threadId, gen];
+    // The chunks go in first, unreferenced; only the checked head write below makes them the record.
+    const chunks = await writeChunks(this.#kv, base, encoder.encode(encodeThread(expectedVersion + 1, data)));
+    const next: Head = { version: expectedVersion + 1, gen, chunks };
+    const { ok } = await this.#kv.atomic().check({ key: headKey, versionstamp: entry.versionstamp }).set(headKey, next).commit();
+    const stale = ok ? head : next;
+    if (stale) await deleteChunks(this.#kv, [this.#prefix, "chunk", threadId, stale.gen], stale.chunks);
+    return ok;
+  }
+
+  ledger(threadId: string): ExecutionLedger {
+    return new KvLedger(this.#kv, [this.#prefix, "ledger", threadId], [this.#prefix, "result", threadId], this.#now);
+  }
+}
+
+class KvLedger implements ExecutionLedger {
+  readonly #kv: KvLike;
+  readonly #rows: KvKeyLike;
+  readonly #results: KvKeyLike;
+  readonly #now: () => number;
+
+  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number) {
+    this.#kv = kv;
+    this.#rows = rows;
+    this.#results = results;
+    this.#now = now;
+  }
+
+  async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
+    const rowKey = [...this.#rows, key];
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const entry = await this.#kv.get(rowKey);
+      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+      if (stored?.result) {
+        const result = await this.#readResult(key, stored.result);
+        if (result) return { status: "done", result };
+        continue;
+      }
+      const { outcome, write } = decideClaim(stored && parseLedgerRow(stored), this.#now(), options);
+      if (!write) return outcome;
+      const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, write).commit();
+      if (ok) return outcome;
+    }
+    throw new KvThreadStoreError(`The claim of "${key}" kept losing races.`);
+  }
+
+  async settle(key: string, token: string, result: LedgerResult): Promise<void> {
+    const rowKey = [...this.#rows, key];
+    const gen = crypto.randomUUID();
+    const chunks = await writeChunks(this.#kv, [...this.#results, key, gen], encoder.encode(JSON.stringify(result)));
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const entry = await this.#kv.get(rowKey);
+      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+      if (stored?.result) break;
+      const row: StoredRow = {
+        token: stored?.token ?? token,
+        claimedAt: stored?.claimedAt ?? 0,
+        leaseExpiresAt: stored?.leaseExpiresAt ?? 0,
+        result: { gen, chunks },
+      };
+      const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, row).commit();
+      if (ok) return;
+    }
+    await deleteChunks(this.#kv, [...this.#results, key, gen], chunks);
+  }
+
+  async release(key: string, token: string): Promise<void> {
+    const rowKey = [...this.#rows, key];
+    const entry = await this.#kv.get(rowKey);
+    const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+    if (stored?.result || !releasable(stored && parseLedgerRow(stored), token)) return;
+    await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).delete(rowKey).commit();
+  }
+
+  async #readResult(key: string, at: { gen: string; chunks: number }): Promise<LedgerResult | undefined> {
+    const bytes = await readChunks(this.#kv, [...this.#results, key, at.gen], at.chunks);
+    return bytes === undefined ? undefined : (JSON.parse(decoder.decode(bytes)) as LedgerResult);
+  }
+}
+
+async function writeChunks(kv: KvLike, base: KvKeyLike, bytes: Uint8Array): Promise<number> {
+  const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
+  await Promise.all(
+    Array.from({ length: chunks }, (_, i) => kv.set([...base, i], bytes.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES))),
+  );
+  return chunks;
+}
+
+/** The chunks joined, or `undefined` when one is missing (its generation was replaced). */
+async function readChunks(kv: KvLike, base: KvKeyLike, chunks: number): Promise<Uint8Array | undefined> {
+  const parts = await Promise.all(Array.from({ length: chunks }, (_, i) => kv.get([...base, i])));
+  if (parts.some((p) => !(p.value instanceof Uint8Array))) return undefined;
+  const out = new Uint8Array(parts.reduce((n, p) => n + (p.value as Uint8Array).length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p.value as Uint8Array, at);
+    at += (p.value as Uint8Array).length;
+  }
+  return out;
+}
+
+async function deleteChunks(kv: KvLike, base: KvKeyLike, chunks: number): Promise<void> {
+  await Promise.all(Array.from({ length: chunks }, (_, i) => kv.delete([...base, i])));
+}

@@ -1,0 +1,259 @@
+/**
+ * The thread store: the server's own, authoritative record of one conversation at the edge —
+ * the paused session, the transcript, which interrupts were answered and how the run that
+ * answered them ended, the run that holds the thread now — plus the thread's execution ledger.
+ *
+ * Writes are compare-and-set on the record's `version`, so two isolates that race on one thread
+ * cannot both win; ledger claims are atomic per call. Implementations live one per platform, each
+ * in its own entry (`kaboo-workflows/stores/memory`, `/stores/durable-object`, `/stores/deno-kv`),
+ * so a Worker bundle never pulls Deno code and the reverse.
+ *
+ * @module
+ */
+import * as z from "zod/v4";
+import {
+  DEFAULT_LEASE_MS,
+  type ClaimOptions,
+  type ClaimOutcome,
+  type ExecutionLedger,
+  type LedgerResult,
+} from "../agent/ledger.js";
+import type { JsonObject, JsonValue } from "../agent/messages.js";
+import { KabooError } from "../errors.js";
+
+/**
+ * Version of the stored {@link ThreadRecord} format.
+ *
+ * - 1: `{ format, version, owner, session, messages, state, answered, lease, updatedAt }`.
+ */
+export const THREAD_RECORD_FORMAT = 1;
+
+/** How a run that answered interrupts ended, kept so a replay of its resume can be answered without running. */
+export interface RecordedOutcome {
+  /** The run that answered. */
+  runId: string;
+  /** Its `RUN_FINISHED` outcome (AG-UI), as sent. */
+  outcome: JsonObject;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** The run that holds a thread now; another run waits for it to end or for `expiresAt`. */
+export interface ThreadLease {
+  token: string;
+  runId: string;
+  /** Whether that run answers interrupts. */
+  resume: boolean;
+  /** Epoch ms; after it the lease is void (the isolate died mid-run). */
+  expiresAt: number;
+}
+
+/** The data of a thread (what {@link ThreadStore.compareAndSet} writes). */
+export interface ThreadData {
+  /** Who the thread belongs to (the handler's `principal`), once a run with one touched it. */
+  owner: string | null;
+  /** The paused session (`kaboo_session`: `interrupt_state`, `delegates`), or `null` when nothing waits. */
+  session: JsonObject | null;
+  /** The transcript as last sent (AG-UI messages). */
+  messages: JsonValue[];
+  /** The shared state as last sent, without the session. */
+  state: JsonObject;
+  /** Interrupt ids answered, with how the answering run ended (the latest {@link MAX_ANSWERED}). */
+  answered: Record<string, RecordedOutcome>;
+  /** The run that holds the thread, or `null`. */
+  lease: ThreadLease | null;
+  /** Epoch ms of the last write. */
+  updatedAt: number;
+}
+
+/** A thread as read: its data and the version a write must name. `version: 0` = never written. */
+export interface ThreadRecord extends ThreadData {
+  version: number;
+}
+
+/** How many answered interrupts a record keeps (oldest dropped first). */
+export const MAX_ANSWERED = 200;
+
+/**
+ * The authoritative server-side record of threads. One instance serves many threads; every
+ * method takes the thread id.
+ *
+ * @example
+ * ```ts
+ * const record = await store.load(threadId);
+ * const ok = await store.compareAndSet(threadId, record.version, { ...record, lease: null, updatedAt: Date.now() });
+ * ```
+ */
+export interface ThreadStore {
+  /** The thread's record; a fresh, empty one at version 0 when there is none. */
+  load(threadId: string): Promise<ThreadRecord>;
+  /**
+   * Writes `data` as version `expectedVersion + 1` if and only if the stored version is still
+   * `expectedVersion` (0: the thread must not exist). Resolves to whether it was written.
+   */
+  compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean>;
+  /** The thread's execution ledger (claims are atomic per key). */
+  ledger(threadId: string): ExecutionLedger;
+}
+
+/** A stored thread record failed validation (corrupt storage, or another format). */
+export class InvalidThreadRecordError extends KabooError {
+  readonly code = "INVALID_THREAD_RECORD" as const;
+}
+
+const json: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
+);
+const jsonObject = z.record(z.string(), json);
+
+const recordSchema = z.object({
+  format: z.literal(THREAD_RECORD_FORMAT),
+  version: z.number().int().nonnegative(),
+  owner: z.string().nullable(),
+  session: jsonObject.nullable(),
+  messages: z.array(json),
+  state: jsonObject,
+  answered: z.record(z.string(), z.object({ runId: z.string(), outcome: jsonObject, at: z.number() })),
+  lease: z.object({ token: z.string(), runId: z.string(), resume: z.boolean(), expiresAt: z.number() }).nullable(),
+  updatedAt: z.number(),
+});
+
+/**
+ * An empty thread (version 0).
+ *
+ * @returns A record nothing was written to.
+ */
+export function emptyThread(): ThreadRecord {
+  return { version: 0, owner: null, session: null, messages: [], state: {}, answered: {}, lease: null, updatedAt: 0 };
+}
+
+/**
+ * The stored text of a record: versioned JSON.
+ *
+ * @param version - The version it is stored as.
+ * @param data - The thread's data.
+ * @returns JSON text.
+ */
+export function encodeThread(version: number, data: ThreadData): string {
+  const { owner, session, messages, state, answered, lease, updatedAt } = data;
+  return JSON.stringify({ format: THREAD_RECORD_FORMAT, version, owner, session, messages, state, answered, lease, updatedAt });
+}
+
+/**
+ * Reads a stored record back, validated.
+ *
+ * @param text - What {@link encodeThread} wrote.
+ * @returns The record.
+ * @throws {InvalidThreadRecordError} When it is not a record of this format.
+ */
+export function decodeThread(text: string): ThreadRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidThreadRecordError("A stored thread record is not JSON.", { cause });
+  }
+  const parsed = recordSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InvalidThreadRecordError(`A stored thread record is malformed: ${z.prettifyError(parsed.error)}`);
+  const { format: _format, ...record } = parsed.data;
+  return record as ThreadRecord;
+}
+
+/**
+ * Keeps the latest {@link MAX_ANSWERED} answered interrupts (insertion order is age).
+ *
+ * @param answered - The record's map plus new entries.
+ * @returns The bounded map.
+ */
+export function boundAnswered(answered: Record<string, RecordedOutcome>): Record<string, RecordedOutcome> {
+  const entries = Object.entries(answered);
+  return entries.length <= MAX_ANSWERED ? answered : Object.fromEntries(entries.slice(entries.length - MAX_ANSWERED));
+}
+
+/** One call in a ledger: who claimed it, until when, and its result once settled. */
+export interface LedgerRow {
+  token: string;
+  claimedAt: number;
+  leaseExpiresAt: number;
+  result?: LedgerResult | undefined;
+}
+
+/**
+ * The one rule every ledger store applies inside its atomic step: what a claim answers given the
+ * row found, and the row to write when the caller wins.
+ *
+ * @param row - The stored row, or `undefined`.
+ * @param now - Epoch ms.
+ * @param options - `leaseMs` (default {@link DEFAULT_LEASE_MS}), `takeOverUnknown` (default false).
+ * @param newToken - Makes the claim token. Default `crypto.randomUUID`.
+ * @returns The outcome, and `write` when the store must write that row (only with `claimed`).
+ */
+export function decideClaim(
+  row: LedgerRow | undefined,
+  now: number,
+  options: ClaimOptions = {},
+  newToken: () => string = () => crypto.randomUUID(),
+): { outcome: ClaimOutcome; write?: LedgerRow } {
+  if (row?.result !== undefined) return { outcome: { status: "done", result: row.result } };
+  if (row && row.leaseExpiresAt > now) return { outcome: { status: "running", leaseExpiresAt: row.leaseExpiresAt } };
+  if (row && !options.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
+  const write: LedgerRow = { token: newToken(), claimedAt: now, leaseExpiresAt: now + (options.leaseMs ?? DEFAULT_LEASE_MS) };
+  return { outcome: { status: "claimed", token: write.token, leaseExpiresAt: write.leaseExpiresAt }, write };
+}
+
+/**
+ * What `settle` writes: the result, once. A settle whose token lost the claim still records the
+ * result when none is there (the call did run; the record must say so).
+ *
+ * @param row - The stored row, or `undefined`.
+ * @param token - The settling claim's token.
+ * @param result - The call's result.
+ * @returns The row to write, or `undefined` when nothing changes.
+ */
+export function settledRow(row: LedgerRow | undefined, token: string, result: LedgerResult): LedgerRow | undefined {
+  if (row?.result !== undefined) return undefined;
+  return { token: row?.token ?? token, claimedAt: row?.claimedAt ?? 0, leaseExpiresAt: row?.leaseExpiresAt ?? 0, result };
+}
+
+/**
+ * Whether `release` may drop the row: only the holder's own, unsettled claim.
+ *
+ * @param row - The stored row.
+ * @param token - The releasing claim's token.
+ * @returns `true` to delete it.
+ */
+export function releasable(row: LedgerRow | undefined, token: string): boolean {
+  return row !== undefined && row.result === undefined && row.token === token;
+}
+
+const rowSchema = z.object({
+  token: z.string(),
+  claimedAt: z.number(),
+  leaseExpiresAt: z.number(),
+  result: z
+    .object({
+      status: z.enum(["success", "error"]),
+      content: z.array(z.looseObject({ type: z.string() })),
+      structuredContent: json.optional(),
+    })
+    .optional(),
+});
+
+/**
+ * Reads a stored ledger row back, validated; a corrupt row counts as an unknown claim (never as
+ * "not run": that would run the call again).
+ *
+ * @param value - The stored value (parsed JSON).
+ * @returns The row.
+ */
+export function parseLedgerRow(value: unknown): LedgerRow {
+  const parsed = rowSchema.safeParse(value);
+  if (parsed.success) return parsed.data as LedgerRow;
+  return { token: "", claimedAt: 0, leaseExpiresAt: 0 };
+}
+
+/** Keeps the `lease` of a record when it is still live at `now`. */
+export function liveLease(record: ThreadData, now: number): ThreadLease | null {
+  return record.lease !== null && record.lease.expiresAt > now ? record.lease : null;
+}

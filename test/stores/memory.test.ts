@@ -1,0 +1,58 @@
+/**
+ * MemoryThreadStore against the store contract (the same checks run in workerd for the Durable
+ * Object store and in Deno for the Deno KV store, see test/runtimes/stores.test.ts).
+ */
+import { describe, expect, test } from "vitest";
+import { MemoryThreadStore } from "../../src/stores/memory.js";
+import { InvalidThreadRecordError, decodeThread, decideClaim, encodeThread } from "../../src/stores/thread-store.js";
+import { CONTRACT_CHECKS, data, runStoreContract } from "./contract.js";
+
+describe("MemoryThreadStore: the store contract", () => {
+  const results = runStoreContract(new MemoryThreadStore());
+  test.each(CONTRACT_CHECKS.map((name) => [name]))("%s", async (name) => {
+    const r = (await results).find((x) => x.name === name);
+    expect(r?.error).toBeUndefined();
+  });
+
+  test("a loaded record is a copy: changing it changes nothing stored", async () => {
+    const store = new MemoryThreadStore();
+    await store.compareAndSet("t", 0, data("a"));
+    const r = await store.load("t");
+    (r.session as Record<string, unknown>).marker = "changed";
+    expect((await store.load("t")).session).toEqual({ marker: "a" });
+  });
+});
+
+describe("the stored format", () => {
+  test("round trips and names its format", () => {
+    const text = encodeThread(3, data("x"));
+    expect(JSON.parse(text).format).toBe(1);
+    expect(decodeThread(text)).toMatchObject({ version: 3, session: { marker: "x" } });
+  });
+
+  test.each([
+    ["not JSON", "{"],
+    ["another format", JSON.stringify({ ...JSON.parse(encodeThread(1, data("x"))), format: 2 })],
+    ["a missing field", JSON.stringify({ format: 1, version: 1 })],
+  ])("refuses %s with a typed error", (_, text) => {
+    expect(() => decodeThread(text)).toThrow(InvalidThreadRecordError);
+  });
+
+  test("a claim's rule: done beats everything, a live lease is running, an expired one unknown", () => {
+    const result = { status: "success" as const, content: [] };
+    expect(decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 0, result }, 5, { takeOverUnknown: true }).outcome).toEqual({
+      status: "done",
+      result,
+    });
+    expect(decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 10 }, 5).outcome).toEqual({
+      status: "running",
+      leaseExpiresAt: 10,
+    });
+    expect(decideClaim({ token: "a", claimedAt: 1, leaseExpiresAt: 4 }, 5).outcome).toEqual({ status: "unknown", claimedAt: 1 });
+    const fresh = decideClaim(undefined, 5, { leaseMs: 10 }, () => "tok");
+    expect(fresh).toEqual({
+      outcome: { status: "claimed", token: "tok", leaseExpiresAt: 15 },
+      write: { token: "tok", claimedAt: 5, leaseExpiresAt: 15 },
+    });
+  });
+});

@@ -3,8 +3,7 @@
  * (the EventPublisher's stream), both per conversation.
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
-import type { ContextReport } from "../src/hooks/context-hook.js";
-import type { StreamEvent } from "../src/hooks/event-publisher.js";
+import type { ContextReport, StreamEvent } from "kaboo-workflows/hooks";
 
 const MAX_EVENTS = 200;
 

@@ -4,8 +4,8 @@
  * `window.__demo.counts` to prove an approved call ran exactly once).
  */
 import * as z from "zod/v4";
-import { tool, type AgentTool } from "../src/index.js";
-import type { ToolDecision } from "../src/hooks/tool-approval-hook.js";
+import { type AgentTool, tool } from "kaboo-workflows";
+import type { ToolDecision } from "kaboo-workflows/hooks";
 
 const LEDGER_KEY = "kaboo-demo:ledger";
 

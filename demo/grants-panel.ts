@@ -3,8 +3,7 @@
  * It re-reads the store on every change, including changes made in other tabs (the store's
  * BroadcastChannel), so every open tab shows the same list.
  */
-import { grantId, type Grant } from "../src/grants/grant.js";
-import type { GrantStore } from "../src/grants/store.js";
+import { type Grant, type GrantStore, grantId } from "kaboo-workflows/grants";
 import { TOOL_LABELS } from "./bank.js";
 
 function ago(ms: number): string {

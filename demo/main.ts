@@ -7,9 +7,8 @@
  * `?delay=<ms>` — pause between the scripted model's streamed chunks (default 12).
  */
 import type { Interrupt as AguiInterrupt, ResumeEntry, Tool as AguiTool } from "@ag-ui/core";
-import { KabooAgent } from "../src/agui/kaboo-agent.js";
-import { IndexedDbSessionStore } from "../src/agui/session-store.js";
-import { IndexedDbGrantStore } from "../src/grants/indexeddb-store.js";
+import { IndexedDbSessionStore, KabooAgent } from "kaboo-workflows/agui";
+import { IndexedDbGrantStore } from "kaboo-workflows/grants";
 import { ActivityPanels } from "./activity.js";
 import { ApprovalDialog, approvalRequest, type DialogAnswer } from "./approval-dialog.js";
 import { toolCounts } from "./bank.js";
@@ -35,14 +34,21 @@ const threads = new ThreadList(sessionStore, (id) => void openThread(id));
 const transcript = $("#transcript");
 const prompt = $<HTMLInputElement>("#prompt");
 const stopFlags = new Map<string, boolean>();
-let settings = loadSettings();
-let kaboo: KabooAgent;
-let threadId = sessionStorage.getItem(THREAD_KEY) ?? "";
-let running = false;
-/** Why the last run of this conversation failed, shown under the transcript until the next one. */
-let runError = "";
-/** Answers given so far to the open interrupts (a resume must answer them all). */
-let answers: ResumeEntry[] = [];
+/** Everything about the page that changes: one object, so each change is easy to find. */
+const state = {
+  settings: loadSettings(),
+  /** The AG-UI agent of the open conversation (set by openThread before anything reads it). */
+  kaboo: undefined as unknown as KabooAgent,
+  threadId: sessionStorage.getItem(THREAD_KEY) ?? "",
+  running: false,
+  /** Why the last run of this conversation failed, shown under the transcript until the next one. */
+  runError: "",
+  /** Answers given so far to the open interrupts (a resume must answer them all). */
+  answers: [] as ResumeEntry[],
+  /** The animation frame a render is scheduled for (0: none). */
+  frame: 0,
+  toastTimer: undefined as ReturnType<typeof setTimeout> | undefined,
+};
 
 // The browser tool: the model may change how this page looks.
 const CLIENT_TOOLS: AguiTool[] = [
@@ -73,47 +79,45 @@ applyTheme(localStorage.getItem(THEME_KEY) ?? "light");
 type Status = "loading" | "idle" | "running" | "awaiting-approval" | "error";
 function setStatus(status: Status): void {
   document.body.dataset["status"] = status;
-  running = status === "running";
+  state.running = status === "running";
   // Screen readers wait for the streamed answer to finish instead of reading every chunk.
-  transcript.setAttribute("aria-busy", String(running));
-  $<HTMLButtonElement>("#send").hidden = running;
-  $<HTMLButtonElement>("#stop").hidden = !running;
-  $<HTMLButtonElement>("#new-thread").disabled = running;
+  transcript.setAttribute("aria-busy", String(state.running));
+  $<HTMLButtonElement>("#send").hidden = state.running;
+  $<HTMLButtonElement>("#stop").hidden = !state.running;
+  $<HTMLButtonElement>("#new-thread").disabled = state.running;
   const waiting = status === "awaiting-approval";
   $("#pending-banner").hidden = !waiting || dialog.open;
-  prompt.disabled = running || waiting;
+  prompt.disabled = state.running || waiting;
   prompt.placeholder = waiting ? "Answer the approval first" : "Ask about your accounts, or e.g. “send 42 to Bob”";
-  void threads.refresh(threadId, running);
+  void threads.refresh(state.threadId, state.running);
 }
 
 function render(): void {
-  const awaiting = new Set(kaboo.pendingInterrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
-  renderTranscript(transcript, kaboo.messages, { awaiting, running });
-  if (runError) {
+  const awaiting = new Set(state.kaboo.pendingInterrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
+  renderTranscript(transcript, state.kaboo.messages, { awaiting, running: state.running });
+  if (state.runError) {
     const note = document.createElement("div");
     note.className = "msg run-error";
     note.setAttribute("role", "alert");
-    note.textContent = `Something went wrong: ${runError}`;
+    note.textContent = `Something went wrong: ${state.runError}`;
     transcript.append(note);
   }
-  $("#welcome").hidden = kaboo.messages.length > 0;
-  panels.updateContext(threadId, kaboo.messages);
+  $("#welcome").hidden = state.kaboo.messages.length > 0;
+  panels.updateContext(state.threadId, state.kaboo.messages);
 }
-let _frame = 0;
 function scheduleRender(): void {
-  _frame ||= requestAnimationFrame(() => {
-    _frame = 0;
+  state.frame ||= requestAnimationFrame(() => {
+    state.frame = 0;
     render();
   });
 }
 
-let toastTimer: ReturnType<typeof setTimeout> | undefined;
 function toast(text: string): void {
   const t = $("#toast");
   t.textContent = text;
   t.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (t.hidden = true), 5000);
+  clearTimeout(state.toastTimer);
+  state.toastTimer = setTimeout(() => (t.hidden = true), 5000);
 }
 
 function makeAgent(id: string): KabooAgent {
@@ -122,7 +126,7 @@ function makeAgent(id: string): KabooAgent {
     agent: (t) =>
       createRunner(
         t,
-        settings,
+        state.settings,
         {
           stopRequested: (thread) => stopFlags.get(thread) === true,
           onContext: (thread, report) => panels.report(thread, report),
@@ -139,7 +143,7 @@ function makeAgent(id: string): KabooAgent {
     onMessagesChanged: scheduleRender,
     onEvent: scheduleRender,
     onRunErrorEvent: ({ event }) => {
-      runError = event.message;
+      state.runError = event.message;
     },
   });
   return agent;
@@ -147,16 +151,16 @@ function makeAgent(id: string): KabooAgent {
 
 /** Opens a conversation: restores its transcript and any approval it waits for. */
 async function openThread(id: string): Promise<void> {
-  if (running) return;
+  if (state.running) return;
   dialog.close();
-  threadId = id;
+  state.threadId = id;
   sessionStorage.setItem(THREAD_KEY, id);
-  answers = [];
-  runError = "";
-  kaboo = makeAgent(id);
+  state.answers = [];
+  state.runError = "";
+  state.kaboo = makeAgent(id);
   setStatus("loading");
-  await kaboo.connectAgent();
-  panels.showThread(id, kaboo.messages);
+  await state.kaboo.connectAgent();
+  panels.showThread(id, state.kaboo.messages);
   render();
   afterRun();
   document.body.classList.remove("show-threads");
@@ -164,7 +168,7 @@ async function openThread(id: string): Promise<void> {
 
 /** After a run (or a restore): ask the next open question, or wait for the person. */
 function afterRun(): void {
-  const open = kaboo.pendingInterrupts.filter((i) => !answers.some((a) => a.interruptId === i.id));
+  const open = state.kaboo.pendingInterrupts.filter((i) => !state.answers.some((a) => a.interruptId === i.id));
   if (!open.length) {
     setStatus("idle");
     if (document.activeElement === document.body) prompt.focus();
@@ -175,7 +179,7 @@ function afterRun(): void {
 }
 
 function askNext(): void {
-  const next = kaboo.pendingInterrupts.find((i) => !answers.some((a) => a.interruptId === i.id));
+  const next = state.kaboo.pendingInterrupts.find((i) => !state.answers.some((a) => a.interruptId === i.id));
   if (!next) return;
   if (!approvalRequest(next)) {
     // Not an approval this page knows how to ask: skip it rather than leave the run stuck.
@@ -190,32 +194,32 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
   // The runner refuses an answer to an expired request; cancelling it lets the gate tell the
   // model the request expired (and the call did not run).
   const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
-  answers.push(
+  state.answers.push(
     a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" },
   );
-  if (kaboo.pendingInterrupts.some((p) => !answers.some((x) => x.interruptId === p.id))) {
+  if (state.kaboo.pendingInterrupts.some((p) => !state.answers.some((x) => x.interruptId === p.id))) {
     askNext();
     return;
   }
-  const resume = answers;
-  answers = [];
+  const resume = state.answers;
+  state.answers = [];
   void run({ resume });
 }
 
 async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
-  stopFlags.set(threadId, false);
-  runError = "";
+  stopFlags.set(state.threadId, false);
+  state.runError = "";
   setStatus("running");
-  const agent = kaboo;
+  const agent = state.kaboo;
   try {
     await agent.runAgent({ tools: CLIENT_TOOLS, ...extra });
   } catch (error) {
-    if (!stopFlags.get(threadId)) runError ||= error instanceof Error ? error.message : String(error);
+    if (!stopFlags.get(state.threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
   }
-  if (agent !== kaboo) return;
+  if (agent !== state.kaboo) return;
   render();
   $<HTMLButtonElement>("#stop").disabled = false;
-  if (stopFlags.get(threadId)) {
+  if (stopFlags.get(state.threadId)) {
     setStatus("idle");
     prompt.focus();
     return;
@@ -224,8 +228,8 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
 }
 
 function send(text: string): void {
-  if (running || document.body.dataset["status"] !== "idle") return;
-  kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
+  if (state.running || document.body.dataset["status"] !== "idle") return;
+  state.kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
   render();
   void run();
 }
@@ -242,10 +246,10 @@ for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip"))
 // Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
 // run then ends as "cancelled" and run() puts the page back to idle.
 $("#stop").addEventListener("click", () => {
-  if (!running) return;
-  stopFlags.set(threadId, true);
+  if (!state.running) return;
+  stopFlags.set(state.threadId, true);
   $<HTMLButtonElement>("#stop").disabled = true;
-  kaboo.abortRun();
+  state.kaboo.abortRun();
   toast("Stopped. Nothing else will run in this answer.");
 });
 $("#review").addEventListener("click", () => askNext());
@@ -273,16 +277,16 @@ document.addEventListener("keydown", (e) => {
 });
 
 const settingsDialog = $<HTMLDialogElement>("#settings");
-$("#model-label").textContent = modelLabel(settings);
+$("#model-label").textContent = modelLabel(state.settings);
 $("#open-settings").addEventListener("click", () => settingsDialog.showModal());
 setupSettings(settingsDialog, (next) => {
-  settings = next;
+  state.settings = next;
   $("#model-label").textContent = modelLabel(next);
   document.body.dataset["model"] = next.provider;
   // Runners are built per thread with the model of the moment: start this thread's afresh.
-  void openThread(threadId);
+  void openThread(state.threadId);
 });
-document.body.dataset["model"] = settings.provider;
+document.body.dataset["model"] = state.settings.provider;
 
 setupGrantsPanel($("#grants"), grantStore, (id) => threads.title(id));
 
@@ -292,7 +296,7 @@ const demo = {
     return toolCounts();
   },
   get agent() {
-    return kaboo;
+    return state.kaboo;
   },
   grantStore,
   sessionStore,
@@ -300,4 +304,4 @@ const demo = {
 (globalThis as { __demo?: typeof demo }).__demo = demo;
 
 // A reload keeps this tab's conversation; a new tab starts a new one (the others are in the list).
-void openThread(threadId || crypto.randomUUID());
+void openThread(state.threadId || crypto.randomUUID());

@@ -2,16 +2,20 @@
  * The runner agent of one conversation, with the demo's full hook stack, and the model the
  * settings chose (the scripted one by default).
  */
-import { Agent, type Model } from "../src/index.js";
-import { ContextHook, type ContextReport } from "../src/hooks/context-hook.js";
-import { EventPublisher, type StreamEvent } from "../src/hooks/event-publisher.js";
-import { InterruptHook } from "../src/hooks/interrupt-hook.js";
-import { MaxToolCallsGuard } from "../src/hooks/max-calls-guard.js";
-import { StopGuard } from "../src/hooks/stop-guard.js";
-import { ToolApprovalHook } from "../src/hooks/tool-approval-hook.js";
-import { ToolNameSanitizer } from "../src/hooks/tool-name-sanitizer.js";
-import { AnthropicModel } from "../src/models/anthropic.js";
-import { OpenAIChatModel } from "../src/models/openai.js";
+import { Agent, type Model } from "kaboo-workflows";
+import {
+  ContextHook,
+  type ContextReport,
+  EventPublisher,
+  InterruptHook,
+  MaxToolCallsGuard,
+  StopGuard,
+  type StreamEvent,
+  ToolApprovalHook,
+  ToolNameSanitizer,
+} from "kaboo-workflows/hooks";
+import { AnthropicModel } from "kaboo-workflows/models/anthropic";
+import { OpenAIChatModel } from "kaboo-workflows/models/openai";
 import { TOOL_LABELS, bankTools, cardService, person } from "./bank.js";
 import { scriptedModel } from "./script.js";
 import type { ModelSettings } from "./settings.js";

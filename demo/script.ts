@@ -9,7 +9,7 @@ import {
   type ScriptedRequest,
   type ScriptedTurn,
   type ToolResultBlock,
-} from "../src/index.js";
+} from "kaboo-workflows";
 import { eur, person } from "./bank.js";
 
 const AMOUNT = String.raw`(?:€|eur\s*)?(\d+(?:[.,]\d{1,2})?)\s*(?:€|eur(?:os?)?|euros?)?`;

@@ -2,7 +2,7 @@
  * The conversation list: every thread the session store holds, newest first, titled by its
  * first message, with a marker on threads that wait for an approval.
  */
-import type { SessionStore, ThreadSnapshot } from "../src/agui/session-store.js";
+import type { SessionStore, ThreadSnapshot } from "kaboo-workflows/agui";
 
 /** One row of the list. */
 export interface ThreadInfo {

@@ -116,12 +116,22 @@ export class ToolDefinitionError extends KabooError {
   readonly code = "TOOL_DEFINITION" as const;
 }
 
-/** Short text for an unknown thrown value. */
-export function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return typeof error === "string" ? error : JSON.stringify(error);
-  } catch {
-    return String(error);
+/**
+ * Short text for an unknown thrown value.
+ * @param error - Anything thrown.
+ * @param maxChars - Longest text returned; longer text is cut and marked with `…`. Default: no bound.
+ * @returns The error's message (or its JSON, or `String(error)`).
+ */
+export function describe(error: unknown, maxChars = Number.POSITIVE_INFINITY): string {
+  let text: string;
+  if (error instanceof Error) text = error.message;
+  else {
+    try {
+      text = typeof error === "string" ? error : String(JSON.stringify(error));
+    } catch {
+      text = String(error);
+    }
   }
+  // A hostile server's error can be megabytes; what is shown to a model or a log must not be.
+  return text.length > maxChars ? `${text.slice(0, Math.max(0, maxChars - 1))}…` : text;
 }

@@ -8,10 +8,19 @@
  */
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe } from "../errors.js";
 import type { Logger } from "../hooks/logger.js";
 import { McpConnectError } from "./errors.js";
-import { listMcpTools, type McpAgentTool } from "./tool.js";
+import { boundedMcpFetch } from "./fetch.js";
+import { type ListMcpToolsOptions, listMcpTools } from "./list.js";
+import type { McpAgentTool } from "./tool.js";
+
+/** Default of {@link ConnectMcpOptions.timeoutMs} (the SDK's own request timeout). */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+// A stuck notification or session DELETE has no timeout of its own in the SDK; a request has, so
+// the wait for headers is a little longer than it and never cuts a request short.
+const HEADERS_GRACE_MS = 1_000;
 
 /** Options of {@link connectMcp}. */
 export interface ConnectMcpOptions {
@@ -27,12 +36,20 @@ export interface ConnectMcpOptions {
   version?: string;
   /** Prepended to every tool name (InterruptHook globs rely on it), e.g. `"merchant___"`. Default `""`. */
   prefix?: string;
-  /** Per-request timeout in milliseconds. Default: the SDK's (60 000). */
+  /**
+   * Longest wait in milliseconds for each request (`initialize`, `tools/list` pages, `tools/call`)
+   * and for `close()`; a stalled response's stream is closed when its request times out. Default 60 000.
+   */
   timeoutMs?: number;
+  /** Tools exposed to the model at most (see {@link ListMcpToolsOptions.maxTools}). Default 128. */
+  maxTools?: number;
+  /** Total characters of tool specs exposed to the model (see {@link ListMcpToolsOptions.maxToolSpecChars}). Default 262 144. */
+  maxToolSpecChars?: number;
   /**
    * Passed to the SDK's `Client`. In Cloudflare Workers pass
    * `{ jsonSchemaValidator: new CfWorkerJsonSchemaValidator() }` (from
    * `@modelcontextprotocol/sdk/validation/cfworker`): the default (Ajv) compiles code at runtime.
+   * The same validator checks each tool's `outputSchema`.
    */
   clientOptions?: ClientOptions;
   /** Cancels connecting. */
@@ -49,8 +66,8 @@ export interface McpConnection {
    * Lists the server's tools (all pages) as runner tools.
    * @param options - `filter` by server tool name (default: all).
    */
-  tools(options?: { filter?: (serverToolName: string) => boolean; signal?: AbortSignal }): Promise<McpAgentTool[]>;
-  /** Ends the session (best effort) and closes the connection. */
+  tools(options?: Pick<ListMcpToolsOptions, "filter" | "signal" | "maxTools" | "maxToolSpecChars">): Promise<McpAgentTool[]>;
+  /** Ends the session (best effort, waiting at most `timeoutMs` for the server) and closes the connection. */
   close(): Promise<void>;
 }
 
@@ -69,29 +86,27 @@ export interface McpConnection {
  */
 export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnection> {
   const url = new URL(options.url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+  const baseFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const transport = new StreamableHTTPClientTransport(url, {
     ...(options.headers ? { requestInit: { headers: options.headers } } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: boundedMcpFetch(baseFetch, timeoutMs + HEADERS_GRACE_MS),
   });
+  const outputValidator = options.clientOptions?.jsonSchemaValidator ?? new AjvJsonSchemaValidator();
   const client = new Client(
     { name: options.name ?? "kaboo-workflows", version: options.version ?? "0.1.0" },
-    options.clientOptions,
+    { ...options.clientOptions, jsonSchemaValidator: outputValidator },
   );
-  const requestOptions = {
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-  };
   try {
-    await client.connect(transport, requestOptions);
+    await client.connect(transport, { ...(options.signal ? { signal: options.signal } : {}), timeout: timeoutMs });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new McpConnectError(url.href, `Cannot connect to the MCP server at ${url.href}: ${describe(error)}`, error);
+    throw new McpConnectError(url.href, `Cannot connect to the MCP server at ${url.href}: ${describe(error, 500)}`, error);
   }
-  const toolOptions = {
-    ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  };
+  const toolOptions: ListMcpToolsOptions = { timeoutMs, outputValidator };
+  for (const key of ["prefix", "logger", "maxTools", "maxToolSpecChars"] as const) {
+    if (options[key] !== undefined) (toolOptions as Record<string, unknown>)[key] = options[key];
+  }
   return {
     client,
     async tools(more = {}) {
@@ -104,8 +119,17 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
     },
     async close() {
       // A DELETE tells a stateful server to drop the session; a server that is gone cannot, and need not.
-      await transport.terminateSession().catch(() => undefined);
+      // A server that never answers it must not hold close() up: client.close() then aborts the DELETE.
+      await withTimeout(transport.terminateSession(), timeoutMs).catch(() => undefined);
       await client.close();
     },
   };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No answer within ${ms} ms.`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

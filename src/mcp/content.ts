@@ -10,6 +10,7 @@ import * as z from "zod/v4";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonValue, ToolResultContent } from "../agent/messages.js";
 import type { ToolOutput } from "../agent/tools.js";
+import { describe } from "../errors.js";
 
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
 const media = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string().min(1) });
@@ -42,7 +43,8 @@ const resultSchema = z.looseObject({
  * resources → text, embedded blobs → image or document parts, resource links and audio → a
  * short text note (the runner has no part for them), `isError` → status `"error"`.
  * `structuredContent` is kept; when the content is empty it is also given as a JSON part so the
- * model sees it. Malformed items become a text note rather than failing the call.
+ * model sees it. Each malformed item becomes a short text note (its index and type); the valid
+ * items are kept, so a call that ran is never reported as failed because of one bad item.
  *
  * @param result - The result, as the server sent it (untrusted).
  * @returns The tool output.
@@ -70,11 +72,12 @@ function jsonOrNull(value: unknown): JsonValue {
   return parsed.success ? parsed.data : null;
 }
 
-function toPart(raw: unknown): ToolResultContent {
+function toPart(raw: unknown, index: number): ToolResultContent {
   const parsed = item.safeParse(raw);
   if (!parsed.success) {
-    const type = typeof raw === "object" && raw !== null ? String((raw as { type?: unknown }).type) : typeof raw;
-    return { type: "text", text: `[unreadable MCP content item of type ${type}]` };
+    const type = typeof raw === "object" && raw !== null ? describe((raw as { type?: unknown }).type, 40) : typeof raw;
+    // Short on purpose: a server can send thousands of bad items, and the model needs only to know one was dropped.
+    return { type: "text", text: `[unreadable MCP content item ${index} of type ${type}]` };
   }
   const c = parsed.data;
   switch (c.type) {

@@ -16,8 +16,11 @@
  * @module
  */
 export { connectMcp } from "./connect.js";
+export { DEFAULT_MCP_TIMEOUT_MS } from "./connect.js";
 export type { ConnectMcpOptions, McpConnection } from "./connect.js";
-export { mcpTool, listMcpTools } from "./tool.js";
-export type { McpAgentTool, McpClientLike, McpToolDefinition, McpToolOptions, ListMcpToolsOptions } from "./tool.js";
+export { mcpTool, mcpToolName, MAX_TOOL_NAME } from "./tool.js";
+export type { McpAgentTool, McpClientLike, McpOutputValidator, McpToolDefinition, McpToolOptions } from "./tool.js";
+export { listMcpTools, DEFAULT_MAX_TOOLS, DEFAULT_MAX_TOOL_SPEC_CHARS } from "./list.js";
+export type { ListMcpToolsOptions } from "./list.js";
 export { mcpResultToOutput } from "./content.js";
 export { McpCallError, McpConnectError } from "./errors.js";

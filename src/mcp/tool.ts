@@ -1,9 +1,10 @@
 /**
- * MCP tools as runner tools: one {@link AgentTool} per server tool, and the
- * paginated `tools/list` that builds them.
+ * MCP tools as runner tools: one {@link AgentTool} per server tool.
  *
  * Only the shape of a client is needed here ({@link McpClientLike}); the SDK's
- * `Client` fits it, so does a host's own.
+ * `Client` fits it, so does a host's own. Requests go through `request` with a
+ * permissive result schema, so a result the SDK would reject as a whole is
+ * mapped here item by item instead (see {@link mcpResultToOutput}).
  *
  * @module
  */
@@ -12,19 +13,34 @@ import type { JsonObject } from "../agent/messages.js";
 import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
 import { describe, ToolDefinitionError } from "../errors.js";
 import type { McpMetaTool } from "../hooks/mcp-meta-hook.js";
-import { defaultLogger, type Logger } from "../hooks/logger.js";
 import { mcpResultToOutput } from "./content.js";
-import { McpCallError, McpConnectError } from "./errors.js";
+import { McpCallError } from "./errors.js";
 
 /** The part of an MCP client the tools use (the SDK's `Client` has it). */
 export interface McpClientLike {
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    resultSchema?: undefined,
+  /**
+   * Sends one JSON-RPC request and resolves to its result.
+   * @param request - `tools/list` or `tools/call` with its params.
+   * @param resultSchema - A schema that accepts any result (the SDK's client validates against it).
+   * @param options - Abort signal and timeout in milliseconds.
+   */
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    resultSchema: unknown,
     options?: { signal?: AbortSignal; timeout?: number },
   ): Promise<unknown>;
-  listTools(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<unknown>;
 }
+
+/**
+ * Checks `structuredContent` against a tool's `outputSchema` (the SDK's Ajv and cfworker
+ * validators fit). Compiled once per tool, on its first call.
+ */
+export interface McpOutputValidator {
+  getValidator(schema: JsonObject): (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
+}
+
+/** Accepts any result: the SDK's schema would reject a whole result for one bad item. */
+export const anyResult = z.unknown();
 
 /** One tool as `tools/list` describes it (checked on arrival). */
 export type McpToolDefinition = z.infer<typeof toolDefinitionSchema>;
@@ -45,14 +61,15 @@ const toolDefinitionSchema = z.looseObject({
     })
     .optional(),
 });
-const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 /** Options of {@link mcpTool} and {@link listMcpTools}. */
 export interface McpToolOptions {
   /** Prepended to each tool's name, e.g. `"merchant___"` → `merchant___pay`. Default `""`. */
   prefix?: string;
-  /** Per-request timeout in milliseconds (the SDK's default is 60 000). */
+  /** Per-request timeout in milliseconds. Default 60 000. */
   timeoutMs?: number;
+  /** Checks `structuredContent` against each tool's `outputSchema`. Default: not checked (`connectMcp` always passes one). */
+  outputValidator?: McpOutputValidator;
 }
 
 /** An MCP tool as the runner sees it; {@link McpMetaTool.withMeta} binds one call's `_meta`. */
@@ -63,14 +80,43 @@ export interface McpAgentTool extends McpMetaTool {
   readonly meta: JsonObject;
 }
 
-// Model APIs accept only these characters in tool names (OpenAI: ^[a-zA-Z0-9_-]{1,64}$).
+/** Longest tool name the model APIs accept (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`; Anthropic: 64 too). */
+export const MAX_TOOL_NAME = 64;
+/** Longest error text from a server shown to the model. */
+export const MAX_ERROR_CHARS = 300;
+// Model APIs accept only these characters in tool names.
 const UNSAFE = /[^a-zA-Z0-9_-]/g;
+// JSON-RPC error code of a request the SDK gave up waiting for.
+const REQUEST_TIMEOUT = -32001;
+
+/**
+ * The name the model sees: prefix + server name, unsafe characters as `_`, and a name over
+ * {@link MAX_TOOL_NAME} cut with a short hash of the full name so two long names stay distinct.
+ * @param serverName - The tool's name on the server.
+ * @param prefix - Prepended. Default `""`.
+ * @returns A name matching `^[a-zA-Z0-9_-]{1,64}$`.
+ */
+export function mcpToolName(serverName: string, prefix = ""): string {
+  const full = `${prefix}${serverName}`.replace(UNSAFE, "_");
+  if (full.length <= MAX_TOOL_NAME) return full;
+  return `${full.slice(0, MAX_TOOL_NAME - 9)}_${fnv1a(`${prefix}${serverName}`)}`;
+}
+
+// 32-bit FNV-1a as 8 hex digits: synchronous (crypto.subtle is not) and enough to tell names apart.
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
 
 /**
  * Builds the runner tool for one server tool.
  * @param client - A connected client.
  * @param definition - The tool as `tools/list` gave it (validated here).
- * @param options - `prefix` (default `""`), `timeoutMs` (default: the client's).
+ * @param options - `prefix` (default `""`), `timeoutMs` (default 60 000), `outputValidator` (default none).
  * @returns The tool: kind `"mcp"`, the server's `inputSchema` as spec, annotations kept.
  * @throws ToolDefinitionError when the definition is malformed.
  */
@@ -78,7 +124,7 @@ export function mcpTool(client: McpClientLike, definition: unknown, options: Mcp
   const parsed = toolDefinitionSchema.safeParse(definition);
   if (!parsed.success) throw new ToolDefinitionError(`Malformed MCP tool definition: ${z.prettifyError(parsed.error)}`);
   const def = parsed.data;
-  const name = `${options.prefix ?? ""}${def.name}`.replace(UNSAFE, "_");
+  const name = mcpToolName(def.name, options.prefix);
   const inputSchema = structuredClone(def.inputSchema) as JsonObject;
   delete inputSchema.$schema;
   const annotations: ToolAnnotations = {};
@@ -88,7 +134,7 @@ export function mcpTool(client: McpClientLike, definition: unknown, options: Mcp
   }
   if (annotations.title === undefined && def.title !== undefined) annotations.title = def.title;
   const spec = { name, description: def.description ?? def.title ?? annotations.title ?? "", inputSchema };
-  const timeout = options.timeoutMs;
+  const call = callerFor(client, def, options);
 
   const bind = (meta: JsonObject): McpAgentTool => {
     const t: McpAgentTool = {
@@ -103,7 +149,7 @@ export function mcpTool(client: McpClientLike, definition: unknown, options: Mcp
           ? { ok: true, value: input }
           : { ok: false, error: `The input of "${name}" must be a JSON object.` };
       },
-      call: (input, context) => callMcp(client, def.name, input, meta, context, timeout),
+      call: (input, context) => call(input, meta, context),
       withMeta: (more) => bind({ ...meta, ...more }),
     };
     if (Object.keys(annotations).length > 0) (t as { annotations?: ToolAnnotations }).annotations = annotations;
@@ -112,91 +158,69 @@ export function mcpTool(client: McpClientLike, definition: unknown, options: Mcp
   return bind({});
 }
 
-async function callMcp(
-  client: McpClientLike,
-  serverToolName: string,
-  input: unknown,
-  meta: JsonObject,
-  context: ToolContext,
-  timeout: number | undefined,
-): Promise<ToolOutput> {
-  const params: Parameters<McpClientLike["callTool"]>[0] = { name: serverToolName, arguments: input as Record<string, unknown> };
-  if (Object.keys(meta).length > 0) params._meta = meta;
-  let result: unknown;
-  try {
-    result = await client.callTool(
-      params,
-      undefined,
-      timeout === undefined ? { signal: context.signal } : { signal: context.signal, timeout },
-    );
-  } catch (error) {
-    // On abort the runner reports the cancellation itself; wrapping would hide that.
-    if (context.signal.aborted) throw error;
-    throw new McpCallError(serverToolName, `MCP tool "${serverToolName}" could not be called: ${describe(error)}`, error);
-  }
-  return mcpResultToOutput(result);
-}
+type Check = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
 
-/** Options of {@link listMcpTools}. */
-export interface ListMcpToolsOptions extends McpToolOptions {
-  /** Keeps only the tools it returns `true` for (called with the server's name). Default: all. */
-  filter?: (serverToolName: string) => boolean;
-  /** Pages read at most (a guard against a server that never stops paginating). Default 100. */
-  maxPages?: number;
-  signal?: AbortSignal;
-  /** Where skipped tool definitions are reported. Default {@link defaultLogger}. */
-  logger?: Logger;
-}
-
-/**
- * Lists the server's tools (following `nextCursor` pages) and builds a runner tool for each.
- * A malformed definition is skipped with a warning; the rest are kept.
- * @param client - A connected client.
- * @param options - See {@link ListMcpToolsOptions}.
- * @returns The tools, in server order.
- * @throws McpConnectError when listing fails or pages loop; ToolDefinitionError when two tools map to one name.
- */
-export async function listMcpTools(client: McpClientLike, options: ListMcpToolsOptions = {}): Promise<McpAgentTool[]> {
-  const log = options.logger ?? defaultLogger;
-  const maxPages = options.maxPages ?? 100;
-  const tools: McpAgentTool[] = [];
-  const seenCursors = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; ; page++) {
-    if (page >= maxPages) throw new McpConnectError("(client)", `MCP tools/list returned more than ${maxPages} pages.`);
-    let raw: unknown;
-    try {
-      raw = await client.listTools(
-        cursor === undefined ? {} : { cursor },
-        options.signal ? { signal: options.signal } : undefined,
-      );
-    } catch (error) {
-      throw new McpConnectError("(client)", `MCP tools/list failed: ${describe(error)}`, error);
-    }
-    const parsed = listPageSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new McpConnectError("(client)", `MCP tools/list returned a malformed page: ${z.prettifyError(parsed.error)}`);
-    for (const definition of parsed.data.tools) {
-      const serverName = (definition as { name?: unknown } | null)?.name;
-      if (options.filter && typeof serverName === "string" && !options.filter(serverName)) continue;
+function callerFor(client: McpClientLike, def: McpToolDefinition, options: McpToolOptions) {
+  const { timeoutMs, outputValidator } = options;
+  // Compiled on first use: a server may list thousands of tools and call few.
+  let check: Check | string | undefined;
+  const outputCheck = (): Check | string | undefined => {
+    if (check === undefined && def.outputSchema && outputValidator) {
       try {
-        tools.push(mcpTool(client, definition, options));
+        check = outputValidator.getValidator(def.outputSchema as JsonObject);
       } catch (error) {
-        log.warn("MCP: skipping a malformed tool definition.", { name: String(serverName), error: describe(error) });
+        check = `its outputSchema could not be compiled (${describe(error, 120)})`;
       }
     }
-    cursor = parsed.data.nextCursor;
-    if (cursor === undefined) break;
-    if (seenCursors.has(cursor)) throw new McpConnectError("(client)", `MCP tools/list repeated the cursor "${cursor}".`);
-    seenCursors.add(cursor);
-  }
-  const byName = new Map<string, string>();
-  for (const t of tools) {
-    const other = byName.get(t.name);
-    if (other !== undefined) {
-      throw new ToolDefinitionError(`MCP tools "${other}" and "${t.serverToolName}" both map to the tool name "${t.name}".`);
+    return check;
+  };
+  return async (input: unknown, meta: JsonObject, context: ToolContext): Promise<ToolOutput> => {
+    const params: Record<string, unknown> = { name: def.name, arguments: input };
+    if (Object.keys(meta).length > 0) params._meta = meta;
+    let result: unknown;
+    try {
+      result = await client.request({ method: "tools/call", params }, anyResult, {
+        signal: context.signal,
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      });
+    } catch (error) {
+      // On abort the runner reports the cancellation itself; wrapping would hide that.
+      if (context.signal.aborted) throw error;
+      throw callError(def.name, error);
     }
-    byName.set(t.name, t.serverToolName);
+    return checkStructured(result, outputCheck());
+  };
+}
+
+function callError(serverToolName: string, error: unknown): McpCallError {
+  const shown = describe(serverToolName, MAX_TOOL_NAME);
+  // A call that timed out may have run: saying "could not be called" would invite a second charge.
+  if ((error as { code?: unknown } | null)?.code === REQUEST_TIMEOUT) {
+    return new McpCallError(
+      serverToolName,
+      `MCP tool "${shown}" timed out waiting for the server's answer; it may have run.`,
+      error,
+    );
   }
-  return tools;
+  return new McpCallError(serverToolName, `MCP tool "${shown}" could not be called: ${describe(error, MAX_ERROR_CHARS)}`, error);
+}
+
+/** Maps a result, dropping `structuredContent` that does not match the tool's `outputSchema` (with a note). */
+function checkStructured(result: unknown, check: Check | string | undefined): ToolOutput {
+  if (check === undefined || typeof result !== "object" || result === null) return mcpResultToOutput(result);
+  const raw = result as { structuredContent?: unknown; isError?: unknown };
+  if (raw.isError === true) return mcpResultToOutput(result);
+  let problem: string | undefined;
+  if (typeof check === "string") problem = check;
+  else if (raw.structuredContent === undefined) problem = "it sent no structuredContent although its outputSchema asks for it";
+  else {
+    const verdict = check(raw.structuredContent);
+    if (!verdict.valid)
+      problem = `its structuredContent does not match its outputSchema (${describe(verdict.errorMessage, 160)})`;
+  }
+  if (problem === undefined) return mcpResultToOutput(result);
+  const { structuredContent: _dropped, ...rest } = raw;
+  const output = mcpResultToOutput(rest);
+  output.content.push({ type: "text", text: `[the MCP tool ran, but ${problem}; the structured result was dropped]` });
+  return output;
 }

@@ -217,7 +217,7 @@ describe("bad providers", () => {
 describe("the hook alone (fake MCP tool)", () => {
   const calls: unknown[] = [];
   const fake = mcpTool(
-    { callTool: async (params) => (calls.push(params), { content: [] }), listTools: async () => ({ tools: [] }) },
+    { request: async ({ params }) => (calls.push(params), { content: [] }) },
     { name: "pay", inputSchema: { type: "object" }, annotations: { destructiveHint: true } },
     { prefix: "merchant___" },
   );

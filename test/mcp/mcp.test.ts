@@ -9,6 +9,7 @@ import {
   listMcpTools,
   mcpResultToOutput,
   mcpTool,
+  mcpToolName,
   McpCallError,
   McpConnectError,
   type McpClientLike,
@@ -167,8 +168,8 @@ describe("listMcpTools with a hand-made client", () => {
   const page = (tools: unknown[], nextCursor?: string) => ({ tools, ...(nextCursor ? { nextCursor } : {}) });
   const def = (name: string) => ({ name, inputSchema: { type: "object" } });
   const client = (pages: Record<string, unknown>): McpClientLike => ({
-    callTool: async () => ({ content: [] }),
-    listTools: async (params) => pages[params?.cursor ?? ""],
+    request: async ({ method, params }) =>
+      method === "tools/list" ? pages[(params?.cursor as string | undefined) ?? ""] : { content: [] },
   });
 
   test("a repeated cursor is an error, not an endless loop", async () => {
@@ -185,9 +186,26 @@ describe("listMcpTools with a hand-made client", () => {
     expect(warn).toHaveBeenCalledTimes(2);
   });
 
-  test("two server tools that map to one name are a ToolDefinitionError", async () => {
-    const c = client({ "": page([def("a.b"), def("a_b")]) });
-    await expect(listMcpTools(c)).rejects.toThrow(ToolDefinitionError);
+  test("a second server tool that maps to a name already taken is skipped with a warning", async () => {
+    const warn = vi.fn();
+    const c = client({ "": page([def("a.b"), def("a_b"), def("c")]) });
+    const tools = await listMcpTools(c, { logger: { warn, error: vi.fn() } });
+    expect(tools.map((t) => [t.name, t.serverToolName])).toEqual([
+      ["a_b", "a.b"],
+      ["c", "c"],
+    ]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  test("tool names always fit the model APIs: 64 characters at most, distinct when cut (property)", async () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.string({ maxLength: 30 }), (name, prefix) => {
+        const n = mcpToolName(name, prefix);
+        expect(n.length).toBeLessThanOrEqual(64);
+        if (name.length > 0 || prefix.length > 0) expect(n).toMatch(/^[a-zA-Z0-9_-]+$/);
+      }),
+    );
+    expect(mcpToolName("x".repeat(200))).not.toBe(mcpToolName(`${"x".repeat(199)}y`));
   });
 
   test("a malformed page is a McpConnectError", async () => {
@@ -214,8 +232,8 @@ describe("mcpResultToOutput", () => {
       { type: "text", text: "[audio audio/wav, not shown]" },
       { type: "text", text: "[resource y (text/csv): https://x/y]" },
       { type: "image", data: PNG_1X1, mimeType: "image/png", name: "file:///p.png" },
-      { type: "text", text: "[unreadable MCP content item of type video]" },
-      { type: "text", text: "[unreadable MCP content item of type image]" },
+      { type: "text", text: "[unreadable MCP content item 3 of type video]" },
+      { type: "text", text: "[unreadable MCP content item 4 of type image]" },
     ]);
   });
 

@@ -174,15 +174,14 @@ class KvLedger implements ExecutionLedger {
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       const entry = await this.#kv.get(rowKey);
       const stored = entry.value === null ? undefined : (entry.value as StoredRow);
-      if (stored?.result) break;
-      const row: StoredRow = {
-        token: stored?.token ?? token,
-        claimedAt: stored?.claimedAt ?? 0,
-        leaseExpiresAt: stored?.leaseExpiresAt ?? 0,
-        result: { gen, chunks },
-      };
+      // Only the holder records; a repeat by the holder replaces the result (the call was retried).
+      if (stored === undefined || stored.token !== token) break;
+      const row: StoredRow = { ...stored, result: { gen, chunks } };
       const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, row).commit();
-      if (ok) return;
+      if (ok) {
+        if (stored.result) await deleteChunks(this.#kv, [...this.#results, key, stored.result.gen], stored.result.chunks);
+        return;
+      }
     }
     await deleteChunks(this.#kv, [...this.#results, key, gen], chunks);
   }

@@ -131,7 +131,6 @@ export class KabooThread {
       case "settle": {
         const row = settledRow(this.#row(op.key), op.token, op.result);
         if (row) this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", JSON.stringify(row.result), op.key);
-        if (row && this.#row(op.key) === undefined) this.#insert(op.key, row);
         return { ok: true };
       }
       case "release":

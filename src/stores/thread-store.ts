@@ -203,8 +203,9 @@ export function decideClaim(
 }
 
 /**
- * What `settle` writes: the result, once. A settle whose token lost the claim still records the
- * result when none is there (the call did run; the record must say so).
+ * What `settle` writes: the result, for the token that holds the call. Settling again with the
+ * same token replaces the result (the call was retried); a token that no longer holds the call
+ * (released, or taken over after its lease ran out) records nothing.
  *
  * @param row - The stored row, or `undefined`.
  * @param token - The settling claim's token.
@@ -212,8 +213,8 @@ export function decideClaim(
  * @returns The row to write, or `undefined` when nothing changes.
  */
 export function settledRow(row: LedgerRow | undefined, token: string, result: LedgerResult): LedgerRow | undefined {
-  if (row?.result !== undefined) return undefined;
-  return { token: row?.token ?? token, claimedAt: row?.claimedAt ?? 0, leaseExpiresAt: row?.leaseExpiresAt ?? 0, result };
+  if (row === undefined || row.token !== token) return undefined;
+  return { ...row, result };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import { MemoryThreadStore } from "../../src/stores/memory.js";
 import { InvalidThreadRecordError, decodeThread, decideClaim, encodeThread } from "../../src/stores/thread-store.js";
+import { executionLedgerContract } from "../agent/ledger-contract.js";
 import { CONTRACT_CHECKS, data, runStoreContract } from "./contract.js";
 
 describe("MemoryThreadStore: the store contract", () => {
@@ -21,6 +22,10 @@ describe("MemoryThreadStore: the store contract", () => {
     (r.session as Record<string, unknown>).marker = "changed";
     expect((await store.load("t")).session).toEqual({ marker: "a" });
   });
+});
+
+describe("MemoryThreadStore: a thread's ledger is an ExecutionLedger", () => {
+  executionLedgerContract((now) => new MemoryThreadStore({ now }).ledger("t"));
 });
 
 describe("the stored format", () => {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import {
   InvalidInterruptResponseError,
   PendingInterruptsError,

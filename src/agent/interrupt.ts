@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { InvalidInterruptResponseError, InvalidStateError, PartialResumeError, UnknownInterruptIdError } from "../errors.js";
 import type { JsonObject, JsonValue } from "./messages.js";
 
@@ -53,15 +53,15 @@ export class InterruptSignal extends Error {
   }
 }
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+const jsonValue: z.ZodMiniType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
 );
 
 const interruptSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  reason: jsonValue.optional(),
-  response: jsonValue.optional(),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
+  reason: z.optional(jsonValue),
+  response: z.optional(jsonValue),
 });
 
 const stateSchema = z.object({
@@ -75,9 +75,9 @@ const stateSchema = z.object({
 export type InterruptStateJson = z.infer<typeof stateSchema>;
 
 /** Schema of a resume answer list. */
-export const interruptResponsesSchema: z.ZodType<InterruptResponse[]> = z.array(
+export const interruptResponsesSchema: z.ZodMiniType<InterruptResponse[]> = z.array(
   z.object({
-    interruptResponse: z.object({ interruptId: z.string().min(1), response: jsonValue }),
+    interruptResponse: z.object({ interruptId: z.string().check(z.minLength(1)), response: jsonValue }),
   }),
 );
 
@@ -189,4 +189,4 @@ export class InterruptState {
 }
 
 /** Schema for any JSON value (shared by validators across the package). */
-export const jsonValueSchema: z.ZodType<JsonValue> = jsonValue;
+export const jsonValueSchema: z.ZodMiniType<JsonValue> = jsonValue;

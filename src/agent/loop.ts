@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { InvalidStateError } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
@@ -33,20 +33,27 @@ export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "res
 // whose calls are in flight, and the results already produced.
 const resumeContextSchema = z.object({
   toolUseMessage: z.object({
-    id: z.string().optional(),
+    id: z.optional(z.string()),
     role: z.literal("assistant"),
     // The context may come back from a client: calls need real ids, and no result may hide in here.
     content: z
       .array(
         z.union([
-          z.object({ type: z.literal("toolUse"), toolUseId: z.string().min(1), name: z.string(), input: z.unknown() }),
+          z.object({
+            type: z.literal("toolUse"),
+            toolUseId: z.string().check(z.minLength(1)),
+            name: z.string(),
+            input: z.unknown(),
+          }),
           z.looseObject({ type: z.enum(["text", "reasoning", "image", "document"]) }),
         ]),
       )
-      .refine((blocks) => {
-        const ids = blocks.flatMap((b) => (b.type === "toolUse" ? [(b as { toolUseId: string }).toolUseId] : []));
-        return ids.length > 0 && new Set(ids).size === ids.length;
-      }, "must hold tool calls with distinct ids"),
+      .check(
+        z.refine((blocks) => {
+          const ids = blocks.flatMap((b) => (b.type === "toolUse" ? [(b as { toolUseId: string }).toolUseId] : []));
+          return ids.length > 0 && new Set(ids).size === ids.length;
+        }, "must hold tool calls with distinct ids"),
+      ),
   }),
   toolResults: z.array(
     z.looseObject({
@@ -57,7 +64,7 @@ const resumeContextSchema = z.object({
     }),
   ),
   /** A hook of the paused batch asked to end the run; it ends once the batch completes. */
-  stopLoop: z.boolean().optional(),
+  stopLoop: z.optional(z.boolean()),
 });
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { createStore, type UseStore } from "idb-keyval";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
@@ -29,7 +29,7 @@ export interface IndexedDbExecutionLedgerOptions {
 const resultSchema = z.object({
   status: z.enum(["success", "error"]),
   content: z.array(z.looseObject({ type: z.string() })),
-  structuredContent: jsonValueSchema.optional(),
+  structuredContent: z.optional(jsonValueSchema),
 });
 // What another tab (or an older build) wrote is input: a record that does not parse is treated as
 // a claim of unknown outcome, never as "not run".

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { describe } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
@@ -30,7 +30,7 @@ export interface ForwardedPropsHookOptions {
 }
 
 const propsSchema = z.record(z.string(), jsonValueSchema);
-const agentConfigSchema = z.looseObject({ system_prompt: z.string().optional(), model_id: z.string().optional() });
+const agentConfigSchema = z.looseObject({ system_prompt: z.optional(z.string()), model_id: z.optional(z.string()) });
 
 // Once per process, like Python's DeprecationWarning: a module flag, not per-run data.
 let deprecationWarned = false;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { defaultLogger, type Logger } from "./logger.js";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
@@ -46,8 +46,8 @@ export interface SessionSnapshotIn {
 }
 
 const inboundSchema = z.looseObject({
-  interrupt_state: z.unknown().optional(),
-  delegates: z.record(z.string(), jsonValueSchema).optional(),
+  interrupt_state: z.optional(z.unknown()),
+  delegates: z.optional(z.record(z.string(), jsonValueSchema)),
 });
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
@@ -72,7 +72,10 @@ export interface StateDelta {
   ops: Operation[];
 }
 
-const effectSchema = z.object({ tool: z.string().min(1), map: z.custom<StateEffect["map"]>((v) => typeof v === "function") });
+const effectSchema = z.object({
+  tool: z.string().check(z.minLength(1)),
+  map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
+});
 const opSchema = z.looseObject({ op: z.enum(["add", "remove", "replace", "move", "copy", "test"]), path: z.string() });
 const partialSchema = z.record(z.string(), jsonValueSchema);
 

@@ -6,36 +6,36 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonValue, ToolResultContent } from "../agent/messages.js";
 import type { ToolOutput } from "../agent/tools.js";
 import { describe } from "../errors.js";
 
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
-const media = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string().min(1) });
+const media = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string().check(z.minLength(1)) });
 const link = z.looseObject({
   type: z.literal("resource_link"),
   uri: z.string(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  mimeType: z.string().optional(),
+  name: z.optional(z.string()),
+  description: z.optional(z.string()),
+  mimeType: z.optional(z.string()),
 });
 const resource = z.looseObject({
   type: z.literal("resource"),
   resource: z.union([
-    z.looseObject({ uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
-    z.looseObject({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+    z.looseObject({ uri: z.string(), mimeType: z.optional(z.string()), text: z.string() }),
+    z.looseObject({ uri: z.string(), mimeType: z.optional(z.string()), blob: z.string() }),
   ]),
 });
 const item = z.discriminatedUnion("type", [text, media, link, resource]);
 
 const resultSchema = z.looseObject({
-  content: z.array(z.unknown()).optional(),
-  isError: z.boolean().optional(),
-  structuredContent: z.unknown().optional(),
+  content: z.optional(z.array(z.unknown())),
+  isError: z.optional(z.boolean()),
+  structuredContent: z.optional(z.unknown()),
   // Servers on protocol 2024-10-07 and older answer `{ toolResult }` instead of `content`.
-  toolResult: z.unknown().optional(),
+  toolResult: z.optional(z.unknown()),
 });
 
 /**

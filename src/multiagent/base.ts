@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { Agent } from "../agent/agent.js";
 import {
   AfterMultiAgentInvocationEvent,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
@@ -57,7 +57,7 @@ const runSchema = z.object({
   task: z.string(),
   current: z.string(),
   input: z.string(),
-  iterations: z.number().int(),
+  iterations: z.int(),
   handoffs: z.array(handoffSchema),
   results: z.record(
     z.string(),
@@ -66,7 +66,7 @@ const runSchema = z.object({
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),
   sharedContext: z.record(z.string(), jsonValueSchema),
-  paused: pausedNodeSchema.nullable(),
+  paused: z.nullable(pausedNodeSchema),
 });
 type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
   results: Record<string, NodeResult>;
@@ -126,7 +126,7 @@ export class Swarm extends MultiAgentBase {
       inputSchema: z.object({
         agent_name: z.string(),
         message: z.string(),
-        context: z.record(z.string(), jsonValueSchema).optional(),
+        context: z.optional(z.record(z.string(), jsonValueSchema)),
       }),
       callback: ({ agent_name, message, context }, ctx) => {
         if (!others.includes(agent_name))

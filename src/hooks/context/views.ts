@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
@@ -56,7 +56,7 @@ export class ViewLoadError extends KabooError {
   readonly code = "VIEW_LOAD_FAILED" as const;
 }
 
-const viewSchema = z.strictObject({ base: jsonValueSchema.optional(), changes: jsonValueSchema.optional() });
+const viewSchema = z.strictObject({ base: z.optional(jsonValueSchema), changes: z.optional(jsonValueSchema) });
 const BASES_KEY = "kabooContextViewBases";
 
 /** A view ready to be called: loads an import spec once, remembers a failure. */

@@ -5,17 +5,17 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { Message } from "../../agent/messages.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
-  mimeType: z.string().min(1),
-  name: z.string().optional(),
-  data: z.string().optional(),
-  url: z.string().optional(),
+  mimeType: z.string().check(z.minLength(1)),
+  name: z.optional(z.string()),
+  data: z.optional(z.string()),
+  url: z.optional(z.string()),
 };
 const text = z.object({ type: z.literal("text"), text: z.string() });
 const image = z.object({ type: z.literal("image"), ...media });
@@ -30,15 +30,20 @@ const block = z.discriminatedUnion("type", [
   text,
   image,
   document,
-  z.object({ type: z.literal("toolUse"), toolUseId: z.string().min(1), name: z.string(), input: z.unknown() }),
+  z.object({ type: z.literal("toolUse"), toolUseId: z.string().check(z.minLength(1)), name: z.string(), input: z.unknown() }),
   z.object({
     type: z.literal("toolResult"),
-    toolUseId: z.string().min(1),
+    toolUseId: z.string().check(z.minLength(1)),
     status: z.enum(["success", "error"]),
     content: z.array(resultPart),
-    structuredContent: jsonValueSchema.optional(),
+    structuredContent: z.optional(jsonValueSchema),
   }),
-  z.object({ type: z.literal("reasoning"), text: z.string(), signature: z.string().optional(), redacted: z.string().optional() }),
+  z.object({
+    type: z.literal("reasoning"),
+    text: z.string(),
+    signature: z.optional(z.string()),
+    redacted: z.optional(z.string()),
+  }),
 ]);
 
 /** zod schema of a stored transcript: messages made of the runner's known block types. */

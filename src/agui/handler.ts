@@ -6,7 +6,7 @@
  */
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import { describe } from "../errors.js";

@@ -6,7 +6,7 @@
  */
 import type { Interrupt as AguiInterrupt, Message as AguiMessage } from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 
 /** Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`. */
 export const THREAD_SNAPSHOT_VERSION = 1;
@@ -30,12 +30,12 @@ export interface ThreadSnapshot {
 
 const snapshotSchema = z.object({
   version: z.literal(THREAD_SNAPSHOT_VERSION),
-  threadId: z.string().min(1),
+  threadId: z.string().check(z.minLength(1)),
   messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
   state: z.record(z.string(), z.unknown()),
   interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
   savedAt: z.number(),
-  completed: z.array(z.string()).optional(),
+  completed: z.optional(z.array(z.string())),
 });
 
 /**

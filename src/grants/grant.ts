@@ -6,7 +6,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { KabooError } from "../errors.js";
 
 /**
@@ -49,35 +49,31 @@ export interface Grant {
 
 const MAX_NAME = 1024;
 const MAX_TEXT = 4096;
-const epochMs = z.number().int().nonnegative();
+const epochMs = z.int().check(z.nonnegative());
 
 /**
  * The zod schema of a {@link Grant}. Unknown keys are stripped, never kept: a
  * field the signature does not cover must not reach the gate.
  */
-export const grantSchema: z.ZodType<Grant> = z
+export const grantSchema: z.ZodMiniType<Grant> = z
   .object({
-    tool: z.string().min(1).max(MAX_NAME),
-    subjectKey: z.string().max(MAX_TEXT).optional(),
-    subjectLabel: z.string().max(MAX_TEXT).optional(),
+    tool: z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME)),
+    subjectKey: z.optional(z.string().check(z.maxLength(MAX_TEXT))),
+    subjectLabel: z.optional(z.string().check(z.maxLength(MAX_TEXT))),
     scope: z.enum(GRANT_SCOPES),
-    threadId: z.string().min(1).max(MAX_NAME).optional(),
+    threadId: z.optional(z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME))),
     grantedAt: epochMs,
-    expiresAt: epochMs.optional(),
-    signature: z.string().max(256).optional(),
+    expiresAt: z.optional(epochMs),
+    signature: z.optional(z.string().check(z.maxLength(256))),
   })
-  .superRefine((g, ctx) => {
+  .check((ctx) => {
+    const g = ctx.value;
+    const issue = (path: string, message: string) => ctx.issues.push({ code: "custom", path: [path], message, input: g });
     // A thread grant without its thread would be impossible to scope; an
     // `always` grant with one would make its id (and revocation) ambiguous.
-    if (g.scope === "thread" && g.threadId === undefined) {
-      ctx.addIssue({ code: "custom", path: ["threadId"], message: 'required when scope is "thread"' });
-    }
-    if (g.scope === "always" && g.threadId !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["threadId"], message: 'not allowed when scope is "always"' });
-    }
-    if (g.expiresAt !== undefined && g.expiresAt <= g.grantedAt) {
-      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be after grantedAt" });
-    }
+    if (g.scope === "thread" && g.threadId === undefined) issue("threadId", 'required when scope is "thread"');
+    if (g.scope === "always" && g.threadId !== undefined) issue("threadId", 'not allowed when scope is "always"');
+    if (g.expiresAt !== undefined && g.expiresAt <= g.grantedAt) issue("expiresAt", "must be after grantedAt");
   });
 
 /** One entry {@link parseGrants} refused, with why. */
@@ -99,7 +95,7 @@ export class InvalidGrantError extends KabooError {
   }
 }
 
-function issuesText(error: z.ZodError): string {
+function issuesText(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   return error.issues
     .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
     .join("; ");

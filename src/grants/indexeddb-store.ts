@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { clear, createStore, del, delMany, entries, get, set } from "idb-keyval";
 import type { UseStore } from "idb-keyval";
 import { grantId, parseGrant } from "./grant.js";
@@ -37,7 +37,7 @@ const changeMessageSchema = z.object({
   kaboo: z.literal("grants-changed"),
   v: z.literal(1),
   type: z.enum(["grant", "revoke", "clear"]),
-  ids: z.array(z.string()).max(100_000),
+  ids: z.array(z.string()).check(z.maxLength(100_000)),
 });
 
 function warnCorrupt(corrupt: CorruptGrant): void {

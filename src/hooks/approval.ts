@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 
 /** Decision scopes, narrowest first: this call, this conversation, from now on. */
@@ -56,13 +56,16 @@ const scopeSchema = z.enum(APPROVAL_SCOPES);
  * Python hosts' `tool_input`; a bare boolean means approve/deny once.
  */
 export const approvalAnswerSchema = z.union([
-  z.boolean().transform((approved) => ({ approved })),
+  z.pipe(
+    z.boolean(),
+    z.transform((approved) => ({ approved })),
+  ),
   z.looseObject({
-    approved: z.boolean().optional(),
-    status: z.enum(["resolved", "cancelled", "approved", "denied", "skipped"]).optional(),
-    scope: scopeSchema.optional(),
-    editedArgs: z.record(z.string(), z.unknown()).optional(),
-    tool_input: z.record(z.string(), z.unknown()).optional(),
+    approved: z.optional(z.boolean()),
+    status: z.optional(z.enum(["resolved", "cancelled", "approved", "denied", "skipped"])),
+    scope: z.optional(scopeSchema),
+    editedArgs: z.optional(z.record(z.string(), z.unknown())),
+    tool_input: z.optional(z.record(z.string(), z.unknown())),
   }),
 ]);
 

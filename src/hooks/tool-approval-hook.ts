@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
@@ -39,11 +39,11 @@ export interface ToolApprovalHookOptions {
 }
 
 const requestSchema = z.looseObject({
-  id: z.string().optional(),
-  requestId: z.string().optional(),
-  message: z.string().optional(),
-  subject: z.union([z.string(), z.object({ key: z.string(), label: z.string() })]).optional(),
-  expiresAt: z.string().optional(),
+  id: z.optional(z.string()),
+  requestId: z.optional(z.string()),
+  message: z.optional(z.string()),
+  subject: z.optional(z.union([z.string(), z.object({ key: z.string(), label: z.string() })])),
+  expiresAt: z.optional(z.string()),
 });
 
 const WRAPPED = Symbol("kaboo.toolApprovalWrapped");

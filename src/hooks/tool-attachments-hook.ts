@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { AfterToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { DocumentBlock, ImageBlock, JsonValue, ToolResultBlock, ToolResultContent } from "../agent/messages.js";
@@ -21,10 +21,10 @@ export const ATTACHMENT_DOCUMENT_TYPES: readonly string[] = [
 ];
 
 const attachmentSchema = z.object({
-  name: z.string().max(512).optional(),
-  mimeType: z.string().min(1),
-  data: z.string().optional(),
-  url: z.string().optional(),
+  name: z.optional(z.string().check(z.maxLength(512))),
+  mimeType: z.string().check(z.minLength(1)),
+  data: z.optional(z.string()),
+  url: z.optional(z.string()),
 });
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { describe } from "../errors.js";
 import { defaultLogger, type Logger } from "../hooks/logger.js";
 import { McpConnectError } from "./errors.js";
 import { anyResult, type McpAgentTool, type McpClientLike, type McpToolOptions, mcpTool } from "./tool.js";
 
-const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.optional(z.string()) });
 
 /** Default of {@link ListMcpToolsOptions.maxTools}: OpenAI refuses more tools than this in one request. */
 export const DEFAULT_MAX_TOOLS = 128;

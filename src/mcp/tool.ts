@@ -8,7 +8,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { JsonObject } from "../agent/messages.js";
 import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
 import { describe, ToolDefinitionError } from "../errors.js";
@@ -46,20 +46,20 @@ export const anyResult = z.unknown();
 export type McpToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 const toolDefinitionSchema = z.looseObject({
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().optional(),
+  name: z.string().check(z.minLength(1)),
+  title: z.optional(z.string()),
+  description: z.optional(z.string()),
   inputSchema: z.looseObject({ type: z.literal("object") }),
-  outputSchema: z.looseObject({}).optional(),
-  annotations: z
-    .looseObject({
-      title: z.string().optional(),
-      readOnlyHint: z.boolean().optional(),
-      destructiveHint: z.boolean().optional(),
-      idempotentHint: z.boolean().optional(),
-      openWorldHint: z.boolean().optional(),
-    })
-    .optional(),
+  outputSchema: z.optional(z.looseObject({})),
+  annotations: z.optional(
+    z.looseObject({
+      title: z.optional(z.string()),
+      readOnlyHint: z.optional(z.boolean()),
+      destructiveHint: z.optional(z.boolean()),
+      idempotentHint: z.optional(z.boolean()),
+      openWorldHint: z.optional(z.boolean()),
+    }),
+  ),
 });
 
 /** Options of {@link mcpTool} and {@link listMcpTools}. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
@@ -11,8 +11,8 @@ import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
 // z.object strips unknown keys, so fields and block types the API adds over time (citations,
 // server tools) are tolerated; wrong types are still rejected before they reach a tool input.
-const index = z.number().int().nonnegative();
-const num = z.number().nullish();
+const index = z.int().check(z.nonnegative());
+const num = z.nullish(z.number());
 const usageSchema = z.object({
   input_tokens: num,
   output_tokens: num,
@@ -20,33 +20,33 @@ const usageSchema = z.object({
   cache_read_input_tokens: num,
 });
 const schemas = {
-  message_start: z.object({ message: z.object({ usage: usageSchema.nullish() }) }),
+  message_start: z.object({ message: z.object({ usage: z.nullish(usageSchema) }) }),
   content_block_start: z.object({
     index,
     content_block: z.object({
       type: z.string(),
-      id: z.string().optional(),
-      name: z.string().optional(),
-      text: z.string().optional(),
-      thinking: z.string().optional(),
-      signature: z.string().optional(),
-      data: z.string().optional(),
+      id: z.optional(z.string()),
+      name: z.optional(z.string()),
+      text: z.optional(z.string()),
+      thinking: z.optional(z.string()),
+      signature: z.optional(z.string()),
+      data: z.optional(z.string()),
     }),
   }),
   content_block_delta: z.object({
     index,
     delta: z.object({
       type: z.string(),
-      text: z.string().optional(),
-      partial_json: z.string().optional(),
-      thinking: z.string().optional(),
-      signature: z.string().optional(),
+      text: z.optional(z.string()),
+      partial_json: z.optional(z.string()),
+      thinking: z.optional(z.string()),
+      signature: z.optional(z.string()),
     }),
   }),
   content_block_stop: z.object({ index }),
   message_delta: z.object({
-    delta: z.object({ stop_reason: z.string().nullish() }),
-    usage: usageSchema.nullish(),
+    delta: z.object({ stop_reason: z.nullish(z.string()) }),
+    usage: z.nullish(usageSchema),
   }),
 };
 
@@ -177,7 +177,7 @@ function parseJson(data: string): unknown {
   }
 }
 
-function check<T extends z.ZodType>(schema: T, json: unknown, type: string): z.output<T> {
+function check<T extends z.ZodMiniType>(schema: T, json: unknown, type: string): z.output<T> {
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     throw new ModelStreamError(`The model sent a malformed ${type} event: ${z.prettifyError(parsed.error)}`, {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
@@ -11,34 +11,34 @@ import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
 // z.object strips unknown keys, so fields servers add (OpenRouter's `reasoning_details`,
 // vLLM's `stop_reason`…) are tolerated; a wrong type is still rejected before it reaches a tool input.
-const str = z.string().nullish();
-const num = z.number().nullish();
+const str = z.nullish(z.string());
+const num = z.nullish(z.number());
 const toolCallDelta = z.object({
-  index: z.number().int().nonnegative().nullish(),
+  index: z.nullish(z.int().check(z.nonnegative())),
   id: str,
-  function: z.object({ name: str, arguments: str }).nullish(),
+  function: z.nullish(z.object({ name: str, arguments: str })),
 });
 const chunkSchema = z.object({
-  choices: z
-    .array(
+  choices: z.nullish(
+    z.array(
       z.object({
         index: num,
-        delta: z
-          .looseObject({ content: str, reasoning_content: str, reasoning: str, tool_calls: z.array(toolCallDelta).nullish() })
-          .nullish(),
+        delta: z.nullish(
+          z.looseObject({ content: str, reasoning_content: str, reasoning: str, tool_calls: z.nullish(z.array(toolCallDelta)) }),
+        ),
         finish_reason: str,
       }),
-    )
-    .nullish(),
-  usage: z
-    .looseObject({
+    ),
+  ),
+  usage: z.nullish(
+    z.looseObject({
       prompt_tokens: num,
       completion_tokens: num,
       total_tokens: num,
-      prompt_tokens_details: z.object({ cached_tokens: num }).nullish(),
-    })
-    .nullish(),
-  error: z.unknown().optional(),
+      prompt_tokens_details: z.nullish(z.object({ cached_tokens: num })),
+    }),
+  ),
+  error: z.optional(z.unknown()),
 });
 
 type Chunk = z.infer<typeof chunkSchema>;

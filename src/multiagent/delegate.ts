@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import { InterruptSignal, InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupt.js";
@@ -14,7 +14,7 @@ import { DELEGATION_ID_KEY } from "../hooks/event-publisher.js";
 import { SESSION_EXCHANGE_KEY, getSessionExchange } from "../hooks/session-exchange.js";
 
 /** Options of {@link agentAsTool}. */
-export interface AgentAsToolOptions<S extends z.ZodType> {
+export interface AgentAsToolOptions<S extends z.ZodMiniType> {
   /** Tool name; also the key of the delegate's entry in the snapshot's `delegates`. */
   name: string;
   description: string;
@@ -31,7 +31,7 @@ export interface DelegateSnapshot {
 }
 
 const snapshotSchema = z.object({
-  tool_use_id: z.string().min(1),
+  tool_use_id: z.string().check(z.minLength(1)),
   interrupt_state: z.unknown(),
   messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })),
 });
@@ -60,7 +60,7 @@ const snapshotSchema = z.object({
  * const lead = new Agent({ model, tools: [agentAsTool(researcher, { name: "research", description: "Researches a topic." })] });
  * ```
  */
-export function agentAsTool<S extends z.ZodType = z.ZodObject<{ task: z.ZodString }>>(
+export function agentAsTool<S extends z.ZodMiniType = z.ZodMiniObject<{ task: z.ZodMiniString }>>(
   agent: Agent,
   options: AgentAsToolOptions<S>,
 ): AgentTool {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
@@ -37,12 +37,12 @@ export type GraphResult = MultiAgentResult;
 const runSchema = z.object({
   kind: z.literal("graph"),
   task: z.string(),
-  seq: z.number().int(),
+  seq: z.int(),
   starts: z.record(z.string(), z.number()),
   completions: z.record(z.string(), z.number()),
   entryPending: z.array(z.string()),
-  executions: z.number().int(),
-  counts: z.record(z.string(), z.number().int()),
+  executions: z.int(),
+  counts: z.record(z.string(), z.int()),
   results: z.record(
     z.string(),
     z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),

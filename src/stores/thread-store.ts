@@ -10,7 +10,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import {
   DEFAULT_LEASE_MS,
   type ClaimOptions,
@@ -101,20 +101,20 @@ export class InvalidThreadRecordError extends KabooError {
   readonly code = "INVALID_THREAD_RECORD" as const;
 }
 
-const json: z.ZodType<JsonValue> = z.lazy(() =>
+const json: z.ZodMiniType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
 );
 const jsonObject = z.record(z.string(), json);
 
 const recordSchema = z.object({
   format: z.literal(THREAD_RECORD_FORMAT),
-  version: z.number().int().nonnegative(),
-  owner: z.string().nullable(),
-  session: jsonObject.nullable(),
+  version: z.int().check(z.nonnegative()),
+  owner: z.nullable(z.string()),
+  session: z.nullable(jsonObject),
   messages: z.array(json),
   state: jsonObject,
   answered: z.record(z.string(), z.object({ runId: z.string(), outcome: jsonObject, at: z.number() })),
-  lease: z.object({ token: z.string(), runId: z.string(), resume: z.boolean(), expiresAt: z.number() }).nullable(),
+  lease: z.nullable(z.object({ token: z.string(), runId: z.string(), resume: z.boolean(), expiresAt: z.number() })),
   updatedAt: z.number(),
 });
 
@@ -232,13 +232,13 @@ const rowSchema = z.object({
   token: z.string(),
   claimedAt: z.number(),
   leaseExpiresAt: z.number(),
-  result: z
-    .object({
+  result: z.optional(
+    z.object({
       status: z.enum(["success", "error"]),
       content: z.array(z.looseObject({ type: z.string() })),
-      structuredContent: json.optional(),
-    })
-    .optional(),
+      structuredContent: z.optional(json),
+    }),
+  ),
 });
 
 /**

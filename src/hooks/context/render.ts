@@ -6,7 +6,7 @@
  * @module
  */
 import jsonpatch from "fast-json-patch";
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { KabooError } from "../../errors.js";
 import type { Logger } from "../logger.js";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { InvocationState } from "../../agent/events.js";
 import type { DocumentBlock, ImageBlock } from "../../agent/messages.js";
 import { defaultLogger, type Logger } from "../logger.js";
@@ -29,17 +29,18 @@ const URL_PROTOCOLS = new Set(["https:", "data:", "blob:"]);
 /** zod schema of a {@link Reference} as the host hands it over (untrusted). */
 export const referenceSchema = z
   .object({
-    id: z.string().regex(/^[\w.:-]{1,256}$/, "ids are letters, digits, _ . : -"),
-    name: z.string().max(1024),
-    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/),
-    size: z.number().int().nonnegative(),
-    data: z.string().regex(BASE64, "not base64").optional(),
-    url: z
-      .string()
-      .refine((u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol), "not an https:, data: or blob: URL")
-      .optional(),
+    id: z.string().check(z.regex(/^[\w.:-]{1,256}$/, "ids are letters, digits, _ . : -")),
+    name: z.string().check(z.maxLength(1024)),
+    mimeType: z.string().check(z.regex(/^[\w.+-]+\/[\w.+-]+$/)),
+    size: z.int().check(z.nonnegative()),
+    data: z.optional(z.string().check(z.regex(BASE64, "not base64"))),
+    url: z.optional(
+      z
+        .string()
+        .check(z.refine((u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol), "not an https:, data: or blob: URL")),
+    ),
   })
-  .refine((r) => (r.data === undefined) !== (r.url === undefined), "needs exactly one of data or url");
+  .check(z.refine((r) => (r.data === undefined) !== (r.url === undefined), "needs exactly one of data or url"));
 
 /** The run's attachments, by id, in the order given. */
 export class ReferenceRegistry {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import * as z from "zod/v4";
+import * as z from "zod/v4/mini";
 import { tool, type AgentTool, type ToolOutput } from "../../agent/tools.js";
 import { getReferenceRegistry, referenceBlock } from "./registry.js";
 
@@ -34,7 +34,7 @@ export function referenceTools(): AgentTool[] {
   const fetch = tool({
     name: "fetch_attachment",
     description: "Read one attached file by its id (from the attachments list); returns its content.",
-    inputSchema: z.object({ id: z.string().describe("The attachment's id.") }),
+    inputSchema: z.object({ id: z.string().register(z.globalRegistry, { description: "The attachment's id." }) }),
     annotations: { readOnlyHint: true },
     callback: ({ id }, { invocationState }): ToolOutput => {
       const registry = getReferenceRegistry(invocationState);

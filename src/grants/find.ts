@@ -8,7 +8,7 @@
  * @module
  */
 import { isExpired } from "./grant.js";
-import type { Grant } from "./grant.js";
+import type { Grant, GrantScope } from "./grant.js";
 
 /** What the gate looks up for one tool call. */
 export interface GrantQuery {
@@ -20,6 +20,13 @@ export interface GrantQuery {
   threadId?: string | undefined;
   /** Epoch ms. Default `Date.now()`. */
   now?: number | undefined;
+  /** The person the run serves; only grants with the same `principal` match (none: only grants without one). */
+  principal?: string | undefined;
+  /**
+   * Scopes the gate's rule allows *now*. A grant of a wider scope (given while the rule allowed it)
+   * does not match. Default: every scope.
+   */
+  scopes?: readonly GrantScope[] | undefined;
 }
 
 function keyOf(tool: string, subjectKey: string | undefined): string {
@@ -28,7 +35,8 @@ function keyOf(tool: string, subjectKey: string | undefined): string {
 }
 
 function applies(grant: Grant, query: GrantQuery, now: number): boolean {
-  if (isExpired(grant, now)) return false;
+  if (isExpired(grant, now) || grant.principal !== query.principal) return false;
+  if (query.scopes !== undefined && !query.scopes.includes(grant.scope)) return false;
   if (grant.scope === "always") return true;
   return grant.scope === "thread" && query.threadId !== undefined && grant.threadId === query.threadId;
 }
@@ -94,7 +102,8 @@ export function indexGrants(grants: Iterable<Grant>): GrantIndex {
  * no subject key matches only a call with no subject key, and never covers a call
  * that has one (nor the reverse); a `thread` grant matches only the same `threadId`;
  * an `always` grant matches any thread; an expired grant (`expiresAt <= now`) never
- * matches. `grantedAt` in the future is tolerated (clocks of host and page differ).
+ * matches; the grant's `principal` equals the query's (both absent counts as equal); its scope is
+ * one of `query.scopes` when given. `grantedAt` in the future is tolerated (clocks of host and page differ).
  *
  * @param grants - Validated grants, or a {@link GrantIndex} built from them. Pass only
  *   the output of `parseGrants` (and `filterVerified` when a secret is configured).

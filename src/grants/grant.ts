@@ -14,8 +14,10 @@ import { KabooError } from "../errors.js";
  *
  * - 1: `v1\n` then, one per line and JSON-encoded (absent = `null`): tool, subjectKey,
  *   subjectLabel, scope, threadId, grantedAt, expiresAt.
+ * - 2: `v2\n`, the same lines, then `principal`. Used for grants bound to a person; a grant
+ *   without a principal keeps the v1 form, so v1 signatures stay valid.
  */
-export const GRANT_VERSION = 1;
+export const GRANT_VERSION = 2;
 
 /** Scopes a remembered decision can have, narrowest first (`once` is never stored). */
 export const GRANT_SCOPES = ["thread", "always"] as const;
@@ -43,7 +45,12 @@ export interface Grant {
   grantedAt: number;
   /** When it stops applying, epoch ms (exclusive). Absent: never. */
   expiresAt?: number | undefined;
-  /** `v1.<base64url HMAC-SHA256>` over the canonical form, for hosts that verify grants. */
+  /**
+   * The person it belongs to (the edge handler's `principal`). A grant with one applies only to
+   * runs of that person; a grant without one only to runs with no principal.
+   */
+  principal?: string | undefined;
+  /** `v1.<base64url HMAC-SHA256>` (`v2.` for a grant with a principal) over the canonical form, for hosts that verify grants. */
   signature?: string | undefined;
 }
 
@@ -64,6 +71,7 @@ export const grantSchema: z.ZodMiniType<Grant> = z
     threadId: z.optional(z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME))),
     grantedAt: epochMs,
     expiresAt: z.optional(epochMs),
+    principal: z.optional(z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME))),
     signature: z.optional(z.string().check(z.maxLength(256))),
   })
   .check((ctx) => {
@@ -145,11 +153,14 @@ export function parseGrants(value: unknown): { grants: Grant[]; rejected: Reject
  * The stable id of a grant: the same scope, thread, tool and subject give the same
  * id, so granting the same thing again replaces the old grant instead of adding one.
  *
- * @param grant - At least `scope`, `tool`, and `threadId`/`subjectKey` when present.
- * @returns A JSON array string, e.g. `["thread","t1","send_money","acct:42"]` (absent = `null`).
+ * @param grant - At least `scope`, `tool`, and `threadId`/`subjectKey`/`principal` when present.
+ * @returns A JSON array string, e.g. `["thread","t1","send_money","acct:42"]` (absent = `null`;
+ *   the principal is a fifth entry when present).
  */
-export function grantId(grant: Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey">): string {
-  return JSON.stringify([grant.scope, grant.threadId ?? null, grant.tool, grant.subjectKey ?? null]);
+export function grantId(grant: Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey" | "principal">): string {
+  const parts = [grant.scope, grant.threadId ?? null, grant.tool, grant.subjectKey ?? null];
+  // Two people's grants for the same thing are two grants; ids of grants without a person are unchanged.
+  return JSON.stringify(grant.principal === undefined ? parts : [...parts, grant.principal]);
 }
 
 /**

@@ -24,6 +24,7 @@ export type {
   GrantInput,
   GrantKey,
   GrantStore,
+  GrantsForOptions,
   MemoryGrantStoreOptions,
   RevokeTarget,
 } from "./store.js";
@@ -38,8 +39,10 @@ export {
   checkGrantSignature,
   filterVerified,
   grantRejectionReason,
+  hmacText,
   importGrantKey,
   signGrant,
   verifyGrant,
+  verifyHmacText,
 } from "./signing.js";
 export type { GrantRejection, GrantSecret, UnverifiedGrant } from "./signing.js";

@@ -10,6 +10,7 @@ import type { UseStore } from "idb-keyval";
 import { grantId, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";
 import { Listeners, selectForThread, toGrant } from "./store.js";
+import type { GrantsForOptions } from "./store.js";
 import type { CorruptGrant, GrantChange, GrantInput, GrantStore, RevokeTarget } from "./store.js";
 
 /** Options of {@link IndexedDbGrantStore}. */
@@ -150,8 +151,8 @@ export class IndexedDbGrantStore implements GrantStore {
     return (await this.#read()).map(([, grant]) => grant);
   }
 
-  async grantsFor(threadId: string, options: { now?: number } = {}): Promise<Grant[]> {
-    return selectForThread(await this.list(), threadId, options.now ?? this.#now());
+  async grantsFor(threadId: string, options: GrantsForOptions = {}): Promise<Grant[]> {
+    return selectForThread(await this.list(), threadId, options.now ?? this.#now(), options.principal);
   }
 
   async revoke(target: RevokeTarget): Promise<number> {

@@ -6,30 +6,34 @@
  * @module
  */
 import { UserError } from "../errors.js";
-import { GRANT_VERSION } from "./grant.js";
 import type { Grant } from "./grant.js";
 
 /** A secret as text (UTF-8 encoded) or an HMAC-SHA256 `CryptoKey` with `sign`/`verify` usages. */
 export type GrantSecret = string | CryptoKey;
 
-const PREFIX = `v${GRANT_VERSION}.`;
 const encoder = new TextEncoder();
 // Imported keys per secret text: importKey is far slower than a verify. Bounded,
 // and it holds derived keys only, never per-run data.
 const keyCache = new Map<string, Promise<CryptoKey>>();
 const KEY_CACHE_MAX = 32;
 
+/** The signature version a grant is signed under: 2 when it names a person, else 1. */
+function versionOf(grant: Grant): 1 | 2 {
+  return grant.principal === undefined ? 1 : 2;
+}
+
 /**
- * The canonical, versioned text a grant's signature covers: `v1\n` then tool,
- * subjectKey, subjectLabel, scope, threadId, grantedAt, expiresAt, one per line,
- * each `JSON.stringify`-encoded, `null` when absent. The signature itself is excluded.
- * JSON encoding keeps a newline inside a value from forging a field boundary.
+ * The canonical, versioned text a grant's signature covers: `v1\n` then tool, subjectKey,
+ * subjectLabel, scope, threadId, grantedAt, expiresAt, one per line, each `JSON.stringify`-encoded,
+ * `null` when absent. A grant with a `principal` uses `v2\n` and adds the principal as a last line.
+ * The signature itself is excluded. JSON encoding keeps a newline inside a value from forging a
+ * field boundary.
  *
  * @param grant - The grant.
  * @returns The text to sign.
  */
 export function canonicalGrant(grant: Grant): string {
-  const fields = [
+  const fields: unknown[] = [
     grant.tool,
     grant.subjectKey,
     grant.subjectLabel,
@@ -38,7 +42,9 @@ export function canonicalGrant(grant: Grant): string {
     grant.grantedAt,
     grant.expiresAt,
   ];
-  return `v${GRANT_VERSION}\n${fields.map((field) => JSON.stringify(field ?? null)).join("\n")}`;
+  const version = versionOf(grant);
+  if (version === 2) fields.push(grant.principal);
+  return `v${version}\n${fields.map((field) => JSON.stringify(field ?? null)).join("\n")}`;
 }
 
 /**
@@ -79,11 +85,48 @@ function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
 }
 
 /**
+ * HMAC-SHA256 of a text under a secret, as base64url (the primitive grants and sealed sessions share).
+ *
+ * @param text - What to sign (UTF-8).
+ * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
+ * @returns 43 base64url characters.
+ * @throws {UserError} When the secret is empty or cannot sign.
+ */
+export async function hmacText(text: string, secret: GrantSecret): Promise<string> {
+  const key = await importSecret(secret);
+  try {
+    return toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text))));
+  } catch (cause) {
+    throw new UserError('The secret cannot sign (an HMAC SHA-256 key with the "sign" usage is needed).', { cause });
+  }
+}
+
+/**
+ * Checks an {@link hmacText} MAC in constant time.
+ *
+ * @param text - What was signed.
+ * @param mac - The base64url MAC.
+ * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
+ * @returns `true` when it verifies; `false` for a wrong or malformed MAC.
+ * @throws {UserError} When the secret is empty or cannot verify.
+ */
+export async function verifyHmacText(text: string, mac: string, secret: GrantSecret): Promise<boolean> {
+  const key = await importSecret(secret);
+  const bytes = fromBase64Url(mac);
+  if (bytes?.length !== 32) return false;
+  try {
+    return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(text));
+  } catch (cause) {
+    throw new UserError('The secret cannot verify (an HMAC SHA-256 key with the "verify" usage is needed).', { cause });
+  }
+}
+
+/**
  * Sign a grant (on the server, after a person chose `thread` or `always`).
  *
  * @param grant - A validated grant; any old signature is replaced.
  * @param secret - Text or an HMAC-SHA256 `CryptoKey`.
- * @returns A copy with `signature: "v1.<base64url>"`.
+ * @returns A copy with `signature: "v1.<base64url>"` (`v2.` when the grant has a `principal`).
  * @throws {UserError} When the secret is an empty string or a key that cannot sign.
  * @example
  * ```ts
@@ -98,7 +141,7 @@ export async function signGrant(grant: Grant, secret: GrantSecret): Promise<Gran
   } catch (cause) {
     throw new UserError('The grant secret cannot sign (an HMAC SHA-256 key with the "sign" usage is needed).', { cause });
   }
-  return { ...grant, signature: PREFIX + toBase64Url(new Uint8Array(mac)) };
+  return { ...grant, signature: `v${versionOf(grant)}.${toBase64Url(new Uint8Array(mac))}` };
 }
 
 /** Why {@link verifyGrant} refused a grant. */
@@ -117,8 +160,11 @@ export async function checkGrantSignature(grant: Grant, secret: GrantSecret): Pr
   const key = await importSecret(secret);
   const signature = grant.signature;
   if (signature === undefined || signature === "") return "unsigned";
-  if (!signature.startsWith(PREFIX)) return /^v\d+\./.test(signature) ? "unsupported-version" : "malformed";
-  const mac = fromBase64Url(signature.slice(PREFIX.length));
+  // A grant is checked under the version its own fields call for: a v1 signature never covered a
+  // principal, so a principal added to a v1-signed grant fails here.
+  const prefix = `v${versionOf(grant)}.`;
+  if (!signature.startsWith(prefix)) return /^v\d+\./.test(signature) ? "unsupported-version" : "malformed";
+  const mac = fromBase64Url(signature.slice(prefix.length));
   if (mac?.length !== 32) return "malformed";
   let ok: boolean;
   try {

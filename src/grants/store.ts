@@ -12,7 +12,7 @@ import type { Grant } from "./grant.js";
 export type GrantInput = Omit<Grant, "grantedAt"> & { grantedAt?: number | undefined };
 
 /** Identifies one grant by what its id is made of. */
-export type GrantKey = Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey">;
+export type GrantKey = Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey" | "principal">;
 
 /** What to revoke: a grant id, a grant's key fields (exact), or a predicate over valid grants. */
 export type RevokeTarget = string | GrantKey | ((grant: Grant) => boolean);
@@ -48,14 +48,25 @@ export interface GrantStore {
   grant(input: GrantInput): Promise<Grant>;
   /** Every valid grant, expired ones included (a manager may show them). */
   list(): Promise<Grant[]>;
-  /** This thread's grants plus the `always` ones, unexpired: what goes out as `kaboo_grants`. */
-  grantsFor(threadId: string, options?: { now?: number }): Promise<Grant[]>;
+  /**
+   * This thread's grants plus the `always` ones, unexpired, of one person (`principal`; absent:
+   * grants that name no person): what goes out as `kaboo_grants`.
+   */
+  grantsFor(threadId: string, options?: GrantsForOptions): Promise<Grant[]>;
   /** Revoke matching grants; resolves to how many were removed. */
   revoke(target: RevokeTarget): Promise<number>;
   /** Remove every entry, corrupt ones included. */
   revokeAll(): Promise<void>;
   /** Call `listener` on every change, local or from another tab. Returns the unsubscribe function. */
   subscribe(listener: (change: GrantChange) => void): () => void;
+}
+
+/** Options of {@link GrantStore.grantsFor}. */
+export interface GrantsForOptions {
+  /** Epoch ms. Default: the store's clock. */
+  now?: number | undefined;
+  /** Whose grants. Default: grants that name no person. */
+  principal?: string | undefined;
 }
 
 /**
@@ -78,10 +89,14 @@ export function toGrant(input: GrantInput, now: number): Grant {
  * @param grants - Valid grants.
  * @param threadId - The run's thread.
  * @param now - Epoch ms.
- * @returns `always` grants and `thread` grants of `threadId`, unexpired, in input order.
+ * @param principal - Whose grants. Default: grants that name no person.
+ * @returns `always` grants and `thread` grants of `threadId`, unexpired, of `principal`, in input order.
  */
-export function selectForThread(grants: readonly Grant[], threadId: string, now: number): Grant[] {
-  return grants.filter((grant) => !isExpired(grant, now) && (grant.scope === "always" || grant.threadId === threadId));
+export function selectForThread(grants: readonly Grant[], threadId: string, now: number, principal?: string): Grant[] {
+  return grants.filter(
+    (grant) =>
+      !isExpired(grant, now) && grant.principal === principal && (grant.scope === "always" || grant.threadId === threadId),
+  );
 }
 
 /**
@@ -162,8 +177,8 @@ export class MemoryGrantStore implements GrantStore {
     return [...this.#grants.values()].map((grant) => ({ ...grant }));
   }
 
-  async grantsFor(threadId: string, options: { now?: number } = {}): Promise<Grant[]> {
-    return selectForThread(await this.list(), threadId, options.now ?? this.#now());
+  async grantsFor(threadId: string, options: GrantsForOptions = {}): Promise<Grant[]> {
+    return selectForThread(await this.list(), threadId, options.now ?? this.#now(), options.principal);
   }
 
   async revoke(target: RevokeTarget): Promise<number> {

@@ -10,7 +10,7 @@ import type { InvocationState } from "../agent/events.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { GRANTS_PROP, TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./approval.js";
 import { FORWARDED_PROPS_KEY } from "./forwarded-props-hook.js";
-import { getSessionExchange, THREAD_ID_KEY } from "./session-exchange.js";
+import { getSessionExchange, PRINCIPAL_KEY, THREAD_ID_KEY } from "./session-exchange.js";
 
 /** A decision taken in this run, for the host to remember (`thread`/`always`) or audit. */
 export interface ApprovalDecision {
@@ -47,6 +47,12 @@ export function forwardedPropsOf(invocationState: InvocationState): Record<strin
 /** The run's thread id, when it has one. */
 export function threadIdOf(invocationState: InvocationState): string | undefined {
   const id = invocationState[THREAD_ID_KEY];
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/** The person the run serves (set by the edge handler's `principal`), when there is one. */
+export function principalOf(invocationState: InvocationState): string | undefined {
+  const id = invocationState[PRINCIPAL_KEY];
   return typeof id === "string" && id !== "" ? id : undefined;
 }
 

@@ -8,6 +8,7 @@ import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { UserError } from "../errors.js";
+import { GRANT_SCOPES } from "../grants/grant.js";
 import {
   APPROVAL_SCOPES,
   clampScope,
@@ -20,7 +21,15 @@ import {
   type ApprovalScope,
   type ApprovalSubject,
 } from "./approval.js";
-import { approvalName, recordDecision, recordFingerprint, remembers, runGrants, threadIdOf } from "./approval-run.js";
+import {
+  approvalName,
+  principalOf,
+  recordDecision,
+  recordFingerprint,
+  remembers,
+  runGrants,
+  threadIdOf,
+} from "./approval-run.js";
 import { GrantLookup } from "./grant-lookup.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
@@ -169,7 +178,10 @@ export class InterruptHook implements HookProvider {
     if (stored?.response === undefined) {
       const match = { tool: toolUse.name, subjectKey: subject.key ?? undefined, threadId, now: this.#now() };
       if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey)) return;
-      if (await this.#grants.covers(invocationState, match)) return;
+      // A remembered grant counts only as far as the rule reaches today (a rule narrowed from
+      // `always` to `once` asks again), and only for the person it was given by.
+      const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(rule.remember));
+      if (await this.#grants.covers(invocationState, { ...match, scopes, principal: principalOf(invocationState) })) return;
     }
     // A subject we could not compute is never remembered beyond this call.
     let offered = subject.key?.startsWith(UNKNOWN)

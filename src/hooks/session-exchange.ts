@@ -18,6 +18,11 @@ import type { JsonValue } from "../agent/messages.js";
 export const SESSION_EXCHANGE_KEY = "kabooSessionExchange";
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
+/**
+ * `invocationState` key of the person the run serves, a string the host vouches for (the edge
+ * handler's `principal`). Remembered grants apply only to the person they were given by.
+ */
+export const PRINCIPAL_KEY = "kabooPrincipal";
 /** `invocationState` key of the run (AG-UI `runId`), a string. */
 export const RUN_ID_KEY = "runId";
 /** `invocationState` key of the dot path an orchestrator gives the node it runs (`research.web#2`). */

@@ -94,6 +94,6 @@ describe("parseGrant / grantId / isExpired", () => {
     const error = new InvalidGrantError("tool: too short");
     expect(error.code).toBe("INVALID_GRANT");
     expect(error.name).toBe("InvalidGrantError");
-    expect(GRANT_VERSION).toBe(1);
+    expect(GRANT_VERSION).toBe(2);
   });
 });

@@ -5,6 +5,8 @@ import { signGrant } from "../../src/grants/signing.js";
 import type { Grant } from "../../src/grants/grant.js";
 import { UnknownInterruptIdError } from "../../src/index.js";
 import type { ApprovalRequest as ApprovalRequestLike } from "../../src/hooks/approval.js";
+import type { ApprovalScope } from "../../src/hooks/approval.js";
+import { PRINCIPAL_KEY } from "../../src/hooks/session-exchange.js";
 import { answer, bank, callsThenAnswers, newAgent, silentLogger } from "./approval-fixtures.js";
 import { hostState } from "./host-state.js";
 
@@ -252,19 +254,46 @@ describe("scopes offered", () => {
 
 describe("remembered grants", () => {
   const grant = (g: Partial<Grant>): Grant => ({ tool: "transfer", scope: "always", grantedAt: 1, ...g }) as Grant;
-  const run = async (grants: unknown[], opts: { secret?: string; threadId?: string; to?: string } = {}) => {
+  const run = async (
+    grants: unknown[],
+    opts: { secret?: string; threadId?: string; to?: string; remember?: ApprovalScope; principal?: string } = {},
+  ) => {
     const b = bank();
     const log = silentLogger();
-    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient }], {
+    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient, remember: opts.remember ?? "always" }], {
       logger: log,
       ...(opts.secret ? { secret: opts.secret } : {}),
     });
     const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: opts.to ?? "alice", amount: 1 } }]));
-    const r = await agent.invoke("go", {
-      invocationState: hostState({ grants, publishes: true, threadId: opts.threadId ?? "t1" }),
-    });
+    const invocationState = hostState({ grants, publishes: true, threadId: opts.threadId ?? "t1" });
+    if (opts.principal !== undefined) invocationState[PRINCIPAL_KEY] = opts.principal;
+    const r = await agent.invoke("go", { invocationState });
     return { r, b, log };
   };
+
+  test.each([
+    ["once", "always", "interrupt"],
+    ["once", "thread", "interrupt"],
+    ["thread", "always", "interrupt"],
+    ["thread", "thread", "endTurn"],
+    ["always", "always", "endTurn"],
+  ] as const)("a rule that now remembers %s: a %s grant → %s", async (remember, scope, stop) => {
+    const g = grant(scope === "thread" ? { scope, threadId: "t1", subjectKey: "to:alice" } : { subjectKey: "to:alice" });
+    const { r, b } = await run([g], { remember });
+    expect(r.stopReason).toBe(stop);
+    expect(b.transfers).toHaveLength(stop === "endTurn" ? 1 : 0);
+  });
+
+  test.each([
+    ["ann's grant in ann's run", "ann", "ann", "endTurn"],
+    ["ann's grant in bob's run", "ann", "bob", "interrupt"],
+    ["ann's grant in a run with no person", "ann", undefined, "interrupt"],
+    ["a grant of no person in ann's run", undefined, "ann", "interrupt"],
+  ] as const)("%s → %s", async (_, owner, principal, stop) => {
+    const g = grant({ subjectKey: "to:alice", ...(owner ? { principal: owner } : {}) });
+    const { r } = await run([g], principal ? { principal } : {});
+    expect(r.stopReason).toBe(stop);
+  });
 
   test("a grant for the same tool and subject runs without asking", async () => {
     const { r, b } = await run([grant({ subjectKey: "to:alice" })]);

@@ -32,3 +32,5 @@ export {
   THREAD_SNAPSHOT_VERSION,
 } from "./session-store.js";
 export type { IndexedDbSessionStoreOptions, SessionStore, ThreadSnapshot } from "./session-store.js";
+export { toAguiEvents, HANDOFF_CUSTOM_EVENT } from "./multiagent-events.js";
+export type { ToAguiOptions } from "./multiagent-events.js";

@@ -22,5 +22,3 @@ export type {
   NodeResult,
   NodeStatus,
 } from "./types.js";
-export { toAguiEvents, HANDOFF_CUSTOM_EVENT } from "./agui.js";
-export type { ToAguiOptions } from "./agui.js";

@@ -62,7 +62,7 @@ export interface NodeExecutor {
 /**
  * What an orchestrator passes to its `onEvent` callback. The handoff shape is the one
  * `EventPublisher.asCallbackHandler()` turns into `HANDOFF`; the node events feed
- * {@link toAguiEvents}. `executionId` is a dot path (`research.web#2`: the orchestrator's stream
+ * `toAguiEvents` (in `kaboo-workflows/agui`). `executionId` is a dot path (`research.web#2`: the orchestrator's stream
  * path, the node id, and `#N` from a node's second execution on).
  */
 export type MultiAgentStreamEvent =

@@ -2,7 +2,8 @@ import { verifyEvents, type BaseEvent } from "@ag-ui/client";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent, BeforeToolCallEvent, ScriptedModel, type HookProvider, type HookRegistry } from "../../src/index.js";
-import { Graph, toAguiEvents, type MultiAgentStreamEvent } from "../../src/multiagent/index.js";
+import { toAguiEvents } from "../../src/agui/index.js";
+import { Graph, type MultiAgentStreamEvent } from "../../src/multiagent/index.js";
 
 class AskFirst implements HookProvider {
   registerHooks(r: HookRegistry): void {

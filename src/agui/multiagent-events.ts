@@ -18,7 +18,7 @@
  * @module
  */
 import type { BaseEvent } from "@ag-ui/core";
-import type { MultiAgentStreamEvent } from "./types.js";
+import type { MultiAgentStreamEvent } from "../multiagent/types.js";
 
 /** Name of the CUSTOM event a handoff becomes. */
 export const HANDOFF_CUSTOM_EVENT = "kaboo_handoff";

@@ -96,9 +96,26 @@ export class InvalidStateError extends KabooError {
   readonly code = "INVALID_STATE" as const;
 }
 
-/** The model's stream broke the protocol (ended early, events out of order). */
+/**
+ * Why a model stream failed: `"idle"` (no bytes for the idle timeout), `"timeout"` (the overall
+ * timeout), `"connection"` (the connection broke), `"protocol"` (a malformed, cut-off or
+ * out-of-order stream).
+ */
+export type ModelStreamErrorReason = "idle" | "timeout" | "connection" | "protocol";
+
+/** The model's stream failed: it broke the protocol (ended early, events out of order), broke off, or timed out. */
 export class ModelStreamError extends KabooError {
   readonly code = "MODEL_STREAM_ERROR" as const;
+  /** Why the stream failed; a hook may retry `"idle"` and `"connection"`. */
+  readonly reason: ModelStreamErrorReason;
+  /**
+   * @param message - What failed.
+   * @param options - `cause`, and `reason` (default `"protocol"`).
+   */
+  constructor(message: string, options: { cause?: unknown; reason?: ModelStreamErrorReason } = {}) {
+    super(message, { cause: options.cause });
+    this.reason = options.reason ?? "protocol";
+  }
 }
 
 /** A hook asked for more model retries than the bound allows. */

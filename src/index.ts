@@ -93,3 +93,4 @@ export {
   MaxModelRetriesError,
   ToolDefinitionError,
 } from "./errors.js";
+export type { ModelStreamErrorReason } from "./errors.js";

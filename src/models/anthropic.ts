@@ -11,10 +11,10 @@ import { AnthropicStreamDecoder } from "./anthropic-stream.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";
-import { decodeSse } from "./sse.js";
+import { decodeSse, type StreamTimeouts } from "./sse.js";
 
 /** Options of {@link AnthropicModel}. */
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends StreamTimeouts {
   /** The model id, e.g. `claude-sonnet-4-5`. */
   model: string;
   /** `max_tokens` of every request (the API requires it). */
@@ -53,7 +53,9 @@ export interface AnthropicModelOptions {
  *
  * Streams text, tool calls, thinking (kept with its signature so it can be sent
  * back) and usage. HTTP errors become {@link ModelError} (or
- * {@link ContextWindowOverflowError}); 429/5xx are retried with backoff first.
+ * {@link ContextWindowOverflowError}); 429/5xx are retried with backoff first. Every wait is
+ * bounded: `idleTimeoutMs` (default 60 s without a byte) and `timeoutMs` (default 10 min per
+ * response) end the stream with a `ModelStreamError` whose `reason` is `"idle"` or `"timeout"`.
  *
  * @example
  * ```ts
@@ -103,10 +105,15 @@ export class AnthropicModel implements Model {
    * @returns Model events.
    */
   stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    return decodeSse(() => this.#open(messages, options), new AnthropicStreamDecoder(), options.signal);
+    return decodeSse(
+      (signal) => this.#open(messages, options, signal),
+      new AnthropicStreamDecoder(),
+      options.signal,
+      this.#options,
+    );
   }
 
-  async #open(messages: Message[], options: ModelStreamOptions): Promise<ReadableStream<Uint8Array>> {
+  async #open(messages: Message[], options: ModelStreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
     const headers: Record<string, string> = {
@@ -117,10 +124,8 @@ export class AnthropicModel implements Model {
     };
     if (o.apiKey) headers["x-api-key"] = o.apiKey;
     if (o.dangerouslyAllowBrowser === true) headers["anthropic-dangerous-direct-browser-access"] = "true";
-    const signal = options.signal;
     const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const init: RequestInit = { method: "POST", headers, body };
-    if (signal) init.signal = signal;
+    const init: RequestInit = { method: "POST", headers, body, signal };
     const response = await fetchWithRetry(() => doFetch(this.#url, init), { provider: "anthropic", retry: o.retry, signal });
     if (!response.body) throw new ModelStreamError("The model's response has no body.");
     if ((response.headers.get("content-type") ?? "").includes("application/json")) {
@@ -147,5 +152,7 @@ export function messagesUrl(baseUrl: string): string {
 export { ModelError, ContextWindowOverflowError, isContextOverflow } from "./errors.js";
 export type { ModelErrorDetails, ModelProvider } from "./errors.js";
 export type { RetryInfo, RetryOptions, RetrySetting } from "./retry.js";
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_STREAM_TIMEOUT_MS } from "./sse.js";
+export type { StreamTimeouts } from "./sse.js";
 export { toAnthropicMessages, toAnthropicTools } from "./anthropic-messages.js";
 export type { AnthropicBlock, AnthropicMessage, AnthropicSource, AnthropicTool } from "./anthropic-messages.js";

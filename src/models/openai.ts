@@ -11,10 +11,10 @@ import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
 import { OpenAIStreamDecoder } from "./openai-stream.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";
-import { decodeSse } from "./sse.js";
+import { decodeSse, type StreamTimeouts } from "./sse.js";
 
 /** Options of {@link OpenAIChatModel}. */
-export interface OpenAIChatModelOptions {
+export interface OpenAIChatModelOptions extends StreamTimeouts {
   /** The model id, e.g. `gpt-4o-mini`, `llama3.2`, `qwen/qwen3-32b`. */
   model: string;
   /**
@@ -50,7 +50,9 @@ export interface OpenAIChatModelOptions {
  *
  * Streams text, reasoning (`reasoning_content` / `reasoning`), parallel tool
  * calls and usage. HTTP errors become {@link ModelError} (or
- * {@link ContextWindowOverflowError}); 429/5xx are retried with backoff first.
+ * {@link ContextWindowOverflowError}); 429/5xx are retried with backoff first. Every wait is
+ * bounded: `idleTimeoutMs` (default 60 s without a byte) and `timeoutMs` (default 10 min per
+ * response) end the stream with a `ModelStreamError` whose `reason` is `"idle"` or `"timeout"`.
  *
  * @example
  * ```ts
@@ -103,18 +105,16 @@ export class OpenAIChatModel implements Model {
    * @returns Model events.
    */
   stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    return decodeSse(() => this.#open(messages, options), new OpenAIStreamDecoder(), options.signal);
+    return decodeSse((signal) => this.#open(messages, options, signal), new OpenAIStreamDecoder(), options.signal, this.#options);
   }
 
-  async #open(messages: Message[], options: ModelStreamOptions): Promise<ReadableStream<Uint8Array>> {
+  async #open(messages: Message[], options: ModelStreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...o.headers };
     if (o.apiKey) headers["authorization"] = `Bearer ${o.apiKey}`;
-    const signal = options.signal;
     const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const init: RequestInit = { method: "POST", headers, body };
-    if (signal) init.signal = signal;
+    const init: RequestInit = { method: "POST", headers, body, signal };
     const response = await fetchWithRetry(() => doFetch(this.#url, init), { provider: "openai", retry: o.retry, signal });
     if (!response.body) throw new ModelStreamError("The model's response has no body.");
     if ((response.headers.get("content-type") ?? "").includes("application/json")) {
@@ -141,5 +141,7 @@ export function chatCompletionsUrl(baseUrl: string): string {
 export { ModelError, ContextWindowOverflowError, isContextOverflow } from "./errors.js";
 export type { ModelErrorDetails, ModelProvider } from "./errors.js";
 export type { RetryInfo, RetryOptions, RetrySetting } from "./retry.js";
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_STREAM_TIMEOUT_MS } from "./sse.js";
+export type { StreamTimeouts } from "./sse.js";
 export { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
 export type { OpenAIContentPart, OpenAIMessage, OpenAIMessageOptions, OpenAITool, OpenAIToolCall } from "./openai-messages.js";

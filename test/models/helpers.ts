@@ -14,6 +14,10 @@ export interface Reply {
   hang?: boolean;
   /** Destroy the socket after the chunks (a broken connection). */
   destroy?: boolean;
+  /** After the chunks, write this piece every `everyMs` until the client goes away (a keep-alive that never ends). */
+  repeat?: { piece: string; everyMs: number };
+  /** Never send the response headers. */
+  silent?: boolean;
 }
 
 /** A request the server received. */
@@ -47,11 +51,18 @@ export async function startServer(): Promise<TestServer> {
     received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
     res.on("close", () => closed++);
     const reply = queue.shift() ?? { status: 500, chunks: ['{"error":{"message":"no reply queued"}}'] };
+    if (reply.silent) return;
     res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", ...reply.headers });
     for (const piece of reply.chunks ?? []) {
       if (res.destroyed) return;
       res.write(piece);
       await new Promise((r) => setTimeout(r, 1));
+    }
+    if (reply.repeat) {
+      const { piece, everyMs } = reply.repeat;
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(piece)), everyMs);
+      res.on("close", () => clearInterval(timer));
+      return;
     }
     if (reply.hang) return;
     if (reply.destroy) {

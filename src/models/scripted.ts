@@ -4,7 +4,7 @@
  * @module
  */
 import type { Message, ToolResultBlock } from "../agent/messages.js";
-import { estimateTokens } from "../agent/model-call.js";
+import { messageChars, transcriptChars } from "../agent/transcript-size.js";
 import { UserError } from "../errors.js";
 import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions, ToolSpec, Usage } from "./model.js";
 
@@ -76,6 +76,8 @@ export class ScriptedModel implements Model {
   readonly #ids: "random" | "sequential";
   #seq = 0;
   readonly #userText: UserTextMemo = new WeakMap();
+  /** The conversation of the previous call: its length, last message and JSON length. */
+  #sent: { count: number; last: Message | undefined; chars: number } = { count: 0, last: undefined, chars: 2 };
 
   /** @param options - See {@link ScriptedModelOptions}. */
   constructor(options: ScriptedModelOptions) {
@@ -126,11 +128,31 @@ export class ScriptedModel implements Model {
       yield { type: "contentBlockStop", index: index++ };
     }
     yield { type: "messageStop", stopReason: turn.stopReason ?? (turn.toolCalls?.length ? "toolUse" : "endTurn") };
-    const inputTokens = estimateTokens(options.systemPrompt, messages);
+    yield { type: "metadata", usage: turn.usage ?? this.#usage(turn, messages, options) };
+  }
+
+  #usage(turn: ScriptedTurn, messages: Message[], options: ModelStreamOptions): Usage {
+    const inputTokens = Math.ceil(((options.systemPrompt?.length ?? 0) + this.#inputChars(messages)) / 4);
     const outputTokens = Math.ceil(
       ((turn.text?.length ?? 0) + (turn.reasoning?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length) / 4,
     );
-    yield { type: "metadata", usage: turn.usage ?? { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+    return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  }
+
+  /**
+   * JSON length of the conversation, counting only what was added since the previous call when the
+   * previous conversation's last message is still in place: a tool loop then costs O(1) per call. A
+   * message replaced further back (a cleared tool result) is counted as it was first sent.
+   */
+  #inputChars(messages: Message[]): number {
+    const before = this.#sent;
+    let chars: number;
+    if (before.count > 0 && messages.length >= before.count && messages[before.count - 1] === before.last) {
+      chars = before.chars;
+      for (let i = before.count; i < messages.length; i++) chars += messageChars(messages[i] as Message) + 1;
+    } else chars = transcriptChars(messages);
+    this.#sent = { count: messages.length, last: messages.at(-1), chars };
+    return chars;
   }
 
   #nextId(): string {

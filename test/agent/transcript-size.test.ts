@@ -163,4 +163,32 @@ describe("ScriptedModel", () => {
     await agent.invoke("second");
     expect(texts).toEqual(["first", "first", "first", "second", "second", "second"]);
   });
+
+  test("usage counts what each call was sent, incrementally and after the conversation changed", async () => {
+    const model = loopModel(3);
+    const sent: Message[][] = [];
+    const reported: number[] = [];
+    const watched = (agent: Agent) => {
+      agent.modelInput.use((input) => {
+        sent.push(input.messages);
+        return input;
+      });
+      return agent;
+    };
+    const run = async (agent: Agent, input: string) => {
+      for await (const e of agent.stream(input))
+        if (e.type === "model" && e.event.type === "metadata") reported.push(e.event.usage?.inputTokens ?? -1);
+    };
+    await run(watched(new Agent({ model, systemPrompt: "sys", tools: [echo] })), "go");
+    // The same model on another conversation, then on one whose earlier messages were replaced.
+    const other = watched(new Agent({ model: loopModel(1), systemPrompt: "sys", tools: [echo] }));
+    await run(other, "again");
+    other.messages[1] = { role: "assistant", content: [{ type: "text", text: "rewritten" }] };
+    other.messages.splice(2);
+    other.model = model;
+    model.calls = 0;
+    await run(other, "third");
+    expect(sent).toHaveLength(4 + 2 + 4);
+    expect(reported).toEqual(sent.map((m) => Math.ceil((3 + JSON.stringify(m).length) / 4)));
+  });
 });

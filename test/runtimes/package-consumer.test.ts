@@ -1,0 +1,178 @@
+/**
+ * The package as a new user gets it: `npm pack`, the tarball installed into fresh projects (one with
+ * zod 4, one with zod 3.25 and the optional peers), from the npm cache when it can. Each project
+ * typechecks an import of every entry with `skipLibCheck: false` under moduleResolution bundler,
+ * node16 and nodenext, runs the README's quick start exactly as printed, and has one copy of zod
+ * (and of rxjs). The first project installs no peer at all: every entry but agui and mcp must
+ * typecheck without them, as the README says.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { transformSync } from "esbuild";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+const tsc = join(root, "node_modules/.bin/tsc");
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** The exact version the repo's lockfile holds (so it is in the npm cache after `npm ci`). */
+function locked(name: string): string {
+  const version = lock.packages[`node_modules/${name}`]?.version;
+  if (!version) throw new Error(`${name} is not in package-lock.json`);
+  return version;
+}
+const zod4 = lock.packages["node_modules/zod4"]?.version as string;
+
+const entries = Object.keys(pkg.exports as Record<string, unknown>)
+  .filter((e) => e !== "./package.json")
+  .map((e) => (e === "." ? "kaboo-workflows" : `kaboo-workflows/${e.slice(2)}`));
+const PEER_ENTRIES: Record<string, string[]> = {
+  "kaboo-workflows/agui": ["@ag-ui/client"],
+  "kaboo-workflows/mcp": ["@modelcontextprotocol/sdk"],
+};
+
+/** The README's quick start, as printed. */
+function quickStart(): string {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Quick start"));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error("README has no quick start code block");
+  return code;
+}
+
+let work: string;
+let tarball: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "kaboo-consumer-"));
+  const out = execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8" });
+  tarball = join(work, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+}, 60_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** npm install from the cache; falls back to the registry only for what the cache lacks. */
+function install(dir: string): void {
+  const args = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+  const offline = spawnSync(npm, [...args, "--offline"], { cwd: dir, encoding: "utf8" });
+  if (offline.status === 0) return;
+  const online = spawnSync(npm, [...args, "--prefer-offline"], { cwd: dir, encoding: "utf8" });
+  if (online.status !== 0) throw new Error(`npm install failed:\n${offline.stderr}\n${online.stderr}`);
+}
+
+function project(name: string, deps: Record<string, string>, checked: string[]): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  const dependencies = { "kaboo-workflows": `file:${tarball}`, ...deps };
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module", dependencies }, null, 2));
+  install(dir);
+  const imports = checked.map((e, i) => `import * as e${i} from "${e}";`).join("\n");
+  writeFileSync(join(dir, "entries.ts"), `${imports}\nexport const all = [${checked.map((_, i) => `e${i}`).join(", ")}];\n`);
+  writeFileSync(join(dir, "quickstart.ts"), quickStart());
+  return dir;
+}
+
+function typecheck(dir: string, moduleResolution: "bundler" | "node16" | "nodenext"): string {
+  const config = {
+    compilerOptions: {
+      target: "ES2022",
+      module: moduleResolution === "bundler" ? "ESNext" : moduleResolution,
+      moduleResolution,
+      lib: ["ES2023", "DOM", "DOM.Iterable"],
+      types: [],
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+    },
+    files: ["entries.ts", "quickstart.ts"],
+  };
+  const file = `tsconfig.${moduleResolution}.json`;
+  writeFileSync(join(dir, file), JSON.stringify(config));
+  const r = spawnSync(tsc, ["-p", file], { cwd: dir, encoding: "utf8" });
+  return `${r.stdout}${r.stderr}`.trim();
+}
+
+function runQuickStart(dir: string): string {
+  const js = transformSync(quickStart(), { loader: "ts", format: "esm", target: "es2022" }).code;
+  writeFileSync(join(dir, "quickstart.mjs"), js);
+  return execFileSync(process.execPath, ["quickstart.mjs"], { cwd: dir, encoding: "utf8" }).trim();
+}
+
+/** Every installed copy of a package, wherever npm put it. */
+function copies(dir: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      const at = join(modules, entry);
+      if (entry.startsWith("@")) {
+        for (const sub of readdirSync(at)) visit(join(at, sub), `${entry}/${sub}`);
+      } else visit(at, entry);
+    }
+  };
+  const visit = (at: string, pkgName: string) => {
+    if (pkgName === name) found.push(JSON.parse(readFileSync(join(at, "package.json"), "utf8")).version);
+    walk(join(at, "node_modules"));
+  };
+  walk(join(dir, "node_modules"));
+  return found;
+}
+
+describe.each([
+  { name: "zod4-no-peers", deps: { zod: zod4 }, peers: false },
+  {
+    name: "zod3-with-peers",
+    deps: {
+      zod: locked("zod"),
+      "@ag-ui/client": locked("@ag-ui/client"),
+      "@modelcontextprotocol/sdk": locked("@modelcontextprotocol/sdk"),
+    },
+    peers: true,
+  },
+])("a new project: $name", ({ name, deps, peers }) => {
+  let dir: string;
+  const checked = entries.filter((e) => peers || !PEER_ENTRIES[e]);
+
+  beforeAll(() => {
+    dir = project(name, deps, checked);
+  }, 120_000);
+
+  test("one copy of zod (and of rxjs with the AG-UI peer)", () => {
+    expect(copies(dir, "zod")).toEqual([deps.zod]);
+    if (peers) expect(copies(dir, "rxjs")).toHaveLength(1);
+  });
+
+  test.each(["bundler", "node16", "nodenext"] as const)(
+    "every entry and the quick start typecheck (%s, skipLibCheck off)",
+    (mode) => {
+      expect(typecheck(dir, mode)).toBe("");
+    },
+  );
+
+  test("the quick start runs as printed and prints the answer", () => {
+    expect(runQuickStart(dir)).toBe("Done.");
+  });
+});
+
+test("the tarball ships a LICENSE and source maps whose sources are in it", () => {
+  const list = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const files = new Set(list.map((f) => f.replace(/^package\//, "")));
+  expect(files.has("LICENSE")).toBe(true);
+  const maps = [...files].filter((f) => f.endsWith(".map"));
+  expect(maps.length).toBeGreaterThan(0);
+  const unpacked = join(work, "unpacked");
+  mkdirSync(unpacked);
+  execFileSync("tar", ["-xzf", tarball, "-C", unpacked]);
+  const missing = maps.flatMap((m) => {
+    const map = JSON.parse(readFileSync(join(unpacked, "package", m), "utf8")) as { sources: string[] };
+    return map.sources.map((s) => join(dirname(m), s)).filter((s) => !files.has(s.replace(/\\/g, "/")));
+  });
+  expect(missing).toEqual([]);
+});

@@ -97,6 +97,30 @@ export class InvalidStateError extends KabooError {
 }
 
 /**
+ * A per-run value in `invocationState` is not what its key holds (a host put a number under
+ * `threadId`, say). Thrown by the strict readers of the run context, never a bare `TypeError`.
+ */
+export class InvalidRunContextError extends KabooError {
+  readonly code = "INVALID_RUN_CONTEXT" as const;
+  /** The `invocationState` key (a symbol's description for internal keys). */
+  readonly key: string;
+  /** What the key must hold, e.g. `a string`. */
+  readonly expected: string;
+  constructor(key: string, expected: string, got: unknown) {
+    super(`invocationState["${key}"] must be ${expected}, got ${typeName(got)}.`);
+    this.key = key;
+    this.expected = expected;
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return `an object (${(value as object).constructor?.name ?? "no prototype"})`;
+  return typeof value;
+}
+
+/**
  * Why a model stream failed: `"idle"` (no bytes for the idle timeout), `"timeout"` (the overall
  * timeout), `"connection"` (the connection broke), `"protocol"` (a malformed, cut-off or
  * out-of-order stream).

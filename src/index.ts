@@ -89,6 +89,7 @@ export {
   PendingInterruptsError,
   InterruptExpiredError,
   InvalidStateError,
+  InvalidRunContextError,
   ModelStreamError,
   MaxModelRetriesError,
   ToolDefinitionError,

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { nodeHookInterruptId, toolHookInterruptId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import type { AgentResult } from "./result.js";
 import type { InterruptRequest, InterruptState } from "./interrupt.js";
@@ -171,7 +172,7 @@ export class BeforeToolCallEvent extends HookEvent {
    * @throws InterruptSignal to pause the run when there is no answer yet; let it propagate.
    */
   interrupt(request: InterruptRequest): JsonValue {
-    return this.agent.interruptState.raise(`hook:beforeToolCall:${this.toolUse.toolUseId}:${request.name}`, request);
+    return this.agent.interruptState.raise(toolHookInterruptId(this.toolUse.toolUseId, request.name), request);
   }
 }
 
@@ -248,7 +249,7 @@ export class BeforeNodeCallEvent extends HookEvent<Orchestrator> {
    * @throws InterruptSignal when there is no answer yet.
    */
   interrupt(request: InterruptRequest): JsonValue {
-    return this.agent.interruptState.raise(`hook:beforeNodeCall:${this.nodeId}:${request.name}`, request);
+    return this.agent.interruptState.raise(nodeHookInterruptId(this.nodeId, request.name), request);
   }
 }
 

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../hooks/approval.js";
+import { canonicalJson } from "../hooks/approval/request.js";
 import type { JsonValue, ToolResultContent } from "./messages.js";
 
 /** What the ledger records for a finished call: the tool's output, without its `toolUseId`. */

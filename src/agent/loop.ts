@@ -4,13 +4,13 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
-import { InvalidStateError } from "../errors.js";
+import { interruptCallId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
 import type { InterruptResponse } from "./interrupt.js";
-import type { JsonObject, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { emptyMetrics } from "./metrics.js";
+import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
@@ -28,44 +28,6 @@ export interface LoopSettings {
 
 /** What the loop is asked to do. */
 export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "resume"; responses: InterruptResponse[] };
-
-// What a paused run keeps in InterruptState.context (JSON): the assistant message
-// whose calls are in flight, and the results already produced.
-const resumeContextSchema = z.object({
-  toolUseMessage: z.object({
-    id: z.optional(z.string()),
-    role: z.literal("assistant"),
-    // The context may come back from a client: calls need real ids, and no result may hide in here.
-    content: z
-      .array(
-        z.union([
-          z.object({
-            type: z.literal("toolUse"),
-            toolUseId: z.string().check(z.minLength(1)),
-            name: z.string(),
-            input: z.unknown(),
-          }),
-          z.looseObject({ type: z.enum(["text", "reasoning", "image", "document"]) }),
-        ]),
-      )
-      .check(
-        z.refine((blocks) => {
-          const ids = blocks.flatMap((b) => (b.type === "toolUse" ? [(b as { toolUseId: string }).toolUseId] : []));
-          return ids.length > 0 && new Set(ids).size === ids.length;
-        }, "must hold tool calls with distinct ids"),
-      ),
-  }),
-  toolResults: z.array(
-    z.looseObject({
-      type: z.literal("toolResult"),
-      toolUseId: z.string(),
-      status: z.enum(["success", "error"]),
-      content: z.array(z.unknown()),
-    }),
-  ),
-  /** A hook of the paused batch asked to end the run; it ends once the batch completes. */
-  stopLoop: z.optional(z.boolean()),
-});
 
 /**
  * Runs one invocation, pushing stream events to `emitQueue`; returns the result.
@@ -119,14 +81,9 @@ export async function runLoop(
       let pending: { message: Message; done: ToolResultBlock[] } | undefined;
       let stopAfterBatch = false;
       if (input.kind === "resume") {
-        const parsed = resumeContextSchema.safeParse(agent.interruptState.context);
-        if (!parsed.success)
-          throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
-        pending = {
-          message: parsed.data.toolUseMessage as unknown as Message,
-          done: parsed.data.toolResults as unknown as ToolResultBlock[],
-        };
-        stopAfterBatch = parsed.data.stopLoop === true;
+        const paused = readPausedBatch(agent.interruptState);
+        pending = { message: paused.toolUseMessage, done: paused.toolResults };
+        stopAfterBatch = paused.stopLoop === true;
       } else {
         for (const m of input.messages) await append(m);
       }
@@ -206,13 +163,12 @@ export async function runLoop(
         if (pending.message.id !== undefined) message.id = pending.message.id;
         if (!signal.aborted && batch.outcomes.some((o) => o.kind === "interrupted")) {
           const state = agent.interruptState;
-          state.activated = true;
-          state.context = {
+          writePausedBatch(state, {
             toolUseMessage: message,
             toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
             // A stop decided in this batch (StopGuard, MaxToolCallsGuard) must survive the pause.
-            ...(batch.stopLoop || stopAfterBatch ? { stopLoop: true } : {}),
-          } as unknown as JsonObject;
+            stopLoop: batch.stopLoop || stopAfterBatch,
+          });
           // Answered interrupts of calls that have now completed are spent; keep only live ones.
           for (const [id, i] of state.interrupts)
             if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
@@ -250,9 +206,6 @@ export async function runLoop(
 }
 
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {
-  // Ids are `hook:beforeToolCall:<toolUseId>:<name>` or `tool:<toolUseId>:<name>`.
-  for (const toolUseId of results.keys()) {
-    if (interruptId.startsWith(`hook:beforeToolCall:${toolUseId}:`) || interruptId.startsWith(`tool:${toolUseId}:`)) return true;
-  }
-  return false;
+  const call = interruptCallId(interruptId);
+  return call !== undefined && results.has(call);
 }

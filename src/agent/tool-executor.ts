@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { toolInterruptId } from "./interrupt-id.js";
 import { describe } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { AfterToolCallEvent, BeforeToolCallEvent, type InvocationState } from "./events.js";
@@ -146,7 +147,7 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
     toolUse,
     invocationState: o.invocationState,
     signal: o.signal,
-    interrupt: (request) => o.agent.interruptState.raise(`tool:${toolUse.toolUseId}:${request.name}`, request),
+    interrupt: (request) => o.agent.interruptState.raise(toolInterruptId(toolUse.toolUseId, request.name), request),
   };
   // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.
   if (o.signal.aborted) throw o.signal.reason;

@@ -14,9 +14,9 @@ import { acceptGrants } from "../grants/accept.js";
 import { parseGrant, type Grant } from "../grants/grant.js";
 import { signGrant, type GrantSecret } from "../grants/signing.js";
 import type { GrantStore } from "../grants/store.js";
-import { GRANTS_PROP } from "../hooks/approval.js";
-import { approvalDecisions } from "../hooks/approval-run.js";
-import { defaultLogger, type Logger } from "../hooks/logger.js";
+import { forwardedPropsWithGrants, GRANTS_PROP } from "../agent/run-context.js";
+import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { runAgui, type CompletedCalls } from "./run.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
 
@@ -182,7 +182,7 @@ async function* edgeRun({ agent, input, signal, request, options, log, release }
   try {
     for await (const event of runAgui({ agent, input, signal, prepare, completed: options.completed?.(input.threadId) })) {
       if (event.type === EventType.RUN_FINISHED && invocationState)
-        yield* handOutGrants(decisionGrants(invocationState, input.threadId, log), options, log);
+        yield* handOutGrants(runGrantsToHandOut(invocationState, input.threadId, log), options, log);
       yield event;
     }
   } finally {
@@ -210,38 +210,33 @@ async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log:
 
 /** The run's `forwardedProps` with the grants the gate may trust. */
 async function withGrants(input: RunAgentInput, options: AguiHandlerOptions, log: Logger): Promise<Record<string, unknown>> {
-  const raw: unknown = input.forwardedProps;
-  const props: Record<string, unknown> =
-    typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  const sent = forwardedPropsWithGrants(input.forwardedProps);
   const { secret, grantStore } = options;
   if (grantStore) {
     const stored = await grantStore.grantsFor(input.threadId);
     // The store is the server's own: its grants are signed here so a gate with the secret accepts them.
-    props[GRANTS_PROP] = secret === undefined ? stored : await Promise.all(stored.map((g) => signGrant(g, secret)));
-  } else if (secret !== undefined && Object.hasOwn(props, GRANTS_PROP)) {
-    // Checked here too, so a gate built without the secret never sees a forged grant.
-    const { grants, rejected } = await acceptGrants(props[GRANTS_PROP], { secret });
-    for (const r of rejected) log.warn("kaboo: grant rejected", { reason: r.reason, threadId: input.threadId });
-    props[GRANTS_PROP] = grants;
+    return forwardedPropsWithGrants(
+      sent,
+      secret === undefined ? stored : await Promise.all(stored.map((g) => signGrant(g, secret))),
+    );
   }
-  return props;
+  if (secret !== undefined && Object.hasOwn(sent, GRANTS_PROP)) {
+    // Checked here too, so a gate built without the secret never sees a forged grant.
+    const { grants, rejected } = await acceptGrants(sent[GRANTS_PROP], { secret });
+    for (const r of rejected) log.warn("kaboo: grant rejected", { reason: r.reason, threadId: input.threadId });
+    return forwardedPropsWithGrants(sent, grants);
+  }
+  return sent;
 }
 
 /** Grants for this run's `thread`/`always` approvals. */
-function decisionGrants(invocationState: InvocationState, threadId: string, log: Logger): Grant[] {
+function runGrantsToHandOut(invocationState: InvocationState, threadId: string, log: Logger): Grant[] {
   const out: Grant[] = [];
   const now = Date.now();
-  for (const d of approvalDecisions(invocationState)) {
-    if (d.decision !== "approved" || d.scope === "once") continue;
-    const candidate: Grant = { tool: d.tool, scope: d.scope, grantedAt: now };
-    if (d.subject.key !== null) {
-      candidate.subjectKey = d.subject.key;
-      candidate.subjectLabel = d.subject.label;
-    }
-    if (d.scope === "thread") candidate.threadId = threadId;
-    const parsed = parseGrant(candidate);
+  for (const candidate of decisionGrants(approvalDecisions(invocationState), threadId)) {
+    const parsed = parseGrant({ ...candidate, grantedAt: now });
     if (parsed.ok) out.push(parsed.grant);
-    else log.warn("kaboo: an approval could not become a grant", { tool: d.tool, reason: parsed.reason });
+    else log.warn("kaboo: an approval could not become a grant", { tool: candidate.tool, reason: parsed.reason });
   }
   return out;
 }

@@ -6,8 +6,9 @@
 import type { Interrupt as AguiInterrupt, ResumeEntry } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { Interrupt, InterruptResponse } from "../agent/interrupt.js";
+import { interruptCallId } from "../agent/interrupt-id.js";
 import type { JsonValue } from "../agent/messages.js";
-import type { ApprovalRequest } from "../hooks/approval.js";
+import type { ApprovalRequest } from "../hooks/approval/request.js";
 
 /** Interrupt name a browser tool raises when the page has no handler for it. */
 export const CLIENT_TOOL_INTERRUPT = "client_tool";
@@ -21,7 +22,7 @@ export function toAguiInterrupt(i: Interrupt, agent: Agent): AguiInterrupt {
   const reason = i.reason as Partial<ApprovalRequest> | undefined;
   // The call the front end knows is the one in the interrupt's id: for a delegate's approval the
   // request names the delegate's inner call, which the front end never saw.
-  const ownCall = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(i.id)?.[1];
+  const ownCall = interruptCallId(i.id);
   if (reason && typeof reason === "object" && reason.kind === "tool_approval" && typeof reason.toolUseId === "string") {
     const out: AguiInterrupt = {
       id: i.id,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Logger } from "../hooks/logger.js";
+import type { Logger } from "../logger.js";
 
 /** Default largest request body the handler reads: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

@@ -7,20 +7,14 @@
 import { EventType, type BaseEvent, type Message as AguiMessage, type RunAgentInput } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
-import type { Message, ToolResultBlock } from "../agent/messages.js";
+import type { Message } from "../agent/messages.js";
 import type { AgentResult } from "../agent/result.js";
 import { InterruptExpiredError, KabooError, describe } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
-import { GRANTS_PROP } from "../hooks/approval.js";
-import { approvalDecisions } from "../hooks/approval-run.js";
-import { FORWARDED_PROPS_KEY } from "../hooks/forwarded-props-hook.js";
-import {
-  CONTEXT_ITEMS_KEY,
-  RUN_ID_KEY,
-  SHARED_STATE_KEY,
-  THREAD_ID_KEY,
-  createSessionExchange,
-} from "../hooks/session-exchange.js";
+import { interruptCallId } from "../agent/interrupt-id.js";
+import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
+import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
+import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
 import { createReferenceRegistry } from "../hooks/references/registry.js";
@@ -77,15 +71,16 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
   const baseSystemPrompt = agent.systemPrompt;
   try {
     const state = isObject(input.state) ? { ...input.state } : {};
-    const forwardedProps = isObject(input.forwardedProps) ? { ...input.forwardedProps } : {};
-    if (o.grantStore) forwardedProps[GRANTS_PROP] = await o.grantStore.grantsFor(threadId);
-    const invocationState: InvocationState = {
-      [THREAD_ID_KEY]: threadId,
-      [RUN_ID_KEY]: runId,
-      [FORWARDED_PROPS_KEY]: forwardedProps,
-      [SHARED_STATE_KEY]: state,
-      [CONTEXT_ITEMS_KEY]: input.context ?? [],
-    };
+    const forwardedProps = forwardedPropsWithGrants(
+      input.forwardedProps,
+      o.grantStore ? await o.grantStore.grantsFor(threadId) : undefined,
+    );
+    const invocationState: InvocationState = {};
+    runContext.threadId.set(invocationState, threadId);
+    runContext.runId.set(invocationState, runId);
+    runContext.forwardedProps.set(invocationState, forwardedProps);
+    runContext.sharedState.set(invocationState, state);
+    runContext.contextItems.set(invocationState, input.context ?? []);
     const resume = input.resume ?? [];
     const replayed =
       resume.length > 0 &&
@@ -149,7 +144,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
     // The host runs browser tools and answers with tool messages, not a resume.
     if (clientOnly) agent.discardInterrupts();
 
-    const outState: Record<string, unknown> = { ...(invocationState[SHARED_STATE_KEY] as Record<string, unknown>) };
+    const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
     const snapshot = sessionStateSnapshot(invocationState);
     if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
     else delete outState[SESSION_STATE_KEY];
@@ -187,17 +182,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Tool call ids of the agent's paused batch. */
 function pausedCalls(agent: Agent): Set<string> {
-  const ctx = agent.interruptState.context as { toolUseMessage?: Message };
-  const ids = new Set<string>();
-  if (!agent.interruptState.activated) return ids;
-  for (const b of ctx.toolUseMessage?.content ?? []) if (b.type === "toolUse") ids.add(b.toolUseId);
-  return ids;
+  return new Set(agent.interruptState.activated ? pausedCallIds(agent.interruptState.context) : []);
 }
 
 /** The paused assistant message and the results its batch already produced, for the snapshot. */
 function pausedMessages(agent: Agent, responseId: string | undefined): Message[] {
-  const ctx = agent.interruptState.context as { toolUseMessage?: Message; toolResults?: ToolResultBlock[] };
-  if (!ctx.toolUseMessage) return [];
+  const ctx = pausedBatchMessages(agent.interruptState.context);
+  if (!ctx) return [];
   if (ctx.toolUseMessage.id === undefined && responseId !== undefined) ctx.toolUseMessage.id = responseId;
   const out: Message[] = [ctx.toolUseMessage];
   if (ctx.toolResults?.length) out.push({ role: "user", content: ctx.toolResults });
@@ -211,13 +202,7 @@ function pausedMessages(agent: Agent, responseId: string | undefined): Message[]
  * synthetic result for a call that is still pending has nothing after it, so it does not count.
  */
 function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean {
-  const ctx = (session as { interrupt_state?: { context?: { toolUseMessage?: { content?: unknown } } } } | null)?.interrupt_state
-    ?.context;
-  const blocks = ctx?.toolUseMessage?.content;
-  if (!Array.isArray(blocks)) return false;
-  const ids = blocks.flatMap((b: { type?: unknown; toolUseId?: unknown }) =>
-    b?.type === "toolUse" && typeof b.toolUseId === "string" ? [b.toolUseId] : [],
-  );
+  const ids = pausedCallIds((session as { interrupt_state?: { context?: unknown } } | null)?.interrupt_state?.context);
   if (ids.length === 0) return false;
   return ids.every((id) => {
     const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
@@ -241,7 +226,7 @@ function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; sta
 
 async function anyRan(resume: readonly { interruptId: string }[], completed: CompletedCalls): Promise<boolean> {
   for (const e of resume) {
-    const toolUseId = /^(?:hook:beforeToolCall|tool):([^:]+):/.exec(e.interruptId)?.[1];
+    const toolUseId = interruptCallId(e.interruptId);
     if (toolUseId !== undefined && (await completed.has(toolUseId))) return true;
   }
   return false;
@@ -249,14 +234,5 @@ async function anyRan(resume: readonly { interruptId: string }[], completed: Com
 
 async function recordGrants(store: GrantStore | undefined, invocationState: InvocationState, threadId: string): Promise<void> {
   if (!store) return;
-  for (const d of approvalDecisions(invocationState)) {
-    if (d.decision !== "approved" || d.scope === "once") continue;
-    const grant: Parameters<GrantStore["grant"]>[0] = { tool: d.tool, scope: d.scope };
-    if (d.subject.key !== null) {
-      grant.subjectKey = d.subject.key;
-      grant.subjectLabel = d.subject.label;
-    }
-    if (d.scope === "thread") grant.threadId = threadId;
-    await store.grant(grant);
-  }
+  for (const grant of decisionGrants(approvalDecisions(invocationState), threadId)) await store.grant(grant);
 }

@@ -14,8 +14,8 @@ import { UserError, describe } from "../errors.js";
 import { ClearingCache, createClearingMemo, type ClearingMemo, type ClearingOptions } from "./context/clearing.js";
 import { agentItems, parsePointer, renderContext, type Pointer, type RenderedView } from "./context/render.js";
 import { LoadedView, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
-import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "./session-exchange.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import { runContext } from "../agent/run-context.js";
+import { defaultLogger, type Logger } from "../logger.js";
 
 export { InvalidPointerError, itemTool, type ContextItem } from "./context/render.js";
 export { InvalidViewSpecError, ViewLoadError, type View, type ViewFn, type ViewRequest, type ViewSpec } from "./context/views.js";
@@ -87,12 +87,12 @@ interface PerAgent {
  *   results under `minChars`, and results of `keepTools` and of delegates stay.
  *   A cleared result stays cleared while it is in the transcript (stable prefix
  *   for prompt caches). Blocks are replaced, never dropped: every toolUse keeps its toolResult.
- * - **Context items** (`invocationState[CONTEXT_ITEMS_KEY]`, AG-UI
+ * - **Context items** (`invocationState.aguiContext`, `CONTEXT_ITEMS_KEY`, AG-UI
  *   `{ description, value }`): an item belongs to a browser tool when its
  *   description starts with `tool:<name>` and a space (`"tool:canvas Open document"`).
  *   Items of no tool and of `clientTools` are shown; items of other tools are not.
  * - **Workspace**: the values at the `workspace` pointers in the shared state
- *   (`invocationState[SHARED_STATE_KEY]`); a missing path shows as absent.
+ *   (`invocationState.sharedState`, `SHARED_STATE_KEY`); a missing path shows as absent.
  * - **Views**: see {@link ViewSpec}; the base is kept for the invocation, the
  *   changes are the latest. A view that throws or answers garbage is skipped for that call and logged.
  *
@@ -167,16 +167,15 @@ export class ContextHook implements HookProvider {
   async #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): Promise<ModelInput> {
     const { agent, invocationState, callIndex } = context;
     const firstCall = callIndex === 0;
-    const items = agentItems(invocationState[CONTEXT_ITEMS_KEY], this.#clientTools, this.#logger);
-    const shared = invocationState[SHARED_STATE_KEY];
-    const state = (typeof shared === "object" && shared !== null && !Array.isArray(shared) ? shared : {}) as JsonObject;
+    const items = agentItems(runContext.contextItems.raw(invocationState), this.#clientTools, this.#logger);
+    const state = (runContext.sharedState.find(invocationState) ?? {}) as JsonObject;
     const views: RenderedView[] = [];
     if (this.#views.length > 0) {
       const bases = invocationBases(invocationState, own, firstCall);
       const request: ViewRequest = {
         agent,
-        threadId: stringOr(invocationState[THREAD_ID_KEY]),
-        runId: stringOr(invocationState[RUN_ID_KEY]),
+        threadId: runContext.threadId.find(invocationState),
+        runId: runContext.runId.find(invocationState),
         firstCall,
         context: items,
         state: safeCopy(state),
@@ -219,10 +218,6 @@ function withBlock(messages: Message[], block: TextBlock): Message[] {
   if (last?.role === "user") messages[messages.length - 1] = { ...last, content: [...last.content, block] };
   else messages.push({ role: "user", content: [block] });
   return messages;
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
 }
 
 function safeCopy(state: JsonObject): JsonObject {

@@ -19,8 +19,8 @@ import {
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { messageText, type Message } from "../agent/messages.js";
-import { defaultLogger, type Logger } from "./logger.js";
-import { RUN_ID_KEY, STREAM_PATH_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import { runContext } from "../agent/run-context.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { describeError, incomingTask, resolveToolLabel, resultText, safeCallback } from "./event-publisher/helpers.js";
 import { createStreamHandler, type StreamHandler, type StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
@@ -36,13 +36,6 @@ export type {
 } from "./event-publisher/types.js";
 export type { StreamHandler, StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 export { resolveToolLabel, incomingTask } from "./event-publisher/helpers.js";
-
-/**
- * `invocationState` key of the tool-call id a coordinator used to delegate to this agent (a
- * string). A grouped agent's `STREAM_GROUP_START` carries it as `tool_call_id`, so a UI can tie
- * the coordinator's inline tool row to the delegate's activity card.
- */
-export const DELEGATION_ID_KEY = "delegationId";
 
 /** Options of {@link EventPublisher}. */
 export interface EventPublisherOptions {
@@ -80,7 +73,7 @@ export interface EventPublisherOptions {
  *   a resume continues the paused invocation's group and count. Every agent event then carries
  *   `stream_group` and `stream_title`; all carry `agent_name`, `thread_id` and `run_id`.
  * - **Conversations.** One publisher may serve many concurrent runs: the `#N` counter, active group
- *   and error latch are kept per thread id (`invocationState[THREAD_ID_KEY]`, a string; runs
+ *   and error latch are kept per thread id (`invocationState.threadId`, a string; runs
  *   without one share the `undefined` conversation). At most `maxThreads` conversations are
  *   remembered (least recently started idle ones go first), so a long-lived publisher does not grow.
  *   The state is per conversation, not per run, because the `#N` count spans the turns of a
@@ -203,8 +196,8 @@ export class EventPublisher implements HookProvider {
    * ```
    */
   asCallbackHandler(options: StreamHandlerOptions = {}): StreamHandler {
-    const threadId = options.threadId ?? readId(options.invocationState, THREAD_ID_KEY);
-    const runId = options.runId ?? readId(options.invocationState, RUN_ID_KEY);
+    const threadId = options.threadId ?? threadOf(options.invocationState);
+    const runId = options.runId ?? runOf(options.invocationState);
     return createStreamHandler({
       labels: this.#labels,
       emit: (type, data) => this.#emit(type, this.#enrich(data, threadId, runId)),
@@ -228,11 +221,11 @@ export class EventPublisher implements HookProvider {
   }
 
   #agentEvent(type: EventType, state: InvocationState, data: StreamEventData): void {
-    this.#emit(type, this.#enrich(data, readId(state, THREAD_ID_KEY), readId(state, RUN_ID_KEY)));
+    this.#emit(type, this.#enrich(data, threadOf(state), runOf(state)));
   }
 
   #onAgentStart(event: BeforeInvocationEvent): void {
-    const threadId = readId(event.invocationState, THREAD_ID_KEY);
+    const threadId = threadOf(event.invocationState);
     const thread = this.#threads.use(threadId, this.#group);
     thread.running++;
     thread.errored = false;
@@ -240,22 +233,15 @@ export class EventPublisher implements HookProvider {
     if (!event.resuming) {
       thread.count++;
       // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
-      const path = event.invocationState[STREAM_PATH_KEY];
-      const group =
-        typeof path === "string" && path
-          ? path
-          : this.#group
-            ? thread.count > 1
-              ? `${this.#group}#${thread.count}`
-              : this.#group
-            : "";
+      const path = runContext.streamPath.find(event.invocationState);
+      const group = path ? path : this.#group ? (thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group) : "";
       if (group) {
         thread.activeGroup = group;
         const dot = group.lastIndexOf(".");
-        const delegation = event.invocationState[DELEGATION_ID_KEY];
+
         this.#agentEvent(EventType.STREAM_GROUP_START, event.invocationState, {
           parent_group: dot >= 0 ? group.slice(0, dot) : null,
-          tool_call_id: typeof delegation === "string" ? delegation : null,
+          tool_call_id: runContext.delegationId.find(event.invocationState) ?? null,
           // BeforeInvocation fires before the input joins the transcript; an event that carries
           // the incoming messages gives the task, otherwise the card shows none.
           task: incomingTask(event.messages as Message[]),
@@ -269,7 +255,7 @@ export class EventPublisher implements HookProvider {
 
   #onModelError(event: AfterModelCallEvent): void {
     if (event.error === undefined) return;
-    const thread = this.#threads.peek(readId(event.invocationState, THREAD_ID_KEY));
+    const thread = this.#threads.peek(threadOf(event.invocationState));
     if (thread) thread.errored = true;
     const { text, type } = describeError(event.error);
     this.#agentEvent(EventType.ERROR, event.invocationState, { text, exception_type: type, attempt: event.attempt });
@@ -300,7 +286,7 @@ export class EventPublisher implements HookProvider {
 
   #onComplete(event: AfterInvocationEvent): void {
     const state = event.invocationState;
-    const thread = this.#threads.peek(readId(state, THREAD_ID_KEY));
+    const thread = this.#threads.peek(threadOf(state));
     const errored = thread?.errored ?? false;
     if (thread) {
       thread.running = Math.max(0, thread.running - 1);
@@ -347,16 +333,15 @@ export class EventPublisher implements HookProvider {
     // As in the Python original, orchestrator events carry no stream group: groups belong to agents.
     data.multiagent_type = orchestratorType(source);
     data.agent_name = this.agentName;
-    data.thread_id = readId(state, THREAD_ID_KEY) ?? null;
-    data.run_id = readId(state, RUN_ID_KEY) ?? null;
+    data.thread_id = threadOf(state) ?? null;
+    data.run_id = runOf(state) ?? null;
     this.#emit(type, data);
   }
 }
 
-function readId(state: InvocationState | undefined, key: string): string | undefined {
-  const value = state?.[key];
-  return typeof value === "string" ? value : undefined;
-}
+// A host's malformed id reads as none: the feed keeps going under the `undefined` conversation.
+const threadOf = (state: InvocationState | undefined) => (state ? runContext.threadId.find(state) : undefined);
+const runOf = (state: InvocationState | undefined) => (state ? runContext.runId.find(state) : undefined);
 
 /** `graph`, `swarm`, …: the orchestrator's own `type` when it has one, else its class name (unless minified away). */
 function orchestratorType(source: Orchestrator): string | null {

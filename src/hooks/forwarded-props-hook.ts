@@ -9,11 +9,9 @@ import type { Agent } from "../agent/agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
+import { runContext } from "../agent/run-context.js";
 import type { JsonObject } from "../agent/messages.js";
-import { defaultLogger, type Logger } from "./logger.js";
-
-/** The `invocationState` key the host (e.g. the AG-UI adapter) puts a run's forwarded props under. */
-export const FORWARDED_PROPS_KEY = "forwardedProps";
+import { defaultLogger, type Logger } from "../logger.js";
 
 /** Options of {@link ForwardedPropsHook}. */
 export interface ForwardedPropsHookOptions {
@@ -39,7 +37,7 @@ const ORIGINAL = Symbol("kaboo.ForwardedPropsHook.original");
 type Original = { agent: Agent; systemPrompt: string | undefined; modelId: string | undefined };
 
 /**
- * Copies the run's forwarded props (`invocationState[FORWARDED_PROPS_KEY]`) into
+ * Copies the run's forwarded props (`invocationState.forwardedProps`, see `runContext`) into
  * `agent.state[stateKey]` before each invocation.
  *
  * The props must be a JSON object; anything else is logged and skipped, and the
@@ -52,7 +50,7 @@ type Original = { agent: Agent; systemPrompt: string | undefined; modelId: strin
  * @example
  * ```ts
  * const agent = new Agent({ model, hooks: [new ForwardedPropsHook()] });
- * await agent.invoke("hi", { invocationState: { [FORWARDED_PROPS_KEY]: { plan: "pro" } } });
+ * await agent.invoke("hi", { invocationState: { forwardedProps: { plan: "pro" } } });
  * agent.state.get("forwarded_props"); // { plan: "pro" }
  * ```
  */
@@ -79,7 +77,7 @@ export class ForwardedPropsHook implements HookProvider {
   /** Registers the BeforeInvocation copy and, with `applyAgentConfig`, the AfterInvocation restore. */
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(BeforeInvocationEvent, (event) => {
-      const raw = event.invocationState[FORWARDED_PROPS_KEY];
+      const raw = runContext.forwardedProps.raw(event.invocationState);
       if (raw === undefined) return;
       const parsed = propsSchema.safeParse(raw);
       if (!parsed.success) {

@@ -15,7 +15,7 @@ import { getHistoryExchange } from "./history/exchange.js";
 import { summarizeHead } from "./history/summary.js";
 import { raceAbort } from "../agent/abort.js";
 import { estimateTokens, loadTranscript, maskTranscript } from "./history/transcript.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import { defaultLogger, type Logger } from "../logger.js";
 
 export {
   HISTORY_EXCHANGE_KEY,

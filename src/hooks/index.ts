@@ -10,10 +10,10 @@ export {
   TOOL_APPROVAL_KEY,
   approvalAnswerSchema,
   readAnswer,
-} from "./approval.js";
-export type { ApprovalAnswer, ApprovalRequest, ApprovalScope, ApprovalSubject, Decision } from "./approval.js";
-export { approvalDecisions, CONSUMED_APPROVALS_KEY } from "./approval-run.js";
-export type { ApprovalDecision } from "./approval-run.js";
+} from "./approval/request.js";
+export type { ApprovalAnswer, ApprovalRequest, ApprovalScope, ApprovalSubject, Decision } from "./approval/request.js";
+export { approvalDecisions, CONSUMED_APPROVALS_KEY } from "./approval/run.js";
+export type { ApprovalDecision } from "./approval/run.js";
 export { InterruptHook } from "./interrupt-hook.js";
 export type { GateRule, InterruptHookOptions, SubjectFn } from "./interrupt-hook.js";
 export { ToolApprovalHook } from "./tool-approval-hook.js";
@@ -30,10 +30,11 @@ export {
   ATTACHMENT_IMAGE_TYPES,
   ATTACHMENT_DOCUMENT_TYPES,
 } from "./tool-attachments-hook.js";
-export { ForwardedPropsHook, FORWARDED_PROPS_KEY } from "./forwarded-props-hook.js";
+export { ForwardedPropsHook } from "./forwarded-props-hook.js";
 export type { ForwardedPropsHookOptions } from "./forwarded-props-hook.js";
+export { SessionExchange } from "./approval/session-exchange.js";
+export type { SessionSnapshotIn } from "./approval/session-exchange.js";
 export {
-  SessionExchange,
   createSessionExchange,
   getSessionExchange,
   SESSION_EXCHANGE_KEY,
@@ -43,12 +44,14 @@ export {
   STREAM_PATH_KEY,
   CONTEXT_ITEMS_KEY,
   SHARED_STATE_KEY,
-} from "./session-exchange.js";
-export type { CreateSessionExchangeOptions, SessionSnapshotIn } from "./session-exchange.js";
+  FORWARDED_PROPS_KEY,
+  DELEGATION_ID_KEY,
+} from "../agent/run-context.js";
+export type { CreateSessionExchangeOptions } from "../agent/run-context.js";
 export { SessionStateHook, restoreSessionState, sessionStateSnapshot } from "./session-state-hook.js";
 export type { SessionSnapshot } from "./session-state-hook.js";
-export { defaultLogger } from "./logger.js";
-export type { Logger } from "./logger.js";
+export { defaultLogger } from "../logger.js";
+export type { Logger } from "../logger.js";
 export { editDistance } from "./tool-name-sanitizer.js";
 export {
   ContextHook,
@@ -96,7 +99,6 @@ export {
   EventPublisher,
   EventType,
   streamEventToJSON,
-  DELEGATION_ID_KEY,
   resolveToolLabel,
   incomingTask,
 } from "./event-publisher.js";

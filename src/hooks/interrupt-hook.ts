@@ -20,18 +20,12 @@ import {
   type ApprovalRequest,
   type ApprovalScope,
   type ApprovalSubject,
-} from "./approval.js";
-import {
-  approvalName,
-  principalOf,
-  recordDecision,
-  recordFingerprint,
-  remembers,
-  runGrants,
-  threadIdOf,
-} from "./approval-run.js";
-import { GrantLookup } from "./grant-lookup.js";
-import { defaultLogger, type Logger } from "./logger.js";
+} from "./approval/request.js";
+import { toolHookInterruptId } from "../agent/interrupt-id.js";
+import { runContext } from "../agent/run-context.js";
+import { approvalName, recordDecision, recordFingerprint, remembers, runGrants } from "./approval/run.js";
+import { GrantLookup } from "./approval/grant-lookup.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
 
 /**
@@ -173,15 +167,22 @@ export class InterruptHook implements HookProvider {
     if (!checked.ok) return;
     const subject = this.#subject(rule, toolUse.name, checked.value);
     if (subject === null) return;
-    const threadId = threadIdOf(invocationState);
-    const stored = event.agent.interruptState.interrupts.get(`hook:beforeToolCall:${toolUse.toolUseId}:${name}`);
+    const threadId = runContext.threadId.find(invocationState) || undefined; // "" names no conversation
+    const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
     if (stored?.response === undefined) {
       const match = { tool: toolUse.name, subjectKey: subject.key ?? undefined, threadId, now: this.#now() };
       if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey)) return;
       // A remembered grant counts only as far as the rule reaches today (a rule narrowed from
       // `always` to `once` asks again), and only for the person it was given by.
       const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(rule.remember));
-      if (await this.#grants.covers(invocationState, { ...match, scopes, principal: principalOf(invocationState) })) return;
+      if (
+        await this.#grants.covers(invocationState, {
+          ...match,
+          scopes,
+          principal: runContext.principal.find(invocationState) || undefined,
+        })
+      )
+        return;
     }
     // A subject we could not compute is never remembered beyond this call.
     let offered = subject.key?.startsWith(UNKNOWN)
@@ -278,9 +279,7 @@ export class InterruptHook implements HookProvider {
         return;
       }
     }
-    if (
-      !recordFingerprint(event.agent, `hook:beforeToolCall:${toolUse.toolUseId}:${name}`, toolUse.name, toolUse.toolUseId, input)
-    ) {
+    if (!recordFingerprint(event.agent, toolHookInterruptId(toolUse.toolUseId, name), toolUse.name, toolUse.toolUseId, input)) {
       event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
       this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
       return;

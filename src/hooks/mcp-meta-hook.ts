@@ -14,8 +14,8 @@ import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonObject, ToolUseBlock } from "../agent/messages.js";
 import type { AgentTool } from "../agent/tools.js";
 import { describe } from "../errors.js";
-import { defaultLogger, type Logger } from "./logger.js";
-import { RUN_ID_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import { runContext } from "../agent/run-context.js";
 
 /** `_meta` key of the runner's `toolUseId` (the MCP servers of kaboo read it under this name). */
 export const TOOL_CALL_ID_META_KEY = "toolCallId";
@@ -243,12 +243,10 @@ export class MCPCallMetaHook implements HookProvider {
     if (this.#stampToolCallId && !Object.hasOwn(meta, TOOL_CALL_ID_META_KEY))
       meta[TOOL_CALL_ID_META_KEY] = event.toolUse.toolUseId;
     if (this.#stampActor && !Object.hasOwn(meta, ACTOR_META_KEY)) {
-      const thread = event.invocationState[THREAD_ID_KEY];
-      const run = event.invocationState[RUN_ID_KEY];
       meta[ACTOR_META_KEY] = {
         agent: event.agent.name,
-        thread: typeof thread === "string" ? thread : null,
-        run: typeof run === "string" ? run : null,
+        thread: runContext.threadId.find(event.invocationState) ?? null,
+        run: runContext.runId.find(event.invocationState) ?? null,
       };
     }
     if (Object.keys(meta).length > 0) event.selectedTool = tool.withMeta(meta);

@@ -9,7 +9,7 @@ import { BeforeInvocationEvent, BeforeModelCallEvent } from "../agent/events.js"
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { Message } from "../agent/messages.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { getReferenceRegistry, MANIFEST_HEADER, referenceBlock, renderManifest } from "./references/registry.js";
 
 export {

@@ -11,8 +11,8 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { InterruptState, type InterruptStateJson } from "../agent/interrupt.js";
 import type { JsonValue, Message } from "../agent/messages.js";
 import { describe } from "../errors.js";
-import { getSessionExchange } from "./session-exchange.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import { getSessionExchange } from "../agent/run-context.js";
+import { defaultLogger, type Logger } from "../logger.js";
 
 /** What {@link sessionStateSnapshot} returns (wire names of the Python package). */
 export interface SessionSnapshot {

@@ -12,8 +12,8 @@ import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock } from "../agent/messages.js";
 import { describe } from "../errors.js";
 import { compileGlob } from "./glob.js";
-import { defaultLogger, type Logger } from "./logger.js";
-import { RUN_ID_KEY, SHARED_STATE_KEY } from "./session-exchange.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import { runContext } from "../agent/run-context.js";
 
 export type { Operation } from "fast-json-patch";
 
@@ -36,7 +36,7 @@ export interface StateEffectCall {
   readonly result: unknown;
   /** The agent that made the call. */
   readonly agent: string;
-  /** The run the call belongs to (`invocationState[RUN_ID_KEY]`, `""` when unset). */
+  /** The run the call belongs to (`runContext.runId`, `""` when unset). */
   readonly runId: string;
   /** The shared state before this effect: read it, never modify it (it is frozen). */
   readonly state: Readonly<JsonObject>;
@@ -148,13 +148,13 @@ export class StateEffectsHook implements HookProvider {
     const rules = config.effects.filter((_, i) => matches[i]);
     if (rules.length === 0) return;
     const agent = this.agentName || event.agent.name;
-    const runId = event.invocationState[RUN_ID_KEY];
+    const runId = runContext.runId.find(event.invocationState);
     const base = {
       tool,
       input: deepFreeze(safeClone(event.toolUse.input)),
       result: deepFreeze(resultValue(event.result)),
       agent,
-      runId: typeof runId === "string" ? runId : "",
+      runId: runId ?? "",
     };
     let state = this.#state(event.invocationState);
     const deltas: StateDelta[] = [];
@@ -165,7 +165,7 @@ export class StateEffectsHook implements HookProvider {
       deltas.push({ tool, toolUseId: event.toolUse.toolUseId, agent, ops: applied.ops });
     }
     if (deltas.length === 0) return;
-    event.invocationState[SHARED_STATE_KEY] = state;
+    runContext.sharedState.set(event.invocationState, state);
     const list = stateDeltas(event.invocationState);
     for (const delta of deltas) {
       list.push(delta);
@@ -246,7 +246,7 @@ export class StateEffectsHook implements HookProvider {
   }
 
   #state(invocationState: InvocationState): JsonObject {
-    const raw = invocationState[SHARED_STATE_KEY];
+    const raw = runContext.sharedState.raw(invocationState);
     if (raw === undefined || raw === null) return {};
     if (isObject(raw) && jsonValueSchema.safeParse(raw).success) return raw;
     this.#logger.warn("kaboo: StateEffectsHook found a shared state that is not a JSON object; effects start from {}.");

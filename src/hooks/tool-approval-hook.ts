@@ -4,14 +4,22 @@
  *
  * @module
  */
+import { toolInterruptId } from "../agent/interrupt-id.js";
 import * as z from "zod/v4/mini";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
-import { decisionNote, parseTime, readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type Decision } from "./approval.js";
-import { approvalName, approvedForOtherInput, recordDecision } from "./approval-run.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import {
+  decisionNote,
+  parseTime,
+  readAnswer,
+  TOOL_APPROVAL_KEY,
+  type ApprovalRequest,
+  type Decision,
+} from "./approval/request.js";
+import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
+import { defaultLogger, type Logger } from "../logger.js";
 
 /** What the host is told before the run continues, so the tool's service can honour the decision. */
 export interface ToolDecision {
@@ -103,7 +111,7 @@ export class ToolApprovalHook implements HookProvider {
    */
   async #applyEdit(event: BeforeToolCallEvent, tool: AgentTool): Promise<void> {
     const { toolUse } = event;
-    const answered = event.agent.interruptState.interrupts.get(`tool:${toolUse.toolUseId}:${this.#name}`);
+    const answered = event.agent.interruptState.interrupts.get(toolInterruptId(toolUse.toolUseId, this.#name));
     if (answered?.response === undefined) return;
     const answer = readAnswer(answered.response);
     if (answer.decision !== "approved" || answer.editedArgs === undefined) return;
@@ -130,7 +138,7 @@ export class ToolApprovalHook implements HookProvider {
 
   async #call(inner: AgentTool, input: unknown, context: ToolContext): Promise<ToolOutput> {
     const { toolUse } = context;
-    const id = `tool:${toolUse.toolUseId}:${this.#name}`;
+    const id = toolInterruptId(toolUse.toolUseId, this.#name);
     const asked = context.agent.interruptState.interrupts.get(id);
     if (asked?.response === undefined) {
       const output = await inner.call(input, context);

@@ -7,7 +7,7 @@
  */
 import { AfterModelCallEvent, BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { defaultLogger, type Logger } from "./logger.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { sanitizeToolName } from "./tool-name-sanitizer/sanitize.js";
 
 export { sanitizeToolName, canonicalToolName, closestToolNames, editDistance } from "./tool-name-sanitizer/sanitize.js";

@@ -10,7 +10,7 @@ import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/ind
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe } from "../errors.js";
-import type { Logger } from "../hooks/logger.js";
+import type { Logger } from "../logger.js";
 import { McpConnectError } from "./errors.js";
 import { boundedMcpFetch } from "./fetch.js";
 import { type ListMcpToolsOptions, listMcpTools } from "./list.js";

@@ -7,7 +7,7 @@
  */
 import * as z from "zod/v4/mini";
 import { describe } from "../errors.js";
-import { defaultLogger, type Logger } from "../hooks/logger.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { McpConnectError } from "./errors.js";
 import { anyResult, type McpAgentTool, type McpClientLike, type McpToolOptions, mcpTool } from "./tool.js";
 

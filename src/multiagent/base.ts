@@ -39,10 +39,10 @@ import {
   type NodeResult,
 } from "./types.js";
 import { raceAbort } from "../agent/abort.js";
+import { innerInterruptId, isNodeInterrupt, nodeInterruptId } from "../agent/interrupt-id.js";
+import { runContext } from "../agent/run-context.js";
 
-import { STREAM_PATH_KEY } from "../hooks/session-exchange.js";
-
-export { STREAM_PATH_KEY };
+export { STREAM_PATH_KEY } from "../agent/run-context.js";
 
 /** What a Graph node may be. */
 export type MultiAgentNode = Agent | MultiAgentBase | NodeExecutor;
@@ -191,15 +191,15 @@ export abstract class MultiAgentBase implements Orchestrator {
 
   /** The stream path of a node execution: `<parent path>.<orchestrator>.<node>` plus `#N` from the 2nd run. */
   protected executionId(invocationState: InvocationState, nodeId: string, count: number): string {
-    const parent = invocationState[STREAM_PATH_KEY];
-    const base = typeof parent === "string" && parent ? `${parent}.${this.name}` : this.name;
+    const parent = runContext.streamPath.find(invocationState);
+    const base = parent ? `${parent}.${this.name}` : this.name;
     return `${base}.${nodeId}${count > 1 ? `#${count}` : ""}`;
   }
 
   /** Records a paused node's interrupts on the orchestrator as `node:<nodeId>:<innerId>`. */
   protected collectNodeInterrupts(nodeId: string, inner: readonly Interrupt[]): void {
     for (const i of inner) {
-      const id = `node:${nodeId}:${i.id}`;
+      const id = nodeInterruptId(nodeId, i.id);
       const outer: Interrupt = { id, name: i.name };
       if (i.reason !== undefined) outer.reason = i.reason;
       this.interruptState.interrupts.set(id, outer);
@@ -208,12 +208,11 @@ export abstract class MultiAgentBase implements Orchestrator {
 
   /** Answers for a node's own interrupts, mapped back to the node's ids. */
   protected answersFor(nodeId: string): InterruptResponse[] {
-    const prefix = `node:${nodeId}:`;
     const out: InterruptResponse[] = [];
     for (const i of this.interruptState.interrupts.values()) {
-      if (i.id.startsWith(prefix) && i.response !== undefined) {
-        out.push({ interruptResponse: { interruptId: i.id.slice(prefix.length), response: i.response } });
-      }
+      const inner = innerInterruptId(i.id, nodeId);
+      if (inner !== undefined && i.response !== undefined)
+        out.push({ interruptResponse: { interruptId: inner, response: i.response } });
     }
     return out;
   }
@@ -221,8 +220,7 @@ export abstract class MultiAgentBase implements Orchestrator {
   /** Forgets the interrupts of a node that finished. */
   protected dropNodeInterrupts(nodeId: string): void {
     for (const id of [...this.interruptState.interrupts.keys()]) {
-      if (id.startsWith(`node:${nodeId}:`) || id.startsWith(`hook:beforeNodeCall:${nodeId}:`))
-        this.interruptState.interrupts.delete(id);
+      if (isNodeInterrupt(id, nodeId)) this.interruptState.interrupts.delete(id);
     }
   }
 
@@ -278,7 +276,7 @@ export abstract class MultiAgentBase implements Orchestrator {
             () => controller.abort(new MultiAgentTimeoutError(`Node "${o.nodeId}"`, this.nodeTimeoutMs as number)),
             this.nodeTimeoutMs,
           );
-    const childState: InvocationState = { ...o.invocationState, [STREAM_PATH_KEY]: o.executionId };
+    const childState = runContext.streamPath.with(o.invocationState, o.executionId);
     try {
       const run = runNode(
         o.node,
@@ -299,7 +297,7 @@ export abstract class MultiAgentBase implements Orchestrator {
           nodeId: o.nodeId,
           executionId: o.executionId,
           status: "interrupted",
-          interruptIds: out.interrupts.map((i) => `node:${o.nodeId}:${i.id}`),
+          interruptIds: out.interrupts.map((i) => nodeInterruptId(o.nodeId, i.id)),
         });
         return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
       }
@@ -343,10 +341,10 @@ export abstract class MultiAgentBase implements Orchestrator {
 
 function parentIds(state: InvocationState): { parentExecutionId?: string; parentToolCallId?: string } {
   const out: { parentExecutionId?: string; parentToolCallId?: string } = {};
-  const path = state[STREAM_PATH_KEY];
-  if (typeof path === "string" && path) out.parentExecutionId = path;
-  const call = state["delegationId"];
-  if (typeof call === "string" && call) out.parentToolCallId = call;
+  const path = runContext.streamPath.find(state);
+  if (path) out.parentExecutionId = path;
+  const call = runContext.delegationId.find(state);
+  if (call) out.parentToolCallId = call;
   return out;
 }
 

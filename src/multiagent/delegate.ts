@@ -5,13 +5,12 @@
  */
 import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
-import type { InvocationState } from "../agent/events.js";
 import { InterruptSignal, InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupt.js";
 import { messageText, type JsonObject, type JsonValue, type Message } from "../agent/messages.js";
 import { tool, type AgentTool, type ToolAnnotations, type ToolContext } from "../agent/tools.js";
 import { UserError } from "../errors.js";
-import { DELEGATION_ID_KEY } from "../hooks/event-publisher.js";
-import { SESSION_EXCHANGE_KEY, getSessionExchange } from "../hooks/session-exchange.js";
+import { isCallInterrupt, repeatedInterruptName } from "../agent/interrupt-id.js";
+import { runContext } from "../agent/run-context.js";
 
 /** Options of {@link agentAsTool}. */
 export interface AgentAsToolOptions<S extends z.ZodMiniType> {
@@ -84,14 +83,14 @@ function taskOf(input: unknown): string {
 
 async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolContext): Promise<string> {
   const toolUseId = ctx.toolUse.toolUseId;
-  const exchange = getSessionExchange(ctx.invocationState);
-  const parentAsked = [...ctx.agent.interruptState.interrupts.values()].some((i) => i.id.startsWith(`tool:${toolUseId}:`));
+  const exchange = runContext.sessionExchange.find(ctx.invocationState);
+  const parentAsked = [...ctx.agent.interruptState.interrupts.keys()].some((id) => isCallInterrupt(id, toolUseId, ["tool"]));
   if (parentAsked && !agent.interruptState.activated) restore(agent, exchange?.delegates[name], toolUseId);
   // A pause this call does not answer belongs to a call the parent gave up (cancelled, discarded):
   // it will never be answered, and keeping it would refuse every later task.
   if (!parentAsked && agent.interruptState.activated) agent.discardInterrupts();
-  const childState: InvocationState = { ...ctx.invocationState, [DELEGATION_ID_KEY]: toolUseId };
-  delete childState[SESSION_EXCHANGE_KEY];
+  const childState = runContext.delegationId.with(ctx.invocationState, toolUseId);
+  runContext.sessionExchange.delete(childState);
   let input: string | InterruptResponse[] = task;
   if (parentAsked && agent.interruptState.activated) {
     // The answers were given to the parent's interrupts; read them back under the delegate's ids.
@@ -99,7 +98,7 @@ async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolCo
       interruptResponse: { interruptId: inner.id, response },
     }));
     for (const id of [...ctx.agent.interruptState.interrupts.keys()])
-      if (id.startsWith(`tool:${toolUseId}:`)) ctx.agent.interruptState.interrupts.delete(id);
+      if (isCallInterrupt(id, toolUseId, ["tool"])) ctx.agent.interruptState.interrupts.delete(id);
   }
   const result = await agent.invoke(input, { invocationState: childState, signal: ctx.signal });
   if (result.stopReason === "interrupt") {
@@ -127,7 +126,7 @@ function askParent(ctx: ToolContext, inner: readonly Interrupt[]): { inner: Inte
     seen.set(i.name, n);
     try {
       const response = ctx.interrupt({
-        name: n > 1 ? `${i.name}#${n}` : i.name,
+        name: repeatedInterruptName(i.name, n),
         ...(i.reason !== undefined ? { reason: i.reason } : {}),
       });
       answers.push({ inner: i, response });

@@ -22,7 +22,7 @@ import {
   type ContextReport,
   type ViewRequest,
 } from "../../src/hooks/context-hook.js";
-import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "../../src/hooks/session-exchange.js";
+import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "../../src/agent/run-context.js";
 
 const logs = () => {
   const warns: string[] = [];

@@ -20,8 +20,8 @@ import {
   type ScriptedTurn,
   type ToolResultBlock,
 } from "../../src/index.js";
+import { DELEGATION_ID_KEY } from "../../src/agent/run-context.js";
 import {
-  DELEGATION_ID_KEY,
   EventPublisher,
   EventType,
   incomingTask,
@@ -31,7 +31,7 @@ import {
   type StreamEvent,
 } from "../../src/hooks/event-publisher.js";
 import { resultText } from "../../src/hooks/event-publisher/helpers.js";
-import type { Logger } from "../../src/hooks/logger.js";
+import type { Logger } from "../../src/logger.js";
 
 const quietLogger = (): Logger & { errors: unknown[][] } => {
   const errors: unknown[][] = [];

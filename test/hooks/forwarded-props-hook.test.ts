@@ -1,7 +1,8 @@
 import { describe, expect, test, vi } from "vitest";
 import { Agent, ScriptedModel, BeforeModelCallEvent } from "../../src/index.js";
-import { FORWARDED_PROPS_KEY, ForwardedPropsHook } from "../../src/hooks/forwarded-props-hook.js";
-import type { Logger } from "../../src/hooks/logger.js";
+import { FORWARDED_PROPS_KEY } from "../../src/agent/run-context.js";
+import { ForwardedPropsHook } from "../../src/hooks/forwarded-props-hook.js";
+import type { Logger } from "../../src/logger.js";
 
 function capture(): Logger & { warns: string[] } {
   const warns: string[] = [];

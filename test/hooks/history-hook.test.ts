@@ -12,7 +12,7 @@ import {
   createHistoryExchange,
 } from "../../src/hooks/history-hook.js";
 import { maskTranscript, pairingProblem } from "../../src/hooks/history/transcript.js";
-import type { Logger } from "../../src/hooks/logger.js";
+import type { Logger } from "../../src/logger.js";
 import { UserError } from "../../src/errors.js";
 import { expectConsistentTranscript } from "../agent/helpers.js";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { InterruptState, ScriptedModel } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import type { ApprovalRequest } from "../../src/hooks/approval.js";
+import type { ApprovalRequest } from "../../src/hooks/approval/request.js";
 import { answer, bank, callsThenAnswers, newAgent } from "./approval-fixtures.js";
 import { hostState } from "./host-state.js";
 

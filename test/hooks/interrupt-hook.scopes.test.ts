@@ -4,7 +4,7 @@
 // resume run carries kaboo_grants — a remembered grant the person was never offered.
 import { describe, expect, it } from "vitest";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { approvalDecisions } from "../../src/hooks/approval-run.js";
+import { approvalDecisions } from "../../src/hooks/approval/run.js";
 import { bank, callsThenAnswers, newAgent } from "./approval-fixtures.js";
 import { hostState } from "./host-state.js";
 

@@ -1,12 +1,11 @@
 import { describe, expect, test } from "vitest";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { approvalDecisions } from "../../src/hooks/approval-run.js";
+import { approvalDecisions } from "../../src/hooks/approval/run.js";
 import { signGrant } from "../../src/grants/signing.js";
 import type { Grant } from "../../src/grants/grant.js";
 import { UnknownInterruptIdError } from "../../src/index.js";
-import type { ApprovalRequest as ApprovalRequestLike } from "../../src/hooks/approval.js";
-import type { ApprovalScope } from "../../src/hooks/approval.js";
-import { PRINCIPAL_KEY } from "../../src/hooks/session-exchange.js";
+import type { ApprovalRequest as ApprovalRequestLike, ApprovalScope } from "../../src/hooks/approval/request.js";
+import { PRINCIPAL_KEY } from "../../src/agent/run-context.js";
 import { answer, bank, callsThenAnswers, newAgent, silentLogger } from "./approval-fixtures.js";
 import { hostState } from "./host-state.js";
 

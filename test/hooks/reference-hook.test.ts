@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel, type Message, type ScriptedRequest } from "../../src/index.js";
-import type { Logger } from "../../src/hooks/logger.js";
+import type { Logger } from "../../src/logger.js";
 import {
   MANIFEST_HEADER,
   REFERENCES_KEY,

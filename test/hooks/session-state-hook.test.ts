@@ -13,12 +13,8 @@ import {
   type InvocationState,
   type Message,
 } from "../../src/index.js";
-import {
-  SESSION_EXCHANGE_KEY,
-  SessionExchange,
-  createSessionExchange,
-  getSessionExchange,
-} from "../../src/hooks/session-exchange.js";
+import { SessionExchange } from "../../src/hooks/approval/session-exchange.js";
+import { SESSION_EXCHANGE_KEY, createSessionExchange, getSessionExchange } from "../../src/agent/run-context.js";
 import {
   SessionStateHook,
   restoreSessionState,

@@ -3,8 +3,8 @@ import jsonpatch from "fast-json-patch";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type AgentTool, type HookProvider } from "../../src/index.js";
-import type { Logger } from "../../src/hooks/logger.js";
-import { RUN_ID_KEY, SHARED_STATE_KEY } from "../../src/hooks/session-exchange.js";
+import type { Logger } from "../../src/logger.js";
+import { RUN_ID_KEY, SHARED_STATE_KEY } from "../../src/agent/run-context.js";
 import {
   STATE_EFFECTS_KEY,
   StateEffectsHook,

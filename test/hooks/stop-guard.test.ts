@@ -12,7 +12,7 @@ import {
   type ToolResultBlock,
 } from "../../src/index.js";
 import { MultiAgentStopGuard, StopGuard, stopGuardFromSignal } from "../../src/hooks/stop-guard.js";
-import type { Logger } from "../../src/hooks/logger.js";
+import type { Logger } from "../../src/logger.js";
 
 function capture(): Logger & { warns: { message: string; data?: Record<string, unknown> }[] } {
   const warns: { message: string; data?: Record<string, unknown> }[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { Agent, ScriptedModel, tool, type JsonValue } from "../../src/index.js";
 import { ToolApprovalHook, type ToolDecision } from "../../src/hooks/tool-approval-hook.js";
-import type { ApprovalRequest } from "../../src/hooks/approval.js";
+import type { ApprovalRequest } from "../../src/hooks/approval/request.js";
 import { answer, silentLogger } from "./approval-fixtures.js";
 
 /** A tool whose service asks for approval until it has been told of one. */

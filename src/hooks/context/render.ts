@@ -8,7 +8,7 @@
 import jsonpatch from "fast-json-patch";
 import * as z from "zod/v4/mini";
 import { KabooError } from "../../errors.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 
 /** An AG-UI context item (`RunAgentInput.context`). */
 export interface ContextItem {

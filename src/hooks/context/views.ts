@@ -10,7 +10,7 @@ import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { KabooError, describe } from "../../errors.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { ContextItem, RenderedView } from "./render.js";
 
 /** A working view's answer: a base for the whole invocation and the changes since it. */
@@ -24,9 +24,9 @@ export interface View {
 /** What a working view is asked to render at one model call. */
 export interface ViewRequest {
   readonly agent: Agent;
-  /** `invocationState[THREAD_ID_KEY]`, when the host set it. */
+  /** The run's `threadId` (`runContext.threadId`), when the host set it. */
   readonly threadId: string | undefined;
-  /** `invocationState[RUN_ID_KEY]`, when the host set it. */
+  /** The run's `runId` (`runContext.runId`), when the host set it. */
   readonly runId: string | undefined;
   /** Whether this is the invocation's first model call, when the base is kept. */
   readonly firstCall: boolean;

@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages.js";
 import { toolResultText } from "../../agent/messages.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { StreamEvent, StreamEventCallback } from "./types.js";
 
 /**

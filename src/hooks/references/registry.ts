@@ -7,7 +7,7 @@
 import * as z from "zod/v4/mini";
 import type { InvocationState } from "../../agent/events.js";
 import type { DocumentBlock, ImageBlock } from "../../agent/messages.js";
-import { defaultLogger, type Logger } from "../logger.js";
+import { defaultLogger, type Logger } from "../../logger.js";
 
 /** `invocationState` key of the run's {@link ReferenceRegistry}. */
 export const REFERENCES_KEY = "kabooReferences";

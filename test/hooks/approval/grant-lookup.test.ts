@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { GrantLookup } from "../../src/hooks/grant-lookup.js";
-import { signGrant } from "../../src/grants/signing.js";
-import type { Grant } from "../../src/grants/grant.js";
-import { silentLogger } from "./approval-fixtures.js";
+import { GrantLookup } from "../../../src/hooks/approval/grant-lookup.js";
+import { signGrant } from "../../../src/grants/signing.js";
+import type { Grant } from "../../../src/grants/grant.js";
+import { silentLogger } from "../approval-fixtures.js";
 
 const g = (over: Partial<Grant> = {}): Grant =>
   ({ tool: "pay", scope: "always", grantedAt: 1, subjectKey: "to:a", ...over }) as Grant;

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
+import type { JsonObject, JsonValue } from "../../agent/messages.js";
 
 /** Decision scopes, narrowest first: this call, this conversation, from now on. */
 export const APPROVAL_SCOPES = ["once", "thread", "always"] as const;
@@ -13,8 +13,7 @@ export const APPROVAL_SCOPES = ["once", "thread", "always"] as const;
 /** One of {@link APPROVAL_SCOPES}. */
 export type ApprovalScope = (typeof APPROVAL_SCOPES)[number];
 
-/** `forwardedProps` key carrying the decisions the host remembers (wire name of the Python package). */
-export const GRANTS_PROP = "kaboo_grants";
+export { GRANTS_PROP } from "../../agent/run-context.js";
 
 /** Key of the reply a tool sends instead of a result when a call needs approval. */
 export const TOOL_APPROVAL_KEY = "kaboo_approval";

@@ -9,7 +9,7 @@ import {
   parseTime,
   readAnswer,
   scopesUpTo,
-} from "../../src/hooks/approval.js";
+} from "../../../src/hooks/approval/request.js";
 
 describe("readAnswer", () => {
   test.each([

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { defaultLogger } from "../../src/hooks/logger.js";
+import { defaultLogger } from "../src/logger.js";
 
 describe("defaultLogger", () => {
   afterEach(() => vi.restoreAllMocks());

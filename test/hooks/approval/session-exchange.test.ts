@@ -1,10 +1,6 @@
 import { describe, expect, test } from "vitest";
-import {
-  createSessionExchange,
-  getSessionExchange,
-  SESSION_EXCHANGE_KEY,
-  SessionExchange,
-} from "../../src/hooks/session-exchange.js";
+import { SessionExchange } from "../../../src/hooks/approval/session-exchange.js";
+import { createSessionExchange, getSessionExchange, SESSION_EXCHANGE_KEY } from "../../../src/agent/run-context.js";
 
 const quiet = () => {
   const warnings: string[] = [];

@@ -4,14 +4,13 @@
  *
  * @module
  */
-import type { InvocationState } from "../agent/events.js";
-import { findVerifiedGrant } from "../grants/accept.js";
-import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../grants/find.js";
-import { parseGrants } from "../grants/grant.js";
-import type { GrantSecret } from "../grants/signing.js";
-import { GRANTS_PROP } from "./approval.js";
-import { forwardedPropsOf } from "./approval-run.js";
-import type { Logger } from "./logger.js";
+import type { InvocationState } from "../../agent/events.js";
+import { findVerifiedGrant } from "../../grants/accept.js";
+import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../../grants/find.js";
+import { parseGrants } from "../../grants/grant.js";
+import type { GrantSecret } from "../../grants/signing.js";
+import { grantsIn } from "../../agent/run-context.js";
+import type { Logger } from "../../logger.js";
 
 /** Parses, verifies and indexes a run's grants lazily, once per invocation. */
 export class GrantLookup {
@@ -40,9 +39,9 @@ export class GrantLookup {
   }
 
   async #load(invocationState: InvocationState): Promise<GrantIndex> {
-    const props = forwardedPropsOf(invocationState);
-    if (!props || !Object.hasOwn(props, GRANTS_PROP)) return indexGrants([]);
-    const { grants, rejected } = parseGrants(props[GRANTS_PROP]);
+    const sent = grantsIn(invocationState);
+    if (!sent.sent) return indexGrants([]);
+    const { grants, rejected } = parseGrants(sent.value);
     for (const r of rejected) this.#log.warn("malformed grant ignored", { reason: r.reason });
     return indexGrants(grants);
   }

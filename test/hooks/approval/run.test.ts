@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { Agent, ScriptedModel } from "../../src/index.js";
+import { Agent, ScriptedModel } from "../../../src/index.js";
 import {
   approvalDecisions,
   approvalName,
@@ -8,9 +8,8 @@ import {
   recordFingerprint,
   remembers,
   runGrants,
-  threadIdOf,
-} from "../../src/hooks/approval-run.js";
-import { hostState } from "./host-state.js";
+} from "../../../src/hooks/approval/run.js";
+import { hostState } from "../host-state.js";
 
 const agent = () => new Agent({ model: new ScriptedModel({ script: [] }) });
 
@@ -34,8 +33,6 @@ describe("approval run bookkeeping", () => {
     expect(remembers(hostState({ grants: [] }))).toBe(false);
     expect(remembers(hostState({ publishes: true }))).toBe(false);
     expect(remembers({ forwardedProps: "x" })).toBe(false);
-    expect(threadIdOf({ threadId: 5 })).toBeUndefined();
-    expect(threadIdOf({ threadId: "t" })).toBe("t");
   });
   test("a fingerprint binds an approval to one call; the record is bounded", () => {
     const ag = agent();

@@ -5,12 +5,13 @@
  *
  * @module
  */
-import type { Agent } from "../agent/agent.js";
-import type { InvocationState } from "../agent/events.js";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
-import { GRANTS_PROP, TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./approval.js";
-import { FORWARDED_PROPS_KEY } from "./forwarded-props-hook.js";
-import { getSessionExchange, PRINCIPAL_KEY, THREAD_ID_KEY } from "./session-exchange.js";
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import { isCallInterrupt } from "../../agent/interrupt-id.js";
+import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { grantsIn, runContext, type RunGrant } from "../../agent/run-context.js";
+import type { GrantInput } from "../../grants/store.js";
+import { TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./request.js";
 
 /** A decision taken in this run, for the host to remember (`thread`/`always`) or audit. */
 export interface ApprovalDecision {
@@ -22,38 +23,13 @@ export interface ApprovalDecision {
   scope: ApprovalScope;
 }
 
-const DECISIONS = Symbol("kaboo.approvalDecisions");
-const RUN_GRANTS = Symbol("kaboo.runGrants");
 /** Agent-state key of the consumed-approval record (interrupt id → call fingerprint). */
 export const CONSUMED_APPROVALS_KEY = "kaboo_consumed_approvals";
 const CONSUMED_LIMIT = 500;
 
-type Bag = InvocationState & {
-  [DECISIONS]?: ApprovalDecision[];
-  [RUN_GRANTS]?: { tool: string; subjectKey: string | undefined }[];
-};
-
 /** The interrupt name of an approval request of this agent. */
 export function approvalName(agentName: string): string {
   return agentName ? `${agentName}:${TOOL_APPROVAL_KEY}` : TOOL_APPROVAL_KEY;
-}
-
-/** The run's forwarded props, when they are a JSON object. */
-export function forwardedPropsOf(invocationState: InvocationState): Record<string, unknown> | undefined {
-  const props = invocationState[FORWARDED_PROPS_KEY];
-  return typeof props === "object" && props !== null && !Array.isArray(props) ? (props as Record<string, unknown>) : undefined;
-}
-
-/** The run's thread id, when it has one. */
-export function threadIdOf(invocationState: InvocationState): string | undefined {
-  const id = invocationState[THREAD_ID_KEY];
-  return typeof id === "string" && id !== "" ? id : undefined;
-}
-
-/** The person the run serves (set by the edge handler's `principal`), when there is one. */
-export function principalOf(invocationState: InvocationState): string | undefined {
-  const id = invocationState[PRINCIPAL_KEY];
-  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /**
@@ -62,27 +38,51 @@ export function principalOf(invocationState: InvocationState): string | undefine
  * (a session exchange that publishes approvals).
  */
 export function remembers(invocationState: InvocationState): boolean {
-  const props = forwardedPropsOf(invocationState);
-  return !!props && Object.hasOwn(props, GRANTS_PROP) && getSessionExchange(invocationState)?.publishesApprovals === true;
+  return grantsIn(invocationState).sent && runContext.sessionExchange.find(invocationState)?.publishesApprovals === true;
 }
 
 /** Decisions taken so far in this run (the AG-UI adapter stores `thread`/`always` ones in its GrantStore). */
 export function approvalDecisions(invocationState: InvocationState): readonly ApprovalDecision[] {
-  return (invocationState as Bag)[DECISIONS] ?? [];
+  return runContext.decisions.find(invocationState) ?? [];
 }
 
 /** Records a decision; an approval wider than `once` also covers later calls of this run. */
 export function recordDecision(invocationState: InvocationState, decision: ApprovalDecision): void {
-  const bag = invocationState as Bag;
-  (bag[DECISIONS] ??= []).push(decision);
+  const decisions = runContext.decisions.find(invocationState) ?? [];
+  decisions.push(decision);
+  runContext.decisions.set(invocationState, decisions);
   if (decision.decision === "approved" && decision.scope !== "once") {
-    (bag[RUN_GRANTS] ??= []).push({ tool: decision.tool, subjectKey: decision.subject.key ?? undefined });
+    const grants = runContext.runGrants.find(invocationState) ?? [];
+    grants.push({ tool: decision.tool, subjectKey: decision.subject.key ?? undefined });
+    runContext.runGrants.set(invocationState, grants);
   }
 }
 
 /** Approvals wider than `once` given earlier in this run. */
-export function runGrants(invocationState: InvocationState): readonly { tool: string; subjectKey: string | undefined }[] {
-  return (invocationState as Bag)[RUN_GRANTS] ?? [];
+export function runGrants(invocationState: InvocationState): readonly RunGrant[] {
+  return runContext.runGrants.find(invocationState) ?? [];
+}
+
+/**
+ * The grants a run's decisions create: one per approval wider than `once` (a `thread` one is
+ * bound to `threadId`). Hosts record them in their store or hand them to the client.
+ * @param decisions - The run's decisions ({@link approvalDecisions}).
+ * @param threadId - The run's conversation.
+ * @returns Grant inputs, without `grantedAt` (the store or the caller stamps it).
+ */
+export function decisionGrants(decisions: readonly ApprovalDecision[], threadId: string): GrantInput[] {
+  const out: GrantInput[] = [];
+  for (const d of decisions) {
+    if (d.decision !== "approved" || d.scope === "once") continue;
+    const grant: GrantInput = { tool: d.tool, scope: d.scope };
+    if (d.subject.key !== null) {
+      grant.subjectKey = d.subject.key;
+      grant.subjectLabel = d.subject.label;
+    }
+    if (d.scope === "thread") grant.threadId = threadId;
+    out.push(grant);
+  }
+  return out;
 }
 
 /** What an approval was given for: the tool, the call and a hash of its input. */
@@ -98,8 +98,7 @@ export function approvedForOtherInput(agent: Agent, tool: string, toolUseId: str
   const raw = agent.state.get(CONSUMED_APPROVALS_KEY);
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
   const mine = callFingerprint(tool, toolUseId, input);
-  const prefix = `hook:beforeToolCall:${toolUseId}:`;
-  return Object.entries(raw).some(([id, fingerprint]) => id.startsWith(prefix) && fingerprint !== mine);
+  return Object.entries(raw).some(([id, fingerprint]) => isCallInterrupt(id, toolUseId, ["toolHook"]) && fingerprint !== mine);
 }
 
 /**

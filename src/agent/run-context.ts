@@ -1,0 +1,223 @@
+/**
+ * The run context: every per-run fact a host (the AG-UI adapter, an orchestrator, a delegate)
+ * hands the hooks through `invocationState`, each under one key defined here with a typed reader
+ * and writer. Nothing else spells these keys.
+ *
+ * Everything lives in one run's `invocationState`: a Workers isolate or a page serves several runs
+ * at once, so nothing is kept in module variables. Keys that are wire names (a host may set them
+ * by hand) are strings; bookkeeping that must never reach JSON is under symbols.
+ *
+ * Two readers per key: `get` is strict and throws {@link InvalidRunContextError} when the key holds
+ * something else; `find` is lenient and reads such a value as absent, for hooks that skip what a
+ * host got wrong rather than fail the run. The paused batch is not in `invocationState` but in
+ * the agent's interrupt state; its owner is `./paused-batch.ts`.
+ *
+ * @module
+ */
+import { InvalidRunContextError } from "../errors.js";
+import { SessionExchange } from "../hooks/approval/session-exchange.js";
+import type { ApprovalDecision } from "../hooks/approval/run.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import type { InvocationState } from "./events.js";
+import type { ExecutionLedger } from "./ledger.js";
+
+/** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
+export const THREAD_ID_KEY = "threadId";
+/**
+ * `invocationState` key of the person the run serves, a string the host vouches for (the edge
+ * handler's `principal`). Remembered grants apply only to the person they were given by.
+ */
+export const PRINCIPAL_KEY = "kabooPrincipal";
+/** `invocationState` key of the run (AG-UI `runId`), a string. */
+export const RUN_ID_KEY = "runId";
+/** `invocationState` key of the run's {@link SessionExchange}. */
+export const SESSION_EXCHANGE_KEY = "kabooSessionExchange";
+/** `invocationState` key of the dot path an orchestrator gives the node it runs (`research.web#2`). */
+export const STREAM_PATH_KEY = "kabooStreamPath";
+/**
+ * `invocationState` key of the tool-call id a coordinator used to delegate to this agent (a
+ * string). A grouped agent's `STREAM_GROUP_START` carries it as `tool_call_id`, so a UI can tie
+ * the coordinator's inline tool row to the delegate's activity card.
+ */
+export const DELEGATION_ID_KEY = "delegationId";
+/** The `invocationState` key the host (e.g. the AG-UI adapter) puts a run's forwarded props under. */
+export const FORWARDED_PROPS_KEY = "forwardedProps";
+/** Key of the remembered grants inside `forwardedProps`. */
+export const GRANTS_PROP = "kaboo_grants";
+/**
+ * `invocationState` key of the run's AG-UI context items: an array of
+ * `{ description: string, value: string }` (AG-UI `RunAgentInput.context`).
+ * See `ContextHook` for how an item names the browser tool it belongs to.
+ */
+export const CONTEXT_ITEMS_KEY = "aguiContext";
+/**
+ * `invocationState` key of the run's shared state: the JSON object the client
+ * and the agent both see (AG-UI `RunAgentInput.state`). State effects replace
+ * it as tools succeed; readers take it afresh at every step and never modify it.
+ */
+export const SHARED_STATE_KEY = "sharedState";
+/** `invocationState` key of the run's execution ledger (the record of which calls ran). */
+export const EXECUTION_LEDGER_KEY = "kabooExecutionLedger";
+
+const DECISIONS = Symbol("kaboo.approvalDecisions");
+const RUN_GRANTS = Symbol("kaboo.runGrants");
+
+/** One per-run fact: its key, a strict and a lenient reader, and a writer. */
+export interface RunKey<T> {
+  /** The `invocationState` key. */
+  readonly key: string | symbol;
+  /**
+   * @returns The value, or `undefined` when the key is absent.
+   * @throws InvalidRunContextError when the key holds something else.
+   */
+  get(state: InvocationState): T | undefined;
+  /** @returns The value, or `undefined` when the key is absent or holds something else. */
+  find(state: InvocationState): T | undefined;
+  /** @returns Whatever the key holds, unchecked (for a reader that validates it with its own schema). */
+  raw(state: InvocationState): unknown;
+  /** Stores `value` under the key. */
+  set(state: InvocationState, value: T): void;
+  /** Removes the key (a child run that must not see the parent's value). */
+  delete(state: InvocationState): void;
+  /** @returns A shallow copy of `state` (a child run's) with `value` under the key. */
+  with(state: InvocationState, value: T): InvocationState;
+}
+
+function runKey<T>(key: string | symbol, expected: string, is: (value: unknown) => value is T): RunKey<T> {
+  // Symbol keys are internal bookkeeping: `InvocationState` is typed by its string keys only.
+  const bag = (state: InvocationState) => state as Record<string | symbol, unknown>;
+  return {
+    key,
+    get(state) {
+      const value = bag(state)[key];
+      if (value === undefined || is(value)) return value;
+      throw new InvalidRunContextError(typeof key === "string" ? key : (key.description ?? "?"), expected, value);
+    },
+    find(state) {
+      const value = bag(state)[key];
+      return is(value) ? value : undefined;
+    },
+    raw(state) {
+      return bag(state)[key];
+    },
+    set(state, value) {
+      bag(state)[key] = value;
+    },
+    delete(state) {
+      delete bag(state)[key];
+    },
+    with(state, value) {
+      const child = { ...state };
+      bag(child)[key] = value;
+      return child;
+    },
+  };
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
+const isLedger = (v: unknown): v is ExecutionLedger =>
+  isRecord(v) && typeof v.claim === "function" && typeof v.settle === "function" && typeof v.release === "function";
+
+/** A remembered-grant use of this run: an approval wider than `once`. */
+export interface RunGrant {
+  tool: string;
+  subjectKey: string | undefined;
+}
+
+/** The run's keys. */
+export const runContext = {
+  /** The conversation (AG-UI `threadId`). */
+  threadId: runKey<string>(THREAD_ID_KEY, "a string", isString),
+  /** The person the run serves, as the host vouches (the edge handler's `principal`). */
+  principal: runKey<string>(PRINCIPAL_KEY, "a string", isString),
+  /** The run (AG-UI `runId`). */
+  runId: runKey<string>(RUN_ID_KEY, "a string", isString),
+  /** The run's session exchange (the paused session the client sent and gets back). */
+  sessionExchange: runKey<SessionExchange>(SESSION_EXCHANGE_KEY, "a SessionExchange", (v) => v instanceof SessionExchange),
+  /** The dot path of the node an orchestrator runs. */
+  streamPath: runKey<string>(STREAM_PATH_KEY, "a string", isString),
+  /** The tool-call id a coordinator delegated to this agent under. */
+  delegationId: runKey<string>(DELEGATION_ID_KEY, "a string", isString),
+  /** The run's forwarded props (AG-UI `forwardedProps`), a JSON object; grants come in under {@link GRANTS_PROP}. */
+  forwardedProps: runKey<Record<string, unknown>>(FORWARDED_PROPS_KEY, "a JSON object", isRecord),
+  /** The run's AG-UI context items (untrusted; `ContextHook` validates each). */
+  contextItems: runKey<unknown[]>(CONTEXT_ITEMS_KEY, "an array", isArray),
+  /** The run's shared state (AG-UI `state`). */
+  sharedState: runKey<Record<string, unknown>>(SHARED_STATE_KEY, "a JSON object", isRecord),
+  /** The run's execution ledger. */
+  executionLedger: runKey<ExecutionLedger>(EXECUTION_LEDGER_KEY, "an ExecutionLedger", isLedger),
+  /** Approval decisions taken in this run (out: the host remembers `thread`/`always` ones). */
+  decisions: runKey<ApprovalDecision[]>(DECISIONS, "a list of decisions", isArray as (v: unknown) => v is ApprovalDecision[]),
+  /** Approvals wider than `once` given earlier in this run (they cover later calls of the run). */
+  runGrants: runKey<RunGrant[]>(RUN_GRANTS, "a list of grants", isArray as (v: unknown) => v is RunGrant[]),
+} as const;
+
+/**
+ * The grants the host sent with this run (`forwardedProps.kaboo_grants`).
+ * @param state - The run's state.
+ * @returns `{ sent: false }` when the host sent none (then nothing may be remembered), else the raw,
+ *   untrusted value.
+ */
+export function grantsIn(state: InvocationState): { sent: false } | { sent: true; value: unknown } {
+  const props = runContext.forwardedProps.find(state);
+  return props && Object.hasOwn(props, GRANTS_PROP) ? { sent: true, value: props[GRANTS_PROP] } : { sent: false };
+}
+
+/**
+ * Forwarded props for a run: a copy of `props` (`{}` when it is not an object) with `grants`
+ * under {@link GRANTS_PROP}, or left as they are when `grants` is `undefined`.
+ * @param props - The client's forwarded props (untrusted).
+ * @param grants - The grants the run may trust. Default: keep what the client sent.
+ * @returns A fresh object; `props` is not modified.
+ */
+export function forwardedPropsWithGrants(props: unknown, grants?: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = isRecord(props) ? { ...props } : {};
+  if (grants !== undefined) out[GRANTS_PROP] = grants;
+  return out;
+}
+
+/** Options of {@link createSessionExchange}. */
+export interface CreateSessionExchangeOptions {
+  /** The client's snapshot (untrusted; validated). Default: none. */
+  inbound?: unknown;
+  /** Whether this run resumes a paused one. Default `false`. */
+  resuming?: boolean;
+  /** Default `console`. */
+  logger?: Logger;
+}
+
+/**
+ * Creates the run's exchange and stores it in `invocationState` under
+ * {@link SESSION_EXCHANGE_KEY}. The host calls it once per run, before invoking.
+ *
+ * @param invocationState - The run's state.
+ * @param options - `inbound` (default none), `resuming` (default false), `logger` (default console).
+ * @returns The exchange.
+ * @example
+ * ```ts
+ * const invocationState = {};
+ * createSessionExchange(invocationState, { inbound: input.state?.session, resuming: !!input.resume?.length });
+ * restoreSessionState(agent, invocationState); // before invoke: a cold agent needs the state to resume
+ * const result = await agent.invoke(answers, { invocationState });
+ * const snapshot = sessionStateSnapshot(invocationState);
+ * ```
+ */
+export function createSessionExchange(
+  invocationState: InvocationState,
+  options: CreateSessionExchangeOptions = {},
+): SessionExchange {
+  const exchange = new SessionExchange(options.inbound, options.resuming ?? false, options.logger ?? defaultLogger);
+  runContext.sessionExchange.set(invocationState, exchange);
+  return exchange;
+}
+
+/**
+ * The run's exchange, if the host created one.
+ * @param invocationState - The run's state.
+ * @returns The {@link SessionExchange}, or `undefined` (also when the key holds something else).
+ */
+export function getSessionExchange(invocationState: InvocationState): SessionExchange | undefined {
+  return runContext.sessionExchange.find(invocationState);
+}

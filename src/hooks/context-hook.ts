@@ -63,8 +63,15 @@ export interface ContextHookOptions {
   clientTools?: readonly string[];
   /** RFC 6901 JSON Pointers into the shared state, shown at every call. Default `[]`. */
   workspace?: readonly string[];
-  /** Working views, or import specs of them. Default `[]`. */
+  /** Working views, or import specs of them (`"module#export"`, `"module:export"`). Default `[]`. */
   views?: readonly ViewSpec[];
+  /**
+   * A view spec that cannot be loaded (the module fails to import, or has no such function):
+   * `"throw"` fails the model call with a `ViewLoadError`, so a broken view is seen at once in
+   * development; `"warn"` logs once and runs without the view. Default `"throw"`. Call
+   * {@link ContextHook.ready} at start-up to find out before the first run.
+   */
+  viewLoadFailure?: "throw" | "warn";
   /** Called with each call's report; a callback that throws is logged. */
   onReport?: (report: ContextReport) => void;
   /** Default `console`. */
@@ -94,7 +101,8 @@ interface PerAgent {
  * - **Workspace**: the values at the `workspace` pointers in the shared state
  *   (`invocationState.sharedState`, `SHARED_STATE_KEY`); a missing path shows as absent.
  * - **Views**: see {@link ViewSpec}; the base is kept for the invocation, the
- *   changes are the latest. A view that throws or answers garbage is skipped for that call and logged.
+ *   changes are the latest. A view that throws or answers garbage is skipped for that call and logged;
+ *   a view spec that cannot be loaded fails the call (see `viewLoadFailure`).
  *
  * What is shown is one text block, `<context>…</context>`, appended to a copy
  * of the last message (the prompt or the latest tool results), or as a new user
@@ -146,9 +154,18 @@ export class ContextHook implements HookProvider {
     this.#clearing = { trigger: clearTrigger, keepLast, minChars, keepTools: new Set(options.keepTools ?? []) };
     this.#clientTools = new Set(options.clientTools ?? []);
     this.#workspace = (options.workspace ?? []).map(parsePointer);
-    this.#views = (options.views ?? []).map((v, i) => new LoadedView(v, i));
+    this.#views = (options.views ?? []).map((v, i) => new LoadedView(v, i, options.viewLoadFailure ?? "throw"));
     this.#onReport = options.onReport;
     this.#logger = options.logger ?? defaultLogger;
+  }
+
+  /**
+   * Loads every import-spec view now.
+   * @returns Resolves once all are loaded.
+   * @throws ViewLoadError for the first view that cannot be loaded, whatever `viewLoadFailure` says.
+   */
+  async ready(): Promise<void> {
+    await Promise.all(this.#views.map((v) => v.load()));
   }
 
   /** Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. */

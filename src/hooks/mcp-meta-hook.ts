@@ -16,6 +16,7 @@ import type { AgentTool } from "../agent/tools.js";
 import { describe } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";
+import { splitImportSpec } from "./import-spec.js";
 
 /** `_meta` key of the runner's `toolUseId` (the MCP servers of kaboo read it under this name). */
 export const TOOL_CALL_ID_META_KEY = "toolCallId";
@@ -75,7 +76,6 @@ export interface MCPCallMetaHookOptions {
 }
 
 const metaSchema = z.record(z.string(), jsonValueSchema);
-const IDENT = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * Splits `"module#export"` or `"module:export"` (the last `:` when what follows is an
@@ -85,21 +85,9 @@ const IDENT = /^[A-Za-z_$][\w$]*$/;
  * @throws TypeError when the spec is empty or its export name is not an identifier.
  */
 export function parseImportSpec(spec: string): { module: string; exportName: string } {
-  const hash = spec.lastIndexOf("#");
-  const colon = spec.lastIndexOf(":");
-  let module = spec;
-  let exportName = "default";
-  if (hash >= 0) {
-    module = spec.slice(0, hash);
-    exportName = spec.slice(hash + 1);
-  } else if (colon > 0 && IDENT.test(spec.slice(colon + 1))) {
-    module = spec.slice(0, colon);
-    exportName = spec.slice(colon + 1);
-  }
-  if (!module.trim() || !IDENT.test(exportName)) {
-    throw new TypeError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
-  }
-  return { module, exportName };
+  const parsed = splitImportSpec(spec);
+  if (!parsed) throw new TypeError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
+  return parsed;
 }
 
 function typeName(value: unknown): string {

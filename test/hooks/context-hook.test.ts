@@ -19,6 +19,7 @@ import {
   DEFAULT_MIN_CHARS,
   InvalidPointerError,
   InvalidViewSpecError,
+  ViewLoadError,
   type ContextReport,
   type ViewRequest,
 } from "../../src/hooks/context-hook.js";
@@ -329,15 +330,22 @@ describe("context items, workspace and views", () => {
     expect(last.type === "text" && last.text).toContain("Base: doc v4");
   });
 
-  test("view import specs: resolved at first use; a spec that does not resolve is logged once and skipped", async () => {
-    expect(() => new ContextHook({ views: ["a#b#c"] })).toThrow(InvalidViewSpecError);
+  test('view import specs: resolved at first use; with viewLoadFailure "warn" one that does not resolve is logged once and skipped', async () => {
+    expect(() => new ContextHook({ views: ["mod#1bad"] })).toThrow(InvalidViewSpecError);
     expect(() => new ContextHook({ views: ["#x"] })).toThrow(InvalidViewSpecError);
+    expect(() => new ContextHook({ views: [""] })).toThrow(InvalidViewSpecError);
     const moduleUrl = `data:text/javascript,${encodeURIComponent("export const v = (r) => ({ base: 'from import ' + r.firstCall });")}`;
     const { seen, model } = capture();
     const { warns, logger } = logs();
     const agent = new Agent({
       model,
-      hooks: [new ContextHook({ views: [`${moduleUrl}#v`, `${moduleUrl}#missing`, "kaboo-no-such-module#x"], logger })],
+      hooks: [
+        new ContextHook({
+          views: [`${moduleUrl}#v`, `${moduleUrl}#missing`, "kaboo-no-such-module#x"],
+          viewLoadFailure: "warn",
+          logger,
+        }),
+      ],
     });
     await agent.invoke("one");
     await agent.invoke("two");
@@ -345,6 +353,29 @@ describe("context items, workspace and views", () => {
     expect(block.type === "text" && block.text).toContain("Base: from import true");
     expect(warns.filter((w) => /could not be loaded/.test(w))).toHaveLength(2);
     expect(warns.join()).toMatch(/no function export "missing"/);
+  });
+
+  test("view import specs in the spec's Python form \"module:name\" load and run, as MCPCallMetaHook's do", async () => {
+    const moduleUrl = `data:text/javascript,${encodeURIComponent("export const cart = () => ({ base: 'two apples' });")}`;
+    const { seen, model } = capture();
+    const { warns, logger } = logs();
+    const agent = new Agent({ model, hooks: [new ContextHook({ views: [`${moduleUrl}:cart`], logger })] });
+    await agent.invoke("one");
+    const block = seen[0]!.messages.at(-1)!.content.at(-1)!;
+    expect(block.type === "text" && block.text).toContain("Base: two apples");
+    expect(warns).toEqual([]);
+  });
+
+  test("a view that cannot be loaded fails loudly by default: ready() rejects and the run fails, naming the view", async () => {
+    const missing = `data:text/javascript,${encodeURIComponent("export const other = () => null;")}:cart`;
+    const hook = new ContextHook({ views: [missing], logger: quiet });
+    await expect(hook.ready()).rejects.toThrow(ViewLoadError);
+    await expect(hook.ready()).rejects.toThrow(/no function export "cart"/);
+    const agent = new Agent({
+      model: capture().model,
+      hooks: [new ContextHook({ views: ["kaboo-no-such-module:view"], logger: quiet })],
+    });
+    await expect(agent.invoke("one")).rejects.toThrow(/View "kaboo-no-such-module:view": cannot import "kaboo-no-such-module"/);
   });
 
   test("the block goes to a copy of the last user message, or a new one after an assistant message", async () => {

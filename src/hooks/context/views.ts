@@ -11,6 +11,7 @@ import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { KabooError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import { splitImportSpec } from "../import-spec.js";
 import type { ContextItem, RenderedView } from "./render.js";
 
 /** A working view's answer: a base for the whole invocation and the changes since it. */
@@ -40,9 +41,10 @@ export interface ViewRequest {
 export type ViewFn = (request: ViewRequest) => View | null | undefined | Promise<View | null | undefined>;
 
 /**
- * A view, or an import spec of one: `"module#export"` (or `"module"` for its
- * default export), resolved with `import()` at first use. Use a bare package
- * name or an absolute URL: a relative one would resolve against this package.
+ * A view, or an import spec of one: `"module#export"`, `"module:export"` (the spec's Python form,
+ * as `MCPCallMetaHook` takes) or `"module"` for its default export, resolved with `import()` at
+ * first use (or at `ContextHook.ready()`). Use a bare package name or an absolute URL: a relative
+ * one would resolve against this package.
  */
 export type ViewSpec = ViewFn | string;
 
@@ -51,7 +53,7 @@ export class InvalidViewSpecError extends KabooError {
   readonly code = "INVALID_VIEW_SPEC" as const;
 }
 
-/** A view spec did not resolve to a function (logged, never thrown at the run). */
+/** A view spec did not resolve to a function (thrown, or logged with `viewLoadFailure: "warn"`). */
 export class ViewLoadError extends KabooError {
   readonly code = "VIEW_LOAD_FAILED" as const;
 }
@@ -63,45 +65,66 @@ const BASES_KEY = "kabooContextViewBases";
 export class LoadedView {
   readonly name: string;
   #fn: ViewFn | undefined;
-  #loading: Promise<ViewFn | undefined> | undefined;
+  #loading: Promise<ViewFn> | undefined;
   readonly #spec: { module: string; exportName: string } | undefined;
+  readonly #failure: "throw" | "warn";
+  #warned = false;
 
-  /** @throws InvalidViewSpecError for a spec that is not `"module"` or `"module#export"`. */
-  constructor(view: ViewSpec, index: number) {
+  /**
+   * @param failure - What a spec that cannot be loaded does: `"throw"` fails the call, `"warn"` logs and skips the view.
+   * @throws InvalidViewSpecError for a spec that is not `"module"`, `"module#export"` or `"module:export"`.
+   */
+  constructor(view: ViewSpec, index: number, failure: "throw" | "warn" = "throw") {
+    this.#failure = failure;
     if (typeof view === "function") {
       this.#fn = view;
       this.name = view.name || `view ${index + 1}`;
       return;
     }
-    const parts = typeof view === "string" ? view.split("#") : [];
-    const [module = "", exportName = "default"] = parts;
-    if (parts.length < 1 || parts.length > 2 || module.trim() === "" || exportName.trim() === "") {
-      throw new InvalidViewSpecError(`View ${JSON.stringify(view)} must be a function or an import spec "module#export".`);
+    const spec = typeof view === "string" ? splitImportSpec(view) : undefined;
+    if (!spec) {
+      throw new InvalidViewSpecError(
+        `View ${JSON.stringify(view)} must be a function or an import spec "module#export" or "module:export".`,
+      );
     }
-    this.#spec = { module, exportName };
+    this.#spec = spec;
     this.name = view as string;
   }
 
-  async #load(logger: Logger): Promise<ViewFn | undefined> {
-    if (this.#fn || !this.#spec) return this.#fn;
+  /**
+   * Loads an import spec now.
+   * @throws ViewLoadError when it cannot be loaded, whatever `failure` says: the caller asked.
+   */
+  async load(): Promise<void> {
+    if (this.#fn || !this.#spec) return;
     const { module, exportName } = this.#spec;
     this.#loading ??= (async () => {
+      let mod: Record<string, unknown>;
       try {
-        const mod = (await import(/* @vite-ignore */ module)) as Record<string, unknown>;
-        const fn = mod[exportName];
-        if (typeof fn !== "function") throw new ViewLoadError(`"${module}" has no function export "${exportName}".`);
-        return fn as ViewFn;
+        mod = (await import(/* @vite-ignore */ module)) as Record<string, unknown>;
       } catch (error) {
-        const failure =
-          error instanceof ViewLoadError
-            ? error
-            : new ViewLoadError(`Cannot import "${module}": ${describe(error)}`, { cause: error });
-        logger.warn(`kaboo: view "${this.name}" could not be loaded and is skipped: ${failure.message}`);
-        return undefined;
+        throw new ViewLoadError(`View "${this.name}": cannot import "${module}": ${describe(error)}`, { cause: error });
       }
+      const fn = mod[exportName];
+      if (typeof fn !== "function")
+        throw new ViewLoadError(`View "${this.name}": "${module}" has no function export "${exportName}".`);
+      return fn as ViewFn;
     })();
     this.#fn = await this.#loading;
-    return this.#fn;
+  }
+
+  async #load(logger: Logger): Promise<ViewFn | undefined> {
+    try {
+      await this.load();
+      return this.#fn;
+    } catch (error) {
+      // A view that silently never runs is a bug nobody sees; only an app that opted in keeps going.
+      if (this.#failure === "throw") throw error;
+      if (this.#warned) return undefined;
+      this.#warned = true;
+      logger.warn(`kaboo: view "${this.name}" could not be loaded and is skipped: ${describe(error)}`);
+      return undefined;
+    }
   }
 
   /**

@@ -57,6 +57,7 @@ export { AgentState } from "./agent/state.js";
 export type { AgentStreamEvent } from "./agent/stream-events.js";
 export type { ToolExecutor } from "./agent/tool-executor.js";
 export { tool, toToolOutput, errorResult } from "./agent/tools.js";
+export { capToolResult, DEFAULT_MAX_TOOL_RESULT_CHARS } from "./agent/result-cap.js";
 export type {
   AgentTool,
   JsonSchemaToolOptions,

@@ -152,7 +152,7 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
   // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.
   if (o.signal.aborted) throw o.signal.reason;
   const output = await raceAbort(tool.call(input, context), o.signal);
-  return toResultBlock(toolUse.toolUseId, output);
+  return toResultBlock(toolUse.toolUseId, output, tool.maxResultChars);
 }
 
 function unknownToolMessage(name: string, agent: Agent): string {

@@ -11,6 +11,7 @@ import type { InvocationState } from "./events.js";
 import type { InterruptRequest } from "./interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "./messages.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
+import { capToolResult } from "./result-cap.js";
 import { inputJsonSchema, validateWith } from "./tool-schema.js";
 
 /** MCP-style hints about what a tool does. */
@@ -60,6 +61,8 @@ export interface AgentTool {
   validate?(input: unknown): ValidationResult | Promise<ValidationResult>;
   /** Runs the tool. Throwing produces an error result the model reads. */
   call(input: unknown, context: ToolContext): Promise<ToolOutput>;
+  /** Characters of text (and JSON) of one result the model is sent; the rest is cut with a note. Default 100 000. */
+  readonly maxResultChars?: number;
 }
 
 /** Options of {@link tool} with a schema from any library that implements Standard Schema v1. */
@@ -163,14 +166,25 @@ function isObjectInput(input: unknown): ValidationResult {
     : { ok: false, error: "- The input must be a JSON object." };
 }
 
-/** Stamps a tool output with the call's id. */
-export function toResultBlock(toolUseId: string, output: ToolOutput): ToolResultBlock {
+/**
+ * Stamps a tool output with the call's id, capped (see {@link capToolResult}).
+ * @param toolUseId - The call's id.
+ * @param output - What the tool returned.
+ * @param maxChars - Characters of text and JSON kept. Default {@link DEFAULT_MAX_TOOL_RESULT_CHARS}.
+ * @returns The result block.
+ */
+export function toResultBlock(toolUseId: string, output: ToolOutput, maxChars?: number): ToolResultBlock {
   const block: ToolResultBlock = { type: "toolResult", toolUseId, status: output.status, content: output.content };
   if (output.structuredContent !== undefined) block.structuredContent = output.structuredContent;
-  return block;
+  return capToolResult(block, maxChars);
 }
 
-/** An error result with one text part. */
+/**
+ * An error result with one text part, capped like every result (an error message can be huge).
+ * @param toolUseId - The call's id.
+ * @param text - What the model reads.
+ * @returns The result block.
+ */
 export function errorResult(toolUseId: string, text: string): ToolResultBlock {
-  return { type: "toolResult", toolUseId, status: "error", content: [{ type: "text", text }] };
+  return capToolResult({ type: "toolResult", toolUseId, status: "error", content: [{ type: "text", text }] });
 }

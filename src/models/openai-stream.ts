@@ -18,7 +18,8 @@ const toolCallDelta = z.object({
   id: str,
   function: z.nullish(z.object({ name: str, arguments: str })),
 });
-const chunkSchema = z.object({
+/** The shape of a chat-completions chunk as the decoder reads it (unknown keys are stripped). */
+export const chunkSchema = z.object({
   choices: z.nullish(
     z.array(
       z.object({
@@ -227,7 +228,7 @@ function parseChunk(data: string): Chunk {
   } catch (e) {
     throw new ModelStreamError(`The model sent a chunk that is not JSON: ${data.slice(0, 200)}`, { cause: e });
   }
-  if (isTextChunk(json)) return json;
+  if (isTextChunk(json) || isToolArgsChunk(json)) return json;
   const parsed = chunkSchema.safeParse(json);
   if (!parsed.success) {
     throw new ModelStreamError(`The model sent a malformed chunk: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
@@ -253,6 +254,35 @@ function isTextChunk(json: unknown): json is Chunk {
   if (d == null) return true;
   if (typeof d !== "object" || d.tool_calls != null) return false;
   for (const k of TEXT_FIELDS) if (d[k] != null && typeof d[k] !== "string") return false;
+  return true;
+}
+
+/**
+ * The other hot path: a chunk carrying tool-call deltas (the rest of a tool-calling stream), checked by
+ * hand against the same rules as `toolCallDelta`: an index that is a non-negative integer, an id, name
+ * and arguments that are strings, nothing else read from it.
+ * @param json - A parsed chunk.
+ * @returns Whether it is such a chunk (when `false`, zod decides and words the error).
+ */
+export function isToolArgsChunk(json: unknown): json is Chunk {
+  const j = json as { choices?: unknown; usage?: unknown; error?: unknown } | null;
+  if (typeof j !== "object" || j === null || j.error !== undefined || j.usage != null) return false;
+  if (!Array.isArray(j.choices) || j.choices.length !== 1) return false;
+  const c = j.choices[0] as { index?: unknown; finish_reason?: unknown; delta?: Record<string, unknown> | null } | null;
+  if (typeof c !== "object" || c === null || c.finish_reason != null || (c.index != null && typeof c.index !== "number"))
+    return false;
+  const d = c.delta;
+  if (typeof d !== "object" || d === null || !Array.isArray(d.tool_calls)) return false;
+  for (const k of TEXT_FIELDS) if (d[k] != null) return false;
+  for (const tc of d.tool_calls as unknown[]) {
+    const t = tc as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } | null } | null;
+    if (typeof t !== "object" || t === null || Array.isArray(t)) return false;
+    if (t.index != null && !(Number.isSafeInteger(t.index) && (t.index as number) >= 0)) return false;
+    if (t.id != null && typeof t.id !== "string") return false;
+    const f = t.function;
+    if (f != null && (typeof f !== "object" || Array.isArray(f) || (f.name != null && typeof f.name !== "string"))) return false;
+    if (f != null && f.arguments != null && typeof f.arguments !== "string") return false;
+  }
   return true;
 }
 

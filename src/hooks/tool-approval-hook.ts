@@ -10,15 +10,22 @@ import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
+import { runContext } from "../agent/run-context.js";
+import { GRANT_SCOPES } from "../grants/grant.js";
+import { GrantLookup } from "./approval/grant-lookup.js";
 import {
+  APPROVAL_SCOPES,
+  clampScope,
   decisionNote,
   parseTime,
   readAnswer,
+  scopesUpTo,
   TOOL_APPROVAL_KEY,
   type ApprovalRequest,
+  type ApprovalScope,
   type Decision,
 } from "./approval/request.js";
-import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
+import { approvalName, approvedForOtherInput, recordDecision, remembers, runGrants } from "./approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
 /** What the host is told before the run continues, so the tool's service can honour the decision. */
@@ -30,6 +37,10 @@ export interface ToolDecision {
   toolUseId: string;
   /** The arguments the second call will use (edited ones when the person edited them). */
   input: JsonValue;
+  /** What the decision covers: `once`, or `thread`/`always` when the person chose to remember it. */
+  scope: ApprovalScope;
+  /** True when a remembered decision (a grant) answered the request without asking the person. */
+  remembered: boolean;
 }
 
 /** Options of {@link ToolApprovalHook}. */
@@ -41,6 +52,13 @@ export interface ToolApprovalHookOptions {
    * tool's service, which — not the agent — decides whether the second call runs.
    */
   onDecision?: (decision: ToolDecision) => void | Promise<void>;
+  /**
+   * Widest scope offered, as the gate's `remember`: `once`, `thread` or `always`. Wider than `once`
+   * is offered only when the host remembers decisions, as for the gate. Default `once`.
+   */
+  remember?: ApprovalScope;
+  /** HMAC secret for remembered grants, as the gate's: only grants whose signature verifies count. */
+  secret?: string | CryptoKey;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
   logger?: Logger;
@@ -61,7 +79,9 @@ const WRAPPED = Symbol("kaboo.toolApprovalWrapped");
  *
  * When a tool replies with `kaboo_approval` instead of a result, the run pauses with the same
  * {@link ApprovalRequest} the gate raises, plus the tool's `requestId`; the reply never reaches
- * the model. On resume:
+ * the model. It offers the scopes the gate would (up to `remember`, wider than `once` only when
+ * the host remembers decisions), and a remembered grant for the same tool and subject answers the
+ * request without asking (`onDecision` still runs, with `remembered: true`). On resume:
  * - approved: `onDecision` runs, then the tool is called once more (with the person's edits if
  *   any) and its result returned; if it asks again, the model reads that the call still needs
  *   approval (no loop);
@@ -83,16 +103,23 @@ export class ToolApprovalHook implements HookProvider {
   readonly #onDecision: ToolApprovalHookOptions["onDecision"];
   readonly #now: () => number;
   readonly #log: Logger;
+  readonly #remember: ApprovalScope;
+  readonly #grants: GrantLookup;
 
   constructor(options: ToolApprovalHookOptions = {}) {
     if (options.onDecision !== undefined && typeof options.onDecision !== "function") {
       throw new TypeError("ToolApprovalHook onDecision must be a function.");
+    }
+    this.#remember = options.remember ?? "once";
+    if (!APPROVAL_SCOPES.includes(this.#remember)) {
+      throw new RangeError(`Unknown approval scope ${JSON.stringify(this.#remember)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
     }
     this.#agentName = options.agentName ?? "";
     this.#name = approvalName(this.#agentName);
     this.#onDecision = options.onDecision;
     this.#now = options.now ?? Date.now;
     this.#log = options.logger ?? defaultLogger;
+    this.#grants = new GrantLookup(options.secret, this.#log);
   }
 
   registerHooks(registry: HookRegistry): void {
@@ -148,6 +175,16 @@ export class ToolApprovalHook implements HookProvider {
         this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
       const r = request.ok ? request.value : {};
       const subject = typeof r.subject === "string" ? { key: r.subject, label: r.subject } : (r.subject ?? null);
+      if (await this.#remembered(context, inner.name, subject?.key ?? undefined)) {
+        return this.#decided(
+          inner,
+          input,
+          context,
+          { decision: "approved", scope: "once", remembered: true },
+          r.requestId ?? r.id,
+          subject,
+        );
+      }
       const reason: ApprovalRequest = {
         kind: "tool_approval",
         agent: this.#agentName,
@@ -155,8 +192,7 @@ export class ToolApprovalHook implements HookProvider {
         toolUseId: toolUse.toolUseId,
         input: input as JsonValue,
         subject,
-        // The tool's service decides what a decision covers; the agent offers only this call.
-        scopes: ["once"],
+        scopes: scopesUpTo(this.#remember, remembers(context.invocationState)),
         message: r.message ?? `Allow ${subject?.label ?? `the call to "${inner.name}"`}?`,
       };
       if (r.expiresAt !== undefined) reason.expiresAt = r.expiresAt;
@@ -178,22 +214,61 @@ export class ToolApprovalHook implements HookProvider {
         return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
       callInput = checked.value;
     }
+    // No wider than was shown, nor than this hook would offer now (the host may have stopped remembering).
+    const shown = Array.isArray(reason.scopes) ? reason.scopes : [];
+    const offered = scopesUpTo(this.#remember, remembers(context.invocationState)).filter(
+      (scope) => scope === "once" || shown.includes(scope),
+    );
+    const scope = decision === "approved" ? clampScope(answer.scope, offered) : "once";
+    return this.#decided(
+      inner,
+      callInput,
+      context,
+      { decision, scope, remembered: false },
+      reason.requestId,
+      reason.subject ?? null,
+    );
+  }
+
+  /** Whether a grant (from the host, or a wider approval earlier in this run) covers the tool's request. */
+  async #remembered(context: ToolContext, tool: string, subjectKey: string | undefined): Promise<boolean> {
+    const { invocationState } = context;
+    if (runGrants(invocationState).some((g) => g.tool === tool && g.subjectKey === subjectKey)) return true;
+    const threadId = runContext.threadId.find(invocationState) || undefined;
+    const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(this.#remember));
+    if (scopes.length === 0) return false;
+    const principal = runContext.principal.find(invocationState) || undefined;
+    return this.#grants.covers(invocationState, { tool, subjectKey, threadId, now: this.#now(), scopes, principal });
+  }
+
+  /** Tells the host, records the decision, and runs the tool again when it was approved. */
+  async #decided(
+    inner: AgentTool,
+    callInput: unknown,
+    context: ToolContext,
+    d: { decision: Decision; scope: ApprovalScope; remembered: boolean },
+    requestId: string | undefined,
+    subject: { key: string; label: string } | null,
+  ): Promise<ToolOutput> {
+    const { toolUse } = context;
     const decided: ToolDecision = {
-      decision,
-      requestId: reason.requestId,
+      decision: d.decision,
+      requestId,
       tool: inner.name,
       toolUseId: toolUse.toolUseId,
       input: callInput as JsonValue,
+      scope: d.scope,
+      remembered: d.remembered,
     };
     await this.#onDecision?.(decided);
     recordDecision(context.invocationState, {
-      decision,
+      decision: d.decision,
       tool: inner.name,
       toolUseId: toolUse.toolUseId,
-      subject: { key: reason.subject?.key ?? null, label: reason.subject?.label ?? inner.name },
-      scope: "once",
+      subject: { key: subject?.key ?? null, label: subject?.label ?? inner.name },
+      scope: d.scope,
     });
-    if (decision !== "approved") return error(decisionNote(decision, inner.name));
+    if (d.decision !== "approved") return error(decisionNote(d.decision, inner.name));
     const output = await inner.call(callInput, context);
     if (approvalRequestIn(output) !== undefined) {
       return error(

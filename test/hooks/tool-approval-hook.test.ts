@@ -74,7 +74,15 @@ describe("ToolApprovalHook", () => {
     const r2 = await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true })]);
     expect(svc.calls).toHaveLength(2);
     expect(decisions).toEqual([
-      { decision: "approved", requestId: "req-1", tool: "deploy", toolUseId: "call_1", input: { env: "prod" } },
+      {
+        decision: "approved",
+        requestId: "req-1",
+        tool: "deploy",
+        toolUseId: "call_1",
+        input: { env: "prod" },
+        scope: "once",
+        remembered: false,
+      },
     ]);
     expect(r2.message.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("deployed") });
   });

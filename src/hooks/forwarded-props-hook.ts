@@ -40,8 +40,11 @@ type Original = { agent: Agent; systemPrompt: string | undefined; modelId: strin
  * Copies the run's forwarded props (`invocationState.forwardedProps`, see `runContext`) into
  * `agent.state[stateKey]` before each invocation.
  *
- * The props must be a JSON object; anything else is logged and skipped, and the
- * state is left as it was. With `applyAgentConfig`, `agent_config.system_prompt`
+ * **Replaced per run.** `agent.state[stateKey]` always holds *this* run's props, as the spec's
+ * state key says: a run's props replace the previous run's, and a run that sends none — or sends
+ * something that is not a JSON object (logged) — removes the key, so a later run never reads an
+ * earlier run's props (a plan, a grant list) as its own. Other state keys are never touched.
+ * With `applyAgentConfig`, `agent_config.system_prompt`
  * and `agent_config.model_id` (strings) override `agent.systemPrompt` and
  * `agent.model.modelId` for that invocation only: the previous values come back
  * when it ends, so one run's override never leaks into the next run of a shared
@@ -78,9 +81,13 @@ export class ForwardedPropsHook implements HookProvider {
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(BeforeInvocationEvent, (event) => {
       const raw = runContext.forwardedProps.raw(event.invocationState);
-      if (raw === undefined) return;
+      if (raw === undefined) {
+        event.agent.state.delete(this.#stateKey);
+        return;
+      }
       const parsed = propsSchema.safeParse(raw);
       if (!parsed.success) {
+        event.agent.state.delete(this.#stateKey);
         this.#logger.warn("ForwardedPropsHook: forwarded props are not a JSON object; skipped.", {
           agent: event.agent.name,
           error: z.prettifyError(parsed.error),
@@ -91,6 +98,7 @@ export class ForwardedPropsHook implements HookProvider {
       try {
         event.agent.state.set(this.#stateKey, props);
       } catch (error) {
+        event.agent.state.delete(this.#stateKey);
         this.#logger.warn("ForwardedPropsHook: forwarded props could not be stored; skipped.", { error: describe(error) });
         return;
       }

@@ -31,9 +31,20 @@ describe("ForwardedPropsHook", () => {
     expect(custom.state.get("props")).toEqual({ a: 1 });
   });
 
-  test("no props: state untouched", async () => {
+  test("no props: other state untouched", async () => {
     const { agent } = agentWith(new ForwardedPropsHook());
     await agent.invoke("hi");
+    expect(agent.state.toJSON()).toEqual({ keep: 1 });
+  });
+
+  test("replaced per run: a later run's props replace the earlier ones, and a run that sends none clears them", async () => {
+    const { agent } = agentWith(new ForwardedPropsHook(), 3);
+    await agent.invoke("one", { invocationState: { forwardedProps: { plan: "pro", extra: 1 } } });
+    expect(agent.state.get("forwarded_props")).toEqual({ plan: "pro", extra: 1 });
+    await agent.invoke("two", { invocationState: { forwardedProps: { plan: "free" } } });
+    expect(agent.state.get("forwarded_props")).toEqual({ plan: "free" });
+    await agent.invoke("three");
+    expect(agent.state.get("forwarded_props")).toBeUndefined();
     expect(agent.state.toJSON()).toEqual({ keep: 1 });
   });
 
@@ -43,15 +54,19 @@ describe("ForwardedPropsHook", () => {
     ["null", null],
     ["a non-JSON value", { when: new Date(0), fn: () => 1 }],
     ["NaN inside", { n: Number.NaN }],
-  ])("malformed props (%s): logged skip, state untouched, run continues", async (_label, bad) => {
-    const logger = capture();
-    const { agent } = agentWith(new ForwardedPropsHook({ logger }));
-    agent.state.set("forwarded_props", { old: true });
-    const r = await agent.invoke("hi", { invocationState: { forwardedProps: bad } });
-    expect(r.stopReason).toBe("endTurn");
-    expect(agent.state.get("forwarded_props")).toEqual({ old: true });
-    expect(logger.warns).toEqual(["ForwardedPropsHook: forwarded props are not a JSON object; skipped."]);
-  });
+  ])(
+    "malformed props (%s): logged, the previous run's props removed, other state untouched, run continues",
+    async (_label, bad) => {
+      const logger = capture();
+      const { agent } = agentWith(new ForwardedPropsHook({ logger }));
+      agent.state.set("forwarded_props", { old: true });
+      const r = await agent.invoke("hi", { invocationState: { forwardedProps: bad } });
+      expect(r.stopReason).toBe("endTurn");
+      expect(agent.state.get("forwarded_props")).toBeUndefined();
+      expect(agent.state.get("keep")).toBe(1);
+      expect(logger.warns).toEqual(["ForwardedPropsHook: forwarded props are not a JSON object; skipped."]);
+    },
+  );
 
   test("applyAgentConfig: system_prompt and model_id apply for the invocation, then are restored", async () => {
     const logger = capture();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
@@ -18,6 +18,7 @@ import { forwardedPropsWithGrants, GRANTS_PROP } from "../agent/run-context.js";
 import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runAgui, type CompletedCalls } from "./run.js";
+import { customEvent } from "./run-events.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
 
 /** Name of the CUSTOM event that hands the client the grants this run created (when the handler has no store). */
@@ -173,7 +174,7 @@ interface EdgeRun {
 }
 
 /** The run's events, with the grants it created recorded or handed out before RUN_FINISHED. */
-async function* edgeRun({ agent, input, signal, request, options, log, release }: EdgeRun): AsyncGenerator<BaseEvent> {
+async function* edgeRun({ agent, input, signal, request, options, log, release }: EdgeRun): AsyncGenerator<AGUIEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState) => {
     invocationState = state;
@@ -191,12 +192,12 @@ async function* edgeRun({ agent, input, signal, request, options, log, release }
 }
 
 /** Records new grants in the store, or yields them (signed under a secret) for the client to keep. */
-async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log: Logger): AsyncGenerator<BaseEvent> {
+async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log: Logger): AsyncGenerator<AGUIEvent> {
   if (!grants.length) return;
   const { grantStore, secret } = options;
   if (!grantStore) {
     const out = secret === undefined ? grants : await Promise.all(grants.map((g) => signGrant(g, secret)));
-    yield { type: EventType.CUSTOM, timestamp: Date.now(), name: GRANTS_EVENT, value: { grants: out } } as BaseEvent;
+    yield customEvent(GRANTS_EVENT, { grants: out });
     return;
   }
   for (const grant of grants) {

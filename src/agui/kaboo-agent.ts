@@ -11,6 +11,8 @@ import {
   type Interrupt as AguiInterrupt,
   type Message as AguiMessage,
   type RunAgentInput,
+  type RunFinishedOutcome,
+  type ToolCallResultEvent,
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../agent/agent.js";
@@ -18,9 +20,8 @@ import type { InvocationState } from "../agent/events.js";
 import type { GrantStore } from "../grants/store.js";
 import type { ClientToolHandler } from "./client-tools.js";
 import { runAgui } from "./run.js";
+import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "./run-events.js";
 import { THREAD_SNAPSHOT_VERSION, type SessionStore } from "./session-store.js";
-
-type ToolResultEvent = { messageId: string; toolCallId: string; content: string };
 
 /** Options of {@link KabooAgent}. */
 export interface KabooAgentConfig extends AguiAgentConfig {
@@ -101,14 +102,11 @@ export class KabooAgent extends AbstractAgent {
           completed,
           prepare: this.#config.prepare,
         })) {
-          if (event.type === EventType.TOOL_CALL_RESULT)
-            await this.#saveCompleted(input, completed, event as unknown as ToolResultEvent);
-          if (event.type === EventType.MESSAGES_SNAPSHOT) messages = (event as unknown as { messages: AguiMessage[] }).messages;
-          if (event.type === EventType.STATE_SNAPSHOT)
-            state = (event as unknown as { snapshot: Record<string, unknown> }).snapshot;
+          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed, event);
+          if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
+          if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
           if (event.type === EventType.RUN_FINISHED) {
-            const outcome = (event as unknown as { outcome?: { type: string; interrupts?: AguiInterrupt[] } }).outcome;
-            interrupts = outcome?.type === "interrupt" ? (outcome.interrupts ?? []) : [];
+            interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
             // Saved before the front end hears the run ended, so a reload right after sees it.
             if (messages && this.#config.sessionStore) {
               await this.#config.sessionStore.save({
@@ -137,15 +135,15 @@ export class KabooAgent extends AbstractAgent {
         const snapshot = await this.#config.sessionStore?.load(input.threadId);
         const { threadId, runId } = input;
         const now = Date.now();
-        subscriber.next({ type: EventType.RUN_STARTED, timestamp: now, threadId, runId } as BaseEvent);
+        subscriber.next(runStarted({ threadId, runId }, now));
         if (snapshot) {
-          subscriber.next({ type: EventType.STATE_SNAPSHOT, timestamp: now, snapshot: snapshot.state } as BaseEvent);
-          subscriber.next({ type: EventType.MESSAGES_SNAPSHOT, timestamp: now, messages: snapshot.messages } as BaseEvent);
+          subscriber.next(stateSnapshot(snapshot.state, now));
+          subscriber.next(messagesSnapshot(snapshot.messages, now));
         }
-        const outcome = snapshot?.interrupts.length
+        const outcome: RunFinishedOutcome = snapshot?.interrupts.length
           ? { type: "interrupt", interrupts: snapshot.interrupts }
           : { type: "success" };
-        subscriber.next({ type: EventType.RUN_FINISHED, timestamp: now, threadId, runId, outcome } as BaseEvent);
+        subscriber.next(runFinished({ threadId, runId }, outcome, now));
         subscriber.complete();
       })().catch((error: unknown) => subscriber.error(error));
     });
@@ -179,7 +177,7 @@ export class KabooAgent extends AbstractAgent {
    * Saves a finished call at once: a reload before the run ends then shows its result and no longer
    * offers its approval (which could only run it again).
    */
-  async #saveCompleted(input: RunAgentInput, completed: Set<string>, result: ToolResultEvent): Promise<void> {
+  async #saveCompleted(input: RunAgentInput, completed: Set<string>, result: ToolCallResultEvent): Promise<void> {
     const store = this.#config.sessionStore;
     if (!store) return;
     const stored = await store.load(input.threadId);

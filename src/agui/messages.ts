@@ -95,8 +95,12 @@ export function fromAguiMessages(
         if (answered.length) out.push({ role: "user", content: answered });
         break;
       }
+      case "tool": // paired above
+      case "activity": // UI-only
+        break;
       default:
-        // tool messages were paired above; activity messages are UI-only.
+        // A role this version does not know is skipped, never fatal (the input comes from a client).
+        m satisfies never;
         break;
     }
   }

@@ -17,7 +17,14 @@
  *
  * @module
  */
-import type { BaseEvent } from "@ag-ui/core";
+import {
+  EventType,
+  type AGUIEvent,
+  type CustomEvent,
+  type SubagentErrorEvent,
+  type SubagentFinishedEvent,
+  type SubagentStartedEvent,
+} from "@ag-ui/core";
 import type { MultiAgentStreamEvent } from "../multiagent/types.js";
 
 /** Name of the CUSTOM event a handoff becomes. */
@@ -50,12 +57,12 @@ export interface ToAguiOptions {
  * const graph = new Graph({ name: "report", nodes, edges, onEvent: (e) => { for (const a of toAguiEvents(e)) push(a); } });
  * ```
  */
-export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOptions = {}): BaseEvent[] {
+export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOptions = {}): AGUIEvent[] {
   const timestamp = (options.now ?? Date.now)();
   switch (event.type) {
     case "multiagent_node_start": {
-      const out: Record<string, unknown> = {
-        type: "SUBAGENT_STARTED",
+      const out: SubagentStartedEvent = {
+        type: EventType.SUBAGENT_STARTED,
         timestamp,
         subagentRunId: event.executionId,
         name: event.nodeId,
@@ -63,41 +70,44 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
       if (event.parentExecutionId?.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
       if (event.parentToolCallId !== undefined) out.parentToolCallId = event.parentToolCallId;
       if (options.parentMessageId !== undefined) out.parentMessageId = options.parentMessageId;
-      return [out as unknown as BaseEvent];
+      return [out];
     }
     case "multiagent_node_stop": {
       const base = { timestamp, subagentRunId: event.executionId };
       if (event.status === "completed")
         return [
-          { type: "SUBAGENT_FINISHED", ...base, result: event.text ?? "", outcome: { type: "success" } } as unknown as BaseEvent,
+          {
+            type: EventType.SUBAGENT_FINISHED,
+            ...base,
+            result: event.text ?? "",
+            outcome: { type: "success" },
+          } satisfies SubagentFinishedEvent,
         ];
-      if (event.status === "interrupted") {
+      if (event.status === "interrupted")
         return [
           {
-            type: "SUBAGENT_FINISHED",
+            type: EventType.SUBAGENT_FINISHED,
             ...base,
             outcome: { type: "suspended", interruptIds: event.interruptIds ?? [] },
-          } as unknown as BaseEvent,
+          } satisfies SubagentFinishedEvent,
         ];
-      }
-      const code = event.status === "cancelled" ? "NODE_CANCELLED" : "NODE_FAILED";
       return [
         {
-          type: "SUBAGENT_ERROR",
+          type: EventType.SUBAGENT_ERROR,
           ...base,
           message: event.error ?? `Node "${event.nodeId}" ${event.status}.`,
-          code,
-        } as unknown as BaseEvent,
+          code: event.status === "cancelled" ? "NODE_CANCELLED" : "NODE_FAILED",
+        } satisfies SubagentErrorEvent,
       ];
     }
     case "multiagent_handoff":
       return [
         {
-          type: "CUSTOM",
+          type: EventType.CUSTOM,
           timestamp,
           name: HANDOFF_CUSTOM_EVENT,
           value: { fromNodeIds: [...event.fromNodeIds], toNodeIds: [...event.toNodeIds], message: event.message ?? null },
-        } as unknown as BaseEvent,
+        } satisfies CustomEvent,
       ];
     default: {
       const never: never = event;

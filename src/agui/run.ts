@@ -4,12 +4,19 @@
  *
  * @module
  */
-import { EventType, type BaseEvent, type Message as AguiMessage, type RunAgentInput } from "@ag-ui/core";
+import type {
+  AGUIEvent,
+  Message as AguiMessage,
+  ResumeEntry,
+  RunAgentInput,
+  RunFinishedOutcome,
+  StateDeltaEvent,
+} from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import type { Message } from "../agent/messages.js";
 import type { AgentResult } from "../agent/result.js";
-import { InterruptExpiredError, KabooError, describe } from "../errors.js";
+import { InterruptExpiredError, InvalidStateError } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
 import { interruptCallId } from "../agent/interrupt-id.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
@@ -22,6 +29,7 @@ import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
 import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
+import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
 
 /** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
 export const SESSION_STATE_KEY = "kaboo_session";
@@ -62,118 +70,151 @@ export interface AguiRunOptions {
  * outcome — or RUN_ERROR with a code (`UNKNOWN_INTERRUPT_ID`, `PARTIAL_RESUME`,
  * `INVALID_PAYLOAD`, `PENDING_INTERRUPTS`, …) when the run cannot proceed.
  */
-export async function* runAgui(o: AguiRunOptions): AsyncGenerator<BaseEvent> {
+export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   const { agent, input } = o;
   const newId = o.newId ?? (() => crypto.randomUUID());
-  const { threadId, runId } = input;
-  yield { type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent;
+  yield runStarted(input);
   const mapper = new AguiEventMapper(newId, (name) => agent.tool(name)?.kind);
   const baseSystemPrompt = agent.systemPrompt;
   try {
-    const state = isObject(input.state) ? { ...input.state } : {};
-    const forwardedProps = forwardedPropsWithGrants(
-      input.forwardedProps,
-      o.grantStore ? await o.grantStore.grantsFor(threadId) : undefined,
-    );
-    const invocationState: InvocationState = {};
-    runContext.threadId.set(invocationState, threadId);
-    runContext.runId.set(invocationState, runId);
-    runContext.forwardedProps.set(invocationState, forwardedProps);
-    runContext.sharedState.set(invocationState, state);
-    runContext.contextItems.set(invocationState, input.context ?? []);
+    const { invocationState, state } = await contextOf(o);
     const resume = input.resume ?? [];
-    const replayed =
-      resume.length > 0 &&
-      ((o.completed !== undefined && (await anyRan(resume, o.completed))) ||
-        movedPast(state[SESSION_STATE_KEY], input.messages ?? []));
-    if (replayed) {
+    if (await isReplay(o, state, resume)) {
       // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
       const converted = fromAguiMessages(input.messages ?? []);
-      yield {
-        type: EventType.MESSAGES_SNAPSHOT,
-        timestamp: Date.now(),
-        messages: toAguiMessages(converted.messages, newId, converted.toolMessageIds),
-      } as BaseEvent;
-      yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome: { type: "success" } } as BaseEvent;
+      yield messagesSnapshot(toAguiMessages(converted.messages, newId, converted.toolMessageIds));
+      yield runFinished(input, { type: "success" });
       return;
     }
-    const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming: resume.length > 0 });
-    // A cold agent needs the paused state before invoke() can tell a resume from new input
-    // (restoring is a no-op on a fresh run or a warm agent).
-    restoreSessionState(agent, invocationState);
-    // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
-    exchange.publishesApprovals = true;
-    // The person's attachments, for a ReferenceHook (a host's prepare() may replace the registry).
-    createReferenceRegistry(invocationState, collectReferences(input.messages ?? []));
-    await o.prepare?.(invocationState);
-    installClientTools(agent, input.tools ?? [], o.clientToolHandlers ?? {});
-
-    expiredAnswer(agent, resume, Date.now());
-    const paused = pausedCalls(agent);
-    const converted = fromAguiMessages(input.messages ?? [], resume.length ? paused : new Set());
-    agent.messages = converted.messages;
-    if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
-
-    let result: AgentResult | undefined;
-    const stream = agent.stream(
-      resume.length ? toInterruptResponses(resume) : undefined,
-      o.signal ? { invocationState, signal: o.signal } : { invocationState },
-    );
-    const deltas = stateDeltas(invocationState);
-    let sentDeltas = deltas.length;
-    for await (const event of stream) {
-      // Recorded before the result is announced: whoever persists the record on TOOL_CALL_RESULT
-      // (KabooAgent's session store) must already find this call in it.
-      if (event.type === "toolResult") await o.completed?.add(event.result.toolUseId);
-      for (const e of mapper.map(event)) yield e;
-      // State effects run in AfterToolCall hooks, before the result event is emitted.
-      while (sentDeltas < deltas.length) {
-        const ops = deltas[sentDeltas++]?.ops ?? [];
-        if (ops.length) yield { type: EventType.STATE_DELTA, timestamp: Date.now(), delta: ops } as BaseEvent;
-      }
-      if (event.type === "result") result = event.result;
-    }
-    for (const e of mapper.closeAll()) yield e;
-    if (!result) throw new Error("The run ended without a result.");
-
-    await recordGrants(o.grantStore, invocationState, threadId);
-    const clientOnly = result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
-    const pendingClient = clientOnly ? result.interrupts.map((i) => toAguiInterrupt(i, agent).toolCallId ?? "") : [];
-    const transcript =
-      result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)] : agent.messages;
-    // The host runs browser tools and answers with tool messages, not a resume.
-    if (clientOnly) agent.discardInterrupts();
-
-    const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
-    const snapshot = sessionStateSnapshot(invocationState);
-    if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
-    else delete outState[SESSION_STATE_KEY];
-    yield { type: EventType.STATE_SNAPSHOT, timestamp: Date.now(), snapshot: outState } as BaseEvent;
-    yield {
-      type: EventType.MESSAGES_SNAPSHOT,
-      timestamp: Date.now(),
-      messages: toAguiMessages(transcript, newId, converted.toolMessageIds),
-    } as BaseEvent;
-    const outcome =
-      result.stopReason === "cancelled"
-        ? { type: "cancelled" }
-        : result.stopReason === "interrupt" && !clientOnly
-          ? { type: "interrupt", interrupts: result.interrupts.map((i) => toAguiInterrupt(i, agent)) }
-          : pendingClient.length
-            ? { type: "success", pendingToolCallIds: pendingClient }
-            : { type: "success" };
-    yield { type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId, outcome } as BaseEvent;
+    const toolMessageIds = await prepareAgent(o, invocationState, state, baseSystemPrompt);
+    const result = yield* streamRun(o, invocationState, mapper);
+    await recordGrants(o.grantStore, invocationState, input.threadId);
+    yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
-    for (const e of mapper.closeAll()) yield e;
-    yield {
-      type: EventType.RUN_ERROR,
-      timestamp: Date.now(),
-      message: describe(error),
-      code: error instanceof KabooError ? error.code : "RUN_FAILED",
-    } as BaseEvent;
+    yield* mapper.closeAll();
+    yield runError(error);
   } finally {
     agent.systemPrompt = baseSystemPrompt;
   }
+}
+
+/** The run's `invocationState`, filled from the AG-UI input, and the AG-UI state it carries. */
+async function contextOf(o: AguiRunOptions): Promise<{ invocationState: InvocationState; state: Record<string, unknown> }> {
+  const { input } = o;
+  const state = isObject(input.state) ? { ...input.state } : {};
+  const invocationState: InvocationState = {};
+  runContext.threadId.set(invocationState, input.threadId);
+  runContext.runId.set(invocationState, input.runId);
+  runContext.forwardedProps.set(
+    invocationState,
+    forwardedPropsWithGrants(input.forwardedProps, o.grantStore ? await o.grantStore.grantsFor(input.threadId) : undefined),
+  );
+  runContext.sharedState.set(invocationState, state);
+  runContext.contextItems.set(invocationState, input.context ?? []);
+  return { invocationState, state };
+}
+
+/** Whether a resume answers calls that already ran (a double click, a retried request, an older snapshot). */
+async function isReplay(o: AguiRunOptions, state: Record<string, unknown>, resume: readonly ResumeEntry[]): Promise<boolean> {
+  if (resume.length === 0) return false;
+  if (o.completed !== undefined && (await anyRan(resume, o.completed))) return true;
+  return movedPast(state[SESSION_STATE_KEY], o.input.messages ?? []);
+}
+
+/**
+ * Readies the agent for the run: the session exchange and the restored paused state, the
+ * person's attachments, the host's `prepare`, browser tools, and the transcript from the input.
+ * @returns The AG-UI ids of the tool messages, for the outgoing snapshot.
+ */
+async function prepareAgent(
+  o: AguiRunOptions,
+  invocationState: InvocationState,
+  state: Record<string, unknown>,
+  baseSystemPrompt: string | undefined,
+): Promise<Map<string, string>> {
+  const { agent, input } = o;
+  const resume = input.resume ?? [];
+  const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming: resume.length > 0 });
+  // A cold agent needs the paused state before invoke() can tell a resume from new input
+  // (restoring is a no-op on a fresh run or a warm agent).
+  restoreSessionState(agent, invocationState);
+  // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
+  exchange.publishesApprovals = true;
+  // The person's attachments, for a ReferenceHook (a host's prepare() may replace the registry).
+  createReferenceRegistry(invocationState, collectReferences(input.messages ?? []));
+  await o.prepare?.(invocationState);
+  installClientTools(agent, input.tools ?? [], o.clientToolHandlers ?? {});
+
+  expiredAnswer(agent, resume, Date.now());
+  const paused = pausedCalls(agent);
+  const converted = fromAguiMessages(input.messages ?? [], resume.length ? paused : new Set());
+  agent.messages = converted.messages;
+  if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
+  return converted.toolMessageIds;
+}
+
+/** Runs the agent, yielding its events and state deltas as AG-UI events. @returns The run's result. */
+async function* streamRun(
+  o: AguiRunOptions,
+  invocationState: InvocationState,
+  mapper: AguiEventMapper,
+): AsyncGenerator<AGUIEvent, AgentResult> {
+  const resume = o.input.resume ?? [];
+  let result: AgentResult | undefined;
+  const stream = o.agent.stream(
+    resume.length ? toInterruptResponses(resume) : undefined,
+    o.signal ? { invocationState, signal: o.signal } : { invocationState },
+  );
+  const deltas = stateDeltas(invocationState);
+  let sentDeltas = deltas.length;
+  for await (const event of stream) {
+    // Recorded before the result is announced: whoever persists the record on TOOL_CALL_RESULT
+    // (KabooAgent's session store) must already find this call in it.
+    if (event.type === "toolResult") await o.completed?.add(event.result.toolUseId);
+    yield* mapper.map(event);
+    // State effects run in AfterToolCall hooks, before the result event is emitted.
+    while (sentDeltas < deltas.length) {
+      const ops = deltas[sentDeltas++]?.ops ?? [];
+      // StateEffectsHook admits only the six RFC 6902 ops; fast-json-patch's type also names its internal `_get`.
+      if (ops.length) yield stateDelta(ops as StateDeltaEvent["delta"]);
+    }
+    if (event.type === "result") result = event.result;
+  }
+  yield* mapper.closeAll();
+  if (!result) throw new InvalidStateError("The run ended without a result.");
+  return result;
+}
+
+/** The closing events: STATE_SNAPSHOT (with the paused session), MESSAGES_SNAPSHOT and RUN_FINISHED. */
+function* finish(
+  o: AguiRunOptions,
+  invocationState: InvocationState,
+  result: AgentResult,
+  ids: { mapper: AguiEventMapper; newId: () => string; toolMessageIds: Map<string, string> },
+): Generator<AGUIEvent> {
+  const { agent } = o;
+  const clientOnly = result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
+  const pendingClient = clientOnly ? result.interrupts.map((i) => toAguiInterrupt(i, agent).toolCallId ?? "") : [];
+  const transcript =
+    result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, ids.mapper.responseId)] : agent.messages;
+  // The host runs browser tools and answers with tool messages, not a resume.
+  if (clientOnly) agent.discardInterrupts();
+
+  const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
+  const snapshot = sessionStateSnapshot(invocationState);
+  if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
+  else delete outState[SESSION_STATE_KEY];
+  yield stateSnapshot(outState);
+  yield messagesSnapshot(toAguiMessages(transcript, ids.newId, ids.toolMessageIds));
+  const outcome: RunFinishedOutcome =
+    result.stopReason === "cancelled"
+      ? { type: "cancelled" }
+      : result.stopReason === "interrupt" && !clientOnly
+        ? { type: "interrupt", interrupts: result.interrupts.map((i) => toAguiInterrupt(i, agent)) }
+        : pendingClient.length
+          ? { type: "success", pendingToolCallIds: pendingClient }
+          : { type: "success" };
+  yield runFinished(o.input, outcome);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

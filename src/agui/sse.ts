@@ -5,7 +5,7 @@
  * @module
  */
 import { EventType, type BaseEvent } from "@ag-ui/core";
-import { KabooError, describe } from "../errors.js";
+import { runError } from "./run-events.js";
 
 const encoder = new TextEncoder();
 
@@ -163,13 +163,4 @@ export function sseStream(events: AsyncIterable<BaseEvent>, options: SseStreamOp
       })();
     },
   });
-}
-
-function runError(error: unknown): BaseEvent {
-  return {
-    type: EventType.RUN_ERROR,
-    timestamp: Date.now(),
-    message: describe(error),
-    code: error instanceof KabooError ? error.code : "RUN_FAILED",
-  } as BaseEvent;
 }

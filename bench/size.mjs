@@ -35,19 +35,19 @@ function entries() {
     .filter((e) => e.file?.endsWith(".js") || e.file?.endsWith(".mjs"));
 }
 
+const common = {
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  target: "es2022",
+  legalComments: "none",
+  logLevel: "silent",
+};
+
 async function bundle(options, minify) {
-  const result = await build({
-    ...options,
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    target: "es2022",
-    minify,
-    legalComments: "none",
-    logLevel: "silent",
-  });
+  const result = await build({ ...options, ...common, minify });
   return result.outputFiles[0].contents;
 }
 
@@ -83,33 +83,59 @@ for (const { name, file } of entries()) {
     );
 }
 // The slice a typical app imports: an agent, a tool, an approval gate and the usual guards. The same
-// code once with a zod tool and once with a valibot tool, so the second shows what the package costs
-// an app that does not use zod itself.
-const slice = (schemaImport, schema) => `
+// code with zod tools and with valibot tools (its JSON Schema from @valibot/to-json-schema, or given
+// as the jsonSchema option), so the valibot rows show what the package costs an app without zod.
+// Bundled with code splitting, as an app's bundler does: "initial" is what loads with the page;
+// minimatch is imported only when a hook meets a glob pattern, and is reported as the lazy part.
+const slice = (schemaImport, toolSchema) => `
 import { Agent, tool } from "./dist/index.js";
 import { InterruptHook, MaxToolCallsGuard, ToolNameSanitizer, ContextHook, StopGuard, EventPublisher } from "./dist/hooks/index.js";
 ${schemaImport}
-export const weather = tool({ name: "weather", description: "Weather", inputSchema: ${schema}, callback: ({ city }) => city });
+export const weather = tool({ name: "weather", description: "Weather", ${toolSchema}, callback: ({ city }) => city });
 export const hooks = [InterruptHook, MaxToolCallsGuard, ToolNameSanitizer, ContextHook, StopGuard, EventPublisher];
 export { Agent };
 `;
-rows.push(
-  await measure("typical app slice, zod tools (zod/v4)", {
-    stdin: { contents: slice('import * as z from "zod/v4";', "z.object({ city: z.string() })"), resolveDir: root, loader: "js" },
-  }),
-);
-rows.push(
-  await measure("typical app slice, valibot tools", {
-    stdin: {
-      contents: slice(
-        'import * as v from "valibot"; import { toStandardJsonSchema } from "@valibot/to-json-schema";',
-        "toStandardJsonSchema(v.object({ city: v.string() }))",
-      ),
-      resolveDir: root,
-      loader: "js",
-    },
-  }),
-);
+const slices = [
+  ["zod tools (zod/v4)", 'import * as z from "zod/v4";', "inputSchema: z.object({ city: z.string() })"],
+  ["zod tools (zod/v4/mini)", 'import * as z from "zod/v4/mini";', "inputSchema: z.object({ city: z.string() })"],
+  [
+    "valibot tools (toStandardJsonSchema)",
+    'import * as v from "valibot"; import { toStandardJsonSchema } from "@valibot/to-json-schema";',
+    "inputSchema: toStandardJsonSchema(v.object({ city: v.string() }))",
+  ],
+  [
+    "valibot tools (jsonSchema option)",
+    'import * as v from "valibot";',
+    "inputSchema: v.object({ city: v.string() }), jsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }",
+  ],
+];
+for (const [label, schemaImport, toolSchema] of slices) {
+  const options = {
+    stdin: { contents: slice(schemaImport, toolSchema), resolveDir: root, loader: "js" },
+    external: alwaysExternal,
+  };
+  const split = async (minify) => {
+    const result = await build({ ...options, ...common, minify, splitting: true, outdir: join(root, ".tmp/size") });
+    const initial = result.outputFiles.find((f) => f.path.endsWith("stdin.js")).contents;
+    const lazy = result.outputFiles.filter((f) => !f.path.endsWith("stdin.js")).map((f) => f.contents);
+    return { initial, lazy };
+  };
+  const raw = await split(false);
+  const min = await split(true);
+  rows.push({
+    label: `typical app slice, ${label}: initial`,
+    raw: raw.initial.byteLength,
+    min: min.initial.byteLength,
+    gzip: gzipSync(min.initial, { level: 9 }).byteLength,
+  });
+  const sum = (parts, f) => parts.reduce((n, p) => n + f(p), 0);
+  rows.push({
+    label: `typical app slice, ${label}: lazy (globs)`,
+    raw: sum(raw.lazy, (p) => p.byteLength),
+    min: sum(min.lazy, (p) => p.byteLength),
+    gzip: sum(min.lazy, (p) => gzipSync(p, { level: 9 }).byteLength),
+  });
+}
 const baseline = await measure("baseline: zod/v4 alone", {
   stdin: { contents: 'export * from "zod/v4";', resolveDir: root, loader: "js" },
 });

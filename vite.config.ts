@@ -58,6 +58,7 @@ export default defineConfig({
       "minimatch",
       "fast-json-patch",
       "eventsource-parser",
+      "streaming-markdown",
     ],
   },
 });

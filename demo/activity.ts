@@ -1,45 +1,90 @@
 /**
- * The side panels fed by hooks: the context meter (ContextHook reports) and the activity log
- * (the EventPublisher's stream), both per conversation.
+ * The side panels fed by hooks: the context meter (ContextHook reports) and the activity log (the
+ * EventPublisher's stream), both per conversation. The log is kept in localStorage, so a reload
+ * shows what happened before it; a tool call is one row that changes as the call goes (requested →
+ * finished, or declined / expired — a call that never ran is never shown as started).
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
 import type { ContextReport, StreamEvent } from "kaboo-workflows/hooks";
 
 const MAX_EVENTS = 200;
+const KEY = "kaboo-demo:activity:";
 
-const TITLES: Record<string, string> = {
-  agent_start: "Run started",
-  tool_start: "Tool started",
-  tool_end: "Tool finished",
-  interrupt: "Waiting for approval",
-  agent_complete: "Run complete",
-  error: "Error",
+/** The part of an event the log shows and keeps. */
+type Logged = Pick<StreamEvent, "type" | "timestamp" | "data">;
+
+const str = (d: Logged["data"], k: string) => (typeof d[k] === "string" || typeof d[k] === "number" ? String(d[k]) : "");
+
+const RUN_ENDS: Record<string, string> = {
+  endTurn: "Run complete",
+  cancelled: "Run stopped",
+  interrupt: "Paused for your approval",
 };
 
-function detail(e: StreamEvent): string {
+/** The row's title, detail and outcome (for its colour). */
+function describe(e: Logged): { title: string; detail: string; outcome: string } {
   const d = e.data;
-  const pick = (k: string) => (typeof d[k] === "string" || typeof d[k] === "number" ? String(d[k]) : "");
+  const label = str(d, "tool_label") || str(d, "tool_name");
   switch (e.type) {
+    case "agent_start":
+      return { title: "Run started", detail: "", outcome: "info" };
     case "tool_start":
-      return `${pick("tool_label") || pick("tool_name")} ${JSON.stringify(d["tool_input"] ?? {})}`;
-    case "tool_end":
-      return `${pick("tool_label") || pick("tool_name")} → ${pick("status")}${d["error"] ? `: ${pick("error")}` : ""}`;
+      return { title: "Tool requested", detail: `${label} ${JSON.stringify(d["tool_input"] ?? {})}`, outcome: "info" };
+    case "tool_end": {
+      if (str(d, "status") === "success") return { title: "Tool finished", detail: label, outcome: "ok" };
+      const why = `${str(d, "error")} ${str(d, "tool_result")}`;
+      if (/denied/i.test(why)) return { title: "Declined, not run", detail: label, outcome: "warn" };
+      if (/expired/i.test(why)) return { title: "Expired, not run", detail: label, outcome: "warn" };
+      if (/stopped/i.test(why)) return { title: "Stopped, not run", detail: label, outcome: "warn" };
+      return { title: "Tool failed", detail: `${label}: ${why.trim().split("\n")[0]}`, outcome: "bad" };
+    }
     case "interrupt": {
       const reason = d["reason"] as { message?: unknown } | undefined;
-      return typeof reason?.message === "string" ? reason.message : pick("name");
+      return {
+        title: "Waiting for approval",
+        detail: typeof reason?.message === "string" ? reason.message : str(d, "name"),
+        outcome: "warn",
+      };
     }
-    case "agent_complete":
-      return `${pick("stop_reason")}${pick("duration_ms") ? ` · ${pick("duration_ms")} ms` : ""}`;
+    case "agent_complete": {
+      const reason = str(d, "stop_reason");
+      const ms = str(d, "duration_ms");
+      return {
+        title: RUN_ENDS[reason] ?? `Run ended (${reason})`,
+        detail: ms ? `${ms} ms` : "",
+        outcome: reason === "cancelled" || reason === "interrupt" ? "warn" : reason === "endTurn" ? "ok" : "info",
+      };
+    }
     case "error":
-      return pick("text") || pick("exception_type");
+      return { title: "Model error", detail: str(d, "text") || str(d, "exception_type"), outcome: "bad" };
     default:
-      return "";
+      return { title: e.type, detail: "", outcome: "info" };
   }
+}
+
+function keep(e: StreamEvent): Logged {
+  const data: Logged["data"] = {};
+  for (const k of [
+    "tool_label",
+    "tool_name",
+    "tool_use_id",
+    "tool_input",
+    "status",
+    "error",
+    "reason",
+    "stop_reason",
+    "duration_ms",
+    "text",
+    "exception_type",
+    "thread_id",
+  ])
+    if (e.data[k] !== undefined) data[k] = e.data[k];
+  if (typeof e.data["tool_result"] === "string") data["tool_result"] = e.data["tool_result"].slice(0, 300);
+  return { type: e.type, timestamp: e.timestamp, data };
 }
 
 /** Keeps and shows the hook-fed panels. */
 export class ActivityPanels {
-  readonly #events = new Map<string, StreamEvent[]>();
   readonly #reports = new Map<string, ContextReport>();
   readonly #list: HTMLOListElement;
   #thread = "";
@@ -47,7 +92,7 @@ export class ActivityPanels {
   constructor() {
     this.#list = document.querySelector<HTMLOListElement>("#events")!;
     document.querySelector("#clear-log")!.addEventListener("click", () => {
-      this.#events.set(this.#thread, []);
+      localStorage.removeItem(KEY + this.#thread);
       this.#list.replaceChildren();
     });
   }
@@ -55,21 +100,26 @@ export class ActivityPanels {
   /** Shows another conversation's panels. */
   showThread(threadId: string, messages: readonly AguiMessage[]): void {
     this.#thread = threadId;
-    this.#list.replaceChildren(...(this.#events.get(threadId) ?? []).map((e) => this.#item(e)));
+    this.#list.replaceChildren();
+    for (const e of this.#read(threadId)) this.#show(e);
     this.updateContext(threadId, messages);
   }
 
   /** An EventPublisher event (any conversation). */
   add(event: StreamEvent): void {
-    const threadId = typeof event.data["thread_id"] === "string" ? event.data["thread_id"] : "";
-    const list = this.#events.get(threadId) ?? [];
-    list.push(event);
-    if (list.length > MAX_EVENTS) list.splice(0, list.length - MAX_EVENTS);
-    this.#events.set(threadId, list);
+    const threadId = str(event.data, "thread_id");
+    const logged = keep(event);
+    const list = [...this.#read(threadId), logged].slice(-MAX_EVENTS);
+    localStorage.setItem(KEY + threadId, JSON.stringify(list));
     if (threadId !== this.#thread) return;
-    this.#list.append(this.#item(event));
+    this.#show(logged);
     while (this.#list.childElementCount > MAX_EVENTS) this.#list.firstElementChild?.remove();
     this.#list.lastElementChild?.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Forgets a conversation's log (it was deleted). */
+  forget(threadId: string): void {
+    localStorage.removeItem(KEY + threadId);
   }
 
   /** A ContextHook report (any conversation). */
@@ -98,19 +148,31 @@ export class ActivityPanels {
         "No tool results cleared yet. Long results are replaced by a short note once the context passes 1,200 tokens.";
   }
 
-  #item(e: StreamEvent): HTMLLIElement {
-    const li = document.createElement("li");
+  #read(threadId: string): Logged[] {
+    try {
+      const value: unknown = JSON.parse(localStorage.getItem(KEY + threadId) ?? "[]");
+      return Array.isArray(value) ? (value as Logged[]).filter((e) => e && typeof e.type === "string" && e.data) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Adds a row, or updates the row of the same tool call. */
+  #show(e: Logged): void {
+    const callId = str(e.data, "tool_use_id");
+    const existing = callId ? this.#list.querySelector<HTMLLIElement>(`li[data-call-id="${CSS.escape(callId)}"]`) : null;
+    const li = existing ?? document.createElement("li");
+    if (callId) li.dataset["callId"] = callId;
     li.dataset["type"] = e.type;
+    const { title, detail, outcome } = describe(e);
+    li.dataset["outcome"] = outcome;
     const time = document.createElement("time");
     time.dateTime = new Date(e.timestamp).toISOString();
     time.textContent = new Date(e.timestamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-    const kind = document.createElement("span");
-    kind.className = "kind";
-    kind.textContent = TITLES[e.type] ?? e.type;
-    const text = document.createElement("span");
-    text.className = "detail";
-    text.textContent = detail(e);
-    li.append(time, kind, text);
-    return li;
+    const kind = Object.assign(document.createElement("span"), { className: "kind", textContent: title });
+    const text = Object.assign(document.createElement("span"), { className: "detail", textContent: detail });
+    li.replaceChildren(time, kind, text);
+    if (existing) this.#list.append(existing);
+    else this.#list.append(li);
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
 import * as z from "zod/v4";
+import { actionWords } from "./actions.js";
 import { toolSchemas } from "./bank.js";
 
 /** The person's answer. */
@@ -38,12 +39,6 @@ const requestSchema = z.looseObject({
   message: z.string().catch(""),
 });
 
-const TITLES: Record<string, string> = {
-  transfer: "Send money?",
-  wire_abroad: "Send an international wire?",
-  freeze_card: "Freeze a card?",
-};
-
 /** Reads the request behind an interrupt; `undefined` when it is not an approval. */
 export function approvalRequest(i: AguiInterrupt): Request | undefined {
   if (i.reason !== "tool_call") return undefined;
@@ -70,10 +65,6 @@ export function checkArgs(
   const checked = schema.safeParse(value);
   if (checked.success) return { ok: true, value: value as Record<string, unknown> };
   return { ok: false, error: checked.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("\n") };
-}
-
-function formatValue(v: unknown): string {
-  return typeof v === "string" ? v : JSON.stringify(v);
 }
 
 /** The dialog, bound to the markup in index.html. */
@@ -121,26 +112,14 @@ export class ApprovalDialog {
     this.current = interrupt;
     this.#request = request;
     this.#onAnswer = onAnswer;
-    this.#q("#approval-title").textContent = TITLES[request.tool] ?? `Allow ${request.tool}?`;
+    this.#describe(request.input);
     this.#q("#approval-message").textContent = request.message;
     this.#q("#approval-tool").textContent = request.tool;
-    const subject = this.#q("#approval-subject");
-    subject.textContent = request.subject?.label ?? "this call only";
-    const args = this.#q<HTMLDListElement>("#approval-args");
-    args.replaceChildren(
-      ...Object.entries(request.input).flatMap(([k, v]) => {
-        const dt = document.createElement("dt");
-        dt.textContent = k;
-        const dd = document.createElement("dd");
-        dd.textContent = formatValue(v);
-        return [dt, dd];
-      }),
-    );
+    // "Covers" belongs to the choices that remember a yes: shown only when they are offered.
+    this.#q("#approval-subject").textContent = request.subject?.label ?? request.tool;
+    this.#q("#approval-remember").hidden = !request.scopes.some((s) => s !== "once");
     for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
-      const scope = b.dataset["scope"] as DialogAnswer["scope"];
-      b.hidden = !request.scopes.includes(scope);
-      const hint = b.querySelector(".hint");
-      if (hint && scope === "always") hint.textContent = request.subject?.label ?? request.tool;
+      b.hidden = !request.scopes.includes(b.dataset["scope"] as DialogAnswer["scope"]);
     }
     const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
     editor.value = JSON.stringify(request.input, null, 2);
@@ -193,9 +172,22 @@ export class ApprovalDialog {
     } else this.#q<HTMLTextAreaElement>("#approval-edit").focus();
   }
 
+  /** The headline and facts, in words, for the arguments shown (the request's, or a valid edit). */
+  #describe(input: Record<string, unknown>): void {
+    const words = actionWords(this.#request?.tool ?? "", input);
+    this.#q("#approval-title").textContent = words.headline;
+    this.#q<HTMLDListElement>("#approval-args").replaceChildren(
+      ...words.facts.flatMap(([k, v]) => [
+        Object.assign(document.createElement("dt"), { textContent: k }),
+        Object.assign(document.createElement("dd"), { textContent: v }),
+      ]),
+    );
+  }
+
   #validate(): Record<string, unknown> | undefined {
     const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
     const checked = checkArgs(this.#request?.tool ?? "", editor.value);
+    if (checked.ok) this.#describe(checked.value);
     this.#q("#approval-edit-error").textContent = checked.ok ? "" : checked.error;
     if (checked.ok) editor.removeAttribute("aria-invalid");
     else editor.setAttribute("aria-invalid", "true");

@@ -6,6 +6,7 @@
 import * as z from "zod/v4";
 import { type AgentTool, tool } from "kaboo-workflows";
 import type { ToolDecision } from "kaboo-workflows/hooks";
+import { CURRENCIES, type Currency, formatMoney } from "./money.js";
 
 const LEDGER_KEY = "kaboo-demo:ledger";
 
@@ -83,7 +84,14 @@ function idempotent(name: string, callId: string, act: (ledger: Ledger) => strin
 
 /** Euros as people read them. */
 export function eur(amount: number): string {
-  return new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(amount);
+  return formatMoney(amount, "EUR");
+}
+
+/** What one unit of each currency costs in euros (the demo's fixed rates). */
+const IN_EUROS: Record<Currency, number> = { EUR: 1, USD: 0.92, GBP: 1.17, CHF: 1.05 };
+
+function inEuros(amount: number, currency: Currency = "EUR"): number {
+  return Math.round(amount * IN_EUROS[currency] * 100) / 100;
 }
 
 /** People's names in titles ("bob" → "Bob"). */
@@ -95,7 +103,12 @@ export function person(name: string): string {
 export const toolSchemas = {
   get_balance: z.object({ account: z.enum(["checking", "savings"]).optional() }),
   get_statement: z.object({ account: z.enum(["checking", "savings"]).optional() }),
-  transfer: z.object({ to: z.string().trim().min(1).max(40), amount: z.number().positive().max(5000) }),
+  transfer: z.object({
+    to: z.string().trim().min(1).max(40),
+    amount: z.number().positive().max(5000),
+    currency: z.enum(CURRENCIES).optional(),
+  }),
+  move_money: z.object({ to: z.enum(["savings", "checking"]), amount: z.number().positive().max(50000) }),
   wire_abroad: z.object({
     to: z.string().trim().min(1).max(60),
     iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/, "an IBAN such as DE89370400440532013000"),
@@ -147,13 +160,26 @@ export function bankTools(): AgentTool[] {
     }),
     tool({
       name: "transfer",
-      description: "Sends euros from checking to someone the person names.",
+      description: "Sends money from checking to someone the person names (euros unless a currency is given).",
       inputSchema: toolSchemas.transfer,
-      callback: ({ to, amount }, context) =>
+      callback: ({ to, amount, currency }, context) =>
         idempotent("transfer", context.toolUse.toolUseId, (l) => {
-          l.checking = Math.round((l.checking - amount) * 100) / 100;
-          l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount });
-          return `Sent ${eur(amount)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
+          const euros = inEuros(amount, currency);
+          l.checking = Math.round((l.checking - euros) * 100) / 100;
+          l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount: euros });
+          return `Sent ${formatMoney(amount, currency)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
+        }),
+    }),
+    tool({
+      name: "move_money",
+      description: "Moves euros between the person's own checking and savings accounts.",
+      inputSchema: toolSchemas.move_money,
+      callback: ({ to, amount }, context) =>
+        idempotent("move_money", context.toolUse.toolUseId, (l) => {
+          const from = to === "savings" ? "checking" : "savings";
+          l[from] = Math.round((l[from] - amount) * 100) / 100;
+          l[to] = Math.round((l[to] + amount) * 100) / 100;
+          return `Moved ${eur(amount)} to ${to}. Checking: ${eur(l.checking)} · Savings: ${eur(l.savings)}.`;
         }),
     }),
     tool({
@@ -163,7 +189,7 @@ export function bankTools(): AgentTool[] {
       callback: ({ to, iban, amount, currency }, context) =>
         idempotent("wire_abroad", context.toolUse.toolUseId, (l) => {
           l.history.push({ at: Date.now(), what: `wire to ${to} (${iban})`, amount });
-          return `Wired ${amount} ${currency} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
+          return `Wired ${formatMoney(amount, currency)} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
         }),
     }),
     tool({
@@ -215,6 +241,7 @@ export const TOOL_LABELS: Record<string, string> = {
   get_balance: "Checking balances",
   get_statement: "Reading the statement",
   transfer: "Sending money",
+  move_money: "Moving money between your accounts",
   wire_abroad: "Wiring abroad",
   freeze_card: "Freezing a card",
   set_theme: "Changing the theme",

@@ -1,18 +1,36 @@
 /**
- * Renders a conversation (AG-UI messages) as chat bubbles: the person's messages, the
- * assistant's streamed text, its reasoning (collapsed), and one row per tool call with its
- * label, arguments and result.
+ * What the transcript shows, as blocks (see ./transcript.ts): the person's messages, the
+ * assistant's replies (markdown, suggestion buttons, copy), its reasoning (collapsed), one row per
+ * tool call — a card with the action in words while it waits for approval — and the marks a run
+ * leaves: "thinking…", "stopped", an error with Retry, and Regenerate after the last reply.
  */
-import type { Message as AguiMessage } from "@ag-ui/core";
+import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
+import { actionWords } from "./actions.js";
 import { TOOL_LABELS } from "./bank.js";
+import { MarkdownStream } from "./markdown.js";
+import type { Block } from "./transcript.js";
+
+/** A mark left where a run was stopped. */
+export interface StopMark {
+  /** The message it follows. */
+  after: string;
+  text: string;
+}
 
 /** What the view needs besides the messages. */
 export interface ViewState {
-  /** Tool calls waiting for the person's approval. */
-  awaiting: ReadonlySet<string>;
-  /** Whether a run is in progress (calls without results are "running"). */
+  /** Tool calls waiting for the person's approval, by tool call id. */
+  awaiting: ReadonlyMap<string, AguiInterrupt>;
   running: boolean;
+  /** Why the last run failed ("" when it did not). */
+  error: string;
+  marks: readonly StopMark[];
+  /** The rule (grant) that let a call run without asking, if one did. */
+  ruleFor(tool: string, args: Record<string, unknown>, callId: string): string | undefined;
+  isOpen(key: string): boolean;
 }
+
+type ToolCall = { id: string; function: { name: string; arguments: string } };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -21,27 +39,15 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return node;
 }
 
-/** Paragraphs with **bold**, *emphasis* and `code`, built as DOM (never innerHTML). */
-function richText(text: string): DocumentFragment {
-  const frag = document.createDocumentFragment();
-  for (const para of text.split(/\n{2,}/)) {
-    const p = el("p");
-    for (const [i, line] of para.split("\n").entries()) {
-      if (i > 0) p.append(el("br"));
-      for (const part of line.split(/(\*\*[^*]+\*\*|\*[^*\s][^*]*\*|`[^`]+`)/)) {
-        if (part.startsWith("**") && part.endsWith("**") && part.length > 4) p.append(el("strong", undefined, part.slice(2, -2)));
-        else if (part.startsWith("*") && part.endsWith("*") && part.length > 2) p.append(el("em", undefined, part.slice(1, -1)));
-        else if (part.startsWith("`") && part.endsWith("`") && part.length > 2)
-          p.append(el("code", undefined, part.slice(1, -1)));
-        else if (part) p.append(part);
-      }
-    }
-    frag.append(p);
-  }
-  return frag;
+function button(text: string, action: string, className = "ghost small"): HTMLButtonElement {
+  const b = el("button", className, text);
+  b.type = "button";
+  b.dataset["action"] = action;
+  return b;
 }
 
-function contentText(m: AguiMessage): string {
+/** The text of a message's content (string or text parts). */
+export function contentText(m: AguiMessage): string {
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") return c;
   if (Array.isArray(c))
@@ -49,25 +55,108 @@ function contentText(m: AguiMessage): string {
   return "";
 }
 
-function argsSummary(raw: string): { text: string; parsed: Record<string, unknown> | undefined } {
+// The suggestions line starts a paragraph; while it streams in, only its finished prompts show.
+const TRY_LINE = /(?:^|\n\n)Try: /;
+
+/** Splits a reply into its text and its suggestions (the last line "Try: “…” · “…”"). */
+export function splitSuggestions(text: string): { body: string; prompts: string[] } {
+  const m = TRY_LINE.exec(text);
+  if (!m) return { body: text, prompts: [] };
+  return { body: text.slice(0, m.index), prompts: [...text.slice(m.index).matchAll(/“([^”]+)”/g)].map((x) => x[1]!) };
+}
+
+const streams = new WeakMap<HTMLElement, MarkdownStream>();
+
+function fillReply(bubble: HTMLElement, text: string, streaming: boolean): void {
+  const { body, prompts } = splitSuggestions(text);
+  const content = bubble.querySelector<HTMLElement>(".content")!;
+  let stream = streams.get(content);
+  if (!stream) streams.set(content, (stream = new MarkdownStream(content)));
+  stream.show(body, !streaming);
+  const chips = bubble.querySelector<HTMLElement>(".suggestions")!;
+  chips.hidden = prompts.length === 0;
+  if (chips.childElementCount === prompts.length) return;
+  chips.replaceChildren(
+    ...prompts.map((p) => {
+      const b = el("button", "chip", p);
+      b.type = "button";
+      b.dataset["prompt"] = p;
+      return b;
+    }),
+  );
+}
+
+function replyBlock(m: AguiMessage, text: string, streaming: boolean): Block {
+  return {
+    key: `a:${m.id}`,
+    sig: `${streaming}:${text}`,
+    build() {
+      const bubble = el("div", "msg assistant");
+      bubble.dataset["id"] = m.id;
+      const copy = button("Copy", "copy");
+      copy.setAttribute("aria-label", "Copy this reply");
+      const foot = el("div", "msg-actions");
+      foot.append(copy);
+      bubble.append(el("div", "content"), el("div", "suggestions"), foot);
+      fillReply(bubble, text, streaming);
+      return bubble;
+    },
+    patch(bubble) {
+      fillReply(bubble, text, streaming);
+      return true;
+    },
+  };
+}
+
+function reasoningBlock(m: AguiMessage, text: string, view: ViewState): Block {
+  return {
+    key: `r:${m.id}`,
+    sig: text,
+    build() {
+      const d = el("details", "reasoning");
+      d.dataset["key"] = m.id;
+      d.open = view.isOpen(m.id);
+      d.append(el("summary", undefined, "Reasoning"), el("p", undefined, text));
+      return d;
+    },
+    patch(d) {
+      d.querySelector("p")!.textContent = text;
+      return true;
+    },
+  };
+}
+
+function parseArgs(raw: string): Record<string, unknown> {
   try {
-    const parsed = JSON.parse(raw || "{}") as Record<string, unknown>;
-    const text = Object.entries(parsed)
-      .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-      .join(" · ");
-    return { text: text || "no arguments", parsed };
+    const v: unknown = JSON.parse(raw || "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
-    return { text: raw, parsed: undefined };
+    return {};
   }
 }
 
-function toolRow(
-  call: { id: string; function: { name: string; arguments: string } },
-  result: AguiMessage | undefined,
-  view: ViewState,
-): HTMLElement {
+/** A failed call in words for the person (the text meant for the model stays out of the chat). */
+function notRun(text: string): { badge: string; note: string } {
+  if (/denied/i.test(text)) return { badge: "Declined", note: "You declined this, so it did not run." };
+  if (/expired/i.test(text)) return { badge: "Expired", note: "The approval expired before it was answered, so it did not run." };
+  if (/stopped/i.test(text)) return { badge: "Stopped", note: "Stopped before it ran." };
+  if (/edited arguments/i.test(text)) return { badge: "Not run", note: "The edited details were not valid, so it did not run." };
+  return { badge: "Failed", note: text.split("\n")[0]!.slice(0, 200) };
+}
+
+function facts(pairs: [string, string][]): HTMLDListElement {
+  const dl = el("dl", "facts");
+  for (const [k, v] of pairs) dl.append(el("dt", undefined, k), el("dd", undefined, v));
+  return dl;
+}
+
+function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewState): Block {
+  const name = call.function.name;
+  const args = parseArgs(call.function.arguments);
+  const text = result ? contentText(result) : "";
+  const failed = Boolean(result && (result as { error?: string }).error);
   const status = result
-    ? (result as { error?: string }).error
+    ? failed
       ? "error"
       : "done"
     : view.awaiting.has(call.id)
@@ -75,78 +164,101 @@ function toolRow(
       : view.running
         ? "running"
         : "stopped";
-  const row = el("div", "tool-row");
-  row.dataset["tool"] = call.function.name;
-  row.dataset["status"] = status;
-  row.dataset["callId"] = call.id;
-  const head = el("div", "tool-head");
-  const badge = el(
-    "span",
-    "tool-status",
-    { done: "Done", error: "Not run", awaiting: "Needs your approval", running: "Running…", stopped: "Stopped" }[status],
-  );
-  head.append(
-    el("span", "tool-icon"),
-    el("span", "tool-label", TOOL_LABELS[call.function.name] ?? call.function.name),
-    el("code", "tool-name", call.function.name),
-    badge,
-  );
-  const args = argsSummary(call.function.arguments);
-  const argsEl = el("div", "tool-args", args.text);
-  argsEl.title = call.function.arguments;
-  row.append(head, argsEl);
-  if (result) {
-    const text = contentText(result);
-    const out = el(text.length > 280 ? "details" : "div", "tool-result");
-    if (out instanceof HTMLDetailsElement)
-      out.append(
-        el("summary", undefined, `${text.slice(0, 120)}… (${text.length.toLocaleString()} characters)`),
-        el("pre", undefined, text),
+  const rule = status === "done" ? view.ruleFor(name, args, call.id) : undefined;
+  const interrupt = view.awaiting.get(call.id);
+  return {
+    key: `t:${call.id}`,
+    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.expiresAt, view.isOpen(call.id)]),
+    build() {
+      const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
+      Object.assign(row.dataset, { tool: name, status, callId: call.id });
+      const words = actionWords(name, args);
+      const failure = result && failed ? notRun(text) : undefined;
+      const label = {
+        done: "Done",
+        error: failure?.badge ?? "Not run",
+        awaiting: "Needs your approval",
+        running: "Running…",
+        stopped: "Stopped",
+      };
+      const head = el("div", "tool-head");
+      head.append(
+        el("span", "tool-icon"),
+        el("span", "tool-label", TOOL_LABELS[name] ?? name),
+        el("span", "tool-status", label[status]),
       );
-    else out.textContent = text;
-    row.append(out);
-  }
-  return row;
+      row.append(head);
+      if (status === "awaiting") {
+        row.append(el("p", "card-headline", words.headline), facts(words.facts));
+        const review = button("Review and decide", "review", "primary small");
+        review.dataset["callId"] = call.id;
+        row.append(review);
+        return row;
+      }
+      const argsEl = el("div", "tool-args", words.facts.map(([k, v]) => `${k}: ${v}`).join(" · ") || "no arguments");
+      row.append(argsEl);
+      if (rule) row.append(el("p", "rule-mark", `✓ Approved by your rule: ${rule}`));
+      if (failure) row.append(el("p", "tool-result", failure.note));
+      else if (result) row.append(resultView(call.id, text, view));
+      return row;
+    },
+  };
 }
 
-/**
- * Draws the whole conversation into `container`, keeping open reasoning panels open and the
- * scroll pinned to the bottom when it was there.
- */
-export function renderTranscript(container: HTMLElement, messages: readonly AguiMessage[], view: ViewState): void {
-  const pinned = container.scrollHeight - container.scrollTop - container.clientHeight < 80;
-  const open = new Set(
-    [...container.querySelectorAll<HTMLDetailsElement>("details[open][data-key]")].map((d) => d.dataset["key"]),
+function resultView(key: string, text: string, view: ViewState): HTMLElement {
+  if (text.length <= 280) return el("div", "tool-result", text);
+  const d = el("details", "tool-result");
+  d.dataset["key"] = key;
+  d.open = view.isOpen(key);
+  d.append(
+    el("summary", undefined, `${text.slice(0, 120)}… (${text.length.toLocaleString()} characters)`),
+    el("pre", undefined, text),
   );
+  return d;
+}
+
+function note(key: string, className: string, text: string, action?: [label: string, action: string]): Block {
+  return {
+    key,
+    sig: text + (action?.[0] ?? ""),
+    build() {
+      const n = el("div", className);
+      if (className.includes("run-error")) n.setAttribute("role", "alert");
+      n.append(el("span", undefined, text));
+      if (action) n.append(button(action[0], action[1]));
+      return n;
+    },
+  };
+}
+
+/** The blocks of a conversation. */
+export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewState): Block[] {
   const results = new Map<string, AguiMessage>();
   for (const m of messages) if (m.role === "tool") results.set((m as { toolCallId: string }).toolCallId, m);
-  const nodes: HTMLElement[] = [];
+  const blocks: Block[] = [];
+  let waitingForModel = false;
   for (const m of messages) {
-    if (m.role === "user") {
-      const text = contentText(m);
-      if (!text) continue;
-      const b = el("div", "msg user");
-      b.append(richText(text));
-      nodes.push(b);
+    const text = contentText(m);
+    if (m.role === "user" && text) {
+      blocks.push(note(`u:${m.id}`, "msg user", text));
+      waitingForModel = true;
     } else if (m.role === "reasoning") {
-      const d = el("details", "reasoning");
-      d.dataset["key"] = m.id;
-      d.open = open.has(m.id);
-      d.append(el("summary", undefined, "Reasoning"), el("p", undefined, contentText(m)));
-      nodes.push(d);
+      blocks.push(reasoningBlock(m, text, view));
+      waitingForModel = false;
     } else if (m.role === "assistant") {
-      const text = contentText(m);
-      if (text) {
-        const b = el("div", "msg assistant");
-        b.dataset["id"] = m.id;
-        b.append(richText(text));
-        nodes.push(b);
-      }
-      for (const call of (m as { toolCalls?: { id: string; function: { name: string; arguments: string } }[] }).toolCalls ?? []) {
-        nodes.push(toolRow(call, results.get(call.id), view));
-      }
+      if (text) blocks.push(replyBlock(m, text, view.running && m === messages.at(-1)));
+      const calls = (m as { toolCalls?: ToolCall[] }).toolCalls ?? [];
+      for (const call of calls) blocks.push(toolBlock(call, results.get(call.id), view));
+      waitingForModel = calls.length > 0 && calls.every((c) => results.has(c.id));
+      if (text && !calls.length) waitingForModel = false;
     }
+    for (const mark of view.marks)
+      if (mark.after === m.id) blocks.push(note(`s:${m.id}`, "run-mark stopped", mark.text, ["↻ Retry", "regenerate"]));
   }
-  container.replaceChildren(...nodes);
-  if (pinned) container.scrollTop = container.scrollHeight;
+  if (view.running && waitingForModel) blocks.push(note("thinking", "thinking", "Thinking…"));
+  const last = messages.at(-1);
+  if (view.error) blocks.push(note("error", "run-mark run-error", `Something went wrong: ${view.error}`, ["↻ Retry", "retry"]));
+  else if (!view.running && !view.awaiting.size && last?.role === "assistant" && !view.marks.some((k) => k.after === last.id))
+    blocks.push(note("turn-actions", "turn-actions", "", ["↻ Regenerate", "regenerate"]));
+  return blocks;
 }

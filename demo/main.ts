@@ -4,39 +4,47 @@
  *
  * URL parameters (for trying things out and for the e2e tests):
  * `?ttl=<seconds>` — deadline of a wire approval (default 30);
- * `?delay=<ms>` — pause between the scripted model's streamed chunks (default 12).
+ * `?delay=<ms>` — pause between the scripted model's streamed chunks (default 12);
+ * `?fail=<n>` — the scripted model's first n calls fail (to try Retry).
  */
-import type { Interrupt as AguiInterrupt, ResumeEntry, Tool as AguiTool } from "@ag-ui/core";
+import type { Interrupt as AguiInterrupt, ResumeEntry } from "@ag-ui/core";
+import type { Model } from "kaboo-workflows";
 import { IndexedDbSessionStore, KabooAgent } from "kaboo-workflows/agui";
 import { IndexedDbGrantStore } from "kaboo-workflows/grants";
 import { ActivityPanels } from "./activity.js";
 import { ApprovalDialog, approvalRequest, type DialogAnswer } from "./approval-dialog.js";
 import { toolCounts } from "./bank.js";
-import { renderTranscript } from "./chat-view.js";
+import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
-import { createRunner } from "./runner.js";
+import { addStopMark, forgetMarks, keepStopMarks, markAsked, stopMarks, wasAsked } from "./marks.js";
+import { setupChrome } from "./page-chrome.js";
+import { createRunner, GATE_SUBJECTS, modelMaker } from "./runner.js";
 import { loadSettings, modelLabel, setupSettings } from "./settings.js";
+import { setThemeTool, setupTheme, THEME_TOOL } from "./theme.js";
 import { ThreadList } from "./threads.js";
+import { Transcript } from "./transcript.js";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
 const params = new URLSearchParams(location.search);
 const ttl = Math.max(1, Number(params.get("ttl")) || 30);
 const delay = Math.max(0, Number(params.get("delay") ?? 12) || 0);
-const THEMES = ["dark", "light", "ocean", "forest", "sunset"] as const;
 const THREAD_KEY = "kaboo-demo:thread";
-const THEME_KEY = "kaboo-demo:theme";
+const CANCEL = /^\s*(?:cancel|no|deny|don'?t|stop|never\s*mind)\b/i;
 
 const grantStore = new IndexedDbGrantStore();
 const sessionStore = new IndexedDbSessionStore();
 const panels = new ActivityPanels();
 const dialog = new ApprovalDialog($<HTMLDialogElement>("#approval"));
-const threads = new ThreadList(sessionStore, (id) => void openThread(id));
-const transcript = $("#transcript");
 const prompt = $<HTMLInputElement>("#prompt");
 const stopFlags = new Map<string, boolean>();
+/** Tells the other tabs that a conversation changed (a run ended there). */
+const tabs = new BroadcastChannel("kaboo-demo:threads");
+
 /** Everything about the page that changes: one object, so each change is easy to find. */
 const state = {
   settings: loadSettings(),
+  /** Makes the model of the settings (loaded before the first conversation opens). */
+  model: undefined as unknown as () => Model,
   /** The AG-UI agent of the open conversation (set by openThread before anything reads it). */
   kaboo: undefined as unknown as KabooAgent,
   threadId: sessionStorage.getItem(THREAD_KEY) ?? "",
@@ -45,63 +53,70 @@ const state = {
   runError: "",
   /** Answers given so far to the open interrupts (a resume must answer them all). */
   answers: [] as ResumeEntry[],
+  /** Where runs of this conversation were stopped. */
+  marks: [] as StopMark[],
   /** The animation frame a render is scheduled for (0: none). */
   frame: 0,
   toastTimer: undefined as ReturnType<typeof setTimeout> | undefined,
 };
 
-// The browser tool: the model may change how this page looks.
-const CLIENT_TOOLS: AguiTool[] = [
-  {
-    name: "set_theme",
-    description: "Changes the look of the banking app the person is using.",
-    parameters: { type: "object", properties: { theme: { type: "string", enum: [...THEMES] } }, required: ["theme"] },
+const transcript = new Transcript($("#transcript"), $<HTMLButtonElement>("#to-bottom"), (action, target) => {
+  if (action === "prompt") send(target.dataset["prompt"] ?? "");
+  else if (action === "copy") void copyReply(target);
+  else if (action === "retry" && !state.running) void run();
+  else if (action === "regenerate") regenerate();
+  else if (action === "review") askNext();
+});
+const threads = new ThreadList(sessionStore, {
+  open: (id) => void openThread(id),
+  deleted: (id) => {
+    panels.forget(id);
+    forgetMarks(id);
+    if (id === state.threadId) void openThread(crypto.randomUUID());
+    else void threads.refresh(state.threadId, state.running);
   },
-];
-function applyTheme(theme: string): void {
-  document.documentElement.dataset["theme"] = theme;
-}
-const clientToolHandlers = {
-  set_theme: (args: Record<string, unknown>) => {
-    const theme = String(args["theme"]);
-    if (!(THEMES as readonly string[]).includes(theme))
-      return {
-        status: "error" as const,
-        content: [{ type: "text" as const, text: `Unknown theme "${theme}". Use one of ${THEMES.join(", ")}.` }],
-      };
-    applyTheme(theme);
-    localStorage.setItem(THEME_KEY, theme);
-    return `The page now uses the ${theme} theme.`;
-  },
-};
-applyTheme(localStorage.getItem(THEME_KEY) ?? "light");
+  changed: () => void renderGrants(),
+});
 
 type Status = "loading" | "idle" | "running" | "awaiting-approval" | "error";
 function setStatus(status: Status): void {
   document.body.dataset["status"] = status;
   state.running = status === "running";
-  // Screen readers wait for the streamed answer to finish instead of reading every chunk.
-  transcript.setAttribute("aria-busy", String(state.running));
-  $<HTMLButtonElement>("#send").hidden = state.running;
+  $("#transcript").setAttribute("aria-busy", String(state.running));
+  const sendButton = $<HTMLButtonElement>("#send");
+  // The button about to hide must not take the focus with it (it would fall to the page's top).
+  if (state.running && document.activeElement === sendButton) prompt.focus();
+  sendButton.hidden = state.running;
   $<HTMLButtonElement>("#stop").hidden = !state.running;
   $<HTMLButtonElement>("#new-thread").disabled = state.running;
   const waiting = status === "awaiting-approval";
   $("#pending-banner").hidden = !waiting || dialog.open;
-  prompt.disabled = state.running || waiting;
-  prompt.placeholder = waiting ? "Answer the approval first" : "Ask about your accounts, or e.g. “send 42 to Bob”";
+  prompt.placeholder = waiting
+    ? "Answer the approval first, or type “cancel”"
+    : state.running
+      ? "Esc stops the answer"
+      : "Ask about your accounts, or e.g. “send 42 to Bob”";
   void threads.refresh(state.threadId, state.running);
 }
 
+function ruleFor(tool: string, args: Record<string, unknown>, callId: string): string | undefined {
+  const subject = GATE_SUBJECTS[tool];
+  return subject && !wasAsked(callId) ? subject(tool, args).label : undefined;
+}
+
 function render(): void {
-  const awaiting = new Set(state.kaboo.pendingInterrupts.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
-  renderTranscript(transcript, state.kaboo.messages, { awaiting, running: state.running });
-  if (state.runError) {
-    const note = document.createElement("div");
-    note.className = "msg run-error";
-    note.setAttribute("role", "alert");
-    note.textContent = `Something went wrong: ${state.runError}`;
-    transcript.append(note);
-  }
+  const pending = state.kaboo.pendingInterrupts;
+  markAsked(pending.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
+  const awaiting = new Map(pending.flatMap((i) => (i.toolCallId ? [[i.toolCallId, i] as const] : [])));
+  const view = {
+    awaiting,
+    running: state.running,
+    error: state.runError,
+    marks: state.marks,
+    ruleFor,
+    isOpen: (k: string) => transcript.isOpen(k),
+  };
+  transcript.update(transcriptBlocks(state.kaboo.messages, view));
   $("#welcome").hidden = state.kaboo.messages.length > 0;
   panels.updateContext(state.threadId, state.kaboo.messages);
 }
@@ -126,18 +141,17 @@ function makeAgent(id: string): KabooAgent {
     agent: (t) =>
       createRunner(
         t,
-        state.settings,
+        state.model,
         {
           stopRequested: (thread) => stopFlags.get(thread) === true,
           onContext: (thread, report) => panels.report(thread, report),
           onEvent: (event) => panels.add(event),
         },
         ttl,
-        delay,
       ),
     grantStore,
     sessionStore,
-    clientToolHandlers,
+    clientToolHandlers: { set_theme: setThemeTool },
   });
   agent.subscribe({
     onMessagesChanged: scheduleRender,
@@ -153,10 +167,12 @@ function makeAgent(id: string): KabooAgent {
 async function openThread(id: string): Promise<void> {
   if (state.running) return;
   dialog.close();
+  if (id !== state.threadId) transcript.clear();
   state.threadId = id;
   sessionStorage.setItem(THREAD_KEY, id);
   state.answers = [];
   state.runError = "";
+  state.marks = stopMarks(id);
   state.kaboo = makeAgent(id);
   setStatus("loading");
   await state.kaboo.connectAgent();
@@ -207,50 +223,97 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
 }
 
 async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
-  stopFlags.set(state.threadId, false);
+  const threadId = state.threadId;
+  stopFlags.set(threadId, false);
   state.runError = "";
   setStatus("running");
+  render();
   const agent = state.kaboo;
   try {
-    await agent.runAgent({ tools: CLIENT_TOOLS, ...extra });
+    await agent.runAgent({ tools: [THEME_TOOL], ...extra });
   } catch (error) {
-    if (!stopFlags.get(state.threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
+    if (!stopFlags.get(threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
   }
   if (agent !== state.kaboo) return;
-  render();
+  tabs.postMessage({ threadId });
   $<HTMLButtonElement>("#stop").disabled = false;
-  if (stopFlags.get(state.threadId)) {
+  if (stopFlags.get(threadId)) {
+    markStopped();
     setStatus("idle");
+    render();
     prompt.focus();
     return;
   }
+  render();
   afterRun();
 }
 
+/** Leaves a mark where the run was stopped, so the cut answer (or the missing one) is explained. */
+function markStopped(): void {
+  const last = state.kaboo.messages.at(-1);
+  if (!last) return;
+  const cut = last.role === "assistant" && contentText(last).length > 0;
+  const text = cut ? "Stopped — the answer was cut short here." : "Stopped before the assistant replied.";
+  state.marks = addStopMark(state.threadId, { after: last.id, text });
+}
+
 function send(text: string): void {
-  if (state.running || document.body.dataset["status"] !== "idle") return;
+  if (!text || state.running || document.body.dataset["status"] !== "idle") return;
   state.kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
-  render();
   void run();
 }
 
-$("#composer").addEventListener("submit", (e) => {
-  e.preventDefault();
-  const text = prompt.value.trim();
-  if (!text) return;
-  prompt.value = "";
-  send(text);
-});
-for (const chip of document.querySelectorAll<HTMLButtonElement>(".chip"))
-  chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
-// Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
-// run then ends as "cancelled" and run() puts the page back to idle.
-$("#stop").addEventListener("click", () => {
+/** Runs the last question again without the replies it got. */
+function regenerate(): void {
+  if (state.running || document.body.dataset["status"] !== "idle") return;
+  const messages = state.kaboo.messages;
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  if (lastUser < 0) return;
+  const kept = messages.slice(0, lastUser + 1);
+  state.kaboo.setMessages(kept);
+  state.marks = keepStopMarks(state.threadId, new Set(kept.slice(0, -1).map((m) => m.id)));
+  void run();
+}
+
+async function copyReply(button: HTMLElement): Promise<void> {
+  const id = button.closest<HTMLElement>(".msg")?.dataset["id"];
+  const message = state.kaboo.messages.find((m) => m.id === id);
+  if (!message) return;
+  await navigator.clipboard.writeText(contentText(message));
+  button.textContent = "Copied";
+  setTimeout(() => (button.textContent = "Copy"), 1500);
+}
+
+function stop(): void {
   if (!state.running) return;
   stopFlags.set(state.threadId, true);
   $<HTMLButtonElement>("#stop").disabled = true;
   state.kaboo.abortRun();
   toast("Stopped. Nothing else will run in this answer.");
+}
+
+$("#composer").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = prompt.value.trim();
+  if (!text || state.running) return;
+  if (document.body.dataset["status"] === "awaiting-approval") {
+    if (!CANCEL.test(text)) return toast("Answer the approval first, or type “cancel” to decline it.");
+    prompt.value = "";
+    dialog.close();
+    for (const i of state.kaboo.pendingInterrupts.filter((p) => !state.answers.some((a) => a.interruptId === p.id)))
+      answer(i, { approved: false, scope: "once" });
+    return;
+  }
+  prompt.value = "";
+  send(text);
+});
+for (const chip of document.querySelectorAll<HTMLButtonElement>("#welcome .chip"))
+  chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
+// Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
+// run then ends as "cancelled" and run() puts the page back to idle with a mark.
+$("#stop").addEventListener("click", stop);
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && state.running && !dialog.open) stop();
 });
 $("#review").addEventListener("click", () => askNext());
 $("#approval").addEventListener("close", () => {
@@ -259,23 +322,13 @@ $("#approval").addEventListener("close", () => {
   $("#review").focus();
 });
 $("#new-thread").addEventListener("click", () => void openThread(crypto.randomUUID()).then(() => prompt.focus()));
-
-// Narrow screens: the conversations and the side panel are drawers.
-function drawer(name: "threads" | "panel", open?: boolean): void {
-  const cls = `show-${name}`;
-  const on = open ?? !document.body.classList.contains(cls);
-  document.body.classList.remove("show-threads", "show-panel");
-  document.body.classList.toggle(cls, on);
-  $(`#toggle-${name}`).setAttribute("aria-expanded", String(on));
-  $("#scrim").hidden = !on;
-}
-$("#toggle-threads").addEventListener("click", () => drawer("threads"));
-$("#toggle-panel").addEventListener("click", () => drawer("panel"));
-$("#scrim").addEventListener("click", () => drawer("threads", false));
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && $("#scrim").hidden === false) drawer("threads", false);
+// Another tab ran this conversation (e.g. answered the approval shown here): show what it did.
+tabs.addEventListener("message", (e: MessageEvent<{ threadId?: unknown }>) => {
+  if (e.data.threadId === state.threadId && !state.running) void openThread(state.threadId);
 });
 
+setupChrome();
+setupTheme($<HTMLButtonElement>("#theme-toggle"));
 const settingsDialog = $<HTMLDialogElement>("#settings");
 $("#model-label").textContent = modelLabel(state.settings);
 $("#open-settings").addEventListener("click", () => settingsDialog.showModal());
@@ -284,11 +337,14 @@ setupSettings(settingsDialog, (next) => {
   $("#model-label").textContent = modelLabel(next);
   document.body.dataset["model"] = next.provider;
   // Runners are built per thread with the model of the moment: start this thread's afresh.
-  void openThread(state.threadId);
+  void modelMaker(next, delay).then((model) => {
+    state.model = model;
+    return openThread(state.threadId);
+  });
 });
 document.body.dataset["model"] = state.settings.provider;
 
-setupGrantsPanel($("#grants"), grantStore, (id) => threads.title(id));
+const renderGrants = setupGrantsPanel($("#grants"), grantStore, (id) => threads.title(id));
 
 /** For the e2e tests and the curious: `__demo.counts.transfer` is how many transfers ran. */
 const demo = {
@@ -304,4 +360,5 @@ const demo = {
 (globalThis as { __demo?: typeof demo }).__demo = demo;
 
 // A reload keeps this tab's conversation; a new tab starts a new one (the others are in the list).
+state.model = await modelMaker(state.settings, delay, Math.max(0, Number(params.get("fail")) || 0));
 void openThread(state.threadId || crypto.randomUUID());

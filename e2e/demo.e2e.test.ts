@@ -17,10 +17,10 @@ test("ask → the dialog shows the call → approve once → the tool runs and t
   expect(await say(page, "Send 42 to Bob")).toBe("asked");
   const dialog = page.locator("dialog#approval");
   await expect.poll(() => dialog.isVisible()).toBe(true);
-  expect(await page.textContent("#approval-title")).toBe("Send money?");
+  expect(await page.textContent("#approval-title")).toBe("Send €42.00 to Bob?");
   expect(await page.textContent("#approval-tool")).toBe("transfer");
   expect(await page.textContent("#approval-subject")).toBe("transfers to Bob");
-  expect(await page.locator("#approval-args").textContent()).toMatch(/to\s*bob\s*amount\s*42/);
+  expect(await page.locator("#approval-args").textContent()).toMatch(/To\s*Bob\s*Amount\s*€42\.00/);
   // All three scopes are offered for transfers (remember: "always"); focus starts on Deny.
   for (const id of ["#approve-once", "#approve-thread", "#approve-always"]) expect(await page.isVisible(id)).toBe(true);
   expect(await page.evaluate(() => document.activeElement?.id)).toBe("deny");
@@ -79,7 +79,7 @@ test("deny: the tool does not run and the model's answer says it was denied", as
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
   await page.click("#deny");
   await settle(page);
-  await expect.poll(() => lastAnswer(page)).toContain("you denied the transfer");
+  await expect.poll(() => lastAnswer(page)).toContain("you declined the transfer");
   expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("error");
   expect((await counts(page))["transfer"]).toBeUndefined();
 });
@@ -102,7 +102,7 @@ test("an invalid edit is refused in the dialog; a valid edit runs with the edite
   await page.click("#approve-once");
   await settle(page);
   await expect.poll(() => lastAnswer(page)).toContain("Sent €12.00 to Bob");
-  expect(await page.textContent("#transcript .tool-row .tool-args")).toContain("amount: 12");
+  expect(await page.textContent("#transcript .tool-row .tool-args")).toContain("Amount: €12.00");
   expect((await counts(page))["transfer"]).toBe(1);
 });
 

@@ -87,7 +87,7 @@ export async function say(page: Page, text: string): Promise<"asked" | "answered
 
 /** The text of the assistant's last bubble. */
 export async function lastAnswer(page: Page): Promise<string> {
-  return (await page.locator("#transcript .msg.assistant").last().textContent()) ?? "";
+  return (await page.locator("#transcript .msg.assistant .content").last().textContent()) ?? "";
 }
 
 /** Waits until no run is in progress and nothing waits for approval. */

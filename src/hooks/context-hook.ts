@@ -208,7 +208,9 @@ export class ContextHook implements HookProvider {
     const blockChars = block ? JSON.stringify(block).length + 1 : 0;
     const fixed = (input.systemPrompt?.length ?? 0) + blockChars;
     const outcome = own.clearing.rewrite(input.messages, fixed, agent, this.#clearing, this.#memo);
-    const messages = block ? withBlock(outcome.messages, block) : outcome.messages;
+    // withBlock edits the array it gets: never the one this middleware was given.
+    const fresh = () => (outcome.messages === input.messages ? outcome.messages.slice() : outcome.messages);
+    const messages = block ? withBlock(fresh(), block) : outcome.messages;
     const report: ContextReport = {
       agent: agent.name,
       callIndex,

@@ -263,6 +263,24 @@ describe("context items, workspace and views", () => {
     expect(warns.join()).toMatch(/not an array/);
   });
 
+  test("the rendered block never edits the array an earlier middleware handed over, when nothing was cleared", async () => {
+    const { seen, model } = capture();
+    const agent = new Agent({ model });
+    // An earlier middleware that keeps (and reuses) the array it returns.
+    const kept: Message[] = [];
+    agent.modelInput.use((input) => {
+      kept.length = 0;
+      kept.push(...input.messages);
+      return { ...input, messages: kept };
+    });
+    agent.hooks.addHook(new ContextHook());
+    await agent.invoke("hi", { invocationState: { [CONTEXT_ITEMS_KEY]: [{ description: "User locale", value: "nb-NO" }] } });
+    expect(seen[0]!.messages.at(-1)!.content).toHaveLength(2);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.content).toHaveLength(1);
+    expect(kept[0]).toBe(agent.messages[0]);
+  });
+
   test("workspace values are shown at every call; missing paths as absent", async () => {
     const { seen, model } = capture();
     const agent = new Agent({

@@ -29,7 +29,7 @@ export interface ClearingMemo {
 
 /** What one rewrite did. */
 export interface ClearingOutcome {
-  /** The messages to send: untouched messages are the caller's own objects. */
+  /** The messages to send: untouched messages are the caller's own objects, and when nothing is cleared the array is the caller's own (copy it before editing). */
   messages: Message[];
   /** Results shown as placeholders in this input. */
   cleared: number;
@@ -106,7 +106,8 @@ export class ClearingCache {
     const old = this.#turns.length - Math.max(0, options.keepLast);
     if (triggered) while (this.#decided < old) this.#clearTurn(this.#turns[this.#decided++] as number, agent, options, memo);
     return {
-      messages: this.#out.slice(),
+      // Nothing cleared: the rewrite is the input itself, so the call copies no array of its length.
+      messages: this.#cleared === 0 ? (messages as Message[]) : this.#out.slice(),
       cleared: this.#cleared,
       newlyCleared: this.#newly,
       rawChars: arrayChars(this.#rawSum),

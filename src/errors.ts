@@ -157,6 +157,65 @@ export class ToolDefinitionError extends KabooError {
   readonly code = "TOOL_DEFINITION" as const;
 }
 
+/** One call of a batch, as named in a {@link ToolBatchError}. */
+export interface BatchCall {
+  toolUseId: string;
+  name: string;
+}
+
+/**
+ * A tool batch failed part way (a hook threw, the ledger refused a call) after some of its calls
+ * ran. Says which ran (their results are kept) and which did not; `cause` is the failure.
+ * A batch that fails before any call ran throws the failure itself.
+ */
+export class ToolBatchError extends KabooError {
+  readonly code = "TOOL_BATCH_FAILED" as const;
+  /** Calls that finished: their results are in the transcript, or in the paused run's snapshot. */
+  readonly ran: readonly BatchCall[];
+  /** Calls that did not finish: a retry of the resume runs them; a fresh run records them as not run. */
+  readonly notRun: readonly BatchCall[];
+  constructor(cause: unknown, ran: readonly BatchCall[], notRun: readonly BatchCall[]) {
+    const list = (calls: readonly BatchCall[]) =>
+      calls.length ? calls.map((c) => `${c.name} (${c.toolUseId})`).join(", ") : "none";
+    super(`The tool batch failed: ${describe(cause)}. Ran: ${list(ran)}. Did not run: ${list(notRun)}.`, { cause });
+    this.ran = ran;
+    this.notRun = notRun;
+  }
+}
+
+/**
+ * The execution ledger holds a live claim on a call: another invocation (a second tab, a retried
+ * request) is running it right now. The call is not run a second time; try again once it settles.
+ */
+export class CallInProgressError extends KabooError {
+  readonly code = "CALL_IN_PROGRESS" as const;
+  readonly toolUseId: string;
+  readonly tool: string;
+  /** When the other holder's lease ends (epoch ms); after it, the call's outcome is asked of a person. */
+  readonly leaseExpiresAt: number;
+  constructor(tool: string, toolUseId: string, leaseExpiresAt: number) {
+    super(
+      `The call to "${tool}" (${toolUseId}) is in progress elsewhere; it was not run again. Try again after it finishes (lease ends ${new Date(leaseExpiresAt).toISOString()}).`,
+    );
+    this.toolUseId = toolUseId;
+    this.tool = tool;
+    this.leaseExpiresAt = leaseExpiresAt;
+  }
+}
+
+/**
+ * Several callbacks of an event whose callbacks all run (`AfterInvocationEvent`: cleanup, session
+ * save, publisher close) threw; shaped like `AggregateError`, with each {@link HookError} in `errors`.
+ */
+export class HookErrors extends KabooError {
+  readonly code = "HOOKS_FAILED" as const;
+  readonly errors: readonly HookError[];
+  constructor(errors: readonly HookError[]) {
+    super(`${errors.length} hooks failed: ${errors.map((e) => e.message).join("; ")}`, { cause: errors[0] });
+    this.errors = errors;
+  }
+}
+
 /**
  * Short text for an unknown thrown value.
  * @param error - Anything thrown.

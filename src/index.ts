@@ -84,6 +84,9 @@ export {
   KabooError,
   UserError,
   HookError,
+  HookErrors,
+  ToolBatchError,
+  CallInProgressError,
   UnknownInterruptIdError,
   PartialResumeError,
   InvalidInterruptResponseError,
@@ -96,3 +99,4 @@ export {
   ToolDefinitionError,
 } from "./errors.js";
 export type { ModelStreamErrorReason } from "./errors.js";
+export type { BatchCall } from "./errors.js";

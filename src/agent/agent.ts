@@ -15,7 +15,9 @@ import type { Model, ToolSpec } from "../models/model.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
 import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
+import type { ExecutionLedger } from "./ledger.js";
 import { runLoop, type LoopInput } from "./loop.js";
+import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
 import { ModelInputChain } from "./middleware.js";
 import { EventQueue } from "./queue.js";
@@ -43,6 +45,17 @@ export interface AgentConfig {
   maxModelRetries?: number;
   /** How many times hooks may ask to retry one tool call. Default 3. */
   maxToolRetries?: number;
+  /**
+   * The record of which calls ran: every call is claimed here before it runs and settled with its
+   * result, so no call runs twice (a retry, a replayed resume, a second tab). Default: a
+   * {@link MemoryExecutionLedger} of this agent. A run's `invocationState` may carry its own (the
+   * edge handler passes its thread store's).
+   */
+  ledger?: ExecutionLedger;
+  /** Claim tools annotated `readOnlyHint` or `idempotentHint` in the ledger too. Default `false` (they skip it). */
+  ledgerAllTools?: boolean;
+  /** How long a claim holds without a result before its outcome is `unknown`. Default 15 minutes (`DEFAULT_LEASE_MS`). */
+  ledgerLeaseMs?: number;
 }
 
 /** What {@link Agent.invoke} accepts. */
@@ -81,6 +94,8 @@ export class Agent {
   readonly modelInput: ModelInputChain = new ModelInputChain();
   /** Interrupts of a paused run (serialise with `toJSON()`, restore with `InterruptState.fromJSON`). */
   interruptState: InterruptState = new InterruptState();
+  /** The execution ledger (see {@link AgentConfig.ledger}). */
+  readonly ledger: ExecutionLedger;
   #tools = new Map<string, AgentTool>();
   #initialized = false;
   #running = false;
@@ -88,6 +103,7 @@ export class Agent {
   readonly #executor: ToolExecutor;
   readonly #maxModelRetries: number;
   readonly #maxToolRetries: number;
+  readonly #ledgerSettings: { recordAll: boolean; leaseMs: number | undefined };
 
   /** @param config - See {@link AgentConfig}. */
   constructor(config: AgentConfig) {
@@ -99,6 +115,8 @@ export class Agent {
     this.#executor = config.toolExecutor ?? "concurrent";
     this.#maxModelRetries = config.maxModelRetries ?? 6;
     this.#maxToolRetries = config.maxToolRetries ?? 3;
+    this.ledger = config.ledger ?? new MemoryExecutionLedger();
+    this.#ledgerSettings = { recordAll: config.ledgerAllTools ?? false, leaseMs: config.ledgerLeaseMs };
     for (const t of config.tools ?? []) this.addTool(t);
     for (const h of config.hooks ?? []) this.hooks.addHook(h);
   }
@@ -193,7 +211,12 @@ export class Agent {
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
       }
       const queue = new EventQueue<AgentStreamEvent>();
-      const settings = { executor: this.#executor, maxModelRetries: this.#maxModelRetries, maxToolRetries: this.#maxToolRetries };
+      const settings = {
+        executor: this.#executor,
+        maxModelRetries: this.#maxModelRetries,
+        maxToolRetries: this.#maxToolRetries,
+        ledger: this.#ledgerSettings,
+      };
       loop = runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
       return yield* queue.drain(loop);
     } finally {

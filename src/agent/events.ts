@@ -76,6 +76,8 @@ export class BeforeInvocationEvent extends HookEvent {
 export class AfterInvocationEvent extends HookEvent {
   static override readonly eventType = "AfterInvocationEvent";
   static override readonly reverse = true;
+  /** Every callback runs, even when one throws (cleanup, session save, publisher close). */
+  static readonly runsAll = true;
   /** The result, unless the run failed. */
   readonly result: AgentResult | undefined;
   /** The error the run failed with, if it did. */
@@ -224,6 +226,8 @@ export class BeforeMultiAgentInvocationEvent extends HookEvent<Orchestrator> {
 export class AfterMultiAgentInvocationEvent extends HookEvent<Orchestrator> {
   static override readonly eventType = "AfterMultiAgentInvocationEvent";
   static override readonly reverse = true;
+  /** Every callback runs, even when one throws. */
+  static readonly runsAll = true;
   /** The orchestrator's result, if it finished. */
   readonly result: unknown;
   readonly error: unknown;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { HookError } from "../errors.js";
+import { HookError, HookErrors } from "../errors.js";
 import type { HookEvent } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 
@@ -14,6 +14,8 @@ export type HookEventClass<E extends HookEvent<any>> = (abstract new (
 ) => E) & {
   readonly eventType: string;
   readonly reverse: boolean;
+  /** Whether every callback runs even when one throws (their errors are thrown together after). */
+  readonly runsAll?: boolean;
 };
 
 /**
@@ -38,7 +40,8 @@ interface Entry {
  * Callbacks run one after another (awaited) in registration order, and in
  * reverse order for `After*` events. A callback that throws fails the run with
  * a {@link HookError} naming the hook and the event; an {@link InterruptSignal}
- * passes through unchanged.
+ * passes through unchanged. Events marked `runsAll` (`AfterInvocationEvent`) run every callback
+ * and then throw the one failure, or {@link HookErrors} with all of them.
  *
  * @example
  * ```ts
@@ -104,15 +107,22 @@ export class HookRegistry {
     const list = this.#entries.get(cls as never);
     if (!list || list.length === 0) return event;
     const ordered = cls.reverse ? [...list].reverse() : [...list];
+    // Cleanup events (AfterInvocation) run every callback: one that throws must not skip the
+    // session save or the publisher close registered beside it.
+    const failures: HookError[] = [];
     for (const entry of ordered) {
       try {
         const out = (entry.callback as HookCallback<E>)(event);
         if (out && typeof (out as PromiseLike<unknown>).then === "function") await out;
       } catch (error) {
-        if (error instanceof InterruptSignal || error instanceof HookError) throw error;
-        throw new HookError(entry.hookName, cls.eventType, error);
+        if (error instanceof InterruptSignal && !cls.runsAll) throw error;
+        const failure = error instanceof HookError ? error : new HookError(entry.hookName, cls.eventType, error);
+        if (!cls.runsAll) throw failure;
+        failures.push(failure);
       }
     }
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new HookErrors(failures);
     return event;
   }
 }

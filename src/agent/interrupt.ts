@@ -6,6 +6,7 @@
  */
 import * as z from "zod/v4/mini";
 import { InvalidInterruptResponseError, InvalidStateError, PartialResumeError, UnknownInterruptIdError } from "../errors.js";
+import { assertDepth } from "./json-depth.js";
 import type { JsonObject, JsonValue } from "./messages.js";
 
 /**
@@ -162,9 +163,10 @@ export class InterruptState {
   /**
    * Parses and validates a serialised state.
    * @param data - What {@link InterruptState.toJSON} produced, possibly from an untrusted client.
-   * @throws InvalidStateError when it is malformed or of another version.
+   * @throws InvalidStateError when it is malformed, nested deeper than `MAX_SNAPSHOT_DEPTH`, or of another version.
    */
   static fromJSON(data: unknown): InterruptState {
+    assertDepth(data, "interrupt state");
     const parsed = stateSchema.safeParse(data);
     if (!parsed.success) {
       const version = (data as { version?: unknown } | null)?.version;

@@ -4,17 +4,18 @@
  *
  * @module
  */
+import { ToolBatchError, describe } from "../errors.js";
 import { interruptCallId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
 import type { InterruptResponse, InterruptState } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { emptyMetrics } from "./metrics.js";
-import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
+import { readPausedBatch, writePausedBatch, type PausedBatch } from "./paused-batch.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { runToolBatch, type BatchOutcome, type ToolExecutor } from "./tool-executor.js";
+import { BatchFailure, runToolBatch, type BatchOutcome, type ToolExecutor } from "./tool-executor.js";
 import { errorResult } from "./tools.js";
 
 const CANCELLED_BEFORE_RUN = "The run was cancelled before this tool ran.";
@@ -24,6 +25,8 @@ export interface LoopSettings {
   executor: ToolExecutor;
   maxModelRetries: number;
   maxToolRetries: number;
+  /** Ledger settings of the agent: claim hinted tools too, and the lease. */
+  ledger?: { recordAll: boolean; leaseMs?: number | undefined };
 }
 
 /** What the loop is asked to do. */
@@ -43,6 +46,10 @@ class Invocation {
    * later failure (the next model call, say) must not bring it back — a retry would run the calls again.
    */
   committed = false;
+  /** Whether the batch in hand is the paused one this run resumes (not one the model just asked for). */
+  resumedBatch: boolean;
+  /** A failed resume keeps its pause, holding the results of the calls that finished before the failure. */
+  keptBatch: PausedBatch | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -50,7 +57,10 @@ class Invocation {
     readonly signal: AbortSignal,
     readonly settings: LoopSettings,
     readonly emit: (e: AgentStreamEvent) => void,
-  ) {}
+    resuming: boolean,
+  ) {
+    this.resumedBatch = resuming;
+  }
 
   finish(stopReason: StopReason): AgentResult {
     this.metrics.durationMs = performance.now() - this.started;
@@ -62,10 +72,17 @@ class Invocation {
     };
   }
 
-  async append(message: Message): Promise<void> {
-    this.agent.messages.push(message);
-    this.emit({ type: "message", message });
-    await this.agent.hooks.invoke(new MessageAddedEvent(this.agent, this.invocationState, message));
+  /**
+   * Adds messages to the transcript. A tool exchange enters whole before any MessageAdded hook runs:
+   * a hook that throws on the first message must not leave a toolUse without its toolResult.
+   */
+  async append(...messages: Message[]): Promise<void> {
+    for (const message of messages) {
+      this.agent.messages.push(message);
+      this.emit({ type: "message", message });
+    }
+    for (const message of messages)
+      await this.agent.hooks.invoke(new MessageAddedEvent(this.agent, this.invocationState, message));
   }
 }
 
@@ -81,7 +98,7 @@ export async function runLoop(
   settings: LoopSettings,
   emitQueue: { push(e: AgentStreamEvent): void },
 ): Promise<AgentResult> {
-  const run = new Invocation(agent, invocationState, signal, settings, (e) => emitQueue.push(e));
+  const run = new Invocation(agent, invocationState, signal, settings, (e) => emitQueue.push(e), input.kind === "resume");
   const saved = saveInterruptState(agent);
   let result: AgentResult;
   try {
@@ -89,7 +106,7 @@ export async function runLoop(
     await agent.hooks.invoke(new BeforeInvocationEvent(agent, invocationState, input.kind === "resume", messages));
     result = await cycles(run, input);
   } catch (error) {
-    restoreAfterFailure(agent, saved, run.committed);
+    restoreAfterFailure(agent, saved, run.committed, run.keptBatch);
     run.metrics.durationMs = performance.now() - run.started;
     await agent.hooks.invoke(new AfterInvocationEvent(agent, invocationState, undefined, error));
     throw error;
@@ -132,8 +149,7 @@ async function closeUnrunBatch(run: Invocation, pending: Pending): Promise<void>
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   run.agent.interruptState.clear();
   run.lastAssistant = pending.message;
-  await run.append(pending.message);
-  await run.append({
+  await run.append(pending.message, {
     role: "user",
     content: calls.map((c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)),
   });
@@ -176,18 +192,25 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   run.lastAssistant = pending.message;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));
-  const batch = await runToolBatch(
-    calls.filter((c) => !answered.has(c.toolUseId)),
-    {
-      agent,
-      invocationState: run.invocationState,
-      metrics: run.metrics,
-      executor: run.settings.executor,
-      maxToolRetries: run.settings.maxToolRetries,
-      signal,
-      emit: run.emit,
-    },
-  );
+  let batch: BatchOutcome;
+  try {
+    batch = await runToolBatch(
+      calls.filter((c) => !answered.has(c.toolUseId)),
+      {
+        agent,
+        invocationState: run.invocationState,
+        metrics: run.metrics,
+        executor: run.settings.executor,
+        maxToolRetries: run.settings.maxToolRetries,
+        signal,
+        emit: run.emit,
+        ...(run.settings.ledger ? { ledger: run.settings.ledger } : {}),
+      },
+    );
+  } catch (error) {
+    if (error instanceof BatchFailure) throw await failedBatch(run, pending, error, stopAfterBatch);
+    throw error;
+  }
   const { results, message } = batchRecord(pending, batch, signal.aborted);
   run.lastAssistant = message;
   if (!signal.aborted && batch.outcomes.some((o) => o.kind === "interrupted")) {
@@ -205,11 +228,46 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   }
   agent.interruptState.clear();
   run.committed = true;
-  await run.append(message);
-  await run.append({ role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
+  run.resumedBatch = false;
+  await run.append(message, { role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
   if (signal.aborted) return "cancelled";
   if (batch.stopLoop || stopAfterBatch) return "stopped";
   return undefined;
+}
+
+/**
+ * Keeps what a failed batch finished. A failed resume keeps its pause with those results (a retry
+ * with the same answers runs only the calls that did not finish, and the ledger replays any that
+ * finished meanwhile); a fresh batch that ran part way is closed in the transcript as it went.
+ * @returns The error to throw: {@link ToolBatchError} naming what ran when some calls did, else the failure.
+ */
+async function failedBatch(run: Invocation, pending: Pending, failure: BatchFailure, stopAfterBatch: boolean): Promise<unknown> {
+  const cause = failure.cause;
+  const finished = failure.outcomes.flatMap((o) => (o.kind === "done" && !o.cutOff ? [o.result] : []));
+  if (finished.length === 0) return cause;
+  const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
+  if (run.resumedBatch) {
+    run.keptBatch = { toolUseMessage: pending.message, toolResults: [...pending.done, ...finished], stopLoop: stopAfterBatch };
+  } else {
+    run.committed = true;
+    const byId = new Map(finished.map((r) => [r.toolUseId, r]));
+    const note = `The run failed before this call finished (${describe(cause)}); it did not run.`;
+    run.lastAssistant = pending.message;
+    // The run already fails with `cause`; a hook failing on these messages must not hide it.
+    await run
+      .append(pending.message, {
+        role: "user",
+        content: calls.map((c) => byId.get(c.toolUseId) ?? errorResult(c.toolUseId, note)),
+      })
+      .catch(() => undefined);
+  }
+  const ranIds = new Set([...pending.done, ...finished].map((r) => r.toolUseId));
+  const named = (c: ToolUseBlock) => ({ toolUseId: c.toolUseId, name: c.name });
+  return new ToolBatchError(
+    cause,
+    calls.filter((c) => ranIds.has(c.toolUseId)).map(named),
+    calls.filter((c) => !ranIds.has(c.toolUseId)).map(named),
+  );
 }
 
 /** The batch's results by call, and its assistant message with each call as it actually ran. */
@@ -254,7 +312,7 @@ function saveInterruptState(agent: Agent): SavedInterruptState {
   };
 }
 
-function restoreAfterFailure(agent: Agent, saved: SavedInterruptState, committed: boolean): void {
+function restoreAfterFailure(agent: Agent, saved: SavedInterruptState, committed: boolean, kept?: PausedBatch): void {
   const state = agent.interruptState;
   if (committed) {
     // The pause this run answered is spent, and a failed run shows no new questions: nothing is pending.
@@ -264,6 +322,7 @@ function restoreAfterFailure(agent: Agent, saved: SavedInterruptState, committed
   state.activated = saved.activated;
   state.interrupts = saved.interrupts;
   state.context = saved.context;
+  if (kept) writePausedBatch(state, kept);
 }
 
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {

@@ -12,7 +12,8 @@ import { InterruptSignal } from "./interrupt.js";
 import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { errorResult, toResultBlock, type AgentTool, type ToolContext } from "./tools.js";
+import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
+import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
 import { raceAbort } from "./abort.js";
 
 /** How a batch's calls run. */
@@ -20,7 +21,8 @@ export type ToolExecutor = "concurrent" | "sequential";
 
 /** What happened to one call. */
 export type CallOutcome =
-  | { kind: "done"; toolUse: ToolUseBlock; result: ToolResultBlock }
+  /** `cutOff`: an abort ended the wait while the tool was running (it may still finish). */
+  | { kind: "done"; toolUse: ToolUseBlock; result: ToolResultBlock; cutOff?: boolean }
   | { kind: "interrupted"; toolUse: ToolUseBlock };
 
 /** The outcome of a batch. */
@@ -39,6 +41,20 @@ export interface BatchOptions {
   maxToolRetries: number;
   signal: AbortSignal;
   emit: (event: AgentStreamEvent) => void;
+  /** Ledger settings of the agent: claim hinted tools too, and the lease. */
+  ledger?: { recordAll: boolean; leaseMs?: number | undefined };
+}
+
+/**
+ * A batch that failed: the failure, and the outcomes of the calls that got one before it.
+ * The loop turns it into the error the caller sees ({@link ToolBatchError} when some calls ran).
+ */
+export class BatchFailure extends Error {
+  readonly outcomes: readonly CallOutcome[];
+  constructor(cause: unknown, outcomes: readonly CallOutcome[]) {
+    super("tool batch failed", { cause });
+    this.outcomes = outcomes;
+  }
 }
 
 const CANCELLED_BY_ABORT = "The run was cancelled before this tool finished.";
@@ -73,18 +89,30 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
           ? before.cancel
           : `Tool call "${toolUse.name}" was cancelled.`;
     opts.emit({ type: "toolStart", toolUse });
+    let call: OpenCall | ToolResultBlock | undefined;
+    if (cancelMessage === undefined && selected) {
+      try {
+        call = await prepareCall(selected, toolUse, opts);
+      } catch (e) {
+        if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
+        throw e;
+      }
+    }
+    let cutOff = false;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       let result: ToolResultBlock;
       let error: unknown;
       if (cancelMessage !== undefined) result = errorResult(toolUse.toolUseId, cancelMessage);
-      else if (!selected) result = errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, agent));
+      else if (!selected || !call) result = errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, agent));
+      else if ("type" in call) result = call;
       else {
         try {
-          result = await invokeTool(selected, toolUse, opts);
+          result = await invokeTool(selected, toolUse, call, opts);
         } catch (e) {
           if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
           error = e;
+          cutOff = opts.signal.aborted;
           result = errorResult(toolUse.toolUseId, opts.signal.aborted ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
         }
       }
@@ -100,13 +128,17 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
       if (after.retry && attempt <= opts.maxToolRetries && cancelMessage === undefined && !opts.signal.aborted) continue;
       const final = { ...after.result, toolUseId: toolUse.toolUseId };
       opts.emit({ type: "toolResult", toolUse, result: final });
-      return { kind: "done", toolUse, result: final };
+      return cutOff ? { kind: "done", toolUse, result: final, cutOff } : { kind: "done", toolUse, result: final };
     }
   };
 
   if (o.executor === "sequential") {
     const outcomes: CallOutcome[] = [];
-    for (const t of toolUses) outcomes.push(await runOne(t));
+    try {
+      for (const t of toolUses) outcomes.push(await runOne(t));
+    } catch (error) {
+      throw new BatchFailure(error, outcomes);
+    }
     return { outcomes, stopLoop };
   }
   // When one call fails the run (a hook threw), its siblings are cancelled rather than awaited:
@@ -125,11 +157,15 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     ),
   ).finally(() => o.signal.removeEventListener("abort", forward));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (failed) throw failed.reason;
+  if (failed) {
+    const outcomes = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    throw new BatchFailure(failed.reason, outcomes);
+  }
   return { outcomes: settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value), stopLoop };
 }
 
-async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOptions): Promise<ToolResultBlock> {
+/** Validates a call and claims it in the ledger; a result instead when it must not run. */
+async function prepareCall(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOptions): Promise<OpenCall | ToolResultBlock> {
   if (typeof toolUse.input === "string") {
     return errorResult(
       toolUse.toolUseId,
@@ -142,17 +178,50 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOption
     if (!checked.ok) return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
     input = checked.value;
   }
+  const opened = await openCall(
+    tool,
+    toolUse,
+    input,
+    o.ledger
+      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState }
+      : { agent: o.agent, invocationState: o.invocationState, recordAll: false },
+  );
+  return "result" in opened ? opened.result : opened;
+}
+
+async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, call: OpenCall, o: BatchOptions): Promise<ToolResultBlock> {
   const context: ToolContext = {
     agent: o.agent,
     toolUse,
     invocationState: o.invocationState,
     signal: o.signal,
+    idempotencyKey: call.key,
     interrupt: (request) => o.agent.interruptState.raise(toolInterruptId(toolUse.toolUseId, request.name), request),
   };
   // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.
-  if (o.signal.aborted) throw o.signal.reason;
-  const output = await raceAbort(tool.call(input, context), o.signal);
-  return toResultBlock(toolUse.toolUseId, output, tool.maxResultChars);
+  if (o.signal.aborted) {
+    await releaseCall(call);
+    throw o.signal.reason;
+  }
+  let run: Promise<ToolOutput>;
+  try {
+    run = tool.call(call.input, context);
+  } catch (error) {
+    run = Promise.reject(error);
+  }
+  const toBlock = (out: ToolOutput) => toResultBlock(toolUse.toolUseId, out, tool.maxResultChars);
+  const recorded = settleWhenDone(call, toolUse.toolUseId, run, toBlock);
+  let output: ToolOutput;
+  try {
+    output = await raceAbort(run, o.signal);
+  } catch (error) {
+    // Cut off by an abort, the tool may still be running: its claim settles when it ends, not now.
+    if (!o.signal.aborted) await recorded;
+    throw error;
+  }
+  // Settled before AfterToolCall hooks run: a hook that throws then cannot make a retry run it again.
+  await recorded;
+  return toBlock(output);
 }
 
 function unknownToolMessage(name: string, agent: Agent): string {

@@ -33,6 +33,12 @@ export interface ToolContext {
   /** Aborted when the run is cancelled. */
   readonly signal: AbortSignal;
   /**
+   * Stable for this call across retries, resumes and reloads (`kw1-` + SHA-256 of thread, call id and
+   * validated arguments; see `executionKey`): pass it on to an API that deduplicates, e.g. as a
+   * payment API's `Idempotency-Key` header.
+   */
+  readonly idempotencyKey: string;
+  /**
    * Asks for an answer from outside the run. Id: `tool:<toolUseId>:<name>`.
    * @returns The answer on resume; throws an InterruptSignal to pause the run otherwise.
    */

@@ -7,6 +7,7 @@
 import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
+import { withinDepth } from "../agent/json-depth.js";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import { describe } from "../errors.js";
@@ -129,6 +130,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     } catch (error) {
       return fail(400, "invalid_json", `The body is not JSON: ${describe(error)}`);
     }
+    if (!withinDepth(body)) return fail(400, "invalid_run_input", "The body is nested too deep.");
     const parsed = RunAgentInputSchema.safeParse(body);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));

@@ -7,6 +7,7 @@
 import type { Interrupt as AguiInterrupt, Message as AguiMessage } from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
 import * as z from "zod/v4/mini";
+import { withinDepth } from "../agent/json-depth.js";
 
 /** Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`. */
 export const THREAD_SNAPSHOT_VERSION = 1;
@@ -47,6 +48,10 @@ export function parseThreadSnapshot(
   onCorrupt: (reason: string) => void = console.warn,
 ): ThreadSnapshot | undefined {
   if (value === undefined) return undefined;
+  if (!withinDepth(value)) {
+    onCorrupt("kaboo: ignoring a corrupt thread snapshot: nested too deep");
+    return undefined;
+  }
   const parsed = snapshotSchema.safeParse(value);
   if (parsed.success) return parsed.data as unknown as ThreadSnapshot;
   onCorrupt(`kaboo: ignoring a corrupt thread snapshot: ${z.prettifyError(parsed.error)}`);

@@ -93,8 +93,8 @@ function staleCallId(state: InterruptState, messages: readonly Message[]): strin
   if (!parsed.success) return undefined;
   const ids = new Set<string>();
   for (const block of parsed.data.toolUseMessage.content) {
-    const b = block as { type?: unknown; toolUseId?: unknown };
-    if (b.type === "toolUse" && typeof b.toolUseId === "string") ids.add(b.toolUseId);
+    const b = block as { type?: unknown; toolUseId?: unknown } | null;
+    if (b?.type === "toolUse" && typeof b.toolUseId === "string") ids.add(b.toolUseId);
   }
   if (ids.size === 0) return undefined;
   for (const message of messages) {

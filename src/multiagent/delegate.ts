@@ -11,6 +11,7 @@ import { tool, type AgentTool, type ToolAnnotations, type ToolContext } from "..
 import { UserError } from "../errors.js";
 import { isCallInterrupt, repeatedInterruptName } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
+import { withinDepth } from "../agent/json-depth.js";
 
 /** Options of {@link agentAsTool}. */
 export interface AgentAsToolOptions<S extends z.ZodMiniType> {
@@ -141,8 +142,8 @@ function askParent(ctx: ToolContext, inner: readonly Interrupt[]): { inner: Inte
 }
 
 function restore(agent: Agent, saved: JsonValue | undefined, toolUseId: string): void {
-  const parsed = snapshotSchema.safeParse(saved);
-  if (!parsed.success || parsed.data.tool_use_id !== toolUseId) {
+  const parsed = withinDepth(saved) ? snapshotSchema.safeParse(saved) : undefined;
+  if (!parsed?.success || parsed.data.tool_use_id !== toolUseId) {
     throw new UserError(`The delegate's paused state for call ${toolUseId} is missing or malformed; it cannot resume.`);
   }
   agent.interruptState = InterruptState.fromJSON(parsed.data.interrupt_state);

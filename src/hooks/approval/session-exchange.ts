@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { withinDepth } from "../../agent/json-depth.js";
 import { defaultLogger, type Logger } from "../../logger.js";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
@@ -58,6 +59,10 @@ export class SessionExchange {
 
 function parseInbound(inbound: unknown, logger: Logger): SessionSnapshotIn {
   if (inbound === undefined || inbound === null) return {};
+  if (!withinDepth(inbound)) {
+    logger.warn("kaboo: ignoring a session snapshot nested too deep; starting clean.");
+    return {};
+  }
   const parsed = inboundSchema.safeParse(inbound);
   if (parsed.success) {
     const out: SessionSnapshotIn = {};

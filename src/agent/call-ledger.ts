@@ -1,0 +1,164 @@
+/**
+ * How one call goes through the execution ledger: claim before it runs, settle with its result,
+ * and ask a person when its outcome is unknown.
+ *
+ * @module
+ */
+import * as z from "zod/v4/mini";
+import { CallInProgressError, describe } from "../errors.js";
+import type { Agent } from "./agent.js";
+import type { InvocationState } from "./events.js";
+import { InterruptSignal } from "./interrupt.js";
+import { toolInterruptId } from "./interrupt-id.js";
+import { runContext } from "./run-context.js";
+import { executionKey, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "./ledger.js";
+import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { errorResult, toResultBlock, type AgentTool, type ToolOutput } from "./tools.js";
+
+/** Name (and AG-UI `reason`) of the interrupt that asks about a call whose outcome is unknown. */
+export const OUTCOME_UNKNOWN = "outcome_unknown";
+
+/**
+ * The interrupt `reason` of an {@link OUTCOME_UNKNOWN} question: a call was claimed, and its claim
+ * ran out without a result (the page or process died mid-call). It may or may not have run.
+ */
+export interface OutcomeUnknownRequest {
+  kind: "outcome_unknown";
+  tool: string;
+  toolUseId: string;
+  input: JsonValue;
+  /** When the lost claim was taken (epoch ms). */
+  claimedAt: number;
+  message: string;
+  /** The answers the runner reads, as `{ action }`. */
+  actions: OutcomeAction[];
+}
+
+/**
+ * The answer to an {@link OUTCOME_UNKNOWN} question: `{ action: "run_again" | "treat_as_done" | "cancel" }`.
+ * The approval dialog's payload is read too: `{ approved: true }` runs it again, `{ approved: false }`
+ * or `status: "cancelled"` cancels. Anything else cancels: an unreadable answer never re-runs a call.
+ */
+export type OutcomeAction = "run_again" | "treat_as_done" | "cancel";
+
+const answerSchema = z.looseObject({
+  action: z.optional(z.enum(["run_again", "treat_as_done", "cancel"])),
+  approved: z.optional(z.boolean()),
+  status: z.optional(z.string()),
+});
+
+/** Reads an answer to an outcome-unknown question; see {@link OutcomeAction}. */
+export function readOutcomeAnswer(value: unknown): OutcomeAction {
+  const parsed = answerSchema.safeParse(value);
+  if (!parsed.success || parsed.data.status === "cancelled") return "cancel";
+  if (parsed.data.action) return parsed.data.action;
+  return parsed.data.approved === true ? "run_again" : "cancel";
+}
+
+/** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
+export interface OpenCall {
+  input: unknown;
+  key: string;
+  claim?: { ledger: ExecutionLedger; token: string };
+}
+
+/** Options of {@link openCall}. */
+export interface OpenCallOptions {
+  agent: Agent;
+  invocationState: InvocationState;
+  /** Claim read-only and idempotent tools too. */
+  recordAll: boolean;
+  leaseMs?: number | undefined;
+}
+
+/**
+ * Claims a validated call. Returns the call to run, or the result to use instead (recorded, or
+ * the person's answer to an outcome-unknown question).
+ * @throws CallInProgressError when another holder runs it now; InterruptSignal to ask a person.
+ */
+export async function openCall(
+  tool: AgentTool,
+  toolUse: ToolUseBlock,
+  input: unknown,
+  o: OpenCallOptions,
+): Promise<OpenCall | { result: ToolResultBlock }> {
+  const threadId = runContext.threadId.find(o.invocationState) ?? "";
+  const key = await executionKey({ threadId, toolUseId: toolUse.toolUseId, input });
+  const hints = tool.annotations;
+  if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
+  // A run may bring its own ledger (the edge handler passes its thread store's); else the agent's.
+  const ledger = runContext.executionLedger.get(o.invocationState) ?? o.agent.ledger;
+  const lease = o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs };
+  let outcome: ClaimOutcome = await ledger.claim(key, lease);
+  if (outcome.status === "unknown") {
+    const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
+    const action = readOutcomeAnswer(
+      o.agent.interruptState.raise(id, { name: OUTCOME_UNKNOWN, reason: unknownRequest(toolUse, input, outcome.claimedAt) }),
+    );
+    outcome = await ledger.claim(key, { ...lease, takeOverUnknown: true });
+    if (outcome.status === "claimed" && action !== "run_again") {
+      const text =
+        action === "treat_as_done"
+          ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
+          : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
+      const result: LedgerResult = {
+        status: action === "treat_as_done" ? "success" : "error",
+        content: [{ type: "text", text }],
+      };
+      await ledger.settle(key, outcome.token, result);
+      return { result: toResultBlock(toolUse.toolUseId, result) };
+    }
+  }
+  if (outcome.status === "done") return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
+  if (outcome.status === "running") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
+  if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
+  return { input, key, claim: { ledger, token: outcome.token } };
+}
+
+function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
+  const request: OutcomeUnknownRequest = {
+    kind: "outcome_unknown",
+    tool: toolUse.name,
+    toolUseId: toolUse.toolUseId,
+    input: (input ?? null) as JsonValue,
+    claimedAt,
+    message: `The call to "${toolUse.name}" started but its result was lost (the page or server stopped mid-call). It may have run. Run it again, treat it as done, or cancel?`,
+    actions: ["run_again", "treat_as_done", "cancel"],
+  };
+  return request as unknown as JsonValue;
+}
+
+/**
+ * Records a running call's outcome (as `toBlock` caps it for the transcript) in the ledger once the tool's promise settles (even after the
+ * run was cancelled: the ledger must learn what really happened). Never rejects: a failed write
+ * leaves the claim to run out, and the next claim asks a person.
+ */
+export function settleWhenDone(
+  call: OpenCall,
+  toolUseId: string,
+  run: Promise<ToolOutput>,
+  toBlock: (output: ToolOutput) => ToolResultBlock,
+): Promise<void> {
+  const claim = call.claim;
+  if (!claim) return Promise.resolve();
+  return run
+    .then(
+      (output) => claim.ledger.settle(call.key, claim.token, toLedger(toBlock(output))),
+      (error: unknown) =>
+        error instanceof InterruptSignal
+          ? claim.ledger.release(call.key, claim.token)
+          : claim.ledger.settle(call.key, claim.token, toLedger(errorResult(toolUseId, `Error: ${describe(error)}`))),
+    )
+    .then(undefined, () => undefined);
+}
+
+/** Drops the claim of a call that provably did not start. Never rejects. */
+export function releaseCall(call: OpenCall): Promise<void> {
+  return call.claim ? call.claim.ledger.release(call.key, call.claim.token).then(undefined, () => undefined) : Promise.resolve();
+}
+
+function toLedger(output: ToolOutput | ToolResultBlock): LedgerResult {
+  const result: LedgerResult = { status: output.status, content: output.content };
+  if (output.structuredContent !== undefined) result.structuredContent = output.structuredContent;
+  return result;
+}

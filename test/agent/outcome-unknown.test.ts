@@ -1,0 +1,118 @@
+// A call whose claim ran out without a result (the page died mid-call) is never repeated silently:
+// the run asks, and runs it again, records it as done, or cancels, as the person answers.
+import { describe, expect, test } from "vitest";
+import * as z from "zod/v4";
+import {
+  Agent,
+  CallInProgressError,
+  MemoryExecutionLedger,
+  ScriptedModel,
+  executionKey,
+  tool,
+  type JsonValue,
+} from "../../src/index.js";
+import { expectConsistentTranscript } from "./helpers.js";
+
+function setup() {
+  let now = 1_000;
+  const ledger = new MemoryExecutionLedger({ now: () => now });
+  const runs: string[] = [];
+  const keys: string[] = [];
+  const transfer = tool({
+    name: "transfer",
+    description: "moves money",
+    inputSchema: z.object({ to: z.string() }),
+    callback: ({ to }, ctx) => {
+      runs.push(to);
+      keys.push(ctx.idempotencyKey);
+      if (to === "ask") ctx.interrupt({ name: "confirm" });
+      return `sent to ${to}`;
+    },
+  });
+  const make = (to = "bob") =>
+    new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "transfer", input: { to }, id: "t1" }] }, { text: "done" }] }),
+      tools: [transfer],
+      ledger,
+    });
+  const key = (to = "bob") => executionKey({ threadId: "th", toolUseId: "t1", input: { to } });
+  /** A claim taken by a page that then died: its lease runs out with no result. */
+  const lostClaim = async () => {
+    await ledger.claim(await key(), { leaseMs: 10 });
+    now += 11;
+  };
+  return { ledger, runs, keys, make, key, lostClaim, tick: (ms: number) => (now += ms) };
+}
+
+const state = () => ({ invocationState: { threadId: "th" } });
+const answer = (id: string, response: JsonValue) => [{ interruptResponse: { interruptId: id, response } }];
+const resultText = (agent: Agent) =>
+  agent.messages
+    .flatMap((m) => m.content)
+    .flatMap((b) => (b.type === "toolResult" ? [[b.status, JSON.stringify(b.content)]] : []));
+
+describe("outcome unknown", () => {
+  test("the run pauses with an outcome_unknown question that names the call", async () => {
+    const s = setup();
+    await s.lostClaim();
+    const agent = s.make();
+    const r = await agent.invoke("pay", state());
+    expect(r.stopReason).toBe("interrupt");
+    expect(r.interrupts).toHaveLength(1);
+    expect(r.interrupts[0]).toMatchObject({
+      id: "tool:t1:outcome_unknown",
+      name: "outcome_unknown",
+      reason: { kind: "outcome_unknown", tool: "transfer", toolUseId: "t1", input: { to: "bob" }, claimedAt: 1_000 },
+    });
+    expect(s.runs).toEqual([]);
+    expect(agent.messages.flatMap((m) => m.content).some((b) => b.type === "toolUse")).toBe(false);
+  });
+
+  test.each([
+    ["run_again", { action: "run_again" }, ["bob"], "success"],
+    ["approved (the approval dialog)", { approved: true, status: "resolved" }, ["bob"], "success"],
+    ["treat_as_done", { action: "treat_as_done" }, [], "success"],
+    ["cancel", { action: "cancel" }, [], "error"],
+    ["cancelled (AG-UI)", { status: "cancelled" }, [], "error"],
+    ["an unreadable answer", { action: "maybe" }, [], "error"],
+  ] as const)("answered %s", async (_label, response, runs, status) => {
+    const s = setup();
+    await s.lostClaim();
+    const agent = s.make();
+    await agent.invoke("pay", state());
+    const r = await agent.invoke(answer("tool:t1:outcome_unknown", response as JsonValue), state());
+    expect(r.stopReason).toBe("endTurn");
+    expect(s.runs).toEqual(runs);
+    expectConsistentTranscript(agent.messages);
+    expect(resultText(agent).map(([st]) => st)).toEqual([status]);
+    // Decided once: the same call is never asked about (or run) again.
+    const again = await s.make().invoke("pay", state());
+    expect(again.stopReason).toBe("endTurn");
+    expect(s.runs).toEqual(runs);
+  });
+
+  test("a claim that is still live ends the run with CALL_IN_PROGRESS and runs nothing", async () => {
+    const s = setup();
+    await s.ledger.claim(await s.key());
+    const agent = s.make();
+    const error = await agent.invoke("pay", state()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallInProgressError);
+    expect((error as CallInProgressError).toolUseId).toBe("t1");
+    expect(s.runs).toEqual([]);
+    expectConsistentTranscript(agent.messages);
+    expect(agent.running).toBe(false);
+  });
+});
+
+describe("ToolContext.idempotencyKey", () => {
+  test("is the call's ledger key, the same across a tool's own interrupt and its resume", async () => {
+    const s = setup();
+    const agent = s.make("ask");
+    const r = await agent.invoke("pay", state());
+    expect(r.stopReason).toBe("interrupt");
+    await agent.invoke(answer(r.interrupts[0]!.id, true), state());
+    expect(s.keys).toHaveLength(2);
+    expect(s.keys[0]).toBe(s.keys[1]);
+    expect(s.keys[0]).toBe(await s.key("ask"));
+  });
+});

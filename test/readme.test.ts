@@ -21,7 +21,7 @@ test("the quick start runs as written and pauses, then runs the call once", asyn
   const runnable = code!
     .replace('from "kaboo-workflows/hooks"', `from "${src("hooks/index.ts")}"`)
     .replace('from "kaboo-workflows"', `from "${src("index.ts")}"`)
-    .replace("console.log(result.message);", "export { result, saved };");
+    .replace('console.log(messageText(result.message)); // "Done."', "export { result, saved };");
   const dir = join(root, ".tmp");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `readme-quickstart-${process.pid}.ts`);
@@ -32,5 +32,5 @@ test("the quick start runs as written and pauses, then runs the call once", asyn
   };
   expect(mod.result.stopReason).toBe("endTurn");
   expect(mod.result.message.content[0]?.text).toBe("Done.");
-  expect(JSON.parse(mod.saved)).toMatchObject({ version: 1, activated: true });
+  expect(JSON.parse(mod.saved).interrupts).toMatchObject({ version: 1, activated: true });
 });

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { Agent, type ToolResultBlock } from "../../src/index.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
-import { connectMcp, type McpAgentTool, type McpConnection } from "../../src/mcp/index.js";
+import { connectMcp, type McpAgentTool, McpConnectError, type McpConnection } from "../../src/mcp/index.js";
 import { expectConsistentTranscript } from "../agent/helpers.js";
 import { type HostileBehaviour, type HostileServer, startHostileServer, toolDef } from "./hostile.js";
 
@@ -225,6 +225,14 @@ describe("every wait has a bound", () => {
     const outcome = await within(3_000, conn.tools());
     expect(outcome.settled).toBe(true);
     expect(outcome.settled && outcome.error).toBeInstanceOf(Error);
+  });
+
+  test("connecting is bounded although the server never answers notifications/initialized", async () => {
+    const server = await startHostileServer({ hangInitialized: true });
+    open.push({ server });
+    const outcome = await within(4_000, connectMcp({ url: server.url, timeoutMs: 300 }));
+    expect(outcome.settled).toBe(true);
+    expect(outcome.settled && outcome.error).toBeInstanceOf(McpConnectError);
   });
 
   test("close() returns although the server never answers the session DELETE", async () => {

@@ -17,6 +17,8 @@ export interface HostileBehaviour {
   call?: (name: string, args: unknown) => HostileAnswer;
   /** Leave the session DELETE unanswered. */
   hangDelete?: boolean;
+  /** Leave `notifications/initialized` unanswered (the last step of connecting). */
+  hangInitialized?: boolean;
 }
 
 /** A running hostile server. */
@@ -65,6 +67,7 @@ export async function startHostileServer(behaviour: HostileBehaviour): Promise<H
     const msg = await readBody(req);
     methods.push(msg.method);
     if (msg.id === undefined) {
+      if (behaviour.hangInitialized && msg.method === "notifications/initialized") return;
       res.writeHead(202).end();
       return;
     }

@@ -22,7 +22,7 @@ export {
   BeforeNodeCallEvent,
   AfterNodeCallEvent,
 } from "./agent/events.js";
-export type { InvocationState, Orchestrator } from "./agent/events.js";
+export type { AfterToolCallInit, InvocationState, Orchestrator } from "./agent/events.js";
 export { HookRegistry } from "./agent/hooks.js";
 export type { HookCallback, HookEventClass, HookProvider } from "./agent/hooks.js";
 export { InterruptState, InterruptSignal, INTERRUPT_STATE_VERSION, jsonValueSchema } from "./agent/interrupt.js";

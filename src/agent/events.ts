@@ -178,6 +178,22 @@ export class BeforeToolCallEvent extends HookEvent {
   }
 }
 
+/** What an {@link AfterToolCallEvent} is made of. */
+export interface AfterToolCallInit {
+  agent: Agent;
+  invocationState: InvocationState;
+  /** The call as it ran. */
+  toolUse: ToolUseBlock;
+  /** The tool that ran, `undefined` when the name was unknown. */
+  selectedTool: AgentTool | undefined;
+  /** The result the model will read. */
+  result: ToolResultBlock;
+  /** The error the tool threw, if it did. Default none. */
+  error?: unknown;
+  /** The cancel message, when a BeforeToolCall hook cancelled the call. Default none. */
+  cancelMessage?: string | undefined;
+}
+
 /** A tool call finished (or was cancelled). */
 export class AfterToolCallEvent extends HookEvent {
   static override readonly eventType = "AfterToolCallEvent";
@@ -194,21 +210,14 @@ export class AfterToolCallEvent extends HookEvent {
   retry = false;
   /** Set to true to end the run after this tool batch. */
   stopLoop = false;
-  constructor(
-    agent: Agent,
-    invocationState: InvocationState,
-    toolUse: ToolUseBlock,
-    selectedTool: AgentTool | undefined,
-    result: ToolResultBlock,
-    error: unknown,
-    cancelMessage: string | undefined,
-  ) {
-    super(agent, invocationState);
-    this.toolUse = toolUse;
-    this.selectedTool = selectedTool;
-    this.result = result;
-    this.error = error;
-    this.cancelMessage = cancelMessage;
+  /** @param init - The call, its tool and result, and the error or cancel message if any (one object, so it can grow). */
+  constructor(init: AfterToolCallInit) {
+    super(init.agent, init.invocationState);
+    this.toolUse = init.toolUse;
+    this.selectedTool = init.selectedTool;
+    this.result = init.result;
+    this.error = init.error;
+    this.cancelMessage = init.cancelMessage;
   }
 }
 

@@ -117,7 +117,15 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
         }
       }
       recordTool(opts.metrics, toolUse.name, result.status === "success", performance.now() - started);
-      const after = new AfterToolCallEvent(agent, invocationState, toolUse, selected, result, error, cancelMessage);
+      const after = new AfterToolCallEvent({
+        agent,
+        invocationState,
+        toolUse,
+        selectedTool: selected,
+        result,
+        error,
+        cancelMessage,
+      });
       try {
         await agent.hooks.invoke(after);
       } catch (e) {

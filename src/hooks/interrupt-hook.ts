@@ -13,27 +13,22 @@ import {
   APPROVAL_SCOPES,
   clampScope,
   decisionNote,
-  jsonHash,
   parseTime,
   readAnswer,
   scopesUpTo,
   type ApprovalRequest,
   type ApprovalScope,
-  type ApprovalSubject,
+  type Decision,
 } from "./approval/request.js";
 import { toolHookInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
-import { approvalName, recordDecision, recordFingerprint, remembers, runGrants } from "./approval/run.js";
+import { approvalName, editApprovalName, recordDecision, recordFingerprint, remembers, runGrants } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
+import { callSubject, isUnknownSubject, type CallSubject, type SubjectFn } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
 
-/**
- * Decides what a remembered decision about a call covers.
- * Gets the tool's name and its *validated* input (never anything the model labels itself).
- * @returns `{ key, label }`, a string (key and label alike), or `null` when the call needs no approval.
- */
-export type SubjectFn = (toolName: string, toolInput: unknown) => ApprovalSubject | string | null;
+export type { SubjectFn } from "./approval/subject.js";
 
 /** Which tools a gate covers, and how far a decision about them may reach. */
 export interface GateRule {
@@ -51,7 +46,18 @@ interface Rule {
   subject: SubjectFn | undefined;
 }
 
-const UNKNOWN = "__unknown__:";
+/** A gated call with its answer in hand, for {@link InterruptHook}'s decision step. */
+interface Answered {
+  event: BeforeToolCallEvent;
+  rule: Rule;
+  /** The request as it was asked (stored with the interrupt), or as it would be asked now. */
+  asked: JsonValue | undefined;
+  response: JsonValue;
+  offered: ApprovalScope[];
+  /** The interrupt name the question was asked under. */
+  name: string;
+  subject: CallSubject;
+}
 
 /** Options of {@link InterruptHook}. */
 export interface InterruptHookOptions {
@@ -165,7 +171,7 @@ export class InterruptHook implements HookProvider {
     const { toolUse, invocationState } = event;
     const checked = (await event.selectedTool?.validate?.(input)) ?? { ok: true as const, value: input };
     if (!checked.ok) return;
-    const subject = this.#subject(rule, toolUse.name, checked.value);
+    const subject = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
     if (subject === null) return;
     const threadId = runContext.threadId.find(invocationState) || undefined; // "" names no conversation
     const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
@@ -185,15 +191,13 @@ export class InterruptHook implements HookProvider {
         return;
     }
     // A subject we could not compute is never remembered beyond this call.
-    let offered = subject.key?.startsWith(UNKNOWN)
-      ? scopesUpTo("once", false)
-      : scopesUpTo(rule.remember, remembers(invocationState));
+    let offered = isUnknownSubject(subject) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
     if (stored?.response !== undefined) {
       const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
       // An answer covers what was asked, no more: the same subject (something rewrote the call since
       // it was asked → ask again about what would run now) and no scope wider than was shown.
       if ((asked.subject?.key ?? null) !== subject.key) {
-        const again = `${approvalName(this.#agentName)}:edit:${jsonHash(checked.value)}`;
+        const again = editApprovalName(this.#agentName, checked.value);
         if (again === name) {
           event.cancel = `The approval for "${toolUse.name}" does not match the call; it did not run.`;
           return;
@@ -215,20 +219,23 @@ export class InterruptHook implements HookProvider {
       message: `Allow ${subject.label}?`,
     };
     if (this.#ttl !== undefined) request.expiresAt = new Date(this.#now() + this.#ttl * 1000).toISOString();
-    const answer = event.interrupt({ name, reason: request as unknown as JsonObject });
-    await this.#decide(event, rule, stored?.reason ?? (request as unknown as JsonValue), answer, offered, name, subject);
+    const response = event.interrupt({ name, reason: request as unknown as JsonObject });
+    const asked = stored?.reason ?? (request as unknown as JsonValue);
+    await this.#decide({ event, rule, asked, response, offered, name, subject });
   }
 
-  async #decide(
-    event: BeforeToolCallEvent,
-    rule: Rule,
-    asked: JsonValue | undefined,
-    response: JsonValue,
-    offered: ApprovalScope[],
-    name: string,
-    subject: { key: string | null; label: string },
-  ): Promise<void> {
+  async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {
     const { toolUse } = event;
+    const refuse = (decision: Decision, note: string) => {
+      event.cancel = note;
+      recordDecision(event.invocationState, {
+        decision,
+        tool: toolUse.name,
+        subject,
+        scope: "once",
+        toolUseId: toolUse.toolUseId,
+      });
+    };
     const answer = readAnswer(response);
     if (answer.invalid) {
       this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: answer.invalid });
@@ -238,28 +245,9 @@ export class InterruptHook implements HookProvider {
     const expiresAt = (asked as Partial<ApprovalRequest> | undefined)?.expiresAt;
     const deadline = parseTime(expiresAt);
     // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
-    if ((deadline !== undefined && this.#now() > deadline) || (this.#ttl !== undefined && deadline === undefined)) {
-      event.cancel = decisionNote("expired", toolUse.name);
-      recordDecision(event.invocationState, {
-        decision: "expired",
-        tool: toolUse.name,
-        subject,
-        scope: "once",
-        toolUseId: toolUse.toolUseId,
-      });
-      return;
-    }
-    if (answer.decision !== "approved") {
-      event.cancel = decisionNote(answer.decision, toolUse.name);
-      recordDecision(event.invocationState, {
-        decision: answer.decision,
-        tool: toolUse.name,
-        subject,
-        scope: "once",
-        toolUseId: toolUse.toolUseId,
-      });
-      return;
-    }
+    if ((deadline !== undefined && this.#now() > deadline) || (this.#ttl !== undefined && deadline === undefined))
+      return refuse("expired", decisionNote("expired", toolUse.name));
+    if (answer.decision !== "approved") return refuse(answer.decision, decisionNote(answer.decision, toolUse.name));
     let input = toolUse.input;
     if (answer.editedArgs !== undefined) {
       const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
@@ -272,10 +260,10 @@ export class InterruptHook implements HookProvider {
       }
       input = answer.editedArgs;
       event.toolUse = { ...toolUse, input };
-      const edited = this.#subject(rule, toolUse.name, checked.value);
+      const edited = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
       // An edit can change what the call is about: ask again for the new subject.
       if (edited !== null && edited.key !== subject.key) {
-        await this.#gate(event, rule, input, `${approvalName(this.#agentName)}:edit:${jsonHash(input)}`);
+        await this.#gate(event, rule, input, editApprovalName(this.#agentName, input));
         return;
       }
     }
@@ -292,22 +280,5 @@ export class InterruptHook implements HookProvider {
       scope,
       toolUseId: toolUse.toolUseId,
     });
-  }
-
-  #subject(rule: Rule, toolName: string, input: unknown): { key: string | null; label: string } | null {
-    if (!rule.subject) return { key: null, label: `a call to "${toolName}"` };
-    let s: ReturnType<SubjectFn>;
-    try {
-      s = rule.subject(toolName, input);
-    } catch (error) {
-      // Fail closed: a broken subject function still asks, for this call only.
-      this.#log.error("gate subject function threw; asking for this call only", { tool: toolName, error: String(error) });
-      return { key: `${UNKNOWN}${jsonHash(input)}`, label: `a call to "${toolName}"` };
-    }
-    if (s === null) return null;
-    if (typeof s === "string") return { key: s, label: s };
-    if (typeof s === "object" && typeof s.key === "string" && typeof s.label === "string") return { key: s.key, label: s.label };
-    this.#log.error("gate subject function returned an invalid subject; asking for this call only", { tool: toolName });
-    return { key: `${UNKNOWN}${jsonHash(input)}`, label: `a call to "${toolName}"` };
   }
 }

@@ -99,7 +99,7 @@ describe("events", () => {
     expect(json).toEqual({ type: "BeforeToolCallEvent", toolUse, cancel: "no", stopLoop: false });
     expect(JSON.stringify(e)).not.toContain("grant");
     const result: ToolResultBlock = { type: "toolResult", toolUseId: "t", status: "success", content: [] };
-    const a = new AfterToolCallEvent(agent, {}, toolUse, undefined, result, undefined, undefined);
+    const a = new AfterToolCallEvent({ agent, invocationState: {}, toolUse, selectedTool: undefined, result });
     expect(a.toJSON()).toMatchObject({ type: "AfterToolCallEvent", result, retry: false });
     expect(a.type).toBe("AfterToolCallEvent");
   });

@@ -32,6 +32,11 @@ export function approvalName(agentName: string): string {
   return agentName ? `${agentName}:${TOOL_APPROVAL_KEY}` : TOOL_APPROVAL_KEY;
 }
 
+/** The interrupt name of the question asked again about edited arguments (one per distinct edit). */
+export function editApprovalName(agentName: string, input: unknown): string {
+  return `${approvalName(agentName)}:edit:${jsonHash(input)}`;
+}
+
 /**
  * Whether decisions may be remembered beyond this call: the host sends its grants
  * (`forwardedProps.kaboo_grants` present, even empty) *and* the run publishes its open requests

@@ -18,10 +18,18 @@ import {
   type Orchestrator,
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { messageText, type Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages.js";
 import { runContext } from "../agent/run-context.js";
-import { defaultLogger, type Logger } from "../logger.js";
-import { describeError, incomingTask, resolveToolLabel, resultText, safeCallback } from "./event-publisher/helpers.js";
+import {
+  completionData,
+  describeError,
+  incomingTask,
+  orchestratorType,
+  outcomeStatus,
+  resultText,
+  toolData,
+} from "./event-publisher/helpers.js";
+import { publisherSettings, type EventPublisherOptions } from "./event-publisher/options.js";
 import { createStreamHandler, type StreamHandler, type StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
 import { EventType, type StreamEvent, type StreamEventCallback, type StreamEventData } from "./event-publisher/types.js";
@@ -36,26 +44,7 @@ export type {
 } from "./event-publisher/types.js";
 export type { StreamHandler, StreamHandlerOptions } from "./event-publisher/stream-handler.js";
 export { resolveToolLabel, incomingTask } from "./event-publisher/helpers.js";
-
-/** Options of {@link EventPublisher}. */
-export interface EventPublisherOptions {
-  /** Tool name (or name prefix) → display label. Default `{}`. */
-  toolLabels?: Readonly<Record<string, string>>;
-  /** Dot-path group of this agent's activity, e.g. `research.web`. Default `""` (no groups). */
-  streamGroup?: string;
-  /** Readable title of the group. Default `""`. */
-  streamTitle?: string;
-  /** Whether this agent's text is the chat reply (the UI then hides only its duplicate). Default `false`. */
-  isChatReply?: boolean;
-  /** Characters of tool-result text kept in `TOOL_END` (then `...`). Default `16000`. */
-  maxResultLen?: number;
-  /** Conversations whose `#N` counter and group are remembered; idle ones beyond it go, oldest first. Default `1000`. */
-  maxThreads?: number;
-  /** Where callback failures are logged. Default {@link defaultLogger}. */
-  logger?: Logger;
-  /** Clock for `timestamp`, milliseconds since the epoch. Default `Date.now`. */
-  now?: () => number;
-}
+export type { EventPublisherOptions } from "./event-publisher/options.js";
 
 /**
  * Publishes an agent's lifecycle as {@link StreamEvent}s: `AGENT_START`, `TOOL_START` (label and
@@ -113,29 +102,19 @@ export class EventPublisher implements HookProvider {
    * @param options - See {@link EventPublisherOptions}: `toolLabels = {}`, `streamGroup = ""`,
    *   `streamTitle = ""`, `isChatReply = false`, `maxResultLen = 16000`, `maxThreads = 1000`,
    *   `logger = defaultLogger`, `now = Date.now`.
-   * @throws TypeError when `callback` is not a function; RangeError when `maxResultLen` or
-   *   `maxThreads` is not a positive integer.
+   * @throws TypeError when `callback` is not a function; RangeError when `maxResultLen` or `maxThreads` is not a positive integer.
    */
   constructor(callback: StreamEventCallback, agentName: string, options: EventPublisherOptions = {}) {
-    if (typeof callback !== "function") throw new TypeError("EventPublisher: callback must be a function.");
-    const maxResultLen = options.maxResultLen ?? 16_000;
-    const maxThreads = options.maxThreads ?? 1000;
-    for (const [name, value] of [
-      ["maxResultLen", maxResultLen],
-      ["maxThreads", maxThreads],
-    ] as const) {
-      if (!Number.isInteger(value) || value < 1)
-        throw new RangeError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
-    }
-    this.agentName = String(agentName);
-    this.#publish = safeCallback(callback, this.agentName, options.logger ?? defaultLogger);
-    this.#labels = { ...(options.toolLabels ?? {}) };
-    this.#group = options.streamGroup ?? "";
-    this.#title = options.streamTitle ?? "";
-    this.#isChatReply = options.isChatReply ?? false;
-    this.#maxResultLen = maxResultLen;
-    this.#now = options.now ?? Date.now;
-    this.#threads = new ThreadStates(maxThreads);
+    const s = publisherSettings(callback, agentName, options);
+    this.agentName = s.agentName;
+    this.#publish = s.publish;
+    this.#labels = s.labels;
+    this.#group = s.group;
+    this.#title = s.title;
+    this.#isChatReply = s.isChatReply;
+    this.#maxResultLen = s.maxResultLen;
+    this.#now = s.now;
+    this.#threads = new ThreadStates(s.maxThreads);
   }
 
   /**
@@ -238,7 +217,6 @@ export class EventPublisher implements HookProvider {
       if (group) {
         thread.activeGroup = group;
         const dot = group.lastIndexOf(".");
-
         this.#agentEvent(EventType.STREAM_GROUP_START, event.invocationState, {
           parent_group: dot >= 0 ? group.slice(0, dot) : null,
           tool_call_id: runContext.delegationId.find(event.invocationState) ?? null,
@@ -262,26 +240,17 @@ export class EventPublisher implements HookProvider {
   }
 
   #onToolStart(event: BeforeToolCallEvent): void {
-    const name = event.toolUse.name || "unknown";
-    this.#agentEvent(EventType.TOOL_START, event.invocationState, {
-      tool_name: name,
-      tool_label: resolveToolLabel(name, this.#labels) || name,
-      tool_use_id: event.toolUse.toolUseId ?? "",
-      tool_input: event.toolUse.input ?? {},
-    });
+    const data = toolData(event.toolUse, this.#labels);
+    data.tool_input = event.toolUse.input ?? {};
+    this.#agentEvent(EventType.TOOL_START, event.invocationState, data);
   }
 
   #onToolEnd(event: AfterToolCallEvent): void {
-    const name = event.toolUse.name || "unknown";
-    const failed = event.error !== undefined || event.result?.status === "error";
-    this.#agentEvent(EventType.TOOL_END, event.invocationState, {
-      tool_name: name,
-      tool_label: resolveToolLabel(name, this.#labels) || name,
-      tool_use_id: event.toolUse.toolUseId ?? "",
-      status: failed ? "error" : "success",
-      error: event.error === undefined ? null : describeError(event.error).text,
-      tool_result: resultText(event.result, this.#maxResultLen),
-    });
+    const data = toolData(event.toolUse, this.#labels);
+    data.status = event.error !== undefined || event.result?.status === "error" ? "error" : "success";
+    data.error = event.error === undefined ? null : describeError(event.error).text;
+    data.tool_result = resultText(event.result, this.#maxResultLen);
+    this.#agentEvent(EventType.TOOL_END, event.invocationState, data);
   }
 
   #onComplete(event: AfterInvocationEvent): void {
@@ -307,22 +276,7 @@ export class EventPublisher implements HookProvider {
       }
       return;
     }
-    const { usage, cycles, durationMs } = result.metrics;
-    const wireUsage: StreamEventData = {
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      total_tokens: usage.totalTokens,
-    };
-    if (usage.cacheReadInputTokens) wireUsage.cache_read_input_tokens = usage.cacheReadInputTokens;
-    if (usage.cacheWriteInputTokens) wireUsage.cache_write_input_tokens = usage.cacheWriteInputTokens;
-    this.#agentEvent(EventType.AGENT_COMPLETE, state, {
-      usage: wireUsage,
-      cycles,
-      duration_ms: Math.round(durationMs),
-      stop_reason: result.stopReason,
-      text: messageText(result.message),
-      message: result.message,
-    });
+    this.#agentEvent(EventType.AGENT_COMPLETE, state, completionData(result));
     if (thread?.activeGroup)
       this.#agentEvent(EventType.STREAM_GROUP_END, state, {
         status: result.stopReason === "cancelled" ? "cancelled" : "completed",
@@ -342,18 +296,3 @@ export class EventPublisher implements HookProvider {
 // A host's malformed id reads as none: the feed keeps going under the `undefined` conversation.
 const threadOf = (state: InvocationState | undefined) => (state ? runContext.threadId.find(state) : undefined);
 const runOf = (state: InvocationState | undefined) => (state ? runContext.runId.find(state) : undefined);
-
-/** `graph`, `swarm`, …: the orchestrator's own `type` when it has one, else its class name (unless minified away). */
-function orchestratorType(source: Orchestrator): string | null {
-  const own = (source as { type?: unknown }).type;
-  if (typeof own === "string") return own;
-  const name = (source as object).constructor?.name;
-  return name && name !== "Object" ? name.toLowerCase() : null;
-}
-
-/** An orchestrator's or node's outcome: its own `status` (`interrupted`, `failed`, …) when it reports one. */
-function outcomeStatus(result: unknown, error: unknown): string {
-  if (error !== undefined) return "error";
-  const status = (result as { status?: unknown } | null | undefined)?.status;
-  return typeof status === "string" ? status : "completed";
-}

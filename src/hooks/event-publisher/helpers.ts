@@ -4,10 +4,12 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages.js";
-import { toolResultText } from "../../agent/messages.js";
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../../agent/messages.js";
+import { messageText, toolResultText } from "../../agent/messages.js";
+import type { Orchestrator } from "../../agent/events.js";
+import type { AgentResult } from "../../agent/result.js";
 import type { Logger } from "../../logger.js";
-import type { StreamEvent, StreamEventCallback } from "./types.js";
+import type { StreamEvent, StreamEventCallback, StreamEventData } from "./types.js";
 
 /**
  * Resolves a tool name to its display label: an exact entry wins, else the longest key that
@@ -136,4 +138,45 @@ export function describeError(error: unknown): { text: string; type: string } {
   } catch {
     return { text: String(error), type: typeof error };
   }
+}
+
+/** `graph`, `swarm`, …: the orchestrator's own `type` when it has one, else its class name (unless minified away). */
+export function orchestratorType(source: Orchestrator): string | null {
+  const own = (source as { type?: unknown }).type;
+  if (typeof own === "string") return own;
+  const name = (source as object).constructor?.name;
+  return name && name !== "Object" ? name.toLowerCase() : null;
+}
+
+/** An orchestrator's or node's outcome: its own `status` (`interrupted`, `failed`, …) when it reports one. */
+export function outcomeStatus(result: unknown, error: unknown): string {
+  if (error !== undefined) return "error";
+  const status = (result as { status?: unknown } | null | undefined)?.status;
+  return typeof status === "string" ? status : "completed";
+}
+
+/** `AGENT_COMPLETE`'s data: usage (snake_case, cache counts only when non-zero), cycles, duration, stop reason, final text. */
+export function completionData(result: AgentResult): StreamEventData {
+  const { usage, cycles, durationMs } = result.metrics;
+  const wireUsage: StreamEventData = {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.totalTokens,
+  };
+  if (usage.cacheReadInputTokens) wireUsage.cache_read_input_tokens = usage.cacheReadInputTokens;
+  if (usage.cacheWriteInputTokens) wireUsage.cache_write_input_tokens = usage.cacheWriteInputTokens;
+  return {
+    usage: wireUsage,
+    cycles,
+    duration_ms: Math.round(durationMs),
+    stop_reason: result.stopReason,
+    text: messageText(result.message),
+    message: result.message,
+  };
+}
+
+/** The fields every tool event carries: `tool_name`, `tool_label`, `tool_use_id`. */
+export function toolData(toolUse: ToolUseBlock, labels: Readonly<Record<string, string>>): StreamEventData {
+  const name = toolUse.name || "unknown";
+  return { tool_name: name, tool_label: resolveToolLabel(name, labels) || name, tool_use_id: toolUse.toolUseId ?? "" };
 }

@@ -4,26 +4,27 @@
  *
  * @module
  */
-import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
+import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
-import { withinDepth } from "../agent/json-depth.js";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
-import { describe } from "../errors.js";
-import { acceptGrants } from "../grants/accept.js";
-import { parseGrant, type Grant } from "../grants/grant.js";
-import { signGrant, type GrantSecret } from "../grants/signing.js";
+import { UserError, describe } from "../errors.js";
+import type { GrantSecret } from "../grants/signing.js";
 import type { GrantStore } from "../grants/store.js";
-import { forwardedPropsWithGrants, GRANTS_PROP } from "../agent/run-context.js";
-import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
+import { runContext } from "../agent/run-context.js";
 import { defaultLogger, type Logger } from "../logger.js";
+import type { ThreadStore } from "../stores/thread-store.js";
+import { InvalidSessionError } from "./edge-errors.js";
+import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./edge-grants.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
 import { runAgui, type CompletedCalls } from "./run.js";
-import { customEvent } from "./run-events.js";
+import { runError, runStarted } from "./run-events.js";
+import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
+import { storedRun } from "./thread-run.js";
 
-/** Name of the CUSTOM event that hands the client the grants this run created (when the handler has no store). */
-export const GRANTS_EVENT = "kaboo_grants";
+export { GRANTS_EVENT } from "./edge-grants.js";
 
 /** What the handler tells the agent factory. */
 export interface AguiHandlerContext {
@@ -46,39 +47,62 @@ export interface AguiCorsOptions {
 /** Options of {@link createAguiHandler}. */
 export interface AguiHandlerOptions {
   /**
-   * Makes the runner agent for one request (edge isolates keep nothing between requests: the
-   * paused session travels in the AG-UI state). The handler cannot configure your hooks: pass
-   * `context.secret` to your `InterruptHook` yourself.
+   * Makes the runner agent for one request (edge isolates keep nothing between requests). The
+   * handler cannot configure your hooks: pass `context.secret` to your `InterruptHook` yourself.
    */
   agent: (threadId: string, context: AguiHandlerContext) => Agent | Promise<Agent>;
   /**
-   * HMAC secret for remembered grants. Incoming `forwardedProps.kaboo_grants` that are not signed
-   * with it are dropped before the run (and logged), so the gate asks again; grants the handler
-   * hands out or reads from `grantStore` are signed with it. Default: none (grants are not checked
-   * by the handler; the gate still validates them).
+   * The authoritative record of each thread (`MemoryThreadStore`, `DurableObjectThreadStore`,
+   * `DenoKvThreadStore`). With it the client's `kaboo_session` decides nothing: a resume is checked
+   * against the stored pause, only the stored paused batch runs, two concurrent resumes run it
+   * once, and a replay is answered with the recorded outcome. Default: none (stateless, sealed).
+   */
+  store?: ThreadStore;
+  /**
+   * HMAC secret. Without a `store` it seals the session the handler sends (and refuses any other);
+   * incoming `forwardedProps.kaboo_grants` not signed with it are dropped (and logged), and grants
+   * the handler hands out or reads from `grantStore` are signed with it. Required without a
+   * `store` (unless `insecureDevelopmentMode`). Default: none.
    */
   secret?: GrantSecret;
+  /**
+   * Who the request is for, from the host's verified session or auth header (never from the body).
+   * Grants are bound to it (signed grants carry it; a grant store is keyed by it), and a thread in
+   * a `store` belongs to the first principal that ran it. A throw answers 401. Default: none.
+   */
+  principal?: (request: Request) => string | Promise<string>;
+  /**
+   * Development only: run without a store and without a secret. Sessions are then neither sealed
+   * nor checked, so a client can forge what runs. Default `false` (such a handler refuses to start).
+   */
+  insecureDevelopmentMode?: boolean;
+  /** Let unsigned client grants count when there is no secret (they skip questions for anyone). Default `false`. */
+  acceptUnsignedGrants?: boolean;
   /** Answer CORS preflights and add CORS headers. Default: off (same origin only). */
   cors?: boolean | AguiCorsOptions;
   /**
-   * Server-side grants (e.g. backed by KV). When set, each run carries `grantsFor(threadId)` (signed
-   * when `secret` is set) instead of the client's grants, and `thread`/`always` answers are recorded
-   * in it. When absent, those answers go to the client as a CUSTOM `kaboo_grants` event
-   * (`value: { grants }`) for it to store and send back as `forwardedProps.kaboo_grants`.
+   * Server-side grants (e.g. backed by KV). When set, each run carries the principal's
+   * `grantsFor(threadId, { principal })` (signed when `secret` is set) instead of the client's
+   * grants, and `thread`/`always` answers are recorded in it. When absent, those answers go to the
+   * client as a CUSTOM `kaboo_grants` event (`value: { grants }`) to send back as `forwardedProps.kaboo_grants`.
    */
   grantStore?: GrantStore;
   /**
-   * Tool calls that already ran, per thread (`(threadId) => CompletedCalls`), backed by durable
-   * storage (KV, a Durable Object). With it, a resume delivered twice or an older snapshot replayed
-   * runs nothing again. Without it the handler is stateless and cannot tell a replay from a resume:
-   * exactly-once then holds only as far as the client does not replay. Default: none.
+   * Tool calls that already ran, per thread, for a stateless handler (a `store` keeps its own).
+   * With it a resume delivered twice runs nothing again. Default: none.
    */
   completed?: (threadId: string) => CompletedCalls;
+  /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
+  maxJsonDepth?: number;
+  /** How long a run holds its thread in the `store`, ms. Default 5 minutes. */
+  runLeaseMs?: number;
   /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
   heartbeatMs?: number;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
   prepare?: (invocationState: InvocationState, request: Request) => void | Promise<void>;
-  /** Where rejected grants and failures are reported. Default: the console. */
+  /** Where every message of the handler goes (client strings cut to 300 characters). Default: the console. */
   logger?: Logger;
 }
 
@@ -86,30 +110,46 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
 /**
  * Serves AG-UI runs over HTTP: POST a `RunAgentInput` (JSON), get the run's AG-UI events as
- * Server-Sent Events (`data: <json>\n\n`, `: ping` heartbeats while the run is quiet). Bad JSON
- * or a body that is not a `RunAgentInput` → 400 `{ error, detail }`; other methods → 405. A
+ * Server-Sent Events (`data: <json>\n\n`, `: ping` heartbeats while the run is quiet). A body over
+ * `maxBodyBytes` → 413; bad JSON, JSON nested deeper than `maxJsonDepth` or a body that is not a
+ * `RunAgentInput` → 400 `{ error, detail }`; a failing `principal` → 401; other methods → 405. A
  * client that disconnects aborts the run; a failure mid-run becomes RUN_ERROR and the stream ends.
  *
- * Approvals pause with `RUN_FINISHED { outcome: { type: "interrupt" } }` and a STATE_SNAPSHOT whose
- * `kaboo_session` key holds the paused session: the client sends the state back with `resume`.
+ * Approvals pause with `RUN_FINISHED { outcome: { type: "interrupt" } }`; the client answers with
+ * `resume`. With a `store` the thread lives on the server. Without one the paused session travels
+ * sealed in the state's `kaboo_session` key: send the state back as received.
  * To let people choose `thread`/`always`, the client must send `forwardedProps.kaboo_grants` (even `[]`).
  *
- * @param options - `agent` factory; `secret`, `cors`, `grantStore`, `heartbeatMs` (15000), `prepare`, `logger`.
+ * @param options - `agent` factory; `store`, `secret`, `principal`, `cors`, `grantStore`, limits
+ *   (`maxBodyBytes` 1 MiB, `maxJsonDepth` 64), `heartbeatMs` (15000), `prepare`, `logger`.
  * @returns `(request) => Promise<Response>`.
+ * @throws {UserError} Without `store` and `secret`, unless `insecureDevelopmentMode` is set.
  * @example
  * ```ts
- * // Cloudflare Worker
- * const handle = createAguiHandler({
- *   secret: "from env",
- *   agent: (threadId, { secret }) =>
- *     new Agent({ model, tools, hooks: [new InterruptHook(["transfer"], { secret })] }),
- * });
- * export default { fetch: (request: Request) => handle(request) };
+ * // Cloudflare Worker with a Durable Object per thread
+ * export { KabooThread } from "kaboo-workflows/stores/durable-object";
+ * export default {
+ *   fetch: (request: Request, env: Env) =>
+ *     createAguiHandler({
+ *       store: new DurableObjectThreadStore(env.KABOO_THREAD),
+ *       secret: env.GRANT_SECRET,
+ *       principal: (req) => verifiedUser(req),
+ *       agent: (threadId, { secret }) => new Agent({ model, tools, hooks: [new InterruptHook(["transfer"], { secret })] }),
+ *     })(request),
+ * };
  * ```
  */
 export function createAguiHandler(options: AguiHandlerOptions): (request: Request) => Promise<Response> {
-  const log = options.logger ?? defaultLogger;
+  if (!options.store && options.secret === undefined && options.insecureDevelopmentMode !== true) {
+    throw new UserError(
+      "createAguiHandler needs a `store` (a thread store: exactly once, replays answered from the record) or a `secret` " +
+        "(stateless: sessions are sealed so a client cannot forge what runs). For local development only, set " +
+        "`insecureDevelopmentMode: true`.",
+    );
+  }
+  const log = boundedLogger(options.logger ?? defaultLogger);
   const allow = options.cors ? "POST, OPTIONS" : "POST";
+  const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   return async (request) => {
     const cors = corsHeaders(options.cors, request);
     const fail = (
@@ -124,13 +164,17 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
       return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
     if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
 
+    const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const read = await readBodyWithin(request, maxBytes);
+    if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
+      body = JSON.parse(read.text);
     } catch (error) {
       return fail(400, "invalid_json", `The body is not JSON: ${describe(error)}`);
     }
-    if (!withinDepth(body)) return fail(400, "invalid_run_input", "The body is nested too deep.");
+    const deep = tooDeepPart(body, maxDepth);
+    if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
     const parsed = RunAgentInputSchema.safeParse(body);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
@@ -140,9 +184,24 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     }
     let input = parsed.data as RunAgentInput;
 
+    let principal: string | undefined;
+    try {
+      principal = options.principal ? await options.principal(request) : undefined;
+      if (principal !== undefined && (typeof principal !== "string" || principal === "")) throw new Error("no principal");
+    } catch (error) {
+      log.warn("kaboo: the request has no principal", { error: describe(error) });
+      return fail(401, "unauthenticated", "The request does not say who it is for.");
+    }
+    const grants: EdgeGrantOptions = { ...options, principal, log };
+
     let agent: Agent;
     try {
-      input = { ...input, forwardedProps: await withGrants(input, options, log) };
+      const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret });
+      if (opened instanceof InvalidSessionError) {
+        log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
+        return sse(refusal(input, opened), options, cors);
+      }
+      input = { ...input, state: opened, forwardedProps: await trustedGrants(input, grants) };
       agent = await options.agent(input.threadId, { secret: options.secret, request });
     } catch (error) {
       log.error("kaboo: the AG-UI handler could not start the run", { error: describe(error), threadId: input.threadId });
@@ -155,13 +214,27 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     else request.signal.addEventListener("abort", abort, { once: true });
     // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
     const release = () => request.signal.removeEventListener("abort", abort);
-    const events = edgeRun({ agent, input, signal: controller.signal, request, options, log, release });
-    const stream = sseStream(events, {
-      heartbeatMs: options.heartbeatMs,
-      onCancel: (reason) => controller.abort(reason),
-    });
-    return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
+    const events = edgeRun({ agent, input, signal: controller.signal, request, options, grants, log, release });
+    return sse(sealOutgoing(events, input.threadId, options.secret), options, cors, controller);
   };
+}
+
+function sse(
+  events: AsyncIterable<BaseEvent>,
+  options: AguiHandlerOptions,
+  cors: Record<string, string>,
+  controller?: AbortController,
+): Response {
+  const stream = sseStream(events, {
+    heartbeatMs: options.heartbeatMs,
+    onCancel: (reason) => controller?.abort(reason),
+  });
+  return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
+}
+
+async function* refusal(input: RunAgentInput, error: InvalidSessionError): AsyncGenerator<BaseEvent> {
+  yield runStarted(input);
+  yield runError(error);
 }
 
 interface EdgeRun {
@@ -170,78 +243,37 @@ interface EdgeRun {
   signal: AbortSignal;
   request: Request;
   options: AguiHandlerOptions;
+  grants: EdgeGrantOptions;
   log: Logger;
   /** Called when the run's events end, however they end. */
   release: () => void;
 }
 
-/** The run's events, with the grants it created recorded or handed out before RUN_FINISHED. */
-async function* edgeRun({ agent, input, signal, request, options, log, release }: EdgeRun): AsyncGenerator<AGUIEvent> {
+/** The run's events (through the store when there is one), with new grants handed out before RUN_FINISHED. */
+async function* edgeRun({ agent, input, signal, request, options, grants, log, release }: EdgeRun): AsyncGenerator<BaseEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState) => {
     invocationState = state;
+    if (grants.principal !== undefined) runContext.principal.set(state, grants.principal);
+    // With a store every call is claimed in the thread's own ledger, shared by every isolate.
+    if (options.store) runContext.executionLedger.set(state, options.store.ledger(input.threadId));
     await options.prepare?.(state, request);
   };
+  const { store } = options;
+  const run = (runInput: RunAgentInput, completed?: CompletedCalls) =>
+    runAgui({ agent, input: runInput, signal, prepare, completed, logger: log });
+  const events = store
+    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run })
+    : run(input, options.completed?.(input.threadId));
   try {
-    for await (const event of runAgui({ agent, input, signal, prepare, completed: options.completed?.(input.threadId) })) {
+    for await (const event of events) {
       if (event.type === EventType.RUN_FINISHED && invocationState)
-        yield* handOutGrants(runGrantsToHandOut(invocationState, input.threadId, log), options, log);
+        yield* handOutGrants(decisionGrants(invocationState, input.threadId, grants), grants);
       yield event;
     }
   } finally {
     release();
   }
-}
-
-/** Records new grants in the store, or yields them (signed under a secret) for the client to keep. */
-async function* handOutGrants(grants: Grant[], options: AguiHandlerOptions, log: Logger): AsyncGenerator<AGUIEvent> {
-  if (!grants.length) return;
-  const { grantStore, secret } = options;
-  if (!grantStore) {
-    const out = secret === undefined ? grants : await Promise.all(grants.map((g) => signGrant(g, secret)));
-    yield customEvent(GRANTS_EVENT, { grants: out });
-    return;
-  }
-  for (const grant of grants) {
-    try {
-      await grantStore.grant(grant);
-    } catch (error) {
-      log.error("kaboo: could not record a grant", { tool: grant.tool, error: describe(error) });
-    }
-  }
-}
-
-/** The run's `forwardedProps` with the grants the gate may trust. */
-async function withGrants(input: RunAgentInput, options: AguiHandlerOptions, log: Logger): Promise<Record<string, unknown>> {
-  const sent = forwardedPropsWithGrants(input.forwardedProps);
-  const { secret, grantStore } = options;
-  if (grantStore) {
-    const stored = await grantStore.grantsFor(input.threadId);
-    // The store is the server's own: its grants are signed here so a gate with the secret accepts them.
-    return forwardedPropsWithGrants(
-      sent,
-      secret === undefined ? stored : await Promise.all(stored.map((g) => signGrant(g, secret))),
-    );
-  }
-  if (secret !== undefined && Object.hasOwn(sent, GRANTS_PROP)) {
-    // Checked here too, so a gate built without the secret never sees a forged grant.
-    const { grants, rejected } = await acceptGrants(sent[GRANTS_PROP], { secret });
-    for (const r of rejected) log.warn("kaboo: grant rejected", { reason: r.reason, threadId: input.threadId });
-    return forwardedPropsWithGrants(sent, grants);
-  }
-  return sent;
-}
-
-/** Grants for this run's `thread`/`always` approvals. */
-function runGrantsToHandOut(invocationState: InvocationState, threadId: string, log: Logger): Grant[] {
-  const out: Grant[] = [];
-  const now = Date.now();
-  for (const candidate of decisionGrants(approvalDecisions(invocationState), threadId)) {
-    const parsed = parseGrant({ ...candidate, grantedAt: now });
-    if (parsed.ok) out.push(parsed.grant);
-    else log.warn("kaboo: an approval could not become a grant", { tool: candidate.tool, reason: parsed.reason });
-  }
-  return out;
 }
 
 function corsHeaders(cors: AguiHandlerOptions["cors"], request: Request): Record<string, string> {

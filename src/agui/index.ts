@@ -17,6 +17,16 @@ export { runAgui, SESSION_STATE_KEY } from "./run.js";
 export type { AguiRunOptions, CompletedCalls } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./handler.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./handler.js";
+export {
+  InvalidSessionError,
+  ResumeInProgressError,
+  ThreadBusyError,
+  ThreadConflictError,
+  ThreadForbiddenError,
+} from "./edge-errors.js";
+export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./seal.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./limits.js";
+export { DEFAULT_RUN_LEASE_MS } from "./thread-run.js";
 export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./sse.js";
 export type { SseStreamOptions } from "./sse.js";
 export { AguiEventMapper } from "./events.js";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { withinDepth } from "../agent/json-depth.js";
 import type { Logger } from "../logger.js";
 
 /** Default largest request body the handler reads: 1 MiB. */
@@ -51,24 +52,18 @@ export async function readBodyWithin(request: Request, maxBytes: number): Promis
 }
 
 /**
- * Whether a JSON value nests deeper than `max` (arrays and objects count one level each).
- * Iterative, so a hostile value cannot overflow the stack here.
+ * Which part of a run body nests too deep: `state`, `forwardedProps` or `resume` past `max`, or
+ * the whole body past `max + 8` (messages and tools wrap their values a few levels down).
  *
- * @param value - A parsed JSON value.
+ * @param body - The parsed body.
  * @param max - The deepest nesting allowed.
- * @returns `true` when some path is deeper than `max`.
+ * @returns The part's name, or `undefined` when none is too deep.
  */
-export function deeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (typeof v !== "object" || v === null) continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
-    }
-  }
-  return false;
+export function tooDeepPart(body: unknown, max: number): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  for (const key of ["state", "forwardedProps", "resume"]) if (!withinDepth(b[key], max)) return key;
+  return withinDepth(body, max + 8) ? undefined : "the body";
 }
 
 /**

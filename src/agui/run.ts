@@ -22,6 +22,7 @@ import { interruptCallId } from "../agent/interrupt-id.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
 import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
+import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
 import { createReferenceRegistry } from "../hooks/references/registry.js";
@@ -62,6 +63,8 @@ export interface AguiRunOptions {
   prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
   /** Makes message ids. Default `crypto.randomUUID`. */
   newId?: (() => string) | undefined;
+  /** Where session restore problems are reported. Default: the console. */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -134,10 +137,15 @@ async function prepareAgent(
 ): Promise<Map<string, string>> {
   const { agent, input } = o;
   const resume = input.resume ?? [];
-  const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming: resume.length > 0 });
+  const logger = o.logger ?? defaultLogger;
+  const exchange = createSessionExchange(invocationState, {
+    inbound: state[SESSION_STATE_KEY],
+    resuming: resume.length > 0,
+    logger,
+  });
   // A cold agent needs the paused state before invoke() can tell a resume from new input
   // (restoring is a no-op on a fresh run or a warm agent).
-  restoreSessionState(agent, invocationState);
+  restoreSessionState(agent, invocationState, logger);
   // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
   exchange.publishesApprovals = true;
   // The person's attachments, for a ReferenceHook (a host's prepare() may replace the registry).
@@ -201,7 +209,7 @@ function* finish(
   if (clientOnly) agent.discardInterrupts();
 
   const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
-  const snapshot = sessionStateSnapshot(invocationState);
+  const snapshot = sessionStateSnapshot(invocationState, o.logger ?? defaultLogger);
   if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
   else delete outState[SESSION_STATE_KEY];
   yield stateSnapshot(outState);

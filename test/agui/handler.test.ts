@@ -15,7 +15,14 @@ const SECRET = "edge-test-secret";
 const quiet = { warn: vi.fn(), error: vi.fn() };
 
 function handler(ledger: EdgeLedger, over: Partial<AguiHandlerOptions> = {}, hooks: HookProvider[] = []) {
-  return createAguiHandler({ agent: (_, { secret }) => edgeBank(ledger, { secret, hooks }), logger: quiet, ...over });
+  // Most tests here are about HTTP and streaming, not sessions: they run in the development mode.
+  return createAguiHandler({
+    agent: (_, { secret }) => edgeBank(ledger, { secret, hooks }),
+    logger: quiet,
+    insecureDevelopmentMode: true,
+    acceptUnsignedGrants: true,
+    ...over,
+  });
 }
 
 function runInput(over: Partial<RunAgentInput> = {}): RunAgentInput {
@@ -135,6 +142,7 @@ describe("createAguiHandler: requests it refuses", () => {
       agent: () => {
         throw new Error("no model key");
       },
+      secret: SECRET,
       logger,
     });
     const res = await handle(post(runInput({ messages: [user("hi")] })));

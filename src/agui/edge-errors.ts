@@ -1,0 +1,32 @@
+/**
+ * Why the edge handler refuses a run before it starts. Each code is the `RUN_ERROR` code the
+ * client receives.
+ *
+ * @module
+ */
+import { KabooError } from "../errors.js";
+
+/** The client's `kaboo_session` is unsealed, altered, or sealed for another thread. */
+export class InvalidSessionError extends KabooError {
+  readonly code = "INVALID_SESSION" as const;
+}
+
+/** Another run is answering this thread's interrupts now; this one runs nothing. */
+export class ResumeInProgressError extends KabooError {
+  readonly code = "RESUME_IN_PROGRESS" as const;
+}
+
+/** Another run holds this thread now. */
+export class ThreadBusyError extends KabooError {
+  readonly code = "THREAD_BUSY" as const;
+}
+
+/** The thread belongs to another principal. */
+export class ThreadForbiddenError extends KabooError {
+  readonly code = "THREAD_FORBIDDEN" as const;
+}
+
+/** The thread changed under the run (its hold ran out and another run took it): nothing was saved. */
+export class ThreadConflictError extends KabooError {
+  readonly code = "THREAD_CONFLICT" as const;
+}

@@ -1,0 +1,133 @@
+/**
+ * Sealed sessions, for an edge handler without a thread store: the paused session travels in the
+ * client's AG-UI state, so the handler signs what it sends (HMAC-SHA256 under its secret, over the
+ * whole `kaboo_session` and the thread id) and refuses any session it did not send for that thread.
+ *
+ * A seal proves origin, not freshness: the latest sealed snapshot of a thread can be sent again.
+ * Exactly once across replays needs a thread store.
+ *
+ * @module
+ */
+import { EventType, type BaseEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
+import type { JsonObject } from "../agent/messages.js";
+import { canonicalJson } from "../hooks/approval/request.js";
+import { hmacText, verifyHmacText, type GrantSecret } from "../grants/signing.js";
+import { InvalidSessionError } from "./edge-errors.js";
+import { SESSION_STATE_KEY } from "./run.js";
+
+/**
+ * Version of the seal.
+ *
+ * - 1: `seal: "v1.<base64url HMAC-SHA256>"` over `kaboo-session v1\n<JSON thread id>\n<canonical JSON
+ *   of the session without its seal>`.
+ */
+export const SEAL_VERSION = 1;
+
+/** Key of the seal inside `kaboo_session`. */
+export const SEAL_KEY = "seal";
+
+const PREFIX = `v${SEAL_VERSION}.`;
+
+function sealedText(session: JsonObject, threadId: string): string {
+  const { [SEAL_KEY]: _seal, ...rest } = session;
+  return `kaboo-session v${SEAL_VERSION}\n${JSON.stringify(threadId)}\n${canonicalJson(rest)}`;
+}
+
+/**
+ * Seals a session for one thread.
+ *
+ * @param session - The outgoing `kaboo_session` (any old seal is replaced).
+ * @param threadId - The thread it belongs to.
+ * @param secret - The handler's secret.
+ * @returns A copy with `seal`.
+ */
+export async function sealSession(session: JsonObject, threadId: string, secret: GrantSecret): Promise<JsonObject> {
+  return { ...session, [SEAL_KEY]: PREFIX + (await hmacText(sealedText(session, threadId), secret)) };
+}
+
+/**
+ * Opens a sealed session: checks that this handler sealed exactly this session for this thread.
+ *
+ * @param value - The incoming `kaboo_session` (untrusted).
+ * @param threadId - The run's thread.
+ * @param secret - The handler's secret.
+ * @returns `{ session }` without its seal, or `{ reason }` when it is unsealed, altered, sealed for
+ *   another thread or with another secret.
+ */
+export async function openSession(
+  value: unknown,
+  threadId: string,
+  secret: GrantSecret,
+): Promise<{ session: JsonObject } | { reason: string }> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { reason: "the session is not an object" };
+  const session = value as JsonObject;
+  const seal = session[SEAL_KEY];
+  if (typeof seal !== "string") return { reason: "the session is not sealed" };
+  if (!seal.startsWith(PREFIX)) return { reason: "the seal has an unsupported version" };
+  let text: string;
+  try {
+    text = sealedText(session, threadId);
+  } catch {
+    return { reason: "the session cannot be read" };
+  }
+  if (!(await verifyHmacText(text, seal.slice(PREFIX.length), secret))) {
+    return { reason: "the seal does not match (altered, for another thread, or sealed with another secret)" };
+  }
+  const { [SEAL_KEY]: _seal, ...rest } = session;
+  return { session: rest };
+}
+
+/**
+ * The state a run may use. With a thread store the client's `kaboo_session` is dropped (the store
+ * decides); without one, under a secret, it must be a session this handler sealed for this thread
+ * (it is passed on unsealed).
+ *
+ * @param input - The run's input.
+ * @param o - `store`: whether a thread store decides; `secret`: the handler's secret.
+ * @returns The state, or the refusal.
+ */
+export async function openIncomingState(
+  input: RunAgentInput,
+  o: { store: boolean; secret: GrantSecret | undefined },
+): Promise<Record<string, unknown> | InvalidSessionError> {
+  const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
+  const session = state[SESSION_STATE_KEY];
+  if (o.store) {
+    delete state[SESSION_STATE_KEY];
+    return state;
+  }
+  if (o.secret === undefined || session === undefined || session === null) return state;
+  const opened = await openSession(session, input.threadId, o.secret);
+  if ("reason" in opened) return new InvalidSessionError(`The session was refused: ${opened.reason}.`);
+  state[SESSION_STATE_KEY] = opened.session;
+  return state;
+}
+
+/**
+ * Seals the `kaboo_session` of every outgoing state snapshot.
+ *
+ * @param events - The run's events.
+ * @param threadId - The run's thread.
+ * @param secret - The handler's secret; none: events pass unchanged.
+ * @returns The events.
+ */
+export async function* sealOutgoing(
+  events: AsyncIterable<BaseEvent>,
+  threadId: string,
+  secret: GrantSecret | undefined,
+): AsyncGenerator<BaseEvent> {
+  for await (const event of events) {
+    const snapshot = event.type === EventType.STATE_SNAPSHOT ? (event as StateSnapshotEvent).snapshot : undefined;
+    const session = isObject(snapshot) ? snapshot[SESSION_STATE_KEY] : undefined;
+    if (secret === undefined || !isObject(snapshot) || !isObject(session)) {
+      yield event;
+      continue;
+    }
+    const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret) };
+    yield { ...(event as StateSnapshotEvent), snapshot: out } satisfies StateSnapshotEvent;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

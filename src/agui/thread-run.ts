@@ -1,0 +1,193 @@
+/**
+ * A run of the edge handler over a {@link ThreadStore}: the store, not the client, decides what
+ * a resume may answer and what runs. The run first takes the thread (a lease written with
+ * compare-and-set, so of two racing requests one wins), answers a replay from the record, runs
+ * the agent on the stored session and transcript, and saves the outcome before RUN_FINISHED.
+ *
+ * @module
+ */
+import {
+  EventType,
+  type BaseEvent,
+  type MessagesSnapshotEvent,
+  type RunAgentInput,
+  type RunFinishedEvent,
+  type RunFinishedOutcome,
+  type StateSnapshotEvent,
+} from "@ag-ui/core";
+import type { JsonObject, JsonValue } from "../agent/messages.js";
+import { type KabooError, UnknownInterruptIdError, describe } from "../errors.js";
+import type { Logger } from "../logger.js";
+import {
+  boundAnswered,
+  liveLease,
+  type RecordedOutcome,
+  type ThreadData,
+  type ThreadLease,
+  type ThreadRecord,
+  type ThreadStore,
+} from "../stores/thread-store.js";
+import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./edge-errors.js";
+import { SESSION_STATE_KEY } from "./run.js";
+import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "./run-events.js";
+
+/** Default time a run holds its thread: 5 minutes (after it, a run whose isolate died no longer blocks the thread). */
+export const DEFAULT_RUN_LEASE_MS = 5 * 60 * 1000;
+
+/** Options of {@link storedRun}. */
+export interface StoredRunOptions {
+  store: ThreadStore;
+  /** The validated input; its `kaboo_session` and, on a resume, its messages are not used. */
+  input: RunAgentInput;
+  /** The person the run serves; a thread belongs to the first principal that ran it. */
+  principal: string | undefined;
+  /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
+  run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>;
+  log: Logger;
+  /** How long the run holds the thread. Default {@link DEFAULT_RUN_LEASE_MS}. */
+  leaseMs?: number | undefined;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: (() => number) | undefined;
+}
+
+type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed: true };
+
+/**
+ * The run's events, decided and recorded by the thread store.
+ *
+ * @param o - See {@link StoredRunOptions}.
+ * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
+ */
+export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent> {
+  const { store, input, principal, log } = o;
+  const { threadId, runId } = input;
+  const now = o.now ?? Date.now;
+  const resume = input.resume ?? [];
+  let record: ThreadRecord | undefined;
+  let lease: ThreadLease | undefined;
+  for (let attempt = 0; attempt < 3 && !lease; attempt++) {
+    record = await store.load(threadId);
+    const decision = decide(record, resume, principal, now());
+    if ("refuse" in decision) return yield* refused(input, decision.refuse);
+    if ("replay" in decision) return yield* replayed(input, record, decision.replay);
+    const held: ThreadLease = {
+      token: crypto.randomUUID(),
+      runId,
+      resume: resume.length > 0,
+      expiresAt: now() + (o.leaseMs ?? DEFAULT_RUN_LEASE_MS),
+    };
+    const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease: held, updatedAt: now() };
+    if (await store.compareAndSet(threadId, record.version, data)) {
+      lease = held;
+      record = { ...data, version: record.version + 1 };
+    }
+  }
+  if (!lease || !record) return yield* refused(input, busy(resume.length > 0));
+
+  const held = record;
+  const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
+  if (held.session) state[SESSION_STATE_KEY] = held.session;
+  else delete state[SESSION_STATE_KEY];
+  // A resume continues the stored transcript; what the client shows cannot change what was asked.
+  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : input.messages;
+  let outState: JsonObject | undefined;
+  let outMessages: JsonValue[] | undefined;
+  let ended = false;
+  try {
+    for await (const event of o.run({ ...input, state, messages })) {
+      if (event.type === EventType.STATE_SNAPSHOT) outState = (event as StateSnapshotEvent).snapshot as JsonObject;
+      if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = (event as MessagesSnapshotEvent).messages as JsonValue[];
+      if (event.type === EventType.RUN_FINISHED) {
+        ended = true;
+        const outcome = ((event as RunFinishedEvent).outcome ?? { type: "success" }) as JsonObject;
+        const answered = { ...held.answered };
+        for (const r of resume) answered[r.interruptId] = { runId, outcome, at: now() };
+        const next: ThreadData = {
+          ...held,
+          ...(outState ? splitSession(outState) : {}),
+          messages: outMessages ?? held.messages,
+          answered: boundAnswered(answered),
+          lease: null,
+          updatedAt: now(),
+        };
+        if (!(await store.compareAndSet(threadId, held.version, next))) {
+          yield runError(
+            new ThreadConflictError("The thread changed while this run held it (its hold ran out); nothing was saved."),
+          );
+          return;
+        }
+      }
+      if (event.type === EventType.RUN_ERROR) {
+        ended = true;
+        await releaseThread(store, threadId, held, now(), log);
+      }
+      yield event;
+    }
+  } finally {
+    if (!ended) await releaseThread(store, threadId, held, now(), log);
+  }
+}
+
+function decide(
+  record: ThreadRecord,
+  resume: readonly { interruptId: string }[],
+  principal: string | undefined,
+  now: number,
+): Decision {
+  if (record.owner !== null && record.owner !== principal) {
+    return { refuse: new ThreadForbiddenError("This thread belongs to someone else.") };
+  }
+  const answered = resume.map((r) => record.answered[r.interruptId]).find((a) => a !== undefined);
+  if (answered) return { replay: answered };
+  if (liveLease(record, now)) return { refuse: busy(resume.length > 0) };
+  if (resume.length === 0) return { proceed: true };
+  const pending = pendingInterrupts(record.session);
+  const unknown = resume.find((r) => !pending.includes(r.interruptId));
+  return unknown ? { refuse: new UnknownInterruptIdError(unknown.interruptId, pending) } : { proceed: true };
+}
+
+function busy(resuming: boolean): KabooError {
+  return resuming
+    ? new ResumeInProgressError("Another request is answering this thread's interrupts now; this one ran nothing.")
+    : new ThreadBusyError("Another run holds this thread now; try again when it ends.");
+}
+
+/** Ids of the stored session's unanswered interrupts. */
+function pendingInterrupts(session: JsonObject | null): string[] {
+  const interrupts = (session?.interrupt_state as { interrupts?: unknown } | undefined)?.interrupts;
+  if (!isObject(interrupts)) return [];
+  return Object.entries(interrupts).flatMap(([id, i]) => (isObject(i) && i.response === undefined ? [id] : []));
+}
+
+function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state"> {
+  const { [SESSION_STATE_KEY]: session, ...state } = snapshot;
+  return { session: isObject(session) ? (session as JsonObject) : null, state };
+}
+
+async function releaseThread(store: ThreadStore, threadId: string, held: ThreadRecord, now: number, log: Logger): Promise<void> {
+  try {
+    await store.compareAndSet(threadId, held.version, { ...held, lease: null, updatedAt: now });
+  } catch (error) {
+    // The lease runs out on its own; the thread is blocked until then, never corrupted.
+    log.error("kaboo: could not release a thread after its run", { threadId, error: describe(error) });
+  }
+}
+
+async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator<BaseEvent> {
+  yield runStarted(input);
+  yield runError(error);
+}
+
+/** The recorded outcome of the run that answered these interrupts; nothing runs. */
+async function* replayed(input: RunAgentInput, record: ThreadRecord, answered: RecordedOutcome): AsyncGenerator<BaseEvent> {
+  yield runStarted(input);
+  const snapshot: Record<string, unknown> = { ...record.state };
+  if (record.session) snapshot[SESSION_STATE_KEY] = record.session;
+  yield stateSnapshot(snapshot);
+  yield messagesSnapshot(record.messages as MessagesSnapshotEvent["messages"]);
+  yield runFinished(input, answered.outcome as RunFinishedOutcome);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -5,9 +5,21 @@ import { runStoreContract } from "../stores/contract.js";
 
 declare const Deno: { args: string[]; openKv(path?: string): Promise<KvLike & { close(): void }> };
 
+/** Local Deno KV is SQLite: a second process may find the file locked for a moment. Nothing was written then. */
+async function retryLocked<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt >= 50 || !String(error).includes("database is locked")) throw error;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
 const [mode, path, thread = "t", key = "k"] = Deno.args;
-const kv = await Deno.openKv(path);
+const kv = await retryLocked(() => Deno.openKv(path));
 const store = new DenoKvThreadStore(kv);
 if (mode === "contract") console.log(JSON.stringify(await runStoreContract(store)));
-else console.log(JSON.stringify(await store.ledger(thread).claim(key)));
+else console.log(JSON.stringify(await retryLocked(() => store.ledger(thread).claim(key))));
 kv.close();

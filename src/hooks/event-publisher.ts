@@ -102,7 +102,7 @@ export class EventPublisher implements HookProvider {
    * @param options - See {@link EventPublisherOptions}: `toolLabels = {}`, `streamGroup = ""`,
    *   `streamTitle = ""`, `isChatReply = false`, `maxResultLen = 16000`, `maxThreads = 1000`,
    *   `logger = defaultLogger`, `now = Date.now`.
-   * @throws TypeError when `callback` is not a function; RangeError when `maxResultLen` or `maxThreads` is not a positive integer.
+   * @throws UserError when `callback` is not a function, or `maxResultLen` or `maxThreads` is not a positive integer.
    */
   constructor(callback: StreamEventCallback, agentName: string, options: EventPublisherOptions = {}) {
     const s = publisherSettings(callback, agentName, options);

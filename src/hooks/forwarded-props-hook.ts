@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { describe } from "../errors.js";
+import { describe, UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
@@ -68,7 +68,7 @@ export class ForwardedPropsHook implements HookProvider {
     this.#stateKey = options.stateKey ?? "forwarded_props";
     this.#logger = options.logger ?? defaultLogger;
     if (typeof this.#stateKey !== "string" || this.#stateKey === "")
-      throw new TypeError("ForwardedPropsHook: stateKey must be a non-empty string.");
+      throw new UserError("ForwardedPropsHook: stateKey must be a non-empty string.");
     if (this.#applyAgentConfig && !deprecationWarned) {
       deprecationWarned = true;
       this.#logger.warn(

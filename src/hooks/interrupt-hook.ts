@@ -101,7 +101,7 @@ export interface InterruptHookOptions {
  *
  * @param tools - Tool names, globs or {@link GateRule}s.
  * @param options - See {@link InterruptHookOptions}.
- * @throws RangeError when a scope is not one of {@link APPROVAL_SCOPES}.
+ * @throws UserError when a scope is not one of {@link APPROVAL_SCOPES}, a pattern is empty, a subject is not a function or `ttlSeconds` is not positive.
  * @example
  * ```ts
  * const gate = new InterruptHook(
@@ -129,18 +129,18 @@ export class InterruptHook implements HookProvider {
     const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
     for (const scope of [remember, ...rules.map((r) => r.remember)]) {
       if (scope !== undefined && !APPROVAL_SCOPES.includes(scope)) {
-        throw new RangeError(`Unknown approval scope ${JSON.stringify(scope)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
+        throw new UserError(`Unknown approval scope ${JSON.stringify(scope)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
       }
     }
     for (const r of rules) {
       if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
       if (r.subject !== undefined && typeof r.subject !== "function") {
-        throw new TypeError(`The subject of gate rule "${r.pattern}" must be a function.`);
+        throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
       }
     }
     this.#rules = rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject }));
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
-      throw new RangeError("ttlSeconds must be a positive number.");
+      throw new UserError("ttlSeconds must be a positive number.");
     this.#agentName = options.agentName ?? "";
     this.#ttl = options.ttlSeconds;
     this.#skipReadOnly = options.skipReadOnly ?? false;

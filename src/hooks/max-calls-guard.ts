@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterModelCallEvent, BeforeToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
@@ -58,19 +59,18 @@ export class MaxToolCallsGuard implements HookProvider {
 
   /**
    * @param options - `{ maxCalls = 25 }`. A bare number is rejected: pass `{ maxCalls: n }`.
-   * @throws TypeError when `options` is not an object or `maxCalls` is not a number;
-   *   RangeError when `maxCalls` is negative or not an integer.
+   * @throws UserError when `options` is not an object or `maxCalls` is not a non-negative integer.
    */
   constructor(options: MaxToolCallsGuardOptions = {}) {
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(`MaxToolCallsGuard: options must be an object such as { maxCalls: 10 }, got ${typeof options}.`);
+      throw new UserError(`MaxToolCallsGuard: options must be an object such as { maxCalls: 10 }, got ${typeof options}.`);
     }
     const maxCalls = options.maxCalls ?? 25;
     if (typeof maxCalls !== "number" || Number.isNaN(maxCalls)) {
-      throw new TypeError(`MaxToolCallsGuard: maxCalls must be a number, got ${typeof maxCalls}.`);
+      throw new UserError(`MaxToolCallsGuard: maxCalls must be a number, got ${typeof maxCalls}.`);
     }
     if (!Number.isInteger(maxCalls) || maxCalls < 0) {
-      throw new RangeError(`MaxToolCallsGuard: maxCalls must be a non-negative integer, got ${maxCalls}.`);
+      throw new UserError(`MaxToolCallsGuard: maxCalls must be a non-negative integer, got ${maxCalls}.`);
     }
     this.maxCalls = maxCalls;
   }

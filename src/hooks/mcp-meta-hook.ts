@@ -13,7 +13,7 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import type { JsonObject, ToolUseBlock } from "../agent/messages.js";
 import type { AgentTool } from "../agent/tools.js";
-import { describe } from "../errors.js";
+import { describe, UserError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";
 import { splitImportSpec } from "./import-spec.js";
@@ -82,11 +82,11 @@ const metaSchema = z.record(z.string(), jsonValueSchema);
  * identifier, so `file:///x.js` and `https://…` stay whole); no export name means `default`.
  * @param spec - The import spec.
  * @returns The module specifier and the export name.
- * @throws TypeError when the spec is empty or its export name is not an identifier.
+ * @throws UserError when the spec is empty or its export name is not an identifier.
  */
 export function parseImportSpec(spec: string): { module: string; exportName: string } {
   const parsed = splitImportSpec(spec);
-  if (!parsed) throw new TypeError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
+  if (!parsed) throw new UserError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
   return parsed;
 }
 
@@ -144,13 +144,13 @@ export class MCPCallMetaHook implements HookProvider {
    * @param provider - A function `(toolUse, context) => object | null`, an import spec
    *   (`"module#export"` / `"module:export"`, export default `default`), or `null`/`undefined` (default: none).
    * @param options - See {@link MCPCallMetaHookOptions}.
-   * @throws TypeError naming the provider's type when it is neither a function nor a string, or when the spec is malformed.
+   * @throws UserError naming the provider's type when it is neither a function nor a string, or when the spec is malformed.
    */
   constructor(provider?: McpMetaProvider | string | null, options: MCPCallMetaHookOptions = {}) {
     if (typeof provider === "string") {
       this.#spec = { text: provider, ...parseImportSpec(provider) };
     } else if (provider !== undefined && provider !== null && typeof provider !== "function") {
-      throw new TypeError(`MCPCallMetaHook provider must be a function or an import spec string, got ${typeName(provider)}.`);
+      throw new UserError(`MCPCallMetaHook provider must be a function or an import spec string, got ${typeName(provider)}.`);
     } else if (provider) this.#provider = provider;
     this.#stampToolCallId = options.stampToolCallId ?? true;
     this.#stampActor = options.stampActor ?? false;
@@ -162,7 +162,7 @@ export class MCPCallMetaHook implements HookProvider {
   /**
    * Resolves an import-spec provider now (a no-op for a function provider or none).
    * @returns Resolves once the provider is loaded.
-   * @throws TypeError when the module cannot be imported or its export is not a function.
+   * @throws UserError when the module cannot be imported or its export is not a function.
    */
   async ready(): Promise<void> {
     if (this.#spec) await this.#resolve();
@@ -181,13 +181,13 @@ export class MCPCallMetaHook implements HookProvider {
       try {
         mod = await this.#importer(spec.module);
       } catch (error) {
-        throw new TypeError(`MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`, {
+        throw new UserError(`MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`, {
           cause: error,
         });
       }
       const fn = (mod as Record<string, unknown> | null | undefined)?.[spec.exportName];
       if (typeof fn !== "function") {
-        throw new TypeError(`MCPCallMetaHook: "${spec.text}" must name a function export, got ${typeName(fn)}.`);
+        throw new UserError(`MCPCallMetaHook: "${spec.text}" must name a function export, got ${typeName(fn)}.`);
       }
       return (this.#provider = fn as McpMetaProvider);
     })();

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { describe } from "../errors.js";
+import { describe, UserError } from "../errors.js";
 import { BeforeNodeCallEvent, BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { defaultLogger, type Logger } from "../logger.js";
@@ -19,7 +19,7 @@ export interface StopGuardOptions {
 
 function checkCallable(owner: string, stopCheck: unknown): asserts stopCheck is StopCheck {
   if (typeof stopCheck !== "function") {
-    throw new TypeError(
+    throw new UserError(
       `${owner}: stopCheck must be a function returning a boolean, got ${stopCheck === null ? "null" : typeof stopCheck}.`,
     );
   }
@@ -59,7 +59,7 @@ export class StopGuard implements HookProvider {
   /**
    * @param stopCheck - Returns `true` when the agent should stop (sync or async).
    * @param options - `{ logger = defaultLogger }`.
-   * @throws TypeError when `stopCheck` is not a function.
+   * @throws UserError when `stopCheck` is not a function.
    */
   constructor(stopCheck: StopCheck, options: StopGuardOptions = {}) {
     checkCallable("StopGuard", stopCheck);
@@ -94,7 +94,7 @@ export class MultiAgentStopGuard implements HookProvider {
   /**
    * @param stopCheck - Returns `true` when the orchestration should stop (sync or async).
    * @param options - `{ logger = defaultLogger }`.
-   * @throws TypeError when `stopCheck` is not a function.
+   * @throws UserError when `stopCheck` is not a function.
    */
   constructor(stopCheck: StopCheck, options: StopGuardOptions = {}) {
     checkCallable("MultiAgentStopGuard", stopCheck);
@@ -138,7 +138,7 @@ export function stopGuardFromSignal(
   options: StopGuardOptions = {},
 ): { guard: StopGuard; controller: AbortController } {
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new TypeError(`stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`);
+    throw new UserError(`stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`);
   }
   const controller = new AbortController();
   if (signal) {

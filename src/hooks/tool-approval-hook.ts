@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { UserError } from "../errors.js";
 import { toolInterruptId } from "../agent/interrupt-id.js";
 import * as z from "zod/v4/mini";
 import { BeforeToolCallEvent } from "../agent/events.js";
@@ -108,11 +109,11 @@ export class ToolApprovalHook implements HookProvider {
 
   constructor(options: ToolApprovalHookOptions = {}) {
     if (options.onDecision !== undefined && typeof options.onDecision !== "function") {
-      throw new TypeError("ToolApprovalHook onDecision must be a function.");
+      throw new UserError("ToolApprovalHook onDecision must be a function.");
     }
     this.#remember = options.remember ?? "once";
     if (!APPROVAL_SCOPES.includes(this.#remember)) {
-      throw new RangeError(`Unknown approval scope ${JSON.stringify(this.#remember)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
+      throw new UserError(`Unknown approval scope ${JSON.stringify(this.#remember)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
     }
     this.#agentName = options.agentName ?? "";
     this.#name = approvalName(this.#agentName);

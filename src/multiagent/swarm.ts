@@ -130,9 +130,9 @@ export class Swarm extends MultiAgentBase {
       }),
       callback: ({ agent_name, message, context }, ctx) => {
         if (!others.includes(agent_name))
-          throw new Error(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
+          throw new UserError(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
         const pending = (ctx.invocationState[HANDOFFS_KEY] as Map<Swarm, Pending> | undefined)?.get(this);
-        if (!pending) throw new Error("handoff_to_agent works only inside a swarm run.");
+        if (!pending) throw new UserError("handoff_to_agent works only inside a swarm run.");
         Object.assign(pending, { to: agent_name, message }, context ? { context } : {});
         return `Handing off to ${agent_name}.`;
       },

@@ -19,6 +19,7 @@ import {
   type HookProvider,
   type ScriptedTurn,
   type ToolResultBlock,
+  UserError,
 } from "../../src/index.js";
 import { DELEGATION_ID_KEY } from "../../src/agent/run-context.js";
 import {
@@ -548,7 +549,7 @@ describe("orchestrator events", () => {
 
 describe("construction and helpers", () => {
   test("bad options are clear errors", () => {
-    expect(() => new EventPublisher("nope" as never, "a")).toThrow(TypeError);
+    expect(() => new EventPublisher("nope" as never, "a")).toThrow(UserError);
     expect(() => new EventPublisher(() => undefined, "a", { maxResultLen: 0 })).toThrow(/maxResultLen/);
     expect(() => new EventPublisher(() => undefined, "a", { maxThreads: 1.5 })).toThrow(/maxThreads/);
   });

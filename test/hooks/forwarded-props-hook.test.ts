@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from "vitest";
-import { Agent, ScriptedModel, BeforeModelCallEvent } from "../../src/index.js";
+import { Agent, ScriptedModel, BeforeModelCallEvent, UserError } from "../../src/index.js";
 import { FORWARDED_PROPS_KEY } from "../../src/agent/run-context.js";
 import { ForwardedPropsHook } from "../../src/hooks/forwarded-props-hook.js";
 import type { Logger } from "../../src/logger.js";
@@ -110,7 +110,7 @@ describe("ForwardedPropsHook", () => {
     spy.mockRestore();
   });
 
-  test("an empty stateKey is a TypeError", () => {
-    expect(() => new ForwardedPropsHook({ stateKey: "" })).toThrow(TypeError);
+  test("an empty stateKey is a UserError", () => {
+    expect(() => new ForwardedPropsHook({ stateKey: "" })).toThrow(UserError);
   });
 });

@@ -3,7 +3,7 @@ import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { approvalDecisions } from "../../src/hooks/approval/run.js";
 import { signGrant } from "../../src/grants/signing.js";
 import type { Grant } from "../../src/grants/grant.js";
-import { UnknownInterruptIdError } from "../../src/index.js";
+import { UnknownInterruptIdError, UserError } from "../../src/index.js";
 import type { ApprovalRequest as ApprovalRequestLike, ApprovalScope } from "../../src/hooks/approval/request.js";
 import { PRINCIPAL_KEY } from "../../src/agent/run-context.js";
 import { answer, bank, callsThenAnswers, newAgent, silentLogger } from "./approval-fixtures.js";
@@ -15,12 +15,12 @@ const toRecipient = (_: string, input: unknown) => {
 };
 
 describe("InterruptHook construction", () => {
-  test("an unknown scope is a RangeError naming the allowed scopes", () => {
+  test("an unknown scope is a UserError naming the allowed scopes", () => {
     expect(() => new InterruptHook(["x"], { remember: "forever" as never })).toThrow(/once, thread, always/);
-    expect(() => new InterruptHook([{ pattern: "x", remember: "week" as never }])).toThrow(RangeError);
+    expect(() => new InterruptHook([{ pattern: "x", remember: "week" as never }])).toThrow(UserError);
   });
-  test("a subject that is not a function is a TypeError; an empty pattern is refused", () => {
-    expect(() => new InterruptHook([{ pattern: "x", subject: "to" as never }])).toThrow(TypeError);
+  test("a subject that is not a function is a UserError; an empty pattern is refused", () => {
+    expect(() => new InterruptHook([{ pattern: "x", subject: "to" as never }])).toThrow(UserError);
     expect(() => new InterruptHook([{ pattern: "" }])).toThrow(/pattern/);
   });
   test("the first matching entry applies, globs included", async () => {

@@ -1,6 +1,14 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type ScriptedTurn, type ToolResultBlock } from "../../src/index.js";
+import {
+  Agent,
+  BeforeToolCallEvent,
+  ScriptedModel,
+  tool,
+  type ScriptedTurn,
+  type ToolResultBlock,
+  UserError,
+} from "../../src/index.js";
 import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
 
 function setup(script: ScriptedTurn[], maxCalls: number, extra: Partial<ConstructorParameters<typeof Agent>[0]> = {}) {
@@ -150,11 +158,11 @@ describe("MaxToolCallsGuard", () => {
   });
 
   test("bad options are rejected with clear errors", () => {
-    expect(() => new MaxToolCallsGuard(5 as never)).toThrow(TypeError);
+    expect(() => new MaxToolCallsGuard(5 as never)).toThrow(UserError);
     expect(() => new MaxToolCallsGuard(5 as never)).toThrow(/\{ maxCalls: 10 \}/);
-    expect(() => new MaxToolCallsGuard({ maxCalls: "3" as never })).toThrow(TypeError);
-    expect(() => new MaxToolCallsGuard({ maxCalls: -1 })).toThrow(RangeError);
-    expect(() => new MaxToolCallsGuard({ maxCalls: 1.5 })).toThrow(RangeError);
-    expect(() => new MaxToolCallsGuard({ maxCalls: Number.NaN })).toThrow(TypeError);
+    expect(() => new MaxToolCallsGuard({ maxCalls: "3" as never })).toThrow(UserError);
+    expect(() => new MaxToolCallsGuard({ maxCalls: -1 })).toThrow(UserError);
+    expect(() => new MaxToolCallsGuard({ maxCalls: 1.5 })).toThrow(UserError);
+    expect(() => new MaxToolCallsGuard({ maxCalls: Number.NaN })).toThrow(UserError);
   });
 });

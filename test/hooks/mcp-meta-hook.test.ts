@@ -3,7 +3,15 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, HookRegistry, tool, type AgentTool, type ToolResultBlock } from "../../src/index.js";
+import {
+  Agent,
+  BeforeToolCallEvent,
+  HookRegistry,
+  tool,
+  type AgentTool,
+  type ToolResultBlock,
+  UserError,
+} from "../../src/index.js";
 import {
   ACTOR_META_KEY,
   isMcpMetaTool,
@@ -150,7 +158,7 @@ describe("import-spec providers", () => {
     await expect(new MCPCallMetaHook(`${FIXTURE}#notAFunction`).ready()).rejects.toThrow(
       /must name a function export, got number/,
     );
-    await expect(new MCPCallMetaHook(`${FIXTURE}#absent`).ready()).rejects.toThrow(TypeError);
+    await expect(new MCPCallMetaHook(`${FIXTURE}#absent`).ready()).rejects.toThrow(UserError);
   });
 
   test("a spec that does not resolve fails the call (logged), the server is not called, the run goes on", async () => {
@@ -164,7 +172,7 @@ describe("import-spec providers", () => {
   });
 
   test("malformed specs are refused at construction", () => {
-    for (const bad of ["", "#x", "mod#", "mod#1bad", "mod#a-b"]) expect(() => new MCPCallMetaHook(bad)).toThrow(TypeError);
+    for (const bad of ["", "#x", "mod#", "mod#1bad", "mod#a-b"]) expect(() => new MCPCallMetaHook(bad)).toThrow(UserError);
   });
 
   test("parseImportSpec", () => {
@@ -183,8 +191,8 @@ describe("bad providers", () => {
     [[], "array"],
     [true, "boolean"],
     [Symbol("s"), "symbol"],
-  ])("a non-callable provider (%s) is a TypeError naming its type", (provider, name) => {
-    expect(() => new MCPCallMetaHook(provider as never)).toThrow(TypeError);
+  ])("a non-callable provider (%s) is a UserError naming its type", (provider, name) => {
+    expect(() => new MCPCallMetaHook(provider as never)).toThrow(UserError);
     expect(() => new MCPCallMetaHook(provider as never)).toThrow(`got ${name}`);
   });
 

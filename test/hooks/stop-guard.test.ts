@@ -10,6 +10,7 @@ import {
   tool,
   type Orchestrator,
   type ToolResultBlock,
+  UserError,
 } from "../../src/index.js";
 import { MultiAgentStopGuard, StopGuard, stopGuardFromSignal } from "../../src/hooks/stop-guard.js";
 import type { Logger } from "../../src/logger.js";
@@ -108,8 +109,8 @@ describe("StopGuard", () => {
     spy.mockRestore();
   });
 
-  test("a non-callable stopCheck is a TypeError naming it", () => {
-    expect(() => new StopGuard(true as never)).toThrow(TypeError);
+  test("a non-callable stopCheck is a UserError naming it", () => {
+    expect(() => new StopGuard(true as never)).toThrow(UserError);
     expect(() => new StopGuard(undefined as never)).toThrow(/StopGuard: stopCheck must be a function/);
     expect(() => new MultiAgentStopGuard(null as never)).toThrow(/MultiAgentStopGuard: stopCheck must be a function.*null/);
   });
@@ -180,7 +181,7 @@ describe("stopGuardFromSignal", () => {
     expect(ran).toEqual([]);
   });
 
-  test("a non-signal argument is a TypeError", () => {
+  test("a non-signal argument is a UserError", () => {
     expect(() => stopGuardFromSignal({ aborted: true } as never)).toThrow(/signal must be an AbortSignal/);
   });
 });

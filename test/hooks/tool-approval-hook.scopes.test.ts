@@ -6,7 +6,7 @@ import * as z from "zod/v4";
 import { approvalDecisions, decisionGrants } from "../../src/hooks/approval/run.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { ToolApprovalHook, type ToolDecision } from "../../src/hooks/tool-approval-hook.js";
-import { Agent, ScriptedModel, tool, type JsonValue } from "../../src/index.js";
+import { Agent, ScriptedModel, tool, type JsonValue, UserError } from "../../src/index.js";
 import { hostState } from "./host-state.js";
 
 /** A service that asks for approval until it has been told of one, and counts the deploys it ran. */
@@ -120,6 +120,6 @@ describe("ToolApprovalHook scopes", () => {
   });
 
   test("an unknown remember is refused", () => {
-    expect(() => new ToolApprovalHook({ remember: "forever" as never })).toThrow(RangeError);
+    expect(() => new ToolApprovalHook({ remember: "forever" as never })).toThrow(UserError);
   });
 });

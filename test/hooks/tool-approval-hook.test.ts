@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { Agent, ScriptedModel, tool, type JsonValue } from "../../src/index.js";
+import { Agent, ScriptedModel, tool, type JsonValue, UserError } from "../../src/index.js";
 import { ToolApprovalHook, type ToolDecision } from "../../src/hooks/tool-approval-hook.js";
 import type { ApprovalRequest } from "../../src/hooks/approval/request.js";
 import { answer, silentLogger } from "./approval-fixtures.js";
@@ -159,6 +159,6 @@ describe("ToolApprovalHook", () => {
   });
 
   test("onDecision must be a function", () => {
-    expect(() => new ToolApprovalHook({ onDecision: "x" as never })).toThrow(TypeError);
+    expect(() => new ToolApprovalHook({ onDecision: "x" as never })).toThrow(UserError);
   });
 });

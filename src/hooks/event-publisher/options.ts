@@ -50,7 +50,7 @@ export function publisherSettings(
   agentName: string,
   options: EventPublisherOptions,
 ): PublisherSettings {
-  if (typeof callback !== "function") throw new TypeError("EventPublisher: callback must be a function.");
+  if (typeof callback !== "function") throw new UserError("EventPublisher: callback must be a function.");
   const maxResultLen = options.maxResultLen ?? 16_000;
   const maxThreads = options.maxThreads ?? 1000;
   for (const [name, value] of [
@@ -58,7 +58,7 @@ export function publisherSettings(
     ["maxThreads", maxThreads],
   ] as const) {
     if (!Number.isInteger(value) || value < 1)
-      throw new RangeError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
+      throw new UserError(`EventPublisher: ${name} must be a positive integer, got ${value}.`);
   }
   const name = String(agentName);
   return {

@@ -8,6 +8,7 @@ import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
+import type { ExecutionLedger } from "../agent/ledger.js";
 import type { InvocationState } from "../agent/events.js";
 import { UserError, describe } from "../errors.js";
 import type { GrantSecret } from "../grants/signing.js";
@@ -18,7 +19,7 @@ import type { ThreadStore } from "../stores/thread-store.js";
 import { InvalidSessionError } from "./edge-errors.js";
 import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./edge-grants.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
-import { runAgui, type CompletedCalls } from "./run.js";
+import { runAgui } from "./run.js";
 import { runError, runStarted } from "./run-events.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
@@ -88,10 +89,12 @@ export interface AguiHandlerOptions {
    */
   grantStore?: GrantStore;
   /**
-   * Tool calls that already ran, per thread, for a stateless handler (a `store` keeps its own).
-   * With it a resume delivered twice runs nothing again. Default: none.
+   * The execution ledger of a handler without a `store` (a store brings its own), or one per thread
+   * (`(threadId) => ExecutionLedger`), backed by durable storage. Every call is claimed in it before
+   * it runs, so a resume delivered twice or two requests at once run a call once. Default: the
+   * runner agent's own memory ledger, which holds only as long as that agent lives.
    */
-  completed?: (threadId: string) => CompletedCalls;
+  ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
   /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
@@ -260,11 +263,11 @@ async function* edgeRun({ agent, input, signal, request, options, grants, log, r
     await options.prepare?.(state, request);
   };
   const { store } = options;
-  const run = (runInput: RunAgentInput, completed?: CompletedCalls) =>
-    runAgui({ agent, input: runInput, signal, prepare, completed, logger: log });
+  const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
+  const run = (runInput: RunAgentInput) => runAgui({ agent, input: runInput, signal, prepare, ledger, logger: log });
   const events = store
     ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run })
-    : run(input, options.completed?.(input.threadId));
+    : run(input);
   try {
     for await (const event of events) {
       if (event.type === EventType.RUN_FINISHED && invocationState)

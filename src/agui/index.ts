@@ -14,7 +14,7 @@
 export { KabooAgent } from "./kaboo-agent.js";
 export type { KabooAgentConfig } from "./kaboo-agent.js";
 export { runAgui, SESSION_STATE_KEY } from "./run.js";
-export type { AguiRunOptions, CompletedCalls } from "./run.js";
+export type { AguiRunOptions } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./handler.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./handler.js";
 export {

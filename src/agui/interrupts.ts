@@ -6,6 +6,7 @@
 import type { Interrupt as AguiInterrupt, ResumeEntry } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { Interrupt, InterruptResponse } from "../agent/interrupt.js";
+import { OUTCOME_UNKNOWN, type OutcomeUnknownRequest } from "../agent/call-ledger.js";
 import { interruptCallId } from "../agent/interrupt-id.js";
 import type { JsonValue } from "../agent/messages.js";
 import type { ApprovalRequest } from "../hooks/approval/request.js";
@@ -14,9 +15,26 @@ import type { ApprovalRequest } from "../hooks/approval/request.js";
 export const CLIENT_TOOL_INTERRUPT = "client_tool";
 
 /**
+ * What an `outcome_unknown` question accepts: `{ action: "run_again" | "treat_as_done" | "cancel" }`
+ * (the approval dialog's `{ approved }` is read too: true runs it again, false cancels).
+ */
+const OUTCOME_RESPONSE_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  properties: { action: { type: "string", enum: ["run_again", "treat_as_done", "cancel"] } },
+  required: ["action"],
+  additionalProperties: true,
+};
+
+/**
  * The AG-UI form of a runner interrupt. Approval requests become
  * `{ reason: "tool_call", toolCallId, message, responseSchema, expiresAt, metadata }`;
  * `responseSchema` advertises exactly the payload the gate reads.
+ *
+ * A call whose outcome the execution ledger does not know (its page or server died mid-call)
+ * becomes `{ reason: "outcome_unknown", toolCallId, message, responseSchema, metadata: { kaboo:
+ * { kind: "outcome_unknown", tool, toolUseId, input, claimedAt, message, actions } } }`; answer it
+ * with `resume: [{ interruptId, status: "resolved", payload: { action: "run_again" | "treat_as_done"
+ * | "cancel" } }]` (or `status: "cancelled"`). An unreadable answer cancels: it never re-runs a call.
  */
 export function toAguiInterrupt(i: Interrupt, agent: Agent): AguiInterrupt {
   const reason = i.reason as Partial<ApprovalRequest> | undefined;
@@ -37,6 +55,11 @@ export function toAguiInterrupt(i: Interrupt, agent: Agent): AguiInterrupt {
   }
   const out: AguiInterrupt = { id: i.id, reason: i.name };
   if (i.reason !== undefined) out.metadata = { kaboo: i.reason };
+  const unknown = i.reason as Partial<OutcomeUnknownRequest> | undefined;
+  if (i.name === OUTCOME_UNKNOWN && typeof unknown?.message === "string") {
+    out.message = unknown.message;
+    out.responseSchema = OUTCOME_RESPONSE_SCHEMA;
+  }
   if (ownCall) out.toolCallId = ownCall;
   return out;
 }

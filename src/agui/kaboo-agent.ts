@@ -16,6 +16,8 @@ import {
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../agent/agent.js";
+import type { ExecutionLedger } from "../agent/ledger.js";
+import { IndexedDbExecutionLedger } from "../grants/indexeddb-ledger.js";
 import type { InvocationState } from "../agent/events.js";
 import type { GrantStore } from "../grants/store.js";
 import type { ClientToolHandler } from "./client-tools.js";
@@ -31,6 +33,12 @@ export interface KabooAgentConfig extends AguiAgentConfig {
   grantStore?: GrantStore;
   /** Keeps each thread's last snapshot so `connectAgent()` can restore it after a reload. */
   sessionStore?: SessionStore;
+  /**
+   * The record of which calls ran, claimed before each call: the same call approved in two tabs, or
+   * resumed again after a reload, runs once. Default: an {@link IndexedDbExecutionLedger} (Web Locks
+   * across tabs) where IndexedDB exists; `null` leaves each runner agent its own memory ledger.
+   */
+  ledger?: ExecutionLedger | null;
   /** Browser tools the page runs itself, by name. */
   clientToolHandlers?: Record<string, ClientToolHandler>;
   /** Extra per-run setup of `invocationState`. */
@@ -45,8 +53,10 @@ export interface KabooAgentConfig extends AguiAgentConfig {
  * `runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved, scope, editedArgs } }] })`.
  * Once a request's `expiresAt` has passed, `@ag-ui/client` refuses to send an answer to it: send
  * `status: "cancelled"` to continue the thread (the gate tells the model the request lapsed).
- * With a `sessionStore`, each finished call is recorded as its result arrives, so a reload in the
- * middle of a run never resumes (and runs again) a call that already ran.
+ * Every call is claimed in the execution ledger (IndexedDB by default) before it runs: a reload in
+ * the middle of a run, a second tab or a replayed resume gets the recorded result, never a second
+ * run. With a `sessionStore`, each finished call is also saved as its result arrives, so a reload
+ * shows the result instead of asking again.
  *
  * @example
  * ```ts
@@ -64,12 +74,18 @@ export interface KabooAgentConfig extends AguiAgentConfig {
 export class KabooAgent extends AbstractAgent {
   readonly #config: KabooAgentConfig;
   readonly #agents = new Map<string, Agent>();
-  readonly #completed = new Map<string, Set<string>>();
+  readonly #ledger: ExecutionLedger | undefined;
   #controller: AbortController | undefined;
 
   constructor(config: KabooAgentConfig) {
     super(config);
     this.#config = config;
+    // Shared by every thread and tab of the page; keys carry the thread. Where there is no
+    // IndexedDB (a test in Node), each runner agent keeps its own memory ledger.
+    this.#ledger =
+      config.ledger === null
+        ? undefined
+        : (config.ledger ?? (typeof indexedDB === "undefined" ? undefined : new IndexedDbExecutionLedger()));
   }
 
   /** The runner agent serving a thread. */
@@ -89,7 +105,8 @@ export class KabooAgent extends AbstractAgent {
       const controller = new AbortController();
       this.#controller = controller;
       (async () => {
-        const completed = await this.#completedFor(input.threadId);
+        // Calls finished in this run: saved with their result at once, their questions withdrawn.
+        const completed = new Set<string>();
         let messages: AguiMessage[] | undefined;
         let state: Record<string, unknown> | undefined;
         let interrupts: AguiInterrupt[] = [];
@@ -99,10 +116,13 @@ export class KabooAgent extends AbstractAgent {
           grantStore: this.#config.grantStore,
           clientToolHandlers: this.#config.clientToolHandlers,
           signal: controller.signal,
-          completed,
+          ledger: this.#ledger,
           prepare: this.#config.prepare,
         })) {
-          if (event.type === EventType.TOOL_CALL_RESULT) await this.#saveCompleted(input, completed, event);
+          if (event.type === EventType.TOOL_CALL_RESULT) {
+            completed.add(event.toolCallId);
+            await this.#saveCompleted(input, completed, event);
+          }
           if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
           if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
           if (event.type === EventType.RUN_FINISHED) {
@@ -116,7 +136,6 @@ export class KabooAgent extends AbstractAgent {
                 state: state ?? {},
                 interrupts,
                 savedAt: Date.now(),
-                completed: [...completed],
               });
             }
           }
@@ -162,17 +181,6 @@ export class KabooAgent extends AbstractAgent {
     } as AgentCapabilities;
   }
 
-  /** The thread's completed calls: in memory, seeded once from the session store (a reload's page). */
-  async #completedFor(threadId: string): Promise<Set<string>> {
-    let set = this.#completed.get(threadId);
-    if (!set) {
-      set = new Set((await this.#config.sessionStore?.load(threadId))?.completed ?? []);
-      this.#completed.set(threadId, set);
-    }
-    if (set.size > 1000) for (const id of [...set].slice(0, set.size - 1000)) set.delete(id);
-    return set;
-  }
-
   /**
    * Saves a finished call at once: a reload before the run ends then shows its result and no longer
    * offers its approval (which could only run it again).
@@ -197,7 +205,6 @@ export class KabooAgent extends AbstractAgent {
       state: stored?.state ?? (input.state as Record<string, unknown> | undefined) ?? {},
       interrupts: (stored?.interrupts ?? []).filter((i) => i.toolCallId === undefined || !completed.has(i.toolCallId)),
       savedAt: Date.now(),
-      completed: [...completed],
     });
   }
 }

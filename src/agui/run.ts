@@ -18,7 +18,7 @@ import type { Message } from "../agent/messages.js";
 import type { AgentResult } from "../agent/result.js";
 import { InterruptExpiredError, InvalidStateError } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
-import { interruptCallId } from "../agent/interrupt-id.js";
+import type { ExecutionLedger } from "../agent/ledger.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
 import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
@@ -35,12 +35,6 @@ import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateS
 /** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
 export const SESSION_STATE_KEY = "kaboo_session";
 
-/** A record of tool calls that ran (a `Set<string>` is one). */
-export interface CompletedCalls {
-  has(toolCallId: string): boolean | Promise<boolean>;
-  add(toolCallId: string): unknown;
-}
-
 /** Options of {@link runAgui}. */
 export interface AguiRunOptions {
   /** The runner agent serving this thread (warm in a page, fresh per request at the edge). */
@@ -53,12 +47,12 @@ export interface AguiRunOptions {
   clientToolHandlers?: Readonly<Record<string, ClientToolHandler>> | undefined;
   signal?: AbortSignal | undefined;
   /**
-   * Tool calls of this thread that already ran. A resume that answers one of them is a replay
-   * (a double click, a retried request, an older snapshot) and is answered without running
-   * anything. `KabooAgent` keeps one per thread; at the edge, back it with durable storage
-   * (KV, a Durable Object) — without it a stateless handler cannot tell a replay from a resume.
+   * The execution ledger of this thread's calls: each call is claimed before it runs, so a resume
+   * delivered twice, an older snapshot replayed or a second tab gets the recorded result instead of
+   * a second run. Default: the runner agent's own (memory). `KabooAgent` passes an IndexedDB one;
+   * at the edge, pass the thread store's.
    */
-  completed?: CompletedCalls | undefined;
+  ledger?: ExecutionLedger | undefined;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
   prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
   /** Makes message ids. Default `crypto.randomUUID`. */
@@ -114,13 +108,17 @@ async function contextOf(o: AguiRunOptions): Promise<{ invocationState: Invocati
   );
   runContext.sharedState.set(invocationState, state);
   runContext.contextItems.set(invocationState, input.context ?? []);
+  if (o.ledger) runContext.executionLedger.set(invocationState, o.ledger);
   return { invocationState, state };
 }
 
-/** Whether a resume answers calls that already ran (a double click, a retried request, an older snapshot). */
+/**
+ * Whether a resume answers a snapshot the conversation has already moved past. (A resume of calls
+ * that ran but whose conversation did not move on is no replay here: the ledger answers each of
+ * them with its recorded result.)
+ */
 async function isReplay(o: AguiRunOptions, state: Record<string, unknown>, resume: readonly ResumeEntry[]): Promise<boolean> {
   if (resume.length === 0) return false;
-  if (o.completed !== undefined && (await anyRan(resume, o.completed))) return true;
   return movedPast(state[SESSION_STATE_KEY], o.input.messages ?? []);
 }
 
@@ -176,9 +174,6 @@ async function* streamRun(
   const deltas = stateDeltas(invocationState);
   let sentDeltas = deltas.length;
   for await (const event of stream) {
-    // Recorded before the result is announced: whoever persists the record on TOOL_CALL_RESULT
-    // (KabooAgent's session store) must already find this call in it.
-    if (event.type === "toolResult") await o.completed?.add(event.result.toolUseId);
     yield* mapper.map(event);
     // State effects run in AfterToolCall hooks, before the result event is emitted.
     while (sentDeltas < deltas.length) {
@@ -271,14 +266,6 @@ function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; sta
       ?.expiresAt;
     if (typeof expiresAt === "string" && Date.parse(expiresAt) < now) throw new InterruptExpiredError(e.interruptId, expiresAt);
   }
-}
-
-async function anyRan(resume: readonly { interruptId: string }[], completed: CompletedCalls): Promise<boolean> {
-  for (const e of resume) {
-    const toolUseId = interruptCallId(e.interruptId);
-    if (toolUseId !== undefined && (await completed.has(toolUseId))) return true;
-  }
-  return false;
 }
 
 async function recordGrants(store: GrantStore | undefined, invocationState: InvocationState, threadId: string): Promise<void> {

@@ -23,8 +23,8 @@ export interface ThreadSnapshot {
   /** Epoch ms. */
   savedAt: number;
   /**
-   * Tool calls of this thread that already ran, saved as each result arrives, so a reload in the
-   * middle of a run cannot resume (and run again) a call that finished before the page went away.
+   * @deprecated Written by earlier builds and ignored now: the execution ledger records which calls
+   * ran. Still accepted so older snapshots load.
    */
   completed?: string[];
 }

@@ -2,7 +2,7 @@
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { agentAsTool } from "../../src/multiagent/delegate.js";
 import { runAgui } from "../../src/agui/run.js";
@@ -88,10 +88,10 @@ describe("a delegate's approval over AG-UI", () => {
     const state = stateOf(first);
     expect(Object.keys((state.kaboo_session as { delegates?: object }).delegates ?? {})).toEqual(["clerk"]);
     const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
-    const completed = new Set<string>();
-    await collect(runAgui({ agent: team(paid), completed, input: input({ messages: snap(first), state, resume }) }));
+    const ledger = new MemoryExecutionLedger(); // the thread store's, at the edge
+    await collect(runAgui({ agent: team(paid), ledger, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
-    await collect(runAgui({ agent: team(paid), completed, input: input({ messages: snap(first), state, resume }) }));
+    await collect(runAgui({ agent: team(paid), ledger, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
   });
 });

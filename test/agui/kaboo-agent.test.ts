@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../src/agui/kaboo-agent.js";
 import { MemorySessionStore } from "../../src/agui/session-store.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
+import { MemoryExecutionLedger } from "../../src/index.js";
 import { bankRunner, types, user, type Ledger } from "./fixtures.js";
 
 function page(ledger: Ledger, extra: Partial<ConstructorParameters<typeof KabooAgent>[0]> = {}) {
@@ -94,12 +95,13 @@ describe("KabooAgent", () => {
   test("a reload: a new page agent restores the pause from the session store and resumes exactly once", async () => {
     const ledger: Ledger = { transfers: [] };
     const sessionStore = new MemorySessionStore();
-    const first = page(ledger, { sessionStore });
+    const executions = new MemoryExecutionLedger();
+    const first = page(ledger, { sessionStore, ledger: executions });
     first.agent.addMessage(user("pay carol 9"));
     await first.agent.runAgent();
     const interruptId = first.agent.pendingInterrupts[0]!.id;
 
-    const second = page(ledger, { sessionStore });
+    const second = page(ledger, { sessionStore, ledger: executions });
     await second.agent.connectAgent();
     expect(second.agent.pendingInterrupts.map((i) => i.id)).toEqual([interruptId]);
     expect(second.agent.messages.length).toBeGreaterThan(0);
@@ -185,32 +187,34 @@ describe("KabooAgent", () => {
 describe("KabooAgent reload in the middle of a run", () => {
   test("a call that finished before the page went away is not run again by the restored approval", async () => {
     const ledger: Ledger = { transfers: [] };
-    // The page "goes away" right after the first save that records a completed call: later saves are lost.
+    // The page "goes away" right after the first save that holds a call's result: later saves are lost.
     class DyingStore extends MemorySessionStore {
       dead = false;
       override async save(snapshot: Parameters<MemorySessionStore["save"]>[0]): Promise<void> {
         if (this.dead) return;
         await super.save(snapshot);
-        if (snapshot.completed?.length) this.dead = true;
+        if (snapshot.messages.some((m) => m.role === "tool")) this.dead = true;
       }
     }
     const sessionStore = new DyingStore();
-    const first = page(ledger, { sessionStore });
+    // The page's execution ledger outlives the reload (IndexedDB in a browser).
+    const executions = new MemoryExecutionLedger();
+    const first = page(ledger, { sessionStore, ledger: executions });
     first.agent.addMessage(user("pay ivan 3"));
     await first.agent.runAgent();
     const interruptId = first.agent.pendingInterrupts[0]!.id;
     await first.agent.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
     expect(ledger.transfers).toHaveLength(1);
     const stored = await sessionStore.load("t1");
-    expect(stored?.completed?.length).toBe(1);
+    expect(stored?.messages.filter((m) => m.role === "tool")).toHaveLength(1);
 
     sessionStore.dead = false;
-    const second = page(ledger, { sessionStore });
+    const second = page(ledger, { sessionStore, ledger: executions });
     await second.agent.connectAgent();
     // The reloaded page shows the call's result and no longer offers its approval.
     expect(second.agent.pendingInterrupts).toEqual([]);
     expect(second.agent.messages.some((m) => m.role === "tool" && String(m.content).includes("sent 3 to ivan"))).toBe(true);
-    // Even a stale client that resumes anyway runs nothing: the record is loaded with the thread.
+    // Even a stale client that resumes anyway runs nothing: the ledger holds the call as done.
     await second.agent
       .runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] })
       .catch(() => undefined);

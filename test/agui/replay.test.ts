@@ -3,7 +3,7 @@
  * was a failing test first).
  */
 import { describe, expect, it } from "vitest";
-import { Agent, ScriptedModel } from "../../src/index.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
 import { AfterModelCallEvent } from "../../src/agent/events.js";
 import { runAgui } from "../../src/agui/run.js";
 import { bankRunner, type Ledger } from "./fixtures.js";
@@ -18,34 +18,36 @@ describe("replayed resume", () => {
   it("(a) warm agent: replaying the old resume after the client truncated the conversation does not re-run the call", async () => {
     const ledger: Ledger = { transfers: [] };
     const agent = bankRunner(ledger);
-    const completed = new Set<string>();
-    const first = await collect(runAgui({ agent, completed, input: input({ messages: [user("pay gina 4")] }) }));
+    // The warm agent's own execution ledger (the default) remembers the call.
+    const first = await collect(runAgui({ agent, input: input({ messages: [user("pay gina 4")] }) }));
     const resumeInput = input({
       messages: snap(first),
       state: stateOf(first),
       resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }],
     });
-    await collect(runAgui({ agent, completed, input: resumeInput }));
+    await collect(runAgui({ agent, input: resumeInput }));
     expect(ledger.transfers).toHaveLength(1);
     // The person edits an earlier message: the client sends a shorter conversation.
-    await collect(runAgui({ agent, completed, input: input({ messages: [user("hello")] }) }));
+    await collect(runAgui({ agent, input: input({ messages: [user("hello")] }) }));
     // The old resume request is replayed (network retry, back button, a second tab).
-    await collect(runAgui({ agent, completed, input: { ...resumeInput, runId: crypto.randomUUID() } }));
+    await collect(runAgui({ agent, input: { ...resumeInput, runId: crypto.randomUUID() } }));
     expect(ledger.transfers).toHaveLength(1);
   });
 
-  it("(b) edge with a durable record of completed calls: the same resume request delivered twice runs the call once", async () => {
+  it("(b) edge with a durable execution ledger: the same resume request delivered twice runs the call once", async () => {
     const ledger: Ledger = { transfers: [] };
-    const completed = new Set<string>(); // stands in for KV / a Durable Object
+    const executions = new MemoryExecutionLedger(); // stands in for a thread store's (Durable Object, Deno KV)
     const first = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }));
     const resumeInput = input({
       messages: snap(first),
       state: stateOf(first),
       resume: [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved", payload: { approved: true } }],
     });
-    await collect(runAgui({ agent: bankRunner(ledger), completed, input: resumeInput }));
-    await collect(runAgui({ agent: bankRunner(ledger), completed, input: resumeInput }));
+    await collect(runAgui({ agent: bankRunner(ledger), ledger: executions, input: resumeInput }));
+    const again = await collect(runAgui({ agent: bankRunner(ledger), ledger: executions, input: resumeInput }));
     expect(ledger.transfers).toHaveLength(1);
+    // The second delivery shows the recorded result, as the first did.
+    expect(JSON.stringify(again)).toContain("sent 4 to gina");
   });
   it("(c) edge: an older snapshot replayed with the current conversation is refused as stale", async () => {
     const ledger: Ledger = { transfers: [] };

@@ -3,6 +3,7 @@ import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test } from "vitest";
 import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
+import { MemoryExecutionLedger } from "../../src/index.js";
 import { bankRunner, types, user, type Ledger } from "./fixtures.js";
 
 async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
@@ -113,17 +114,26 @@ describe("runAgui resume errors", () => {
     expect(result.content).toBe("sent 4 to gina");
   });
 
-  test("a repeated resume runs nothing when the adapter remembers the completed calls", async () => {
+  test("a repeated resume runs nothing again: a cold agent gets the recorded result, a warm one knows the pause is over", async () => {
     const ledger: Ledger = { transfers: [] };
     const p = await paused(ledger);
-    const completed = new Set<string>();
+    const executions = new MemoryExecutionLedger();
     const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true } }];
-    await collect(runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }));
+    await collect(
+      runAgui({ agent: p.agent, ledger: executions, input: input({ messages: p.messages, state: p.state, resume }) }),
+    );
     const again = await collect(
-      runAgui({ agent: p.agent, completed, input: input({ messages: p.messages, state: p.state, resume }) }),
+      runAgui({ agent: p.agent, ledger: executions, input: input({ messages: p.messages, state: p.state, resume }) }),
     );
     expect(ledger.transfers).toHaveLength(1);
-    expect(types(again)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    expect(errorCode(again)).toBe("UNKNOWN_INTERRUPT_ID");
+    const cold = await collect(
+      runAgui({ agent: bankRunner(ledger), ledger: executions, input: input({ messages: p.messages, state: p.state, resume }) }),
+    );
+    expect(ledger.transfers).toHaveLength(1);
+    expect(errorCode(cold)).toBeUndefined();
+    const result = cold.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string } | undefined;
+    expect(result?.content).toBe("sent 4 to gina");
   });
 
   test("a cancelled resume entry skips the call", async () => {

@@ -1,53 +1,52 @@
 /**
- * A bank assistant as an AG-UI endpoint on Deno: `deno task start`, then point any AG-UI client at
- * it (`new HttpAgent({ url: "http://localhost:8000" })`).
+ * A bank assistant as an AG-UI endpoint on Deno, its threads in Deno KV: `deno task start`, then
+ * point any AG-UI client at it (`new HttpAgent({ url: "http://localhost:8000", headers: { "x-kaboo-user": "ann" } })`).
  *
- * Permissions: the network, and env access for the settings below plus
- * `__MINIMATCH_TESTING_PLATFORM__`, which minimatch (the gate's glob matcher) reads when it loads.
+ * The paused session, the transcript and the record of which calls ran live in Deno KV (a local
+ * SQLite file, or Deno Deploy's KV): a resume runs the call the person saw exactly once, however
+ * often it is sent, from whichever process.
  *
- * Transfers pause for approval; the client resumes with `runAgent({ resume: [...] })` and the
- * messages and state it got back. "Always allow" answers arrive as a CUSTOM `kaboo_grants` event
- * with grants signed with GRANT_SECRET: keep them and send them as `forwardedProps.kaboo_grants`.
+ * Offline out of the box (a scripted model answers). Set OPENAI_API_KEY for a real model,
+ * GRANT_SECRET to hand out signed "always allow" grants, BANK_API_URL to book transfers, KV_PATH
+ * for the database file (default: Deno's own location), PORT (default 8000).
  */
-import { Agent, tool } from "kaboo-workflows";
 import { createAguiHandler } from "kaboo-workflows/agui";
-import { InterruptHook } from "kaboo-workflows/hooks";
-import { OpenAIChatModel } from "kaboo-workflows/models/openai";
-import * as z from "zod/v4";
+import { DenoKvThreadStore, type KvLike } from "kaboo-workflows/stores/deno-kv";
+import { bankAgent, principalOf } from "../shared/bank.ts";
 
 declare const Deno: {
   env: { get(name: string): string | undefined };
-  serve(options: { port: number }, handler: (request: Request) => Promise<Response>): unknown;
+  openKv(path?: string): Promise<KvLike>;
+  serve(
+    options: { port: number; hostname?: string; onListen?(addr: { hostname: string; port: number }): void },
+    handler: (request: Request) => Promise<Response>,
+  ): unknown;
 };
 
-const apiKey = Deno.env.get("OPENAI_API_KEY");
-const secret = Deno.env.get("GRANT_SECRET");
-if (!apiKey || !secret) throw new Error("Set OPENAI_API_KEY and GRANT_SECRET.");
-
-const transfer = tool({
-  name: "transfer",
-  description: "Send money to a payee.",
-  inputSchema: z.object({ to: z.string().min(1), amount: z.number().positive() }),
-  callback: ({ to, amount }) => `Sent ${amount} to ${to}.`,
-});
+const env = (name: string) => Deno.env.get(name) || undefined;
+const secret = env("GRANT_SECRET");
+const store = new DenoKvThreadStore(await Deno.openKv(env("KV_PATH")));
 
 const handle = createAguiHandler({
-  secret,
-  cors: true,
-  // A fresh agent per request: the paused session travels in the AG-UI state, not in this process.
+  store,
+  ...(secret ? { secret } : {}),
+  principal: principalOf,
+  cors: { headers: ["content-type", "accept", "x-kaboo-user"] },
+  // A fresh agent per request: the thread lives in Deno KV, not in this process.
   agent: (_threadId, context) =>
-    new Agent({
-      name: "bank",
-      systemPrompt: "You are a careful bank assistant. Use the transfer tool to send money.",
-      model: new OpenAIChatModel({ model: Deno.env.get("OPENAI_MODEL") ?? "gpt-4o-mini", apiKey }),
-      tools: [transfer],
-      hooks: [
-        new InterruptHook(
-          [{ pattern: "transfer", remember: "always", subject: (_tool, input) => `to:${(input as { to: string }).to}` }],
-          { agentName: "bank", ...(context.secret !== undefined ? { secret: context.secret } : {}) },
-        ),
-      ],
+    bankAgent({
+      openAiApiKey: env("OPENAI_API_KEY"),
+      openAiModel: env("OPENAI_MODEL"),
+      secret: context.secret,
+      bankApiUrl: env("BANK_API_URL"),
     }),
 });
 
-Deno.serve({ port: Number(Deno.env.get("PORT") ?? 8000) }, handle);
+Deno.serve(
+  {
+    port: Number(env("PORT") ?? 8000),
+    hostname: env("HOSTNAME") ?? "0.0.0.0",
+    onListen: ({ hostname, port }) => console.log(`kaboo: listening on http://${hostname}:${port}`),
+  },
+  handle,
+);

@@ -3,10 +3,10 @@
  * entry with esbuild for a Web-API-only runtime (no Node built-ins, no polyfills).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Message as EsbuildMessage } from "esbuild";
+import { build, type Message as EsbuildMessage, type Plugin } from "esbuild";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DIST_INDEX = join(ROOT, "dist/index.js");
@@ -37,10 +37,28 @@ export function ensureDist(): void {
   }
 }
 
-/** Bundles one entry of test/runtimes into a single ESM string, the package taken from dist/. */
+/** `kaboo-workflows` and its subpath entries resolve to dist/ through the package's own exports map. */
+const packageEntries: Plugin = {
+  name: "kaboo-workflows-entries",
+  setup(b) {
+    const exportsMap = (
+      JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { exports: Record<string, { import: string }> }
+    ).exports;
+    b.onResolve({ filter: /^kaboo-workflows(\/.*)?$/ }, (args) => {
+      const target = exportsMap[`.${args.path.slice("kaboo-workflows".length)}`];
+      if (!target) return { errors: [{ text: `kaboo-workflows has no entry "${args.path}"` }] };
+      return { path: join(ROOT, target.import) };
+    });
+  },
+};
+
+/**
+ * Bundles one entry of test/runtimes (or any file under the repository, e.g. an example) into a
+ * single ESM string, the package taken from dist/ by its public entries.
+ */
 export async function bundleEntry(entry: string): Promise<string> {
   const result = await build({
-    entryPoints: [join(ROOT, "test/runtimes", entry)],
+    entryPoints: [entry.startsWith("/") ? entry : join(ROOT, "test/runtimes", entry)],
     bundle: true,
     write: false,
     format: "esm",
@@ -48,7 +66,9 @@ export async function bundleEntry(entry: string): Promise<string> {
     // platform "neutral" has no default main fields; zod and friends publish "module"/"main".
     mainFields: ["module", "main"],
     target: "es2022",
-    alias: { "kaboo-workflows": DIST_INDEX },
+    plugins: [packageEntries],
+    // A Worker imports its platform modules at run time.
+    external: ["cloudflare:*"],
     logLevel: "silent",
   });
   const errors: EsbuildMessage[] = result.errors;

@@ -51,10 +51,11 @@ export async function assembleResponse(
   const done: { index: number; block: ContentBlock }[] = [];
   let stopReason: ModelStopReason | undefined;
   const iterator = stream[Symbol.asyncIterator]();
+  const steps = new AbortableNext(iterator, signal);
   let exhausted = false;
   try {
     for (;;) {
-      const step = await nextOrAbort(iterator, signal);
+      const step = await steps.next();
       if (!step || signal?.aborted) break;
       if (step.done) {
         exhausted = true;
@@ -116,6 +117,7 @@ export async function assembleResponse(
       }
     }
   } finally {
+    steps.dispose();
     // Release the provider's stream (and its connection) when we stop early; a stream that
     // ignores the signal may never settle, so this is not awaited.
     if (!exhausted) iterator.return?.()?.then(undefined, () => undefined);
@@ -156,29 +158,38 @@ export async function assembleResponse(
 
 /**
  * The iterator's next event, or `undefined` as soon as the signal aborts: a model whose stream
- * ignores the signal must not keep a cancelled run waiting.
+ * ignores the signal must not keep a cancelled run waiting. One abort listener serves a whole
+ * stream (adding and removing one per event cost more than the rest of the event's handling).
  */
-function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal | undefined): Promise<IteratorResult<T> | undefined> {
-  const next = iterator.next();
-  if (!signal) return next;
-  if (signal.aborted) {
-    next.then(undefined, () => undefined);
-    return Promise.resolve(undefined);
+class AbortableNext<T> {
+  readonly #iterator: AsyncIterator<T>;
+  readonly #signal: AbortSignal | undefined;
+  #wake: ((value: undefined) => void) | undefined;
+  readonly #onAbort = () => this.#wake?.(undefined);
+
+  constructor(iterator: AsyncIterator<T>, signal: AbortSignal | undefined) {
+    this.#iterator = iterator;
+    this.#signal = signal;
+    signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    next.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+
+  next(): Promise<IteratorResult<T> | undefined> {
+    const next = this.#iterator.next();
+    if (!this.#signal) return next;
+    if (this.#signal.aborted) {
+      next.then(undefined, () => undefined);
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      this.#wake = resolve;
+      next.then(resolve, reject);
+    });
+  }
+
+  dispose(): void {
+    this.#wake = undefined;
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+  }
 }
 
 function close(block: Open): ContentBlock {

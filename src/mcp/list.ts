@@ -11,7 +11,8 @@ import { defaultLogger, type Logger } from "../logger.js";
 import { McpConnectError } from "./errors.js";
 import { anyResult, type McpAgentTool, type McpClientLike, type McpToolOptions, mcpTool } from "./tool.js";
 
-const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.optional(z.string()) });
+// nextCursor is read leniently: a null or numeric cursor ends the list rather than losing the page's tools.
+const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.optional(z.unknown()) });
 
 /** Default of {@link ListMcpToolsOptions.maxTools}: OpenAI refuses more tools than this in one request. */
 export const DEFAULT_MAX_TOOLS = 128;
@@ -37,7 +38,7 @@ export interface ListMcpToolsOptions extends McpToolOptions {
 }
 
 /**
- * Lists the server's tools (following `nextCursor` pages; an empty cursor ends the list) and
+ * Lists the server's tools (following `nextCursor` pages; an empty or non-string cursor ends the list) and
  * builds a runner tool for each. A malformed definition, a second tool mapping to a name already
  * taken, and tools beyond `maxTools` or `maxToolSpecChars` are skipped with a warning; the rest are kept.
  * @param client - A connected client.
@@ -62,25 +63,18 @@ export async function listMcpTools(client: McpClientLike, options: ListMcpToolsO
     for (const definition of data.tools) {
       const serverName = (definition as { name?: unknown } | null)?.name;
       if (options.filter && typeof serverName === "string" && !options.filter(serverName)) continue;
-      let t: McpAgentTool;
-      try {
-        t = mcpTool(client, definition, options);
-      } catch (error) {
-        log.warn("MCP: skipping a malformed tool definition.", { name: describe(serverName, 80), error: describe(error, 500) });
-        continue;
-      }
-      if (t.serverToolName.length + (options.prefix ?? "").length > t.name.length) {
-        log.warn("MCP: a tool name was too long for the model APIs and was shortened.", {
-          name: describe(t.serverToolName, 80),
-          as: t.name,
-        });
-      }
+      const built = build(client, definition, options, log);
+      if (built === undefined) continue;
+      const { tool: t, size } = built;
       const other = byName.get(t.name);
       if (other !== undefined) {
-        log.warn("MCP: skipping a tool whose name is already taken.", { name: t.name, first: other, skipped: t.serverToolName });
+        log.warn("MCP: skipping a tool whose name is already taken.", {
+          name: t.name,
+          first: describe(other, 80),
+          skipped: describe(t.serverToolName, 80),
+        });
         continue;
       }
-      const size = JSON.stringify(t.spec).length;
       if (tools.length >= maxTools) over.count++;
       else if (chars + size > maxChars) over.size++;
       else {
@@ -90,7 +84,7 @@ export async function listMcpTools(client: McpClientLike, options: ListMcpToolsO
       }
     }
     // An empty cursor is no cursor: following it would re-read the first page.
-    cursor = data.nextCursor || undefined;
+    cursor = typeof data.nextCursor === "string" && data.nextCursor !== "" ? data.nextCursor : undefined;
     if (cursor === undefined) break;
     if (seenCursors.has(cursor))
       throw new McpConnectError("(client)", `MCP tools/list repeated the cursor "${describe(cursor, 80)}".`);
@@ -107,6 +101,33 @@ export async function listMcpTools(client: McpClientLike, options: ListMcpToolsO
     );
   }
   return tools;
+}
+
+/** Builds one tool and measures its spec, or warns and returns `undefined` for a malformed one. */
+function build(
+  client: McpClientLike,
+  definition: unknown,
+  options: ListMcpToolsOptions,
+  log: Logger,
+): { tool: McpAgentTool; size: number } | undefined {
+  const serverName = (definition as { name?: unknown } | null)?.name;
+  let t: McpAgentTool;
+  let size: number;
+  try {
+    t = mcpTool(client, definition, options);
+    // Inside the try: a schema nested deep enough makes JSON.stringify throw, and that is one bad tool.
+    size = JSON.stringify(t.spec).length;
+  } catch (error) {
+    log.warn("MCP: skipping a malformed tool definition.", { name: describe(serverName, 80), error: describe(error, 500) });
+    return undefined;
+  }
+  if (t.serverToolName.length + (options.prefix ?? "").length > t.name.length) {
+    log.warn("MCP: a tool name was too long for the model APIs and was shortened.", {
+      name: describe(t.serverToolName, 80),
+      as: t.name,
+    });
+  }
+  return { tool: t, size };
 }
 
 async function listPage(

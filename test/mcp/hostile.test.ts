@@ -158,9 +158,9 @@ describe("tools/list degrades per tool", () => {
     if (longTool) expect(textOf(await callThroughAgent(tools, longTool.name))).toBe("ran 200");
   });
 
-  test("an empty nextCursor ends pagination", async () => {
+  test.each(["", null, 7])("a nextCursor of %j ends pagination; the page's tools load", async (nextCursor) => {
     const { server, conn } = await hostile({
-      list: (cursor) => ({ result: { tools: [toolDef(`page${cursor || "0"}`)], nextCursor: "" } }),
+      list: (cursor) => ({ result: { tools: [toolDef(`page${cursor || "0"}`)], nextCursor } }),
     });
     const tools = await conn.tools();
     expect(tools.map((t) => t.name)).toEqual(["page0"]);

@@ -186,6 +186,16 @@ describe("listMcpTools with a hand-made client", () => {
     expect(warn).toHaveBeenCalledTimes(2);
   });
 
+  test("a schema nested too deep to copy or measure is one bad tool, not a failed list", async () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    const warn = vi.fn();
+    const c = client({ "": page([{ name: "deep", inputSchema: { type: "object", properties: deep } }, def("ok")]) });
+    const tools = await listMcpTools(c, { logger: { warn, error: vi.fn() } });
+    expect(tools.map((t) => t.name)).toEqual(["ok"]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
   test("a second server tool that maps to a name already taken is skipped with a warning", async () => {
     const warn = vi.fn();
     const c = client({ "": page([def("a.b"), def("a_b"), def("c")]) });

@@ -4,6 +4,7 @@
  * Any page error, console error or console warning fails the test that caused it.
  */
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 import { createServer, type ViteDevServer } from "vite";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
@@ -48,8 +49,11 @@ export function useDemo(): void {
 }
 
 /** A fresh browser context (empty storage), closed after the test. */
-export async function newContext(viewport = { width: 1280, height: 800 }): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport });
+export async function newContext(
+  viewport = { width: 1280, height: 800 },
+  colorScheme: "light" | "dark" = "light",
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport, colorScheme });
   contexts.push(context);
   return context;
 }
@@ -98,3 +102,24 @@ export async function settle(page: Page): Promise<void> {
 /** How many times each bank tool ran, from the page's ledger. */
 export const counts = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts);
+
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+/**
+ * Runs axe-core on the page as it is and returns its serious and critical violations, each as
+ * "rule: target …" (an empty list passes).
+ */
+export async function axeProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.addScriptTag({ path: AXE_SOURCE });
+  return page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const { violations } = await axe.run({ resultTypes: ["violations"] });
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * axe-core on the demo in each state a person meets: empty, streaming, the approval dialog, editing
+ * in it, the grants panel with a grant, the dark theme, and 375 px with a drawer open. Serious and
+ * critical violations fail the test.
+ */
+import { expect, test } from "vitest";
+import { axeProblems, lastAnswer, newContext, openDemo, say, settle, useDemo } from "./harness.js";
+
+useDemo();
+
+test("light theme: empty, streaming, dialog, editing, grants panel", async () => {
+  const page = await openDemo(await newContext(), "?delay=25");
+  expect(await axeProblems(page), "empty").toEqual([]);
+
+  await page.fill("#prompt", "Explain how approvals work");
+  await page.press("#prompt", "Enter");
+  await expect.poll(() => lastAnswer(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(30);
+  expect(await axeProblems(page), "streaming").toEqual([]);
+  await page.click("#stop");
+  await settle(page);
+
+  expect(await say(page, "Send 42 to Bob")).toBe("asked");
+  expect(await axeProblems(page), "dialog").toEqual([]);
+  await page.click("#edit-toggle");
+  await page.fill("#approval-edit", '{ "to": "bob", "amount": -1 }');
+  await expect.poll(() => page.textContent("#approval-edit-error")).toContain("amount");
+  expect(await axeProblems(page), "edit").toEqual([]);
+  await page.fill("#approval-edit", '{ "to": "bob", "amount": 42 }');
+  await page.click("#approve-always");
+  await settle(page);
+  await expect.poll(() => page.locator("#grants .grant").count()).toBe(1);
+  expect(await axeProblems(page), "grants panel").toEqual([]);
+});
+
+test("dark theme and 375 px", async () => {
+  const dark = await openDemo(await newContext(undefined, "dark"));
+  expect(await dark.getAttribute("html", "data-theme")).toBe("dark");
+  expect(await say(dark, "pay eve 7")).toBe("asked");
+  expect(await axeProblems(dark), "dark dialog").toEqual([]);
+  await dark.click("#deny");
+  await settle(dark);
+  expect(await axeProblems(dark), "dark after a declined call").toEqual([]);
+
+  const narrow = await openDemo(await newContext({ width: 375, height: 812 }));
+  expect(await say(narrow, "Send 42 to Bob")).toBe("asked");
+  expect(await axeProblems(narrow), "375 px dialog").toEqual([]);
+  await narrow.click("#approve-once");
+  await settle(narrow);
+  expect(await axeProblems(narrow), "375 px").toEqual([]);
+  await narrow.click("#toggle-panel");
+  expect(await axeProblems(narrow), "375 px panel drawer").toEqual([]);
+});

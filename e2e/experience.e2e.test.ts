@@ -239,14 +239,18 @@ test("markdown is rendered, raw HTML stays text; copy, regenerate, scroll to the
   await page.click("#to-bottom");
   await page.waitForSelector("#to-bottom", { state: "hidden" });
 
-  const before = await page.locator("#transcript .msg").count();
-  await page.click("#transcript .turn-actions button");
-  await settle(page);
-  expect(await page.locator("#transcript .msg").count()).toBe(before);
-
   expect(await say(page, "<img src=x onerror=alert(1)> <b>bold?</b>")).toBe("answered");
   expect(await lastAnswer(page)).toContain("<img src=x onerror=alert(1)>");
   expect(await page.locator("#transcript img, #transcript .msg.assistant b").count()).toBe(0);
+
+  // Regenerate replaces the last reply with a fresh one (same number of messages, a new id).
+  const before = await page.locator("#transcript .msg").count();
+  const id = await page.locator("#transcript .msg.assistant").last().getAttribute("data-id");
+  await page.click("#transcript .turn-actions button");
+  await settle(page);
+  expect(await page.locator("#transcript .msg").count()).toBe(before);
+  expect(await page.locator("#transcript .msg.assistant").last().getAttribute("data-id")).not.toBe(id);
+  expect(await lastAnswer(page)).toContain("I can't help with");
 });
 
 test("threads: rename and delete", async () => {

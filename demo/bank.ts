@@ -20,7 +20,7 @@ export interface Ledger {
   frozen: string[];
   /** Requests the card service saw approved (ToolApprovalHook's onDecision), not yet used. */
   approvedRequests: string[];
-  /** Results of the money-moving calls, by tool call id: the bank's idempotency keys. */
+  /** Results of the money-moving calls, by the `Idempotency-Key` the agent sent (`context.idempotencyKey`). */
   done: Record<string, string>;
 }
 
@@ -65,17 +65,18 @@ function counted(name: string, change: (ledger: Ledger) => void = () => {}): Led
 const DONE_LIMIT = 200;
 
 /**
- * Runs a money-moving call at most once per tool call id, as a real bank API would with an
- * idempotency key: the same call again (e.g. a resume replayed after a reload) gets the first
- * result back and moves nothing.
+ * The bank's side of an `Idempotency-Key` header, as a real payment API keeps it: the agent
+ * passes `context.idempotencyKey` (stable for one call across retries, resumes and reloads), and
+ * the same key again gets the first result back and moves nothing. The runner's execution ledger
+ * already runs each call once; this is the second lock a bank would add on its side.
  */
-function idempotent(name: string, callId: string, act: (ledger: Ledger) => string): string {
-  const earlier = readLedger().done[callId];
+function idempotent(name: string, key: string, act: (ledger: Ledger) => string): string {
+  const earlier = readLedger().done[key];
   if (earlier !== undefined) return `${earlier} (Already done earlier; not repeated.)`;
   let text = "";
   counted(name, (l) => {
     text = act(l);
-    l.done[callId] = text;
+    l.done[key] = text;
     const ids = Object.keys(l.done);
     for (const id of ids.slice(0, Math.max(0, ids.length - DONE_LIMIT))) delete l.done[id];
   });
@@ -163,7 +164,7 @@ export function bankTools(): AgentTool[] {
       description: "Sends money from checking to someone the person names (euros unless a currency is given).",
       inputSchema: toolSchemas.transfer,
       callback: ({ to, amount, currency }, context) =>
-        idempotent("transfer", context.toolUse.toolUseId, (l) => {
+        idempotent("transfer", context.idempotencyKey, (l) => {
           const euros = inEuros(amount, currency);
           l.checking = Math.round((l.checking - euros) * 100) / 100;
           l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount: euros });
@@ -175,7 +176,7 @@ export function bankTools(): AgentTool[] {
       description: "Moves euros between the person's own checking and savings accounts.",
       inputSchema: toolSchemas.move_money,
       callback: ({ to, amount }, context) =>
-        idempotent("move_money", context.toolUse.toolUseId, (l) => {
+        idempotent("move_money", context.idempotencyKey, (l) => {
           const from = to === "savings" ? "checking" : "savings";
           l[from] = Math.round((l[from] - amount) * 100) / 100;
           l[to] = Math.round((l[to] + amount) * 100) / 100;
@@ -187,7 +188,7 @@ export function bankTools(): AgentTool[] {
       description: "Sends an international wire to an IBAN. Approvals for it expire quickly.",
       inputSchema: toolSchemas.wire_abroad,
       callback: ({ to, iban, amount, currency }, context) =>
-        idempotent("wire_abroad", context.toolUse.toolUseId, (l) => {
+        idempotent("wire_abroad", context.idempotencyKey, (l) => {
           l.history.push({ at: Date.now(), what: `wire to ${to} (${iban})`, amount });
           return `Wired ${formatMoney(amount, currency)} to ${person(to)} (${iban}). It arrives in 1–2 business days.`;
         }),
@@ -199,7 +200,7 @@ export function bankTools(): AgentTool[] {
       callback: ({ last4 }, context) => {
         const requestId = `freeze-${context.toolUse.toolUseId}`;
         const ledger = readLedger();
-        const ranBefore = ledger.done[context.toolUse.toolUseId] !== undefined;
+        const ranBefore = ledger.done[context.idempotencyKey] !== undefined;
         if (!ranBefore && !ledger.approvedRequests.includes(requestId)) {
           // The service, not the agent, decides: it replies with a request instead of a result.
           return {
@@ -210,7 +211,7 @@ export function bankTools(): AgentTool[] {
             },
           };
         }
-        return idempotent("freeze_card", context.toolUse.toolUseId, (l) => {
+        return idempotent("freeze_card", context.idempotencyKey, (l) => {
           l.approvedRequests = l.approvedRequests.filter((id) => id !== requestId);
           if (!l.frozen.includes(last4)) l.frozen.push(last4);
           return `Card •••• ${last4} is frozen. Payments with it are declined from now on.`;

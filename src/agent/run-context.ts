@@ -114,6 +114,18 @@ function runKey<T>(key: string | symbol, expected: string, is: (value: unknown) 
   };
 }
 
+/**
+ * A per-run slot private to one module (the swarm's pending handoffs, say): under a fresh symbol,
+ * so it never collides with another key, never reaches JSON, and child runs (shallow copies of the
+ * state) share it.
+ * @param name - For messages (`kaboo.<name>`).
+ * @param is - What the slot holds.
+ * @returns The slot's reader and writer.
+ */
+export function privateRunKey<T>(name: string, is: (value: unknown) => value is T): RunKey<T> {
+  return runKey(Symbol(`kaboo.${name}`), `a ${name}`, is);
+}
+
 const isString = (v: unknown): v is string => typeof v === "string";
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isArray = (v: unknown): v is unknown[] => Array.isArray(v);

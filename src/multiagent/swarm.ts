@@ -8,6 +8,7 @@ import type { Agent } from "../agent/agent.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
 import type { JsonValue } from "../agent/messages.js";
+import { privateRunKey } from "../agent/run-context.js";
 import { tool, type AgentTool } from "../agent/tools.js";
 import { InvalidStateError, UserError } from "../errors.js";
 import {
@@ -21,7 +22,6 @@ import { HandoffEvent, type MultiAgentResult, type NodeResult } from "./types.js
 
 /** Name of the tool each swarm agent gets. */
 export const HANDOFF_TOOL = "handoff_to_agent";
-const HANDOFFS_KEY = "kabooSwarmHandoffs";
 
 /** Options of {@link Swarm}. */
 export interface SwarmOptions extends MultiAgentOptions {
@@ -73,6 +73,8 @@ type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
   paused: PausedNode | null;
 };
 type Pending = { to: string; message: string; context?: Record<string, JsonValue> };
+/** Each running swarm's pending handoff, per run (nested swarms share the run). */
+const handoffs = privateRunKey("swarmHandoffs", (v): v is Map<Swarm, Pending> => v instanceof Map);
 
 /**
  * A swarm of agents. The entry agent gets the task; an agent that calls
@@ -131,7 +133,7 @@ export class Swarm extends MultiAgentBase {
       callback: ({ agent_name, message, context }, ctx) => {
         if (!others.includes(agent_name))
           throw new UserError(`Unknown agent "${agent_name}"; hand off to one of: ${others.join(", ")}.`);
-        const pending = (ctx.invocationState[HANDOFFS_KEY] as Map<Swarm, Pending> | undefined)?.get(this);
+        const pending = handoffs.find(ctx.invocationState)?.get(this);
         if (!pending) throw new UserError("handoff_to_agent works only inside a swarm run.");
         Object.assign(pending, { to: agent_name, message }, context ? { context } : {});
         return `Handing off to ${agent_name}.`;
@@ -197,7 +199,8 @@ export class Swarm extends MultiAgentBase {
       this.totalTimeoutMs === undefined
         ? undefined
         : setTimeout(() => ((timedOut = true), controller.abort(new Error("total timeout"))), this.totalTimeoutMs);
-    const registry = (invocationState[HANDOFFS_KEY] ??= new Map<Swarm, Pending>()) as Map<Swarm, Pending>;
+    const registry = handoffs.find(invocationState) ?? new Map<Swarm, Pending>();
+    handoffs.set(invocationState, registry);
     let reason: string | undefined;
     let stop: "paused" | "failed" | "cancelled" | "completed" = "completed";
     try {

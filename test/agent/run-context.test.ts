@@ -8,6 +8,7 @@ import {
   getSessionExchange,
   GRANTS_PROP,
   grantsIn,
+  privateRunKey,
   runContext,
   SESSION_EXCHANGE_KEY,
   STREAM_PATH_KEY,
@@ -103,6 +104,20 @@ describe("run context", () => {
     expect(JSON.stringify(state)).toBe("{}");
     expect(runContext.runGrants.get(state)).toEqual([{ tool: "t", subjectKey: undefined }]);
     expect(typeof runContext.decisions.key).toBe("symbol");
+  });
+
+  test("a module's private slot: own symbol, never in JSON, shared by a child run's copy, typed on read", () => {
+    const slot = privateRunKey("things", (v): v is Map<string, number> => v instanceof Map);
+    const other = privateRunKey("things", (v): v is Map<string, number> => v instanceof Map);
+    const state: Record<string, unknown> = { threadId: "t" };
+    const map = new Map([["a", 1]]);
+    slot.set(state, map);
+    expect(JSON.stringify(state)).toBe('{"threadId":"t"}');
+    expect(other.get(state)).toBeUndefined();
+    expect(slot.get(runContext.streamPath.with(state, "x"))).toBe(map);
+    (state as Record<symbol, unknown>)[slot.key as symbol] = "not a map";
+    expect(() => slot.get(state)).toThrow(InvalidRunContextError);
+    expect(slot.find(state)).toBeUndefined();
   });
 
   test("the execution ledger key holds a ledger", () => {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { privateRunKey } from "../../agent/run-context.js";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
@@ -59,7 +60,11 @@ export class ViewLoadError extends KabooError {
 }
 
 const viewSchema = z.strictObject({ base: z.optional(jsonValueSchema), changes: z.optional(jsonValueSchema) });
-const BASES_KEY = "kabooContextViewBases";
+/** Each (hook, agent) pair's kept view bases, per run. */
+const viewBases = privateRunKey(
+  "contextViewBases",
+  (v): v is WeakMap<object, Map<LoadedView, JsonValue>> => v instanceof WeakMap,
+);
 
 /** A view ready to be called: loads an import spec once, remembers a failure. */
 export class LoadedView {
@@ -159,10 +164,10 @@ export class LoadedView {
  * `invocationState`, so they last exactly one invocation and never leak into another run.
  */
 export function invocationBases(invocationState: InvocationState, owner: object, firstCall: boolean): Map<LoadedView, JsonValue> {
-  let all = invocationState[BASES_KEY] as WeakMap<object, Map<LoadedView, JsonValue>> | undefined;
-  if (!(all instanceof WeakMap)) {
+  let all = viewBases.find(invocationState);
+  if (!all) {
     all = new WeakMap();
-    invocationState[BASES_KEY] = all;
+    viewBases.set(invocationState, all);
   }
   let bases = all.get(owner);
   // A host that reuses one invocationState for several invocations still gets a fresh base per invocation.

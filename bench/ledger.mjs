@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// `node bench/ledger.mjs [rounds]`: the execution ledger's cost per tool call, as in
+// bench/ledger.bench.ts, with interleaved rounds and the best time of each variant kept, so other
+// load on the machine skews little. One run = one model turn of 10 tool calls + the final answer.
+//   skipped: the tool is annotated idempotentHint (no claim/settle; its idempotency key is computed)
+//   memory:  the default MemoryExecutionLedger claims and settles every call
+//   key:     executionKey alone (one SHA-256 of canonical JSON per call)
+// "vs none" subtracts the key's cost from the skipped run: the runner as it was before the ledger.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
+const out = join(dir, "core.mjs");
+await build({
+  stdin: { contents: `export * from "./src/index.ts"; export * as z from "zod/v4";`, resolveDir: root, loader: "ts" },
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  outfile: out,
+  logLevel: "error",
+});
+const { Agent, MemoryExecutionLedger, ScriptedModel, executionKey, tool, z } = await import(pathToFileURL(out).href);
+rmSync(dir, { recursive: true, force: true });
+
+const CALLS = 10;
+const RUNS = 200;
+const rounds = Number(process.argv[2] ?? 15);
+let seq = 0;
+
+function agentWith(hinted) {
+  const echo = tool({
+    name: "echo",
+    description: "echo",
+    inputSchema: z.object({ x: z.number(), to: z.string() }),
+    ...(hinted ? { annotations: { idempotentHint: true } } : {}),
+    callback: ({ x }) => `echo ${x}`,
+  });
+  const script = [
+    () => ({
+      toolCalls: Array.from({ length: CALLS }, (_, i) => ({ name: "echo", input: { x: i, to: "bob" }, id: `c${++seq}` })),
+    }),
+    { text: "done" },
+  ];
+  return new Agent({ model: new ScriptedModel({ script }), tools: [echo], ledger: new MemoryExecutionLedger() });
+}
+
+const variants = {
+  skipped: async () => {
+    for (let r = 0; r < RUNS; r++) await agentWith(true).invoke("go", { invocationState: { threadId: "bench" } });
+  },
+  memory: async () => {
+    for (let r = 0; r < RUNS; r++) await agentWith(false).invoke("go", { invocationState: { threadId: "bench" } });
+  },
+  key: async () => {
+    for (let r = 0; r < RUNS; r++)
+      for (let i = 0; i < CALLS; i++) await executionKey({ threadId: "bench", toolUseId: `c${i}`, input: { x: i, to: "bob" } });
+  },
+};
+const best = Object.fromEntries(Object.keys(variants).map((k) => [k, Number.POSITIVE_INFINITY]));
+for (const fn of Object.values(variants)) await fn(); // warm up
+for (let round = 0; round < rounds; round++) {
+  for (const [name, fn] of Object.entries(variants)) {
+    const t0 = performance.now();
+    await fn();
+    best[name] = Math.min(best[name], performance.now() - t0);
+  }
+}
+const perCall = (ms) => (ms * 1000) / (RUNS * CALLS);
+const none = best.skipped - best.key;
+console.log(`${RUNS} runs × ${CALLS} calls, best of ${rounds} interleaved rounds`);
+console.log(`skipped (key only)  ${perCall(best.skipped).toFixed(2)} µs/call`);
+console.log(`memory ledger       ${perCall(best.memory).toFixed(2)} µs/call`);
+console.log(`key alone           ${perCall(best.key).toFixed(2)} µs/call`);
+console.log(`memory / skipped    ${(best.memory / best.skipped).toFixed(3)}×`);
+console.log(`memory / none       ${(best.memory / none).toFixed(3)}×  (none = skipped − key)`);

@@ -16,7 +16,7 @@ import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import type { Message } from "../agent/messages.js";
 import type { AgentResult } from "../agent/result.js";
-import { InterruptExpiredError, InvalidStateError } from "../errors.js";
+import { InterruptExpiredError, InvalidStateError, ToolBatchError } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
 import type { ExecutionLedger } from "../agent/ledger.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
@@ -73,6 +73,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   const mapper = new AguiEventMapper(newId, (name) => agent.tool(name)?.kind);
   const baseSystemPrompt = agent.systemPrompt;
+  let started: { invocationState: InvocationState; toolMessageIds: Map<string, string> } | undefined;
   try {
     const { invocationState, state } = await contextOf(o);
     const resume = input.resume ?? [];
@@ -84,11 +85,19 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
       return;
     }
     const toolMessageIds = await prepareAgent(o, invocationState, state, baseSystemPrompt);
+    started = { invocationState, toolMessageIds };
     const result = yield* streamRun(o, invocationState, mapper);
     await recordGrants(o.grantStore, invocationState, input.threadId);
     yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
     yield* mapper.closeAll();
+    // A batch that failed part way keeps what finished: the front end gets it before the error.
+    if (error instanceof ToolBatchError && started) {
+      const transcript = agent.interruptState.activated
+        ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)]
+        : agent.messages;
+      yield* snapshots(o, started.invocationState, transcript, { newId, toolMessageIds: started.toolMessageIds });
+    }
     yield runError(error);
   } finally {
     agent.systemPrompt = baseSystemPrompt;
@@ -203,12 +212,7 @@ function* finish(
   // The host runs browser tools and answers with tool messages, not a resume.
   if (clientOnly) agent.discardInterrupts();
 
-  const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
-  const snapshot = sessionStateSnapshot(invocationState, o.logger ?? defaultLogger);
-  if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
-  else delete outState[SESSION_STATE_KEY];
-  yield stateSnapshot(outState);
-  yield messagesSnapshot(toAguiMessages(transcript, ids.newId, ids.toolMessageIds));
+  yield* snapshots(o, invocationState, transcript, ids);
   const outcome: RunFinishedOutcome =
     result.stopReason === "cancelled"
       ? { type: "cancelled" }
@@ -218,6 +222,21 @@ function* finish(
           ? { type: "success", pendingToolCallIds: pendingClient }
           : { type: "success" };
   yield runFinished(o.input, outcome);
+}
+
+/** STATE_SNAPSHOT (with the paused session) and MESSAGES_SNAPSHOT of the run as it stands. */
+function* snapshots(
+  o: AguiRunOptions,
+  invocationState: InvocationState,
+  transcript: readonly Message[],
+  ids: { newId: () => string; toolMessageIds: Map<string, string> },
+): Generator<AGUIEvent> {
+  const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
+  const snapshot = sessionStateSnapshot(invocationState, o.logger ?? defaultLogger);
+  if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
+  else delete outState[SESSION_STATE_KEY];
+  yield stateSnapshot(outState);
+  yield messagesSnapshot(toAguiMessages([...transcript], ids.newId, ids.toolMessageIds));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -61,7 +61,7 @@ describe("outcome unknown over AG-UI", () => {
     expect(result.content).toMatch(/already ran/);
   });
 
-  it("a batch that fails part way: RUN_ERROR TOOL_BATCH_FAILED names the calls that ran and those that did not", async () => {
+  it("a batch that fails part way: the snapshots keep what ran, and RUN_ERROR TOOL_BATCH_FAILED names what ran and what did not", async () => {
     const sent: string[] = [];
     const transfer = tool({
       name: "transfer",
@@ -81,11 +81,19 @@ describe("outcome unknown over AG-UI", () => {
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
       if ((e.toolUse.input as { to?: string }).to === "hal") throw new Error("limit check down");
     });
-    const events = await collect(runAgui({ agent, input: input({ messages: [user("pay both")] }) }), false);
+    const events = await collect(runAgui({ agent, input: input({ messages: [user("pay both")] }) }));
     const error = events.at(-1) as unknown as { type: string; code: string; message: string };
     expect(error.type).toBe(EventType.RUN_ERROR);
     expect(error.code).toBe("TOOL_BATCH_FAILED");
     expect(error.message).toMatch(/Ran: transfer \(c1\)\. Did not run: transfer \(c2\)/);
     expect(sent).toEqual(["gus"]);
+    // What finished reaches the front end before the error: the call that ran and its result.
+    const messages = events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as {
+      messages: { role: string; toolCallId?: string; content?: string }[];
+    };
+    expect(messages.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content])).toEqual([
+      ["c1", ""],
+      ["c2", expect.stringMatching(/did not run/)],
+    ]);
   });
 });

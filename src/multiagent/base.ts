@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { Agent } from "../agent/agent.js";
+import type { Agent } from "../agent/agent.js";
 import {
   AfterMultiAgentInvocationEvent,
   AfterNodeCallEvent,
@@ -15,7 +15,7 @@ import {
   type InvocationState,
   type Orchestrator,
 } from "../agent/events.js";
-import { HookRegistry, type HookProvider } from "../agent/hooks.js";
+import { HookRegistry } from "../agent/hooks.js";
 import {
   InterruptSignal,
   InterruptState,
@@ -23,7 +23,6 @@ import {
   type Interrupt,
   type InterruptResponse,
 } from "../agent/interrupt.js";
-import { messageText, type JsonValue } from "../agent/messages.js";
 import {
   InvalidInterruptResponseError,
   PendingInterruptsError,
@@ -31,54 +30,34 @@ import {
   UserError,
   describe,
 } from "../errors.js";
-import {
-  MultiAgentTimeoutError,
-  type MultiAgentEventSink,
-  type MultiAgentResult,
-  type NodeExecutor,
-  type NodeResult,
+import type {
+  MultiAgentEventSink,
+  MultiAgentInvokeOptions,
+  MultiAgentOptions,
+  MultiAgentResult,
+  NodeExecutor,
+  NodeResult,
 } from "./types.js";
 import { raceAbort } from "../agent/abort.js";
-import { innerInterruptId, isNodeInterrupt, nodeInterruptId } from "../agent/interrupt-id.js";
+import { nodeInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
+import {
+  collectNodeInterrupts,
+  dropNodeInterrupts,
+  nodeAnswers,
+  nodeSignal,
+  parentIds,
+  runNode,
+  type PausedNode,
+} from "./node-run.js";
 
 export { STREAM_PATH_KEY } from "../agent/run-context.js";
+export { orchestrationText, pausedNodeSchema } from "./node-run.js";
+export type { MultiAgentInvokeOptions, MultiAgentOptions } from "./types.js";
+export type { PausedNode } from "./node-run.js";
 
 /** What a Graph node may be. */
 export type MultiAgentNode = Agent | MultiAgentBase | NodeExecutor;
-
-/** Options every orchestrator takes. */
-export interface MultiAgentOptions {
-  /** Used in events, interrupts and stream paths. */
-  name: string;
-  /** Hooks registered on the orchestrator's own registry. Default `[]`. */
-  hooks?: HookProvider[];
-  /** Per-node timeout in ms. Default: none. */
-  nodeTimeoutMs?: number;
-  /** Timeout of one invocation in ms. Default: none. */
-  totalTimeoutMs?: number;
-  /** Receives node start/stop and handoff events. Default: none. */
-  onEvent?: MultiAgentEventSink;
-}
-
-/** Options of one orchestrator invocation. */
-export interface MultiAgentInvokeOptions {
-  /** Per-run data, handed to every hook event and (as a shallow copy) to every node. Default `{}`. */
-  invocationState?: InvocationState;
-  /** Cancels the run: running nodes are aborted and the result is `cancelled`. */
-  signal?: AbortSignal;
-}
-
-/** A node's paused execution, kept (as JSON) in the orchestrator's interrupt context. */
-export interface PausedNode {
-  input: string;
-  /** Whether the node itself ran (else a BeforeNodeCall hook paused before it started). */
-  started: boolean;
-  /** The node's own interrupt state (`toJSON()`), so a fresh node object can resume. */
-  state: JsonValue | null;
-}
-
-export const pausedNodeSchema = z.object({ input: z.string(), started: z.boolean(), state: z.unknown() });
 
 /** What running one node gave. */
 export type NodeStep =
@@ -154,7 +133,6 @@ export abstract class MultiAgentBase implements Orchestrator {
     return { resuming, task: typeof input === "string" ? input : "" };
   }
 
-  /** Marks the invocation finished (call in `finally`). */
   /**
    * The frame of an invocation shared by every orchestrator: begin (validate a resume),
    * BeforeMultiAgentInvocation, the run, then AfterMultiAgentInvocation on any outcome, then end.
@@ -185,6 +163,7 @@ export abstract class MultiAgentBase implements Orchestrator {
     }
   }
 
+  /** Marks the invocation finished (call in `finally`). */
   protected end(): void {
     this.#running = false;
   }
@@ -198,30 +177,17 @@ export abstract class MultiAgentBase implements Orchestrator {
 
   /** Records a paused node's interrupts on the orchestrator as `node:<nodeId>:<innerId>`. */
   protected collectNodeInterrupts(nodeId: string, inner: readonly Interrupt[]): void {
-    for (const i of inner) {
-      const id = nodeInterruptId(nodeId, i.id);
-      const outer: Interrupt = { id, name: i.name };
-      if (i.reason !== undefined) outer.reason = i.reason;
-      this.interruptState.interrupts.set(id, outer);
-    }
+    collectNodeInterrupts(this.interruptState, nodeId, inner);
   }
 
   /** Answers for a node's own interrupts, mapped back to the node's ids. */
   protected answersFor(nodeId: string): InterruptResponse[] {
-    const out: InterruptResponse[] = [];
-    for (const i of this.interruptState.interrupts.values()) {
-      const inner = innerInterruptId(i.id, nodeId);
-      if (inner !== undefined && i.response !== undefined)
-        out.push({ interruptResponse: { interruptId: inner, response: i.response } });
-    }
-    return out;
+    return nodeAnswers(this.interruptState, nodeId);
   }
 
   /** Forgets the interrupts of a node that finished. */
   protected dropNodeInterrupts(nodeId: string): void {
-    for (const id of [...this.interruptState.interrupts.keys()]) {
-      if (isNodeInterrupt(id, nodeId)) this.interruptState.interrupts.delete(id);
-    }
+    dropNodeInterrupts(this.interruptState, nodeId);
   }
 
   /**
@@ -265,29 +231,18 @@ export abstract class MultiAgentBase implements Orchestrator {
       executionId: o.executionId,
       ...parentIds(o.invocationState),
     });
-    const controller = new AbortController();
-    const onOuter = () => controller.abort(o.signal.reason);
-    if (o.signal.aborted) onOuter();
-    else o.signal.addEventListener("abort", onOuter, { once: true });
-    const timer =
-      this.nodeTimeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => controller.abort(new MultiAgentTimeoutError(`Node "${o.nodeId}"`, this.nodeTimeoutMs as number)),
-            this.nodeTimeoutMs,
-          );
-    const childState = runContext.streamPath.with(o.invocationState, o.executionId);
+    const { signal, dispose } = nodeSignal(o.signal, o.nodeId, this.nodeTimeoutMs);
     try {
-      const run = runNode(
-        o.node,
-        o.nodeId,
-        o.input,
-        childState,
-        controller.signal,
-        o.resume?.started ? o.resume : undefined,
-        this.answersFor(o.nodeId),
-      );
-      const out = await raceAbort(run, controller.signal);
+      const run = runNode({
+        node: o.node,
+        nodeId: o.nodeId,
+        input: o.input,
+        invocationState: runContext.streamPath.with(o.invocationState, o.executionId),
+        signal,
+        resume: o.resume?.started ? o.resume : undefined,
+        answers: this.answersFor(o.nodeId),
+      });
+      const out = await raceAbort(run, signal);
       if (out.kind === "paused") {
         this.collectNodeInterrupts(o.nodeId, out.interrupts);
         const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
@@ -303,11 +258,10 @@ export abstract class MultiAgentBase implements Orchestrator {
       }
       return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
     } catch (error) {
-      const reason = controller.signal.aborted ? (controller.signal.reason ?? error) : error;
+      const reason = signal.aborted ? (signal.reason ?? error) : error;
       return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      o.signal.removeEventListener("abort", onOuter);
+      dispose();
     }
   }
 
@@ -337,59 +291,4 @@ export abstract class MultiAgentBase implements Orchestrator {
     }
     return { kind: "done", result, cancelled };
   }
-}
-
-function parentIds(state: InvocationState): { parentExecutionId?: string; parentToolCallId?: string } {
-  const out: { parentExecutionId?: string; parentToolCallId?: string } = {};
-  const path = runContext.streamPath.find(state);
-  if (path) out.parentExecutionId = path;
-  const call = runContext.delegationId.find(state);
-  if (call) out.parentToolCallId = call;
-  return out;
-}
-
-type RunOut =
-  | { kind: "done"; output: { text: string; value?: JsonValue } }
-  | { kind: "paused"; interrupts: Interrupt[]; state: JsonValue };
-
-async function runNode(
-  node: MultiAgentNode,
-  nodeId: string,
-  input: string,
-  invocationState: InvocationState,
-  signal: AbortSignal,
-  resume: PausedNode | undefined,
-  answers: InterruptResponse[],
-): Promise<RunOut> {
-  if (node instanceof Agent || node instanceof MultiAgentBase) {
-    // A fresh node object (restored page) gets its paused state back from the orchestrator's context.
-    if (resume && !node.interruptState.activated && resume.state !== null)
-      node.interruptState = InterruptState.fromJSON(resume.state);
-    const arg = resume ? answers : input;
-    if (node instanceof Agent) {
-      const r = await node.invoke(arg, { invocationState, signal });
-      if (r.stopReason === "interrupt")
-        return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
-      if (r.stopReason === "cancelled" && signal.aborted) throw signal.reason;
-      return { kind: "done", output: { text: messageText(r.message) } };
-    }
-    const r = await node.invoke(arg, { invocationState, signal });
-    if (r.status === "interrupted")
-      return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
-    if (r.status !== "completed") throw new Error(r.reason ?? `Nested ${node.type} "${node.name}" ended ${r.status}.`);
-    return {
-      kind: "done",
-      output: { text: orchestrationText(r), value: { status: r.status, executionOrder: r.executionOrder } },
-    };
-  }
-  const value = await node.execute(input, { nodeId, invocationState, signal });
-  if (typeof value === "string") return { kind: "done", output: { text: value } };
-  const json = JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
-  return { kind: "done", output: { text: JSON.stringify(json), value: json } };
-}
-
-/** The text of an orchestration: the outputs of its last-run nodes that nothing ran after. */
-export function orchestrationText(r: MultiAgentResult): string {
-  const last = r.executionOrder.at(-1);
-  return last === undefined ? "" : (r.results[last]?.result?.text ?? "");
 }

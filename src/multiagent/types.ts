@@ -5,6 +5,7 @@
  * @module
  */
 import { HookEvent, type InvocationState, type Orchestrator } from "../agent/events.js";
+import type { HookProvider } from "../agent/hooks.js";
 import type { Interrupt } from "../agent/interrupt.js";
 import type { JsonValue } from "../agent/messages.js";
 import { KabooError } from "../errors.js";
@@ -121,4 +122,26 @@ export class MultiAgentTimeoutError extends KabooError {
     super(`${what} timed out after ${timeoutMs} ms.`);
     this.timeoutMs = timeoutMs;
   }
+}
+
+/** Options every orchestrator takes. */
+export interface MultiAgentOptions {
+  /** Used in events, interrupts and stream paths. */
+  name: string;
+  /** Hooks registered on the orchestrator's own registry. Default `[]`. */
+  hooks?: HookProvider[];
+  /** Per-node timeout in ms. Default: none. */
+  nodeTimeoutMs?: number;
+  /** Timeout of one invocation in ms. Default: none. */
+  totalTimeoutMs?: number;
+  /** Receives node start/stop and handoff events. Default: none. */
+  onEvent?: MultiAgentEventSink;
+}
+
+/** Options of one orchestrator invocation. */
+export interface MultiAgentInvokeOptions {
+  /** Per-run data, handed to every hook event and (as a shallow copy) to every node. Default `{}`. */
+  invocationState?: InvocationState;
+  /** Cancels the run: running nodes are aborted and the result is `cancelled`. */
+  signal?: AbortSignal;
 }

@@ -1,7 +1,8 @@
 /**
  * The approval dialog: a modal `<dialog>` showing what the agent wants to do, the scopes the
  * request offers, an argument editor validated against the tool's schema, and a countdown when
- * the request has a deadline.
+ * the request has a deadline. It also asks about a call whose outcome was lost (the page stopped
+ * while it ran): run it again, treat it as done, or cancel.
  *
  * Keyboard: Tab moves between the controls (the page behind is inert); Esc closes the dialog
  * *without answering* — the run stays paused and the "Review" banner reopens it. Focus starts on
@@ -12,15 +13,17 @@ import * as z from "zod/v4";
 import { actionWords } from "./actions.js";
 import { toolSchemas } from "./bank.js";
 
-/** The person's answer. */
-export interface DialogAnswer {
-  approved: boolean;
-  scope: "once" | "thread" | "always";
-  editedArgs?: Record<string, unknown>;
-}
+/** The person's answer: an approval's, or what to do with a call whose outcome is unknown. */
+export type DialogAnswer =
+  | { approved: boolean; scope: "once" | "thread" | "always"; editedArgs?: Record<string, unknown> }
+  | { action: "run_again" | "treat_as_done" | "cancel" };
 
-/** What the dialog reads from an AG-UI interrupt's `metadata.kaboo` (an ApprovalRequest). */
+type Scope = "once" | "thread" | "always";
+
+/** What the dialog reads from an AG-UI interrupt's `metadata.kaboo` (an ApprovalRequest or OutcomeUnknownRequest). */
 interface Request {
+  /** An approval, or a call that may or may not have run. */
+  kind: "approval" | "unknown";
   tool: string;
   input: Record<string, unknown>;
   subject: { key: string; label: string } | null;
@@ -39,12 +42,13 @@ const requestSchema = z.looseObject({
   message: z.string().catch(""),
 });
 
-/** Reads the request behind an interrupt; `undefined` when it is not an approval. */
+/** Reads the request behind an interrupt; `undefined` when it is not one the dialog asks. */
 export function approvalRequest(i: AguiInterrupt): Request | undefined {
-  if (i.reason !== "tool_call") return undefined;
+  if (i.reason !== "tool_call" && i.reason !== "outcome_unknown") return undefined;
   const parsed = requestSchema.safeParse((i.metadata as { kaboo?: unknown } | undefined)?.kaboo);
   if (!parsed.success) return undefined;
-  return { ...parsed.data, message: parsed.data.message || i.message || `Allow ${parsed.data.tool}?` } as Request;
+  const kind = i.reason === "tool_call" ? "approval" : "unknown";
+  return { ...parsed.data, kind, message: parsed.data.message || i.message || `Allow ${parsed.data.tool}?` } as Request;
 }
 
 /** Checks edited arguments: the tool's zod schema when the demo knows it, else "a JSON object". */
@@ -90,10 +94,14 @@ export class ApprovalDialog {
       this.#answer({ approved: false, scope: "once" }),
     );
     this.#q<HTMLButtonElement>("#approval-later").addEventListener("click", () => this.close());
+    for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-outcome]"))
+      b.addEventListener("click", () =>
+        this.#answer({ action: b.dataset["outcome"] as "run_again" | "treat_as_done" | "cancel" }),
+      );
     this.#q<HTMLButtonElement>("#edit-toggle").addEventListener("click", () => this.#toggleEdit());
     this.#q<HTMLTextAreaElement>("#approval-edit").addEventListener("input", () => this.#validate());
     for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
-      b.addEventListener("click", () => this.#approve(b.dataset["scope"] as DialogAnswer["scope"]));
+      b.addEventListener("click", () => this.#approve(b.dataset["scope"] as Scope));
     }
   }
 
@@ -113,13 +121,20 @@ export class ApprovalDialog {
     this.#request = request;
     this.#onAnswer = onAnswer;
     this.#describe(request.input);
-    this.#q("#approval-message").textContent = request.message;
+    this.#q("#approval-message").textContent =
+      request.kind === "unknown"
+        ? "The page stopped while this was running, so it may or may not have happened. Check your balance or statement if you are not sure."
+        : request.message;
     this.#q("#approval-tool").textContent = request.tool;
     // "Covers" belongs to the choices that remember a yes: shown only when they are offered.
     this.#q("#approval-subject").textContent = request.subject?.label ?? request.tool;
     this.#q("#approval-remember").hidden = !request.scopes.some((s) => s !== "once");
     for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
-      b.hidden = !request.scopes.includes(b.dataset["scope"] as DialogAnswer["scope"]);
+      b.hidden = !request.scopes.includes(b.dataset["scope"] as Scope);
+    }
+    if (request.kind === "unknown") {
+      this.#q("#approval-title").textContent = "Did this go through?";
+      this.#q("#approval-remember").hidden = true;
     }
     const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
     editor.value = JSON.stringify(request.input, null, 2);
@@ -127,14 +142,15 @@ export class ApprovalDialog {
     this.#q("#edit-toggle").setAttribute("aria-expanded", "false");
     this.#q("#approval-edit-error").textContent = "";
     editor.removeAttribute("aria-invalid");
-    this.#dialog.dataset["state"] = "asking";
+    this.#dialog.dataset["state"] = request.kind === "unknown" ? "unknown" : "asking";
     this.#setApproveEnabled(true);
     this.#startTimer(interrupt.expiresAt);
     if (!this.#dialog.open) {
       this.#returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       this.#dialog.showModal();
     }
-    this.#q<HTMLButtonElement>(this.#dialog.dataset["state"] === "expired" ? "#approval-dismiss" : "#deny").focus();
+    const first = { expired: "#approval-dismiss", unknown: "#unknown-cancel" }[this.#dialog.dataset["state"] ?? ""] ?? "#deny";
+    this.#q<HTMLButtonElement>(first).focus();
   }
 
   /** Closes without answering (the run stays paused). */
@@ -150,10 +166,10 @@ export class ApprovalDialog {
     onAnswer?.(a);
   }
 
-  #approve(scope: DialogAnswer["scope"]): void {
+  #approve(scope: Scope): void {
     const request = this.#request;
-    if (!request || this.#dialog.dataset["state"] === "expired") return;
-    const a: DialogAnswer = { approved: true, scope };
+    if (!request || this.#dialog.dataset["state"] !== "asking") return;
+    const a: DialogAnswer & { approved: boolean } = { approved: true, scope };
     if (!this.#q("#approval-edit-box").hidden) {
       const checked = this.#validate();
       if (!checked) return;

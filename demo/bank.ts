@@ -64,6 +64,16 @@ function counted(name: string, change: (ledger: Ledger) => void = () => {}): Led
 
 const DONE_LIMIT = 200;
 
+/** How long the bank takes to book a payment (`?bankms=<ms>`, default 0): long enough to reload mid-call. */
+const BANK_LATENCY_MS =
+  typeof location === "undefined" ? 0 : Math.max(0, Number(new URLSearchParams(location.search).get("bankms")) || 0);
+
+/** Waits for the bank's answer, as a slow payment API would make the agent wait. */
+function bankAnswer<T>(answer: () => T): T | Promise<T> {
+  if (!BANK_LATENCY_MS) return answer();
+  return new Promise((resolve) => setTimeout(() => resolve(answer()), BANK_LATENCY_MS));
+}
+
 /**
  * The bank's side of an `Idempotency-Key` header, as a real payment API keeps it: the agent
  * passes `context.idempotencyKey` (stable for one call across retries, resumes and reloads), and
@@ -164,12 +174,14 @@ export function bankTools(): AgentTool[] {
       description: "Sends money from checking to someone the person names (euros unless a currency is given).",
       inputSchema: toolSchemas.transfer,
       callback: ({ to, amount, currency }, context) =>
-        idempotent("transfer", context.idempotencyKey, (l) => {
-          const euros = inEuros(amount, currency);
-          l.checking = Math.round((l.checking - euros) * 100) / 100;
-          l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount: euros });
-          return `Sent ${formatMoney(amount, currency)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
-        }),
+        bankAnswer(() =>
+          idempotent("transfer", context.idempotencyKey, (l) => {
+            const euros = inEuros(amount, currency);
+            l.checking = Math.round((l.checking - euros) * 100) / 100;
+            l.history.push({ at: Date.now(), what: `transfer to ${to}`, amount: euros });
+            return `Sent ${formatMoney(amount, currency)} to ${person(to)}. Checking is now ${eur(l.checking)}.`;
+          }),
+        ),
     }),
     tool({
       name: "move_money",

@@ -168,16 +168,17 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
   const interrupt = view.awaiting.get(call.id);
   return {
     key: `t:${call.id}`,
-    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.expiresAt, view.isOpen(call.id)]),
+    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.id, view.isOpen(call.id)]),
     build() {
       const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
       Object.assign(row.dataset, { tool: name, status, callId: call.id });
       const words = actionWords(name, args);
       const failure = result && failed ? notRun(text) : undefined;
+      const lost = interrupt?.reason === "outcome_unknown";
       const label = {
         done: "Done",
         error: failure?.badge ?? "Not run",
-        awaiting: "Needs your approval",
+        awaiting: lost ? "Outcome unknown" : "Needs your approval",
         running: "Running…",
         stopped: "Stopped",
       };
@@ -189,7 +190,10 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       );
       row.append(head);
       if (status === "awaiting") {
-        row.append(el("p", "card-headline", words.headline), facts(words.facts));
+        row.append(
+          el("p", "card-headline", lost ? `Did this go through? ${words.headline}` : words.headline),
+          facts(words.facts),
+        );
         const review = button("Review and decide", "review", "primary small");
         review.dataset["callId"] = call.id;
         row.append(review);

@@ -5,7 +5,8 @@
  * URL parameters (for trying things out and for the e2e tests):
  * `?ttl=<seconds>` — deadline of a wire approval (default 30);
  * `?delay=<ms>` — pause between the scripted model's streamed chunks (default 12);
- * `?fail=<n>` — the scripted model's first n calls fail (to try Retry).
+ * `?fail=<n>` — the scripted model's first n calls fail (to try Retry);
+ * `?bankms=<ms>` — the bank takes this long to book a transfer (to reload mid-call).
  */
 import type { Interrupt as AguiInterrupt, ResumeEntry } from "@ag-ui/core";
 import type { Model } from "kaboo-workflows";
@@ -105,7 +106,8 @@ function ruleFor(tool: string, args: Record<string, unknown>, callId: string): s
 }
 
 function render(): void {
-  const pending = state.kaboo.pendingInterrupts;
+  // While a run goes on, nothing waits for the person (the interrupts it answers are still listed).
+  const pending = state.running ? [] : state.kaboo.pendingInterrupts;
   markAsked(pending.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
   const awaiting = new Map(pending.flatMap((i) => (i.toolCallId ? [[i.toolCallId, i] as const] : [])));
   const view = {

@@ -321,3 +321,27 @@ test("time to first token with the default scripted model (measured, not asserte
   console.log(`time to first token (scripted model, 12 ms chunks): ${times.join(", ")} ms`);
   expect(times).toHaveLength(3);
 });
+
+test("a reload while the bank is booking: the page asks whether it went through, and 'Run it again' books it once", async () => {
+  const page = await fresh("?delay=2&bankms=4000");
+  expect(await say(page, "Send 5 to Bob")).toBe("asked");
+  await page.click("#approve-once");
+  await page.waitForSelector("#transcript .tool-row[data-status='running']");
+  // The page dies mid-call: the claim on the call is left without a result.
+  await page.reload();
+  await page.waitForSelector("body[data-status='awaiting-approval']");
+  if ((await page.getAttribute("dialog#approval", "data-state")) !== "unknown") {
+    // The question the reload restored was the approval; answering it meets the lost claim.
+    await page.click("#approve-once");
+    await page.waitForSelector("dialog#approval[data-state='unknown']");
+  }
+  expect(await page.textContent("#approval-title")).toBe("Did this go through?");
+  expect(await page.locator("#approval-args dd").allTextContents()).toEqual(["Bob", "€5.00", "Checking"]);
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("unknown-cancel");
+  expect(await page.textContent("#transcript .approval-card .tool-status")).toBe("Outcome unknown");
+  await shot(page, "outcome-unknown");
+  await page.click("#unknown-again");
+  await page.waitForSelector("body[data-status='idle']", { timeout: 15_000 });
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €5.00 to Bob");
+  expect((await counts(page))["transfer"]).toBe(1);
+});

@@ -41,7 +41,7 @@ function describe(e: Logged): { title: string; detail: string; outcome: string }
     case "interrupt": {
       const reason = d["reason"] as { message?: unknown } | undefined;
       return {
-        title: "Waiting for approval",
+        title: str(d, "name") === "outcome_unknown" ? "Outcome unknown, asking you" : "Waiting for approval",
         detail: typeof reason?.message === "string" ? reason.message : str(d, "name"),
         outcome: "warn",
       };

@@ -10,15 +10,12 @@ import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
 import type { JsonValue } from "../agent/messages.js";
 import { privateRunKey } from "../agent/run-context.js";
 import { tool, type AgentTool } from "../agent/tools.js";
-import { InvalidStateError, UserError } from "../errors.js";
-import {
-  MultiAgentBase,
-  pausedNodeSchema,
-  type MultiAgentInvokeOptions,
-  type MultiAgentOptions,
-  type PausedNode,
-} from "./base.js";
-import { HandoffEvent, type MultiAgentResult, type NodeResult } from "./types.js";
+import { UserError } from "../errors.js";
+import { MultiAgentBase, type MultiAgentInvokeOptions, type MultiAgentOptions } from "./base.js";
+import { freshSwarmRun, limit, loadSwarmRun, pingPong, type Handoff, type SwarmRun } from "./swarm-run.js";
+import { HandoffEvent, type MultiAgentResult } from "./types.js";
+
+export type { Handoff } from "./swarm-run.js";
 
 /** Name of the tool each swarm agent gets. */
 export const HANDOFF_TOOL = "handoff_to_agent";
@@ -37,13 +34,6 @@ export interface SwarmOptions extends MultiAgentOptions {
   maxPingPong?: number;
 }
 
-/** One handoff. */
-export interface Handoff {
-  from: string;
-  to: string;
-  message: string;
-}
-
 /** The outcome of {@link Swarm.invoke}: a {@link MultiAgentResult} plus the handoffs made. */
 export interface SwarmResult extends MultiAgentResult {
   handoffs: Handoff[];
@@ -51,28 +41,9 @@ export interface SwarmResult extends MultiAgentResult {
   sharedContext: Record<string, JsonValue>;
 }
 
-const handoffSchema = z.object({ from: z.string(), to: z.string(), message: z.string() });
-const runSchema = z.object({
-  kind: z.literal("swarm"),
-  task: z.string(),
-  current: z.string(),
-  input: z.string(),
-  iterations: z.int(),
-  handoffs: z.array(handoffSchema),
-  results: z.record(
-    z.string(),
-    z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
-  ),
-  executionOrder: z.array(z.string()),
-  cancelledNodes: z.array(z.string()),
-  sharedContext: z.record(z.string(), jsonValueSchema),
-  paused: z.nullable(pausedNodeSchema),
-});
-type SwarmRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
-  results: Record<string, NodeResult>;
-  paused: PausedNode | null;
-};
 type Pending = { to: string; message: string; context?: Record<string, JsonValue> };
+/** How a swarm invocation ends, and why when it failed. */
+type SwarmEnd = { stop: "paused" | "failed" | "cancelled" | "completed"; reason?: string };
 /** Each running swarm's pending handoff, per run (nested swarms share the run). */
 const handoffs = privateRunKey("swarmHandoffs", (v): v is Map<Swarm, Pending> => v instanceof Map);
 
@@ -155,38 +126,12 @@ export class Swarm extends MultiAgentBase {
   async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<SwarmResult> {
     return this.invokeWith(input, options, ({ resuming, task, invocationState, started }) =>
       this.#execute(
-        resuming ? this.#load() : this.#fresh(task),
+        resuming ? loadSwarmRun(this.interruptState.context, this.agents) : freshSwarmRun(task, this.entry),
         invocationState,
         options.signal ?? new AbortController().signal,
         started,
       ),
     );
-  }
-
-  #fresh(task: string): SwarmRun {
-    return {
-      kind: "swarm",
-      task,
-      current: this.entry,
-      input: task,
-      iterations: 0,
-      handoffs: [],
-      results: {},
-      executionOrder: [],
-      cancelledNodes: [],
-      sharedContext: {},
-      paused: null,
-    };
-  }
-
-  #load(): SwarmRun {
-    const parsed = runSchema.safeParse(this.interruptState.context);
-    if (!parsed.success || !this.agents.has(parsed.data.current)) {
-      throw new InvalidStateError(
-        `The paused swarm's context is malformed: ${parsed.success ? `unknown agent "${parsed.data.current}"` : z.prettifyError(parsed.error)}`,
-      );
-    }
-    return parsed.data as unknown as SwarmRun;
   }
 
   async #execute(run: SwarmRun, invocationState: InvocationState, outer: AbortSignal, started: number): Promise<SwarmResult> {
@@ -201,78 +146,88 @@ export class Swarm extends MultiAgentBase {
         : setTimeout(() => ((timedOut = true), controller.abort(new Error("total timeout"))), this.totalTimeoutMs);
     const registry = handoffs.find(invocationState) ?? new Map<Swarm, Pending>();
     handoffs.set(invocationState, registry);
-    let reason: string | undefined;
-    let stop: "paused" | "failed" | "cancelled" | "completed" = "completed";
+    let end: SwarmEnd = { stop: "completed" };
     try {
       for (;;) {
-        const resume = run.paused ?? undefined;
-        run.paused = null;
-        if (!resume) {
-          if (run.iterations >= this.maxIterations) {
-            reason = `maxIterations (${this.maxIterations}) reached before "${run.current}" could run.`;
-            stop = "failed";
-            break;
-          }
-          run.iterations++;
-          run.executionOrder.push(run.current);
-        }
-        const pending: Pending = { to: "", message: "" };
-        registry.set(this, pending);
-        const count = run.executionOrder.filter((n) => n === run.current).length;
-        const step = await this.executeNode({
-          nodeId: run.current,
-          node: this.agents.get(run.current) as Agent,
-          input: resume?.input ?? run.input,
-          invocationState,
-          signal: controller.signal,
-          executionId: this.executionId(invocationState, run.current, count),
-          ...(resume ? { resume } : {}),
-        });
-        run.results[run.current] = step.result;
-        if (step.kind === "paused") {
-          run.paused = step.paused;
-          stop = "paused";
+        const ended = await this.#turn(run, invocationState, controller.signal, registry);
+        if (ended) {
+          end = ended;
           break;
         }
-        if (step.cancelled) run.cancelledNodes.push(run.current);
-        if (step.result.status !== "completed") {
-          stop = step.cancelled ? "cancelled" : "failed";
-          break;
-        }
-        if (!pending.to) break;
-        if (pending.context) Object.assign(run.sharedContext, pending.context);
-        const handoff: Handoff = { from: run.current, to: pending.to, message: pending.message };
-        if (run.handoffs.length >= this.maxHandoffs) {
-          reason = `maxHandoffs (${this.maxHandoffs}) reached; the handoff ${handoff.from} -> ${handoff.to} was refused.`;
-          stop = "failed";
-          break;
-        }
-        run.handoffs.push(handoff);
-        if (pingPong(run.handoffs) > this.maxPingPong) {
-          reason = `Ping-pong: "${handoff.from}" and "${handoff.to}" handed off to each other more than ${this.maxPingPong} times in a row.`;
-          stop = "failed";
-          break;
-        }
-        await this.hooks.invoke(new HandoffEvent(this, invocationState, [handoff.from], [handoff.to], handoff.message));
-        this.onEvent?.({
-          type: "multiagent_handoff",
-          fromNodeIds: [handoff.from],
-          toNodeIds: [handoff.to],
-          message: handoff.message,
-        });
-        run.current = handoff.to;
-        run.input = this.#input(run, handoff);
       }
     } finally {
       registry.delete(this);
       if (timer !== undefined) clearTimeout(timer);
       outer.removeEventListener("abort", onOuter);
     }
-    if (timedOut) {
-      reason = `The swarm timed out after ${this.totalTimeoutMs} ms.`;
-      stop = "failed";
-    } else if (controller.signal.aborted && stop !== "paused") stop = "cancelled";
-    return this.#result(run, stop, reason, started);
+    if (timedOut) end = { stop: "failed", reason: `The swarm timed out after ${this.totalTimeoutMs} ms.` };
+    else if (controller.signal.aborted && end.stop !== "paused") end = { ...end, stop: "cancelled" };
+    return this.#result(run, end.stop, end.reason, started);
+  }
+
+  /** One agent's turn, then the handoff it asked for. @returns How the swarm ends, or `undefined` to go on. */
+  async #turn(
+    run: SwarmRun,
+    invocationState: InvocationState,
+    signal: AbortSignal,
+    registry: Map<Swarm, Pending>,
+  ): Promise<SwarmEnd | undefined> {
+    const resume = run.paused ?? undefined;
+    run.paused = null;
+    if (!resume) {
+      if (run.iterations >= this.maxIterations)
+        return { stop: "failed", reason: `maxIterations (${this.maxIterations}) reached before "${run.current}" could run.` };
+      run.iterations++;
+      run.executionOrder.push(run.current);
+    }
+    const pending: Pending = { to: "", message: "" };
+    registry.set(this, pending);
+    const count = run.executionOrder.filter((n) => n === run.current).length;
+    const step = await this.executeNode({
+      nodeId: run.current,
+      node: this.agents.get(run.current) as Agent,
+      input: resume?.input ?? run.input,
+      invocationState,
+      signal,
+      executionId: this.executionId(invocationState, run.current, count),
+      ...(resume ? { resume } : {}),
+    });
+    run.results[run.current] = step.result;
+    if (step.kind === "paused") {
+      run.paused = step.paused;
+      return { stop: "paused" };
+    }
+    if (step.cancelled) run.cancelledNodes.push(run.current);
+    if (step.result.status !== "completed") return { stop: step.cancelled ? "cancelled" : "failed" };
+    if (!pending.to) return { stop: "completed" };
+    return this.#handOff(run, pending, invocationState);
+  }
+
+  /** Passes control as the agent asked, within the limits. @returns How the swarm ends, or `undefined` to go on. */
+  async #handOff(run: SwarmRun, pending: Pending, invocationState: InvocationState): Promise<SwarmEnd | undefined> {
+    if (pending.context) Object.assign(run.sharedContext, pending.context);
+    const handoff: Handoff = { from: run.current, to: pending.to, message: pending.message };
+    if (run.handoffs.length >= this.maxHandoffs)
+      return {
+        stop: "failed",
+        reason: `maxHandoffs (${this.maxHandoffs}) reached; the handoff ${handoff.from} -> ${handoff.to} was refused.`,
+      };
+    run.handoffs.push(handoff);
+    if (pingPong(run.handoffs) > this.maxPingPong)
+      return {
+        stop: "failed",
+        reason: `Ping-pong: "${handoff.from}" and "${handoff.to}" handed off to each other more than ${this.maxPingPong} times in a row.`,
+      };
+    await this.hooks.invoke(new HandoffEvent(this, invocationState, [handoff.from], [handoff.to], handoff.message));
+    this.onEvent?.({
+      type: "multiagent_handoff",
+      fromNodeIds: [handoff.from],
+      toNodeIds: [handoff.to],
+      message: handoff.message,
+    });
+    run.current = handoff.to;
+    run.input = this.#input(run, handoff);
+    return undefined;
   }
 
   #result(run: SwarmRun, stop: string, reason: string | undefined, started: number): SwarmResult {
@@ -302,24 +257,4 @@ export class Swarm extends MultiAgentBase {
     const others = [...this.agents.keys()].filter((n) => n !== h.to).join(", ");
     return `${h.from} handed off to you: ${h.message}\n\nOriginal task: ${run.task}${context}\n\nOther agents you can hand off to: ${others}.`;
   }
-}
-
-/** How many handoffs at the end of the list stay within one pair of agents. */
-function pingPong(handoffs: readonly Handoff[]): number {
-  const last = handoffs.at(-1);
-  if (!last) return 0;
-  const pair = new Set([last.from, last.to]);
-  let n = 0;
-  for (let i = handoffs.length - 1; i >= 0; i--) {
-    const h = handoffs[i] as Handoff;
-    if (!pair.has(h.from) || !pair.has(h.to)) break;
-    n++;
-  }
-  return n;
-}
-
-function limit(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw new UserError(`${name} must be a positive integer, got ${v}.`);
-  return v;
 }

@@ -12,7 +12,7 @@ const bin = (name) => join(root, "node_modules/.bin", name);
 const reportDir = join(root, ".tmp");
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
-function step(title, cmd, args) {
+function step(title, cmd, args, report) {
   const started = Date.now();
   console.log(`\n=== npm test: ${title}\n$ ${[cmd, ...args].join(" ")}`);
   const r = spawnSync(cmd, args, {
@@ -22,6 +22,8 @@ function step(title, cmd, args) {
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status !== 0) {
+    // Count the failing step's report before leaving, so the closing line says how many failed.
+    if (report) countFrom(report);
     console.error(`\n=== npm test: FAILED at "${title}" (exit ${r.status ?? r.signal}, ${seconds}s). Later steps were not run.`);
     printTotals();
     process.exit(r.status || 1);
@@ -49,11 +51,8 @@ function vitest(title, projects, report) {
     "--reporter=json",
     `--outputFile.json=${report}`,
   ];
-  try {
-    step(title, bin("vitest"), args);
-  } finally {
-    countFrom(report);
-  }
+  step(title, bin("vitest"), args, report);
+  countFrom(report);
 }
 
 mkdirSync(reportDir, { recursive: true });

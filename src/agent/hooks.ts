@@ -7,10 +7,10 @@ import { HookError, HookErrors } from "../errors.js";
 import type { HookEvent } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 
-/** A class of hook event (e.g. `BeforeToolCallEvent`); `any[]` because each event's constructor differs. */
-// biome-ignore lint/suspicious/noExplicitAny: event constructors take different arguments; only the instance type matters here
+/** A class of hook event (e.g. `BeforeToolCallEvent`); `never[]` arguments so every event's constructor fits (only the instance type matters). */
+// biome-ignore lint/suspicious/noExplicitAny: events differ in the agent type they carry; only the instance type matters here
 export type HookEventClass<E extends HookEvent<any>> = (abstract new (
-  ...args: any[]
+  ...args: never[]
 ) => E) & {
   readonly eventType: string;
   readonly reverse: boolean;

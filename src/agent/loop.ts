@@ -7,11 +7,11 @@
 import { ToolBatchError, describe } from "../errors.js";
 import { interruptCallId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
-import { AfterInvocationEvent, BeforeInvocationEvent, MessageAddedEvent, type InvocationState } from "./events.js";
-import type { InterruptResponse, InterruptState } from "./interrupt.js";
+import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } from "./events.js";
+import type { InterruptResponse } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
-import { emptyMetrics } from "./metrics.js";
-import { readPausedBatch, writePausedBatch, type PausedBatch } from "./paused-batch.js";
+import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
+import { Invocation, restoreAfterFailure, saveInterruptState } from "./invocation.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
@@ -35,57 +35,6 @@ export type LoopInput = { kind: "messages"; messages: Message[] } | { kind: "res
 /** A batch in flight: the assistant message whose calls run, and the results already produced. */
 type Pending = { message: Message; done: ToolResultBlock[] };
 
-/** One invocation's shared state, handed from step to step. */
-class Invocation {
-  readonly metrics = emptyMetrics();
-  readonly started = performance.now();
-  /** The assistant message the result reports. */
-  lastAssistant: Message = { role: "assistant", content: [] };
-  /**
-   * Set once a batch is in the transcript: from then on the paused state it answered is spent, and a
-   * later failure (the next model call, say) must not bring it back — a retry would run the calls again.
-   */
-  committed = false;
-  /** Whether the batch in hand is the paused one this run resumes (not one the model just asked for). */
-  resumedBatch: boolean;
-  /** A failed resume keeps its pause, holding the results of the calls that finished before the failure. */
-  keptBatch: PausedBatch | undefined;
-
-  constructor(
-    readonly agent: Agent,
-    readonly invocationState: InvocationState,
-    readonly signal: AbortSignal,
-    readonly settings: LoopSettings,
-    readonly emit: (e: AgentStreamEvent) => void,
-    resuming: boolean,
-  ) {
-    this.resumedBatch = resuming;
-  }
-
-  finish(stopReason: StopReason): AgentResult {
-    this.metrics.durationMs = performance.now() - this.started;
-    return {
-      stopReason,
-      message: this.lastAssistant,
-      interrupts: stopReason === "interrupt" ? this.agent.interruptState.pending() : [],
-      metrics: this.metrics,
-    };
-  }
-
-  /**
-   * Adds messages to the transcript. A tool exchange enters whole before any MessageAdded hook runs:
-   * a hook that throws on the first message must not leave a toolUse without its toolResult.
-   */
-  async append(...messages: Message[]): Promise<void> {
-    for (const message of messages) {
-      this.agent.messages.push(message);
-      this.emit({ type: "message", message });
-    }
-    for (const message of messages)
-      await this.agent.hooks.invoke(new MessageAddedEvent(this.agent, this.invocationState, message));
-  }
-}
-
 /**
  * Runs one invocation, pushing stream events to `emitQueue`; returns the result.
  * Callers have already validated the input against the interrupt state.
@@ -98,7 +47,14 @@ export async function runLoop(
   settings: LoopSettings,
   emitQueue: { push(e: AgentStreamEvent): void },
 ): Promise<AgentResult> {
-  const run = new Invocation(agent, invocationState, signal, settings, (e) => emitQueue.push(e), input.kind === "resume");
+  const run = new Invocation({
+    agent,
+    invocationState,
+    signal,
+    settings,
+    emit: (e) => emitQueue.push(e),
+    resuming: input.kind === "resume",
+  });
   const saved = saveInterruptState(agent);
   let result: AgentResult;
   try {
@@ -295,34 +251,6 @@ function batchRecord(
   // Keep the id the front end already knows this message by (AG-UI snapshots match on it).
   if (pending.message.id !== undefined) message.id = pending.message.id;
   return { results, message };
-}
-
-type SavedInterruptState = Pick<InterruptState, "activated" | "interrupts" | "context">;
-
-/**
- * A copy of the interrupt state as the run found it. A run that fails leaves it so (answers of a
- * resume included, so the resume can be retried): interrupts raised by a failed run were never shown.
- */
-function saveInterruptState(agent: Agent): SavedInterruptState {
-  const state = agent.interruptState;
-  return {
-    activated: state.activated,
-    interrupts: new Map([...state.interrupts].map(([id, i]) => [id, { ...i }])),
-    context: state.context,
-  };
-}
-
-function restoreAfterFailure(agent: Agent, saved: SavedInterruptState, committed: boolean, kept?: PausedBatch): void {
-  const state = agent.interruptState;
-  if (committed) {
-    // The pause this run answered is spent, and a failed run shows no new questions: nothing is pending.
-    state.clear();
-    return;
-  }
-  state.activated = saved.activated;
-  state.interrupts = saved.interrupts;
-  state.context = saved.context;
-  if (kept) writePausedBatch(state, kept);
 }
 
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {

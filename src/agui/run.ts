@@ -92,7 +92,10 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   } catch (error) {
     yield* mapper.closeAll();
     // A batch that failed part way keeps what finished: the front end gets it before the error.
-    if (error instanceof ToolBatchError && started) {
+    // So does a resume whose batch finished before a later step failed: its pause is spent, and a
+    // thread store must record that, or a retry with another answer would run the calls again.
+    const spentResume = (input.resume ?? []).length > 0 && !agent.interruptState.activated;
+    if (started && (error instanceof ToolBatchError || spentResume)) {
       const transcript = agent.interruptState.activated
         ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)]
         : agent.messages;

@@ -119,7 +119,11 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
       }
       if (event.type === EventType.RUN_ERROR) {
         ended = true;
-        await releaseThread(store, threadId, held, now(), log);
+        // What the failed run kept (calls that finished, a spent pause) is saved: a retry must not
+        // resume the stored pause again and run its finished calls with another answer.
+        const kept =
+          outState || outMessages ? { ...(outState ? splitSession(outState) : {}), messages: outMessages ?? held.messages } : {};
+        await releaseThread(store, threadId, { ...held, ...kept }, now(), log);
       }
       yield event;
     }

@@ -84,6 +84,20 @@ describe("with a store, a replay runs nothing", () => {
     await send(handle, { ...body, runId: crypto.randomUUID() });
     expect(bank.transfers).toHaveLength(1);
   });
+
+  test("a retry after that RUN_ERROR with another answer (the model's arguments, not the edit) runs nothing", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const { turn } = await pause(handle, "t", "pay eve 9");
+    bank.failAfterTool = true;
+    const failed = await send(handle, resumeBody("t", turn, { approved: true, editedArgs: { to: "eve", amount: 5 } }));
+    expect(failed.error?.code).toBeDefined();
+    expect(bank.transfers).toEqual([{ to: "eve", amount: 5 }]);
+    // The pause was spent by the failed run: the same interrupt cannot be answered again.
+    const retry = await send(handle, resumeBody("t", turn, approve));
+    expect(retry.error?.code).toBe("UNKNOWN_INTERRUPT_ID");
+    expect(bank.transfers).toEqual([{ to: "eve", amount: 5 }]);
+  });
 });
 
 describe("with a store, the client's kaboo_session decides nothing", () => {

@@ -75,6 +75,7 @@ test("deny: the tool does not run and the model's answer says it was denied", as
   await expect.poll(() => page.isVisible("#pending-banner")).toBe(true);
   expect(await page.getAttribute("body", "data-status")).toBe("awaiting-approval");
   expect(await page.evaluate(() => document.activeElement?.id)).toBe("review");
+  await shot(page, "approval-card", true);
   await page.click("#review");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
   await page.click("#deny");
@@ -237,7 +238,7 @@ test("threads: a new conversation starts empty, and switching back restores the 
 });
 
 test("at 375 px wide: the approval dialog fits and the page does not scroll sideways", async () => {
-  const page = await openDemo(await newContext({ width: 375, height: 812 }));
+  const page = await openDemo(await newContext({ width: 375, height: 812 }, "dark"));
   await say(page, "Send 42 to Bob");
   const box = await page.locator("dialog#approval").boundingBox();
   expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);

@@ -339,7 +339,7 @@ test("a reload while the bank is booking: the page asks whether it went through,
   expect(await page.locator("#approval-args dd").allTextContents()).toEqual(["Bob", "€5.00", "Checking"]);
   expect(await page.evaluate(() => document.activeElement?.id)).toBe("unknown-cancel");
   expect(await page.textContent("#transcript .approval-card .tool-status")).toBe("Outcome unknown");
-  await shot(page, "outcome-unknown");
+  await shot(page, "outcome-unknown", true);
   await page.click("#unknown-again");
   await page.waitForSelector("body[data-status='idle']", { timeout: 15_000 });
   await expect.poll(() => lastAnswer(page)).toContain("Sent €5.00 to Bob");

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `node bench/agui.mjs [rounds]`: 100,000 token events to SSE bytes, as in bench/agui.bench.ts, with
-// interleaved rounds and the best time of each kept, so other load on the machine skews little.
+// interleaved rounds; the best time of each case and the median of per-round ratios are printed.
 // Baseline: JSON.stringify + TextEncoder of the equivalent plain AG-UI events in a loop.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,14 +82,28 @@ const cases = {
   },
 };
 const best = Object.fromEntries(Object.keys(cases).map((k) => [k, Infinity]));
+const perRound = [];
 for (let r = 0; r < rounds + 2; r++) {
+  const times = {};
   for (const [k, run] of Object.entries(cases)) {
     const t = performance.now();
     if (!(await run())) throw new Error(`${k}: nothing produced`);
-    if (r >= 2) best[k] = Math.min(best[k], performance.now() - t); // two warm-up rounds
+    times[k] = performance.now() - t;
   }
+  if (r < 2) continue; // two warm-up rounds
+  for (const k of Object.keys(cases)) best[k] = Math.min(best[k], times[k]);
+  perRound.push(times);
 }
-const base = best["baseline: JSON.stringify + TextEncoder"];
-console.log(`\n${N.toLocaleString("en-US")} token events to SSE bytes, best of ${rounds} interleaved rounds`);
-for (const [k, ms] of Object.entries(best))
-  console.log(`  ${k.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x baseline`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const BASE = "baseline: JSON.stringify + TextEncoder";
+console.log(
+  `\n${N.toLocaleString("en-US")} token events to SSE bytes, best of ${rounds} interleaved rounds; ratios are medians of per-round ratios`,
+);
+for (const [k, ms] of Object.entries(best)) {
+  const ratio = median(perRound.map((t) => t[k] / t[BASE]));
+  console.log(`  ${k.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}x baseline`);
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `node bench/models.mjs`: the 50,000-chunk streams of bench/models-fixtures.ts through
 // eventsource-parser alone, eventsource-parser + JSON.parse, and each provider. Rounds are
-// interleaved and the best time of each is kept, so other load on the machine skews little.
+// interleaved; the best time of each case and the median of per-round ratios are printed, so other
+// load on the machine skews little.
 // The sources are bundled with esbuild first (Node cannot import the .ts files directly).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,20 +47,33 @@ for (const [name, s] of Object.entries(streams)) {
     [`${name} model.stream`]: () => m.drain(model.stream([], { toolSpecs: [] })),
   };
   const best = Object.fromEntries(Object.keys(cases).map((k) => [k, Infinity]));
+  const perRound = [];
   for (let r = 0; r < rounds + 2; r++) {
+    const times = {};
     for (const [k, run] of Object.entries(cases)) {
       const t = performance.now();
       await run();
-      const ms = performance.now() - t;
-      if (r >= 2) best[k] = Math.min(best[k], ms); // two warm-up rounds
+      times[k] = performance.now() - t;
     }
+    if (r < 2) continue; // two warm-up rounds
+    for (const k of Object.keys(cases)) best[k] = Math.min(best[k], times[k]);
+    perRound.push(times);
   }
-  const base = best["eventsource-parser alone"];
-  const withJson = best["eventsource-parser + JSON.parse"];
-  console.log(`\n${name}: ${s.pieces.length} chunks, best of ${rounds} interleaved rounds`);
+  // Ratios within one round (cases run back to back) and their median: steadier than ratios of
+  // bests when other work comes and goes on the machine.
+  const ratio = (k, of) => median(perRound.map((t) => t[k] / t[of]));
+  console.log(
+    `\n${name}: ${s.pieces.length} chunks, best of ${rounds} interleaved rounds; ratios are medians of per-round ratios`,
+  );
   for (const [k, ms] of Object.entries(best)) {
     console.log(
-      `  ${k.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x parser  ${(ms / withJson).toFixed(2)}x parser+JSON`,
+      `  ${k.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ${ratio(k, "eventsource-parser alone").toFixed(2)}x parser  ${ratio(k, "eventsource-parser + JSON.parse").toFixed(2)}x parser+JSON`,
     );
   }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

@@ -10,7 +10,6 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import { KabooError } from "../errors.js";
 import {
   decideClaim,
   decodeThread,
@@ -20,10 +19,11 @@ import {
   releasable,
   type ThreadData,
   type ThreadRecord,
+  ThreadStoreError,
   type ThreadStore,
 } from "./thread-store.js";
 
-export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT } from "./thread-store.js";
+export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
 /** A Deno KV key. */
@@ -43,11 +43,6 @@ export interface KvLike {
   set(key: KvKeyLike, value: unknown): Promise<unknown>;
   delete(key: KvKeyLike): Promise<void>;
   atomic(): KvAtomicLike;
-}
-
-/** Deno KV failed, or a thread kept changing under a read. */
-export class KvThreadStoreError extends KabooError {
-  readonly code = "THREAD_STORE_FAILED" as const;
 }
 
 /** Options of {@link DenoKvThreadStore}. */
@@ -112,7 +107,7 @@ export class DenoKvThreadStore implements ThreadStore {
       // A writer replaced this generation between the two reads: read the new head.
       if (bytes !== undefined) return decodeThread(decoder.decode(bytes));
     }
-    throw new KvThreadStoreError(`Thread "${threadId}" kept changing while it was read.`);
+    throw new ThreadStoreError(`Thread "${threadId}" kept changing while it was read.`);
   }
 
   async compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean> {
@@ -164,7 +159,7 @@ class KvLedger implements ExecutionLedger {
       const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, write).commit();
       if (ok) return outcome;
     }
-    throw new KvThreadStoreError(`The claim of "${key}" kept losing races.`);
+    throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
   }
 
   async settle(key: string, token: string, result: LedgerResult): Promise<void> {

@@ -10,7 +10,6 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import { KabooError } from "../errors.js";
 import {
   decideClaim,
   decodeThread,
@@ -22,10 +21,11 @@ import {
   type LedgerRow,
   type ThreadData,
   type ThreadRecord,
+  ThreadStoreError,
   type ThreadStore,
 } from "./thread-store.js";
 
-export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT } from "./thread-store.js";
+export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
@@ -47,11 +47,6 @@ export interface DurableObjectStubLike {
 export interface DurableObjectNamespaceLike {
   idFromName(name: string): unknown;
   get(id: never): DurableObjectStubLike;
-}
-
-/** The thread's Durable Object could not be reached or answered with a failure. */
-export class ThreadStoreError extends KabooError {
-  readonly code = "THREAD_STORE_FAILED" as const;
 }
 
 const SCHEMA = [

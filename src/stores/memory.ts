@@ -21,6 +21,7 @@ export {
   InvalidThreadRecordError,
   MAX_ANSWERED,
   THREAD_RECORD_FORMAT,
+  ThreadStoreError,
 } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 

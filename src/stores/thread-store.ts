@@ -96,6 +96,11 @@ export interface ThreadStore {
   ledger(threadId: string): ExecutionLedger;
 }
 
+/** The platform's storage could not be reached, failed, or kept changing under a read. */
+export class ThreadStoreError extends KabooError {
+  readonly code = "THREAD_STORE_FAILED" as const;
+}
+
 /** A stored thread record failed validation (corrupt storage, or another format). */
 export class InvalidThreadRecordError extends KabooError {
   readonly code = "INVALID_THREAD_RECORD" as const;

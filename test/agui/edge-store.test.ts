@@ -195,3 +195,31 @@ describe("with a store, the ordinary turns", () => {
     expect(bank.transfers).toEqual([{ to: "ivy", amount: 2 }]);
   });
 });
+
+describe("with a store, a thread has one run at a time", () => {
+  test("a new turn while another run holds the thread → RUN_ERROR THREAD_BUSY, nothing of it runs", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { delayMs: 80 });
+    const { turn } = await pause(handle, "t", "pay kai 1");
+    const resuming = send(handle, resumeBody("t", turn, approve));
+    await new Promise((r) => setTimeout(r, 20));
+    const other = await send(handle, input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }));
+    expect(other.error?.code).toBe("THREAD_BUSY");
+    expect((await resuming).outcome).toBe("success");
+    expect(bank.balances).toEqual([]);
+    expect(bank.transfers).toHaveLength(1);
+  });
+
+  test("a run whose hold ran out and was taken over saves nothing (THREAD_CONFLICT); the call still ran once", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 10 }, { delayMs: 100 });
+    const { turn } = await pause(handle, "t", "pay lou 2");
+    const body = resumeBody("t", turn, approve);
+    const slow = send(handle, body);
+    await new Promise((r) => setTimeout(r, 40));
+    const taker = send(handle, { ...body, runId: crypto.randomUUID() });
+    const [first, second] = await Promise.all([slow, taker]);
+    expect([first.error?.code, second.error?.code]).toContain("THREAD_CONFLICT");
+    expect(bank.transfers).toEqual([{ to: "lou", amount: 2 }]);
+  });
+});

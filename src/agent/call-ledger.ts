@@ -69,6 +69,12 @@ export interface OpenCallOptions {
   /** Claim read-only and idempotent tools too. */
   recordAll: boolean;
   leaseMs?: number | undefined;
+  /**
+   * The arguments as the model made the call, before hooks and the person's edits: the key's
+   * input, so one call is one ledger entry however it is answered (two tabs that answer one
+   * approval differently, a retry with another edit). Default: the validated input.
+   */
+  callInput?: unknown;
 }
 
 /**
@@ -83,7 +89,7 @@ export async function openCall(
   o: OpenCallOptions,
 ): Promise<OpenCall | { result: ToolResultBlock }> {
   const threadId = runContext.threadId.find(o.invocationState) ?? "";
-  const key = await executionKey({ threadId, toolUseId: toolUse.toolUseId, input });
+  const key = await executionKey({ threadId, toolUseId: toolUse.toolUseId, input: "callInput" in o ? o.callInput : input });
   const hints = tool.annotations;
   if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
   // A run may bring its own ledger (the edge handler passes its thread store's); else the agent's.

@@ -68,7 +68,7 @@ export interface ExecutionKeyParts {
   /** The conversation; `""` for an agent without a thread (its ledger is its own). */
   threadId: string;
   toolUseId: string;
-  /** The validated arguments the call runs with (after hooks and edits). */
+  /** The call's arguments. The runner passes them as the model made the call, before hooks and edits. */
   input: unknown;
 }
 
@@ -76,8 +76,9 @@ const KEY_PREFIX = "kw1-";
 
 /**
  * The ledger key and `ToolContext.idempotencyKey` of a call: `kw1-` and the SHA-256 (hex) of the
- * canonical JSON of thread, tool-use id and validated arguments. The same call gets the same key
- * across retries, resumes and reloads; edited arguments make another call (approved anew).
+ * canonical JSON of thread, tool-use id and arguments. The same call gets the same key across
+ * retries, resumes and reloads; the runner keys the model's arguments, so an edit (or two tabs
+ * answering one approval differently) never makes a second call of one tool use.
  * Short and opaque, so a tool can pass it on as a payment API's `Idempotency-Key` header.
  *
  * @param parts - Thread id, tool-use id and the validated input.

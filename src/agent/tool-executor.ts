@@ -92,7 +92,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     let call: OpenCall | ToolResultBlock | undefined;
     if (cancelMessage === undefined && selected) {
       try {
-        call = await prepareCall(selected, toolUse, opts);
+        call = await prepareCall(selected, toolUse, original.input, opts);
       } catch (e) {
         if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
         throw e;
@@ -173,7 +173,12 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
 }
 
 /** Validates a call and claims it in the ledger; a result instead when it must not run. */
-async function prepareCall(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOptions): Promise<OpenCall | ToolResultBlock> {
+async function prepareCall(
+  tool: AgentTool,
+  toolUse: ToolUseBlock,
+  callInput: unknown,
+  o: BatchOptions,
+): Promise<OpenCall | ToolResultBlock> {
   if (typeof toolUse.input === "string") {
     return errorResult(
       toolUse.toolUseId,
@@ -191,8 +196,8 @@ async function prepareCall(tool: AgentTool, toolUse: ToolUseBlock, o: BatchOptio
     toolUse,
     input,
     o.ledger
-      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState }
-      : { agent: o.agent, invocationState: o.invocationState, recordAll: false },
+      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput }
+      : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput },
   );
   return "result" in opened ? opened.result : opened;
 }

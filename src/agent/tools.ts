@@ -34,7 +34,7 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /**
    * Stable for this call across retries, resumes and reloads (`kw1-` + SHA-256 of thread, call id and
-   * validated arguments; see `executionKey`): pass it on to an API that deduplicates, e.g. as a
+   * the arguments the model called with, edits aside; see `executionKey`): pass it on to an API that deduplicates, e.g. as a
    * payment API's `Idempotency-Key` header.
    */
   readonly idempotencyKey: string;

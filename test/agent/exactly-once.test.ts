@@ -192,6 +192,38 @@ describe("the ledger decides", () => {
     expectConsistentTranscript(twin.messages);
   });
 
+  test("two tabs answer one approval differently (one edits the amount): the call still runs once", async () => {
+    const sent: { to: string; cents: number }[] = [];
+    const pay = tool({
+      name: "transfer",
+      description: "moves money",
+      inputSchema: z.object({ to: z.string(), cents: z.number() }),
+      callback: (i) => {
+        sent.push(i);
+        return "sent";
+      },
+    });
+    const ledger = new MemoryExecutionLedger();
+    const gate = () => new InterruptHook([{ pattern: "transfer", subject: (_, i) => `to:${(i as { to: string }).to}` }]);
+    const make = (script: ScriptedTurn[]) =>
+      new Agent({ model: new ScriptedModel({ script }), tools: [pay], hooks: [gate()], ledger });
+    const tabA = make([{ toolCalls: [{ name: "transfer", input: { to: "bob", cents: 900 }, id: "t1" }] }, { text: "done" }]);
+    const state = { threadId: "thread-1" };
+    const paused = await tabA.invoke("pay", { invocationState: { ...state } });
+    const snapshot = JSON.parse(JSON.stringify({ messages: tabA.messages, interrupts: tabA.interruptState.toJSON() }));
+    const tabB = make([{ text: "done" }]);
+    tabB.messages = snapshot.messages;
+    tabB.interruptState = InterruptState.fromJSON(snapshot.interrupts);
+    const id = paused.interrupts[0]?.id ?? "";
+    const answer = (response: unknown): InterruptResponse[] => [
+      { interruptResponse: { interruptId: id, response: response as InterruptResponse["interruptResponse"]["response"] } },
+    ];
+    await tabA.invoke(answer({ approved: true, editedArgs: { to: "bob", cents: 500 } }), { invocationState: { ...state } });
+    await tabB.invoke(answer({ approved: true }), { invocationState: { ...state } });
+    expect(sent).toEqual([{ to: "bob", cents: 500 }]);
+    expectConsistentTranscript(tabB.messages);
+  });
+
   test("a call the ledger holds as done is not run again: its recorded result goes into the transcript", async () => {
     const { sent, transfer } = bank();
     const ledger = new MemoryExecutionLedger();

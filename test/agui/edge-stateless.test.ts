@@ -10,6 +10,7 @@ import { sealSession } from "../../src/agui/seal.js";
 import { UserError } from "../../src/errors.js";
 import { signGrant } from "../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
+import { MemoryExecutionLedger } from "../../src/index.js";
 import { bankAgent, bankHandler, newBank, pause, post, resumeBody, send, type Turn } from "./edge-fixtures.js";
 import { input } from "./helpers.js";
 
@@ -257,5 +258,25 @@ describe("limits and logs", () => {
     expect(consoleWarn).not.toHaveBeenCalled();
     expect(warn).toHaveBeenCalled();
     for (const [message, data] of warn.mock.calls) expect(JSON.stringify([message, data]).length).toBeLessThan(2_000);
+  });
+});
+
+describe("what stateless mode cannot promise (README: Deploying to the edge)", () => {
+  test("the latest sealed snapshot replayed runs the call again; a shared execution ledger stops that", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { secret: SECRET });
+    const { turn } = await pause(handle, "t", "pay max 1");
+    const body = resumeBody("t", turn, approve);
+    await send(handle, body);
+    await send(handle, { ...body, runId: crypto.randomUUID() });
+    expect(bank.transfers).toHaveLength(2);
+
+    const guarded = newBank();
+    const withRecord = bankHandler(guarded, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const { turn: t2 } = await pause(withRecord, "t", "pay max 1");
+    const body2 = resumeBody("t", t2, approve);
+    await send(withRecord, body2);
+    await send(withRecord, { ...body2, runId: crypto.randomUUID() });
+    expect(guarded.transfers).toHaveLength(1);
   });
 });

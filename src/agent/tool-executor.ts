@@ -14,6 +14,8 @@ import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
 import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
+import { executionKey } from "./ledger.js";
+import { runContext } from "./run-context.js";
 import { raceAbort } from "./abort.js";
 
 /** How a batch's calls run. */
@@ -69,6 +71,13 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
   let opts = o;
   const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
     const { agent, invocationState } = o;
+    // The key depends only on the call as the model made it: hashing starts now and overlaps the hooks.
+    const key = executionKey({
+      threadId: runContext.threadId.find(invocationState) ?? "",
+      toolUseId: original.toolUseId,
+      input: original.input,
+    });
+    key.catch(() => undefined);
     // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
     const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
     try {
@@ -92,7 +101,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     let call: OpenCall | ToolResultBlock | undefined;
     if (cancelMessage === undefined && selected) {
       try {
-        call = await prepareCall(selected, toolUse, original.input, opts);
+        call = await prepareCall(selected, toolUse, original.input, key, opts);
       } catch (e) {
         if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
         throw e;
@@ -177,6 +186,7 @@ async function prepareCall(
   tool: AgentTool,
   toolUse: ToolUseBlock,
   callInput: unknown,
+  key: Promise<string>,
   o: BatchOptions,
 ): Promise<OpenCall | ToolResultBlock> {
   if (typeof toolUse.input === "string") {
@@ -196,8 +206,8 @@ async function prepareCall(
     toolUse,
     input,
     o.ledger
-      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput }
-      : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput },
+      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput, key }
+      : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput, key },
   );
   return "result" in opened ? opened.result : opened;
 }

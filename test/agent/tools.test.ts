@@ -156,10 +156,11 @@ describe("bad calls become error results the model reads", () => {
 });
 
 describe("executors", () => {
-  function tracked(names: string[]) {
+  function tracked(names: string[], concurrent = false) {
     let active = 0;
     let maxActive = 0;
     const gates = new Map(names.map((n) => [n, deferred()]));
+    const allStarted = deferred();
     const tools = names.map((n) =>
       tool({
         name: n,
@@ -168,8 +169,10 @@ describe("executors", () => {
         callback: async () => {
           active++;
           maxActive = Math.max(maxActive, active);
-          // Give every other call the chance to start before this one ends.
-          await new Promise((r) => setTimeout(r, 1));
+          // Concurrent calls wait for each other to start (each starts once its ledger claim is in,
+          // so a fixed pause would race with the claims); sequential ones just yield.
+          if (active === names.length) allStarted.resolve();
+          await (concurrent ? allStarted.promise : new Promise((r) => setTimeout(r, 1)));
           await gates.get(n)!.promise;
           active--;
           return n;
@@ -181,7 +184,7 @@ describe("executors", () => {
   for (const executor of ["concurrent", "sequential"] as const) {
     test(`${executor}: overlap and per-tool Before/After order`, async () => {
       const names = ["a", "b", "c"];
-      const { tools, gates, max } = tracked(names);
+      const { tools, gates, max } = tracked(names, executor === "concurrent");
       for (const g of gates.values()) g.resolve();
       const model = new ScriptedModel({ script: [{ toolCalls: names.map((n) => ({ name: n, id: n })) }, { text: "ok" }] });
       const agent = new Agent({ model, tools, toolExecutor: executor });

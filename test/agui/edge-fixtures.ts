@@ -25,6 +25,8 @@ export interface BankOptions {
   ttlSeconds?: number;
   /** Each gated call waits this long before it runs (a slow tool). */
   delayMs?: number;
+  /** Each call waits for this before it runs (a test decides when). */
+  hold?: () => Promise<void>;
 }
 
 export const newBank = (): Bank => ({ transfers: [], balances: [], failAfterTool: false });
@@ -74,10 +76,13 @@ export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o:
   });
   const slow = {
     registerHooks(r: { addCallback: (e: typeof BeforeToolCallEvent, f: () => Promise<void>) => void }) {
-      r.addCallback(BeforeToolCallEvent, () => new Promise((ok) => setTimeout(ok, o.delayMs ?? 0)));
+      r.addCallback(BeforeToolCallEvent, async () => {
+        await o.hold?.();
+        await new Promise((ok) => setTimeout(ok, o.delayMs ?? 0));
+      });
     },
   };
-  return new Agent({ name: "bank", model, tools: [transfer, balance], hooks: o.delayMs ? [gate, slow] : [gate] });
+  return new Agent({ name: "bank", model, tools: [transfer, balance], hooks: o.delayMs || o.hold ? [gate, slow] : [gate] });
 }
 
 export const quietLogger = () => ({ warn: () => {}, error: () => {} });

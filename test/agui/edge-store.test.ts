@@ -199,12 +199,15 @@ describe("with a store, the ordinary turns", () => {
 describe("with a store, a thread has one run at a time", () => {
   test("a new turn while another run holds the thread → RUN_ERROR THREAD_BUSY, nothing of it runs", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { delayMs: 80 });
+    let release = () => {};
+    const held = new Promise<void>((ok) => (release = ok));
+    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { hold: () => held });
     const { turn } = await pause(handle, "t", "pay kai 1");
     const resuming = send(handle, resumeBody("t", turn, approve));
     await new Promise((r) => setTimeout(r, 20));
     const other = await send(handle, input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }));
     expect(other.error?.code).toBe("THREAD_BUSY");
+    release();
     expect((await resuming).outcome).toBe("success");
     expect(bank.balances).toEqual([]);
     expect(bank.transfers).toHaveLength(1);
@@ -212,14 +215,21 @@ describe("with a store, a thread has one run at a time", () => {
 
   test("a run whose hold ran out and was taken over saves nothing (THREAD_CONFLICT); the call still ran once", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 10 }, { delayMs: 100 });
+    // The first resume waits before its call until the second has finished; the second runs at once.
+    let release = () => {};
+    const held = new Promise<void>((ok) => (release = ok));
+    let calls = 0;
+    const hold = () => (calls++ === 0 ? held : Promise.resolve());
+    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 10 }, { hold });
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
-    await new Promise((r) => setTimeout(r, 40));
-    const taker = send(handle, { ...body, runId: crypto.randomUUID() });
-    const [first, second] = await Promise.all([slow, taker]);
-    expect([first.error?.code, second.error?.code]).toContain("THREAD_CONFLICT");
+    await new Promise((r) => setTimeout(r, 30));
+    const taker = await send(handle, { ...body, runId: crypto.randomUUID() });
+    expect(taker.outcome).toBe("success");
+    release();
+    const first = await slow;
+    expect(first.error?.code).toBe("THREAD_CONFLICT");
     expect(bank.transfers).toEqual([{ to: "lou", amount: 2 }]);
   });
 });

@@ -6,7 +6,8 @@
  * @example
  * ```ts
  * import { createAguiHandler } from "kaboo-workflows/agui";
- * export default { fetch: createAguiHandler({ agent: () => new Agent({ model, tools }) }) };
+ * import { MemoryThreadStore } from "kaboo-workflows/stores/memory";
+ * export default { fetch: createAguiHandler({ store: new MemoryThreadStore(), agent: () => new Agent({ model, tools }) }) };
  * ```
  *
  * @module

@@ -66,8 +66,8 @@ type Snapshot = { messages: Message[]; interrupts: unknown };
 test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)`, async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(turnArb, { minLength: 1, maxLength: 6 }),
-      fc.array(stepArb, { minLength: 1, maxLength: 6 }),
+      fc.array(turnArb, { minLength: 1, maxLength: 5 }),
+      fc.array(stepArb, { minLength: 1, maxLength: 5 }),
       async (turns, steps) => {
         const ledger = new MemoryExecutionLedger();
         const runs = new Map<string, number>();

@@ -33,6 +33,12 @@ export default {
         });
         return Response.json({ ok });
       }
+      case "/raw": {
+        // What the object answers to a body that is not one of the store's operations.
+        const stub = env.THREAD.get(env.THREAD.idFromName(thread) as never);
+        const res = await stub.fetch("https://kaboo-thread.internal/", { method: "POST", body: await request.text() });
+        return Response.json({ status: res.status, body: await res.json() });
+      }
       case "/claim":
         return Response.json(await store.ledger(thread).claim(url.searchParams.get("key") ?? "k"));
       default:

@@ -71,6 +71,17 @@ describe("DurableObjectThreadStore in workerd", () => {
     expect(outcomes.map((o) => o.status).sort()).toEqual(["claimed", ...Array(9).fill("running")]);
   });
 
+  test("the object refuses bodies that are not store operations, and stays usable", async () => {
+    const raw = (body: string) =>
+      mf.dispatchFetch(`http://localhost/raw?thread=bad`, { method: "POST", body }).then((r) => r.json());
+    expect(await raw("{")).toMatchObject({ status: 400, body: { error: expect.any(String) } });
+    expect(await raw(JSON.stringify({ op: "drop table" }))).toMatchObject({
+      status: 500,
+      body: { error: expect.stringMatching(/unknown operation/) },
+    });
+    expect(await json<{ status: string }>("/claim?thread=bad&key=k")).toMatchObject({ status: "claimed" });
+  });
+
   test("a thread and its claims survive a restart (persisted storage)", async () => {
     const persist = join(dir, "do-persist");
     const thread = crypto.randomUUID();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ToolBatchError, describe } from "../errors.js";
+import { failedBatch } from "./failed-batch.js";
 import { interruptCallId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } from "./events.js";
@@ -189,41 +189,6 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   if (signal.aborted) return "cancelled";
   if (batch.stopLoop || stopAfterBatch) return "stopped";
   return undefined;
-}
-
-/**
- * Keeps what a failed batch finished. A failed resume keeps its pause with those results (a retry
- * with the same answers runs only the calls that did not finish, and the ledger replays any that
- * finished meanwhile); a fresh batch that ran part way is closed in the transcript as it went.
- * @returns The error to throw: {@link ToolBatchError} naming what ran when some calls did, else the failure.
- */
-async function failedBatch(run: Invocation, pending: Pending, failure: BatchFailure, stopAfterBatch: boolean): Promise<unknown> {
-  const cause = failure.cause;
-  const finished = failure.outcomes.flatMap((o) => (o.kind === "done" && !o.cutOff ? [o.result] : []));
-  if (finished.length === 0) return cause;
-  const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
-  if (run.resumedBatch) {
-    run.keptBatch = { toolUseMessage: pending.message, toolResults: [...pending.done, ...finished], stopLoop: stopAfterBatch };
-  } else {
-    run.committed = true;
-    const byId = new Map(finished.map((r) => [r.toolUseId, r]));
-    const note = `The run failed before this call finished (${describe(cause)}); it did not run.`;
-    run.lastAssistant = pending.message;
-    // The run already fails with `cause`; a hook failing on these messages must not hide it.
-    await run
-      .append(pending.message, {
-        role: "user",
-        content: calls.map((c) => byId.get(c.toolUseId) ?? errorResult(c.toolUseId, note)),
-      })
-      .catch(() => undefined);
-  }
-  const ranIds = new Set([...pending.done, ...finished].map((r) => r.toolUseId));
-  const named = (c: ToolUseBlock) => ({ toolUseId: c.toolUseId, name: c.name });
-  return new ToolBatchError(
-    cause,
-    calls.filter((c) => ranIds.has(c.toolUseId)).map(named),
-    calls.filter((c) => !ranIds.has(c.toolUseId)).map(named),
-  );
 }
 
 /** The batch's results by call, and its assistant message with each call as it actually ran. */

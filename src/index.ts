@@ -48,6 +48,8 @@ export type { AgentMetrics, ToolMetrics } from "./agent/metrics.js";
 export { DEFAULT_LEASE_MS, executionKey } from "./agent/ledger.js";
 export type { ClaimOptions, ClaimOutcome, ExecutionKeyParts, ExecutionLedger, LedgerResult } from "./agent/ledger.js";
 export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
+export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/call-ledger.js";
+export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/call-ledger.js";
 export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";

@@ -116,3 +116,13 @@ describe("ToolContext.idempotencyKey", () => {
     expect(s.keys[0]).toBe(await s.key("ask"));
   });
 });
+
+describe("the public entry", () => {
+  test("exports the question's name and the answer reader a front end needs", async () => {
+    const core = await import("../../src/index.js");
+    expect(core.OUTCOME_UNKNOWN).toBe("outcome_unknown");
+    expect(core.readOutcomeAnswer({ action: "treat_as_done" })).toBe("treat_as_done");
+    expect(core.readOutcomeAnswer({ approved: true })).toBe("run_again");
+    expect(core.readOutcomeAnswer("yes")).toBe("cancel");
+  });
+});

@@ -214,3 +214,14 @@ describe("ToolNameSanitizer hook", () => {
     expect(e.cancel).toBe(false);
   });
 });
+
+describe("sanitizeToolName: names that are also header words", () => {
+  // Found by the fuzz test above (seed-dependent): a tool named like a Harmony header word was
+  // refused when the model appended a special token to its name.
+  test.each(["to", "final", "json", "user"])("%s<|end|> maps to a registered tool named %s", (name) => {
+    expect(sanitizeToolName(`${name}<|end|>`, [name, "other"])).toEqual({ name });
+  });
+  test("a header word after a token is still framing, not a name", () => {
+    expect(sanitizeToolName("get_weather<|channel|>final", ["get_weather", "final"])).toEqual({ name: "get_weather" });
+  });
+});

@@ -66,15 +66,17 @@ function extractCandidates(raw: string): { primary: string[]; glued: string[] } 
     if (!primary.includes(c)) primary.push(c);
   };
   const segments = text.split(SPECIAL_TOKEN);
-  for (const segment of segments) {
+  for (const [index, segment] of segments.entries()) {
     const recipient = /(?:^|\s)to=(\S+)/.exec(segment);
     if (recipient?.[1]) {
       // Harmony header: `commentary to=functions.x <|constrain|>json` names its recipient; the rest is framing.
       add(recipient[1], false);
       continue;
     }
-    add(segment, !hasTokens && segments.length === 1);
     const words = segment.trim().split(/\s+/);
+    // Header words follow a token; a lone word before the first token is where the name stands
+    // (`final<|end|>` names a tool called `final` when one is registered).
+    add(segment, (!hasTokens && segments.length === 1) || (index === 0 && words.length === 1));
     if (words.length > 1 && framed) for (const w of words) add(w, false);
   }
   // llama.cpp saw gpt-oss glue the constrain word onto the name (`shelljson`); only a fallback.

@@ -6,6 +6,7 @@
  */
 import * as z from "zod/v4/mini";
 import { InvalidInterruptResponseError, InvalidStateError, PartialResumeError, UnknownInterruptIdError } from "../errors.js";
+import { canonicalJson } from "./canonical-json.js";
 import { assertDepth } from "./json-depth.js";
 import type { JsonObject, JsonValue } from "./messages.js";
 
@@ -122,14 +123,20 @@ export class InterruptState {
 
   /**
    * Applies resume answers: every pending interrupt must be answered, with a
-   * non-null value, and no unknown id may appear.
+   * non-null value, no unknown id may appear, and an interrupt answered before
+   * takes only the same answer again.
    * @throws UnknownInterruptIdError, PartialResumeError, InvalidInterruptResponseError
    */
   resume(responses: readonly InterruptResponse[]): void {
     const pending = this.pendingIds();
     const answers = new Map<string, JsonValue>();
     for (const { interruptResponse: r } of responses) {
-      if (!this.interrupts.has(r.interruptId)) throw new UnknownInterruptIdError(r.interruptId, pending);
+      const known = this.interrupts.get(r.interruptId);
+      if (!known) throw new UnknownInterruptIdError(r.interruptId, pending);
+      // An answered interrupt takes only its own answer again (a failed resume retried): another
+      // would change what an earlier question decided, say an edit sent under a later question.
+      if (known.response !== undefined && canonicalJson(known.response) !== canonicalJson(r.response ?? null))
+        throw new UnknownInterruptIdError(r.interruptId, pending);
       if (r.response === undefined || r.response === null) {
         throw new InvalidInterruptResponseError(r.interruptId, "the answer is null or undefined");
       }

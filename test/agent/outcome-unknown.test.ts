@@ -11,6 +11,8 @@ import {
   tool,
   type JsonValue,
 } from "../../src/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { InterruptState } from "../../src/agent/interrupt.js";
 import { expectConsistentTranscript } from "./helpers.js";
 
 function setup() {
@@ -124,5 +126,52 @@ describe("the public entry", () => {
     expect(core.readOutcomeAnswer({ action: "treat_as_done" })).toBe("treat_as_done");
     expect(core.readOutcomeAnswer({ approved: true })).toBe("run_again");
     expect(core.readOutcomeAnswer("yes")).toBe("cancel");
+  });
+});
+
+describe("an answer given before the outcome_unknown question", () => {
+  test("cannot be changed on its resume: run_again runs the call as approved, not with a new edit", async () => {
+    let now = 1_000;
+    const ledger = new MemoryExecutionLedger({ now: () => now });
+    const sent: { to: string; cents: number }[] = [];
+    const pay = tool({
+      name: "transfer",
+      description: "moves money",
+      inputSchema: z.object({ to: z.string(), cents: z.number() }),
+      callback: (i) => {
+        sent.push(i);
+        return "sent";
+      },
+    });
+    const make = () =>
+      new Agent({
+        model: new ScriptedModel({
+          script: [{ toolCalls: [{ name: "transfer", input: { to: "bob", cents: 5 }, id: "t1" }] }, { text: "done" }],
+        }),
+        tools: [pay],
+        ledger,
+        hooks: [new InterruptHook([{ pattern: "transfer", subject: (_, i) => `to:${(i as { to: string }).to}` }])],
+      });
+    const agent = make();
+    const asked = await agent.invoke("pay", state());
+    const approval = asked.interrupts[0]?.id ?? "";
+    // The page claimed the approved call and died before it settled.
+    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob", cents: 5 } }), { leaseMs: 10 });
+    now += 11;
+    const unknown = await agent.invoke(answer(approval, { approved: true }), state());
+    const question = unknown.interrupts.find((i) => i.name === "outcome_unknown");
+    expect(question?.reason).toMatchObject({ input: { to: "bob", cents: 5 } });
+    // A reload: a cold agent from the snapshot (the agent's own state is not in it).
+    const cold = make();
+    cold.messages = JSON.parse(JSON.stringify(agent.messages));
+    cold.interruptState = InterruptState.fromJSON(JSON.parse(JSON.stringify(agent.interruptState)));
+    const rewritten = [
+      ...answer(question?.id ?? "", { action: "run_again" }),
+      ...answer(approval, { approved: true, editedArgs: { to: "bob", cents: 5000 } }),
+    ];
+    await expect(cold.invoke(rewritten, state())).rejects.toMatchObject({ code: "UNKNOWN_INTERRUPT_ID" });
+    expect(sent).toEqual([]);
+    await cold.invoke(answer(question?.id ?? "", { action: "run_again" }), state());
+    expect(sent).toEqual([{ to: "bob", cents: 5 }]);
   });
 });

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { canonicalJson } from "../../agent/canonical-json.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 
 /** Decision scopes, narrowest first: this call, this conversation, from now on. */
@@ -143,13 +144,7 @@ export function jsonHash(value: unknown): string {
   return (h >>> 0).toString(36);
 }
 
-/** JSON with object keys sorted, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
-}
+export { canonicalJson };
 
 /** Parses an ISO date; `undefined` when absent or unreadable. */
 export function parseTime(iso: unknown): number | undefined {

@@ -18,6 +18,7 @@ import { toolCounts } from "./bank.js";
 import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
 import { addStopMark, forgetMarks, keepStopMarks, markAsked, stopMarks, wasAsked } from "./marks.js";
+import { copyReply, setupControls, toast } from "./controls.js";
 import { setupChrome } from "./page-chrome.js";
 import { createRunner, GATE_SUBJECTS, modelMaker } from "./runner.js";
 import { loadSettings, modelLabel, setupSettings } from "./settings.js";
@@ -30,7 +31,6 @@ const params = new URLSearchParams(location.search);
 const ttl = Math.max(1, Number(params.get("ttl")) || 30);
 const delay = Math.max(0, Number(params.get("delay") ?? 12) || 0);
 const THREAD_KEY = "kaboo-demo:thread";
-const CANCEL = /^\s*(?:cancel|no|deny|don'?t|stop|never\s*mind)\b/i;
 
 const grantStore = new IndexedDbGrantStore();
 const sessionStore = new IndexedDbSessionStore();
@@ -58,12 +58,11 @@ const state = {
   marks: [] as StopMark[],
   /** The animation frame a render is scheduled for (0: none). */
   frame: 0,
-  toastTimer: undefined as ReturnType<typeof setTimeout> | undefined,
 };
 
 const transcript = new Transcript($("#transcript"), $<HTMLButtonElement>("#to-bottom"), (action, target) => {
   if (action === "prompt") send(target.dataset["prompt"] ?? "");
-  else if (action === "copy") void copyReply(target);
+  else if (action === "copy") void copyReply(target, state.kaboo.messages);
   else if (action === "retry" && !state.running) void run();
   else if (action === "regenerate") regenerate();
   else if (action === "review") askNext();
@@ -127,14 +126,6 @@ function scheduleRender(): void {
     state.frame = 0;
     render();
   });
-}
-
-function toast(text: string): void {
-  const t = $("#toast");
-  t.textContent = text;
-  t.hidden = false;
-  clearTimeout(state.toastTimer);
-  state.toastTimer = setTimeout(() => (t.hidden = true), 5000);
 }
 
 function makeAgent(id: string): KabooAgent {
@@ -277,15 +268,6 @@ function regenerate(): void {
   void run();
 }
 
-async function copyReply(button: HTMLElement): Promise<void> {
-  const id = button.closest<HTMLElement>(".msg")?.dataset["id"];
-  const message = state.kaboo.messages.find((m) => m.id === id);
-  if (!message) return;
-  await navigator.clipboard.writeText(contentText(message));
-  button.textContent = "Copied";
-  setTimeout(() => (button.textContent = "Copy"), 1500);
-}
-
 function stop(): void {
   if (!state.running) return;
   stopFlags.set(state.threadId, true);
@@ -294,41 +276,7 @@ function stop(): void {
   toast("Stopped. Nothing else will run in this answer.");
 }
 
-$("#composer").addEventListener("submit", (e) => {
-  e.preventDefault();
-  const text = prompt.value.trim();
-  if (!text || state.running) return;
-  if (document.body.dataset["status"] === "awaiting-approval") {
-    if (!CANCEL.test(text)) return toast("Answer the approval first, or type “cancel” to decline it.");
-    prompt.value = "";
-    dialog.close();
-    for (const i of state.kaboo.pendingInterrupts.filter((p) => !state.answers.some((a) => a.interruptId === p.id)))
-      answer(i, { approved: false, scope: "once" });
-    return;
-  }
-  prompt.value = "";
-  send(text);
-});
-for (const chip of document.querySelectorAll<HTMLButtonElement>("#welcome .chip"))
-  chip.addEventListener("click", () => send(chip.dataset["prompt"] ?? ""));
-// Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
-// run then ends as "cancelled" and run() puts the page back to idle with a mark.
-$("#stop").addEventListener("click", stop);
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && state.running && !dialog.open) stop();
-});
-$("#review").addEventListener("click", () => askNext());
-$("#approval").addEventListener("close", () => {
-  if (document.body.dataset["status"] !== "awaiting-approval") return;
-  $("#pending-banner").hidden = false;
-  $("#review").focus();
-});
-$("#new-thread").addEventListener("click", () => void openThread(crypto.randomUUID()).then(() => prompt.focus()));
-// Another tab ran this conversation (e.g. answered the approval shown here): show what it did.
-tabs.addEventListener("message", (e: MessageEvent<{ threadId?: unknown }>) => {
-  if (e.data.threadId === state.threadId && !state.running) void openThread(state.threadId);
-});
-
+setupControls({ state, dialog, prompt, tabs, send, stop, askNext, answer, openThread });
 setupChrome();
 setupTheme($<HTMLButtonElement>("#theme-toggle"));
 const settingsDialog = $<HTMLDialogElement>("#settings");

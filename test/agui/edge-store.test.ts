@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import type { JsonObject } from "../../src/agent/messages.js";
 import { MemoryThreadStore } from "../../src/stores/memory.js";
+import { deferred } from "../agent/helpers.js";
 import { bankHandler, newBank, pause, resumeBody, send } from "./edge-fixtures.js";
 import { input } from "./helpers.js";
 
@@ -201,10 +202,17 @@ describe("with a store, a thread has one run at a time", () => {
     const bank = newBank();
     let release = () => {};
     const held = new Promise<void>((ok) => (release = ok));
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { hold: () => held });
+    // The resume holds the thread once its call has started: wait for that, not for a fixed time
+    // (under load the resume may not have claimed the thread after a few milliseconds).
+    const started = deferred();
+    const hold = () => {
+      started.resolve();
+      return held;
+    };
+    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { hold });
     const { turn } = await pause(handle, "t", "pay kai 1");
     const resuming = send(handle, resumeBody("t", turn, approve));
-    await new Promise((r) => setTimeout(r, 20));
+    await started.promise;
     const other = await send(handle, input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }));
     expect(other.error?.code).toBe("THREAD_BUSY");
     release();
@@ -218,12 +226,20 @@ describe("with a store, a thread has one run at a time", () => {
     // The first resume waits before its call until the second has finished; the second runs at once.
     let release = () => {};
     const held = new Promise<void>((ok) => (release = ok));
+    const started = deferred();
     let calls = 0;
-    const hold = () => (calls++ === 0 ? held : Promise.resolve());
+    const hold = () => {
+      if (calls++ > 0) return Promise.resolve();
+      started.resolve();
+      return held;
+    };
     const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 10 }, { hold });
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
+    // The slow run holds the thread once its call has started; then its 10 ms hold runs out. A fixed
+    // pause alone let the taker claim the thread first under load (and then wait on the held call).
+    await started.promise;
     await new Promise((r) => setTimeout(r, 30));
     const taker = await send(handle, { ...body, runId: crypto.randomUUID() });
     expect(taker.outcome).toBe("success");

@@ -111,7 +111,9 @@ describe("IndexedDbGrantStore (fake-indexeddb)", () => {
     rogue.postMessage("hello");
     await silent.grant({ tool: "pay", scope: "always" });
     rogue.postMessage({ kaboo: "grants-changed", v: 1, type: "revoke", ids: ["a"] });
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait for the last message rather than a fixed 50 ms (a loaded machine delivers later). One
+    // sender's messages arrive in order, so the earlier malformed ones have been seen (and ignored) by then.
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 10_000, interval: 10 });
     rogue.close();
     expect(seen).toEqual([{ type: "revoke", ids: ["a"], origin: "remote" }]);
   });

@@ -39,6 +39,8 @@ type Open =
 
 /**
  * Consumes a model stream into one assistant message.
+ * @param usedIds - Call ids the transcript already holds (read only when the response calls tools);
+ *   a reused one gets a suffix. Default: none.
  * @throws ModelStreamError when the stream ends before `messageStop` or breaks the event order.
  */
 export async function assembleResponse(
@@ -46,6 +48,7 @@ export async function assembleResponse(
   onEvent: (event: ModelStreamEvent) => void,
   metrics: AgentMetrics,
   signal: AbortSignal | undefined,
+  usedIds?: () => ReadonlySet<string>,
 ): Promise<(ModelResponse & { partial?: false }) | { partial: true; message: Message }> {
   const open = new Map<number, Open>();
   const done: { index: number; block: ContentBlock }[] = [];
@@ -143,13 +146,15 @@ export async function assembleResponse(
   // A turn cut short (maxTokens, contentFiltered …) ends the run: its calls would never get results,
   // and a toolUse without its toolResult breaks the transcript (and the next provider request).
   if (hasTools && stopReason !== "toolUse") content = content.filter((b) => b.type !== "toolUse");
-  // Ids identify calls, their results and their interrupts: a server that repeats one in a response
-  // would make two calls share an approval. Repeats get a suffix (the transcript sends it back as is).
+  // Ids identify calls, their results, their interrupts and their ledger entries: a server that
+  // repeats one in a response, or reuses one of an earlier turn (`usedIds`), would make two calls
+  // share an approval or a recorded result. Repeats get a suffix (the transcript sends it back as is).
   const seen = new Set<string>();
+  const used = hasTools && usedIds ? usedIds() : new Set<string>();
   for (const b of content) {
     if (b.type !== "toolUse") continue;
     let id = b.toolUseId;
-    for (let n = 2; seen.has(id); n++) id = `${b.toolUseId}_${n}`;
+    for (let n = 2; seen.has(id) || used.has(id); n++) id = `${b.toolUseId}_${n}`;
     b.toolUseId = id;
     seen.add(id);
   }
@@ -254,6 +259,7 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
         (event) => o.emit({ type: "model", event }),
         metrics,
         o.signal,
+        () => transcriptCallIds(agent.messages),
       );
     } catch (e) {
       error = e;
@@ -278,4 +284,11 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     metrics.cycles++;
     return full;
   }
+}
+
+/** Ids of the calls a transcript already holds. */
+function transcriptCallIds(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) for (const b of m.content) if (b.type === "toolUse") ids.add(b.toolUseId);
+  return ids;
 }

@@ -45,4 +45,17 @@ describe("duplicate tool-call ids", () => {
     }
     expect(String(error ?? "")).toBe("");
   });
+
+  it("(b) a server that reuses an id in a later turn: the second approved call runs too (not answered with the first's result)", async () => {
+    const { sent, make } = setup(({ lastToolResults }) =>
+      lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
+    );
+    const agent = make();
+    for (let turn = 0; turn < 2; turn++) {
+      const r = await agent.invoke(`pay bob (${turn})`);
+      const answers = r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+      await agent.invoke(answers);
+    }
+    expect(sent).toEqual([{ to: "bob" }, { to: "bob" }]);
+  });
 });

@@ -59,32 +59,15 @@ type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed
  * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
  */
 export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent> {
-  const { store, input, principal, log } = o;
+  const { store, input, log } = o;
   const { threadId, runId } = input;
   const now = o.now ?? Date.now;
   const resume = input.resume ?? [];
-  let record: ThreadRecord | undefined;
-  let lease: ThreadLease | undefined;
-  for (let attempt = 0; attempt < 3 && !lease; attempt++) {
-    record = await store.load(threadId);
-    const decision = decide(record, resume, principal, now());
-    if ("refuse" in decision) return yield* refused(input, decision.refuse);
-    if ("replay" in decision) return yield* replayed(input, record, decision.replay);
-    const held: ThreadLease = {
-      token: crypto.randomUUID(),
-      runId,
-      resume: resume.length > 0,
-      expiresAt: now() + (o.leaseMs ?? DEFAULT_RUN_LEASE_MS),
-    };
-    const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease: held, updatedAt: now() };
-    if (await store.compareAndSet(threadId, record.version, data)) {
-      lease = held;
-      record = { ...data, version: record.version + 1 };
-    }
-  }
-  if (!lease || !record) return yield* refused(input, busy(resume.length > 0));
+  const taken = await takeThread(o, now);
+  if ("refuse" in taken) return yield* refused(input, taken.refuse);
+  if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
 
-  const held = record;
+  const held = taken.record;
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
@@ -130,6 +113,35 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   } finally {
     if (!ended) await releaseThread(store, threadId, held, now(), log);
   }
+}
+
+/**
+ * Takes the thread for this run: a lease written with compare-and-set over the version read, so
+ * of two racing requests one wins (the other reads the lease on its next try).
+ * @returns The record as held (lease written), a refusal, or the recorded outcome to replay.
+ */
+async function takeThread(
+  o: StoredRunOptions,
+  now: () => number,
+): Promise<{ record: ThreadRecord } | { refuse: KabooError } | { replay: RecordedOutcome; record: ThreadRecord }> {
+  const { store, input, principal } = o;
+  const resume = input.resume ?? [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const record = await store.load(input.threadId);
+    const decision = decide(record, resume, principal, now());
+    if ("refuse" in decision) return decision;
+    if ("replay" in decision) return { replay: decision.replay, record };
+    const lease: ThreadLease = {
+      token: crypto.randomUUID(),
+      runId: input.runId,
+      resume: resume.length > 0,
+      expiresAt: now() + (o.leaseMs ?? DEFAULT_RUN_LEASE_MS),
+    };
+    const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: now() };
+    if (await store.compareAndSet(input.threadId, record.version, data))
+      return { record: { ...data, version: record.version + 1 } };
+  }
+  return { refuse: busy(resume.length > 0) };
 }
 
 function decide(

@@ -5,6 +5,7 @@
  * finished, or declined / expired — a call that never ran is never shown as started).
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
+import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import type { ContextReport, StreamEvent } from "kaboo-workflows/hooks";
 
 const MAX_EVENTS = 200;
@@ -41,7 +42,7 @@ function describe(e: Logged): { title: string; detail: string; outcome: string }
     case "interrupt": {
       const reason = d["reason"] as { message?: unknown } | undefined;
       return {
-        title: str(d, "name") === "outcome_unknown" ? "Outcome unknown, asking you" : "Waiting for approval",
+        title: str(d, "name") === OUTCOME_UNKNOWN ? "Outcome unknown, asking you" : "Waiting for approval",
         detail: typeof reason?.message === "string" ? reason.message : str(d, "name"),
         outcome: "warn",
       };

@@ -10,13 +10,14 @@
  */
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
 import * as z from "zod/v4";
+import { OUTCOME_UNKNOWN, type OutcomeAction } from "kaboo-workflows";
 import { actionWords } from "./actions.js";
 import { toolSchemas } from "./bank.js";
 
 /** The person's answer: an approval's, or what to do with a call whose outcome is unknown. */
 export type DialogAnswer =
   | { approved: boolean; scope: "once" | "thread" | "always"; editedArgs?: Record<string, unknown> }
-  | { action: "run_again" | "treat_as_done" | "cancel" };
+  | { action: OutcomeAction };
 
 type Scope = "once" | "thread" | "always";
 
@@ -44,7 +45,7 @@ const requestSchema = z.looseObject({
 
 /** Reads the request behind an interrupt; `undefined` when it is not one the dialog asks. */
 export function approvalRequest(i: AguiInterrupt): Request | undefined {
-  if (i.reason !== "tool_call" && i.reason !== "outcome_unknown") return undefined;
+  if (i.reason !== "tool_call" && i.reason !== OUTCOME_UNKNOWN) return undefined;
   const parsed = requestSchema.safeParse((i.metadata as { kaboo?: unknown } | undefined)?.kaboo);
   if (!parsed.success) return undefined;
   const kind = i.reason === "tool_call" ? "approval" : "unknown";
@@ -95,9 +96,7 @@ export class ApprovalDialog {
     );
     this.#q<HTMLButtonElement>("#approval-later").addEventListener("click", () => this.close());
     for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-outcome]"))
-      b.addEventListener("click", () =>
-        this.#answer({ action: b.dataset["outcome"] as "run_again" | "treat_as_done" | "cancel" }),
-      );
+      b.addEventListener("click", () => this.#answer({ action: b.dataset["outcome"] as OutcomeAction }));
     this.#q<HTMLButtonElement>("#edit-toggle").addEventListener("click", () => this.#toggleEdit());
     this.#q<HTMLTextAreaElement>("#approval-edit").addEventListener("input", () => this.#validate());
     for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {

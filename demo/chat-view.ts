@@ -5,6 +5,7 @@
  * leaves: "thinking…", "stopped", an error with Retry, and Regenerate after the last reply.
  */
 import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
+import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import { actionWords } from "./actions.js";
 import { TOOL_LABELS } from "./bank.js";
 import { MarkdownStream } from "./markdown.js";
@@ -174,7 +175,7 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       Object.assign(row.dataset, { tool: name, status, callId: call.id });
       const words = actionWords(name, args);
       const failure = result && failed ? notRun(text) : undefined;
-      const lost = interrupt?.reason === "outcome_unknown";
+      const lost = interrupt?.reason === OUTCOME_UNKNOWN;
       const label = {
         done: "Done",
         error: failure?.badge ?? "Not run",

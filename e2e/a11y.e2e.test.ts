@@ -4,12 +4,20 @@
  * critical violations fail the test.
  */
 import { expect, test } from "vitest";
+import type { BrowserContext } from "playwright";
 import { axeProblems, lastAnswer, newContext, openDemo, say, settle, useDemo } from "./harness.js";
 
 useDemo();
 
+/** The demo with animations off, so axe never measures a dialog halfway through fading in. */
+async function still(context: BrowserContext, query?: string) {
+  const page = await openDemo(context, query);
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  return page;
+}
+
 test("light theme: empty, streaming, dialog, editing, grants panel", async () => {
-  const page = await openDemo(await newContext(), "?delay=25");
+  const page = await still(await newContext(), "?delay=25");
   expect(await axeProblems(page), "empty").toEqual([]);
 
   await page.fill("#prompt", "Explain how approvals work");
@@ -33,7 +41,7 @@ test("light theme: empty, streaming, dialog, editing, grants panel", async () =>
 });
 
 test("dark theme and 375 px", async () => {
-  const dark = await openDemo(await newContext(undefined, "dark"));
+  const dark = await still(await newContext(undefined, "dark"));
   expect(await dark.getAttribute("html", "data-theme")).toBe("dark");
   expect(await say(dark, "pay eve 7")).toBe("asked");
   expect(await axeProblems(dark), "dark dialog").toEqual([]);
@@ -41,7 +49,7 @@ test("dark theme and 375 px", async () => {
   await settle(dark);
   expect(await axeProblems(dark), "dark after a declined call").toEqual([]);
 
-  const narrow = await openDemo(await newContext({ width: 375, height: 812 }));
+  const narrow = await still(await newContext({ width: 375, height: 812 }));
   expect(await say(narrow, "Send 42 to Bob")).toBe("asked");
   expect(await axeProblems(narrow), "375 px dialog").toEqual([]);
   await narrow.click("#approve-once");

@@ -199,7 +199,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
 
     let agent: Agent;
     try {
-      const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret });
+      const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret, principal });
       if (opened instanceof InvalidSessionError) {
         log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
         return sse(refusal(input, opened), options, cors);
@@ -218,7 +218,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
     const release = () => request.signal.removeEventListener("abort", abort);
     const events = edgeRun({ agent, input, signal: controller.signal, request, options, grants, log, release });
-    return sse(sealOutgoing(events, input.threadId, options.secret), options, cors, controller);
+    return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
   };
 }
 

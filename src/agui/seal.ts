@@ -19,7 +19,7 @@ import { SESSION_STATE_KEY } from "./run.js";
  * Version of the seal.
  *
  * - 1: `seal: "v1.<base64url HMAC-SHA256>"` over `kaboo-session v1\n<JSON thread id>\n<canonical JSON
- *   of the session without its seal>`.
+ *   of the session without its seal>`; with a principal, `principal <JSON principal>\n` comes before the JSON.
  */
 export const SEAL_VERSION = 1;
 
@@ -28,9 +28,11 @@ export const SEAL_KEY = "seal";
 
 const PREFIX = `v${SEAL_VERSION}.`;
 
-function sealedText(session: JsonObject, threadId: string): string {
+function sealedText(session: JsonObject, threadId: string, principal: string | undefined): string {
   const { [SEAL_KEY]: _seal, ...rest } = session;
-  return `kaboo-session v${SEAL_VERSION}\n${JSON.stringify(threadId)}\n${canonicalJson(rest)}`;
+  // With a principal the session is that person's too: another person cannot answer its questions.
+  const owner = principal === undefined ? "" : `principal ${JSON.stringify(principal)}\n`;
+  return `kaboo-session v${SEAL_VERSION}\n${JSON.stringify(threadId)}\n${owner}${canonicalJson(rest)}`;
 }
 
 /**
@@ -39,10 +41,16 @@ function sealedText(session: JsonObject, threadId: string): string {
  * @param session - The outgoing `kaboo_session` (any old seal is replaced).
  * @param threadId - The thread it belongs to.
  * @param secret - The handler's secret.
+ * @param principal - The person the session is for (the handler's `principal`). Default: none.
  * @returns A copy with `seal`.
  */
-export async function sealSession(session: JsonObject, threadId: string, secret: GrantSecret): Promise<JsonObject> {
-  return { ...session, [SEAL_KEY]: PREFIX + (await hmacText(sealedText(session, threadId), secret)) };
+export async function sealSession(
+  session: JsonObject,
+  threadId: string,
+  secret: GrantSecret,
+  principal?: string,
+): Promise<JsonObject> {
+  return { ...session, [SEAL_KEY]: PREFIX + (await hmacText(sealedText(session, threadId, principal), secret)) };
 }
 
 /**
@@ -51,13 +59,15 @@ export async function sealSession(session: JsonObject, threadId: string, secret:
  * @param value - The incoming `kaboo_session` (untrusted).
  * @param threadId - The run's thread.
  * @param secret - The handler's secret.
+ * @param principal - The person the run serves. Default: none.
  * @returns `{ session }` without its seal, or `{ reason }` when it is unsealed, altered, sealed for
- *   another thread or with another secret.
+ *   another thread or person, or with another secret.
  */
 export async function openSession(
   value: unknown,
   threadId: string,
   secret: GrantSecret,
+  principal?: string,
 ): Promise<{ session: JsonObject } | { reason: string }> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { reason: "the session is not an object" };
   const session = value as JsonObject;
@@ -66,12 +76,12 @@ export async function openSession(
   if (!seal.startsWith(PREFIX)) return { reason: "the seal has an unsupported version" };
   let text: string;
   try {
-    text = sealedText(session, threadId);
+    text = sealedText(session, threadId, principal);
   } catch {
     return { reason: "the session cannot be read" };
   }
   if (!(await verifyHmacText(text, seal.slice(PREFIX.length), secret))) {
-    return { reason: "the seal does not match (altered, for another thread, or sealed with another secret)" };
+    return { reason: "the seal does not match (altered, for another thread or person, or sealed with another secret)" };
   }
   const { [SEAL_KEY]: _seal, ...rest } = session;
   return { session: rest };
@@ -83,12 +93,12 @@ export async function openSession(
  * (it is passed on unsealed).
  *
  * @param input - The run's input.
- * @param o - `store`: whether a thread store decides; `secret`: the handler's secret.
+ * @param o - `store`: whether a thread store decides; `secret`: the handler's secret; `principal`: the run's person.
  * @returns The state, or the refusal.
  */
 export async function openIncomingState(
   input: RunAgentInput,
-  o: { store: boolean; secret: GrantSecret | undefined },
+  o: { store: boolean; secret: GrantSecret | undefined; principal?: string | undefined },
 ): Promise<Record<string, unknown> | InvalidSessionError> {
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   const session = state[SESSION_STATE_KEY];
@@ -97,7 +107,7 @@ export async function openIncomingState(
     return state;
   }
   if (o.secret === undefined || session === undefined || session === null) return state;
-  const opened = await openSession(session, input.threadId, o.secret);
+  const opened = await openSession(session, input.threadId, o.secret, o.principal);
   if ("reason" in opened) return new InvalidSessionError(`The session was refused: ${opened.reason}.`);
   state[SESSION_STATE_KEY] = opened.session;
   return state;
@@ -109,12 +119,14 @@ export async function openIncomingState(
  * @param events - The run's events.
  * @param threadId - The run's thread.
  * @param secret - The handler's secret; none: events pass unchanged.
+ * @param principal - The person the run serves. Default: none.
  * @returns The events.
  */
 export async function* sealOutgoing(
   events: AsyncIterable<BaseEvent>,
   threadId: string,
   secret: GrantSecret | undefined,
+  principal?: string,
 ): AsyncGenerator<BaseEvent> {
   for await (const event of events) {
     const snapshot = event.type === EventType.STATE_SNAPSHOT ? (event as StateSnapshotEvent).snapshot : undefined;
@@ -123,7 +135,7 @@ export async function* sealOutgoing(
       yield event;
       continue;
     }
-    const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret) };
+    const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal) };
     yield { ...(event as StateSnapshotEvent), snapshot: out } satisfies StateSnapshotEvent;
   }
 }

@@ -96,6 +96,18 @@ describe("without a store: sealed sessions", () => {
     expect(bank.transfers).toEqual([]);
   });
 
+  test("with a principal, a session sealed for one person is refused for another", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { secret: SECRET, principal: (req) => req.headers.get("x-user") ?? "" });
+    const { turn } = await pause(handle, "t", "pay cy 5", { "x-user": "ann" });
+    const other = await send(handle, resumeBody("t", turn, approve), { "x-user": "mallory" });
+    expect(other.error?.code).toBe("INVALID_SESSION");
+    expect(bank.transfers).toEqual([]);
+    const own = await send(handle, resumeBody("t", turn, approve), { "x-user": "ann" });
+    expect(own.error).toBeUndefined();
+    expect(bank.transfers).toEqual([{ to: "cy", amount: 5 }]);
+  });
+
   test("tool calls in client-sent assistant messages never run server tools", async () => {
     const bank = newBank();
     const handle = bankHandler(bank, { secret: SECRET });

@@ -153,7 +153,10 @@ function decide(
   if (record.owner !== null && record.owner !== principal) {
     return { refuse: new ThreadForbiddenError("This thread belongs to someone else.") };
   }
-  const answered = resume.map((r) => record.answered[r.interruptId]).find((a) => a !== undefined);
+  // Own keys only: an id such as "constructor" must not read Object.prototype as a recorded outcome.
+  const answered = resume
+    .map((r) => (Object.hasOwn(record.answered, r.interruptId) ? record.answered[r.interruptId] : undefined))
+    .find((a) => a !== undefined);
   if (answered) return { replay: answered };
   if (liveLease(record, now)) return { refuse: busy(resume.length > 0) };
   if (resume.length === 0) return { proceed: true };

@@ -61,6 +61,17 @@ describe("with a store, a replay runs nothing", () => {
     expect(bank.transfers).toEqual([{ to: "cleo", amount: 3 }]);
   });
 
+  test("an interrupt id named like an Object.prototype key is unknown, not a replay", async () => {
+    const bank = newBank();
+    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const { turn } = await pause(handle, "t", "pay gus 2");
+    for (const id of ["constructor", "__proto__", "toString"]) {
+      const r = await send(handle, resumeBody("t", turn, approve, id));
+      expect(r.error?.code).toBe("UNKNOWN_INTERRUPT_ID");
+    }
+    expect(bank.transfers).toEqual([]);
+  });
+
   test("an older snapshot replayed after the thread moved on runs nothing", async () => {
     const bank = newBank();
     const handle = bankHandler(bank, { store: new MemoryThreadStore() });

@@ -16,6 +16,9 @@ export default defineConfig(async () => {
           test: {
             name: "unit",
             environment: "node",
+            // Property tests and the dist/ bundle check take seconds; on a loaded CI machine several
+            // times more than vitest's default 5 s. A test that must not hang races its own timer.
+            testTimeout: 30_000,
             include: ["test/**/*.test.ts"],
             exclude: ["test/**/*.browser.test.ts", "test/runtimes/**", "**/node_modules/**"],
           },

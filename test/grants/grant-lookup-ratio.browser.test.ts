@@ -78,4 +78,5 @@ test("grant lookup time for 1,000 stored grants vs bare idb-keyval reads", async
     `grant lookup vs entries: ${(m.lookup / m.entries).toFixed(2)} (entries ${m.entries.toFixed(2)} ms); with indexGrants: ${m.indexed.toFixed(2)} ms`,
   );
   store.close();
-});
+  // 40 interleaved rounds over 1,000 grants: seconds, and more on a loaded machine (15 s by default).
+}, 60_000);

@@ -173,9 +173,13 @@ function busy(resuming: boolean): KabooError {
 
 /** Ids of the stored session's unanswered interrupts. */
 function pendingInterrupts(session: JsonObject | null): string[] {
-  const interrupts = (session?.interrupt_state as { interrupts?: unknown } | undefined)?.interrupts;
+  const state = session?.interrupt_state as { interrupts?: unknown; activated?: unknown } | undefined;
+  const interrupts = state?.interrupts;
   if (!isObject(interrupts)) return [];
-  return Object.entries(interrupts).flatMap(([id, i]) => (isObject(i) && i.response === undefined ? [id] : []));
+  const open = Object.entries(interrupts).flatMap(([id, i]) => (isObject(i) && i.response === undefined ? [id] : []));
+  // A failed resume keeps its pause with its answers (what finished is recorded): its retry sends
+  // them again, and the agent takes each only with the same answer.
+  return open.length === 0 && state?.activated === true ? Object.keys(interrupts) : open;
 }
 
 function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state"> {

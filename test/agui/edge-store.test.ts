@@ -6,7 +6,11 @@ import { describe, expect, test } from "vitest";
 import type { JsonObject } from "../../src/agent/messages.js";
 import { MemoryThreadStore } from "../../src/stores/memory.js";
 import { deferred } from "../agent/helpers.js";
-import { bankHandler, newBank, pause, resumeBody, send } from "./edge-fixtures.js";
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../src/agui/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../src/index.js";
+import { bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./edge-fixtures.js";
 import { input } from "./helpers.js";
 
 const approve = { approved: true };
@@ -59,6 +63,50 @@ describe("with a store, a replay runs nothing", () => {
     const elsewhere = await send(handle, { ...resumeBody("u", paused, approve), threadId: "not-u" });
     expect(elsewhere.error?.code).toBe("UNKNOWN_INTERRUPT_ID");
     expect(bank.transfers).toEqual([{ to: "cleo", amount: 3 }]);
+  });
+
+  test("a batch that failed part way (a hook threw on b after a ran) is retried: b runs, a does not run again", async () => {
+    const sent: string[] = [];
+    let hookDown = true;
+    const handle = createAguiHandler({
+      store: new MemoryThreadStore(),
+      logger: quietLogger(),
+      agent: () => {
+        const transfer = tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string() }),
+          callback: ({ to }) => void sent.push(to),
+        });
+        const both = [
+          { name: "transfer", input: { to: "gus" }, id: "c1" },
+          { name: "transfer", input: { to: "hal" }, id: "c2" },
+        ];
+        const model = new ScriptedModel({ script: (t) => (t.lastToolResults.length ? { text: "ok" } : { toolCalls: both }) });
+        const agent = new Agent({
+          model,
+          tools: [transfer],
+          toolExecutor: "sequential",
+          hooks: [new InterruptHook(["transfer"])],
+        });
+        agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
+          const answered = [...e.agent.interruptState.interrupts.values()].some((i) => i.response !== undefined);
+          if (answered && hookDown && (e.toolUse.input as { to: string }).to === "hal") {
+            hookDown = false;
+            throw new Error("limit check down");
+          }
+        });
+        return agent;
+      },
+    });
+    const first = await send(handle, input({ threadId: "t", messages: [{ id: "u", role: "user", content: "pay both" }] }));
+    const resume = first.interrupts.map((i) => ({ interruptId: i.id, status: "resolved" as const, payload: approve }));
+    const body = input({ threadId: "t", messages: first.messages, state: first.state, resume });
+    expect((await send(handle, body)).error?.code).toBe("TOOL_BATCH_FAILED");
+    expect(sent).toEqual(["gus"]);
+    const retry = await send(handle, { ...body, runId: crypto.randomUUID() });
+    expect(retry.error).toBeUndefined();
+    expect(sent).toEqual(["gus", "hal"]);
   });
 
   test("an interrupt id named like an Object.prototype key is unknown, not a replay", async () => {

@@ -5,13 +5,18 @@ import { runStoreContract } from "../stores/contract.js";
 
 declare const Deno: { args: string[]; openKv(path?: string): Promise<KvLike & { close(): void }> };
 
-/** Local Deno KV is SQLite: a second process may find the file locked for a moment. Nothing was written then. */
+/**
+ * Local Deno KV is SQLite: a second process may find the file locked for a moment. Nothing was written then.
+ * Bounded by time, not by a count of 20 ms waits: on a loaded machine the other process can hold the
+ * lock (opening and migrating the file) for more than a second.
+ */
 async function retryLocked<T>(step: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     try {
       return await step();
     } catch (error) {
-      if (attempt >= 50 || !String(error).includes("database is locked")) throw error;
+      if (Date.now() > deadline || !String(error).includes("database is locked")) throw error;
       await new Promise((r) => setTimeout(r, 20));
     }
   }

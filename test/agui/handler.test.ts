@@ -10,6 +10,7 @@ import { signGrant, verifyGrant } from "../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
 import { BeforeToolCallEvent, type HookProvider } from "../../src/index.js";
 import { edgeBank, newLedger, type EdgeLedger } from "../runtimes/agui-agent.js";
+import { input as runInput } from "./helpers.js";
 
 const SECRET = "edge-test-secret";
 const quiet = { warn: vi.fn(), error: vi.fn() };
@@ -23,19 +24,6 @@ function handler(ledger: EdgeLedger, over: Partial<AguiHandlerOptions> = {}, hoo
     acceptUnsignedGrants: true,
     ...over,
   });
-}
-
-function runInput(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return {
-    threadId: "t1",
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
 }
 
 const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });

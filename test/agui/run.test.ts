@@ -5,6 +5,7 @@ import { describe, expect, test } from "vitest";
 import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
 import { MemoryExecutionLedger } from "../../src/index.js";
 import { bankRunner, types, user, type Ledger } from "./fixtures.js";
+import { input } from "./helpers.js";
 
 async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
@@ -12,19 +13,6 @@ async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
   // Every stream must pass @ag-ui/client's own verifier.
   await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
   return events;
-}
-
-function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return {
-    threadId: "t1",
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
 }
 
 async function paused(ledger: Ledger) {

@@ -11,6 +11,7 @@ import type { Agent } from "../agent/agent.js";
 import type { ExecutionLedger } from "../agent/ledger.js";
 import type { InvocationState } from "../agent/events.js";
 import { UserError, describe } from "../errors.js";
+import { positiveIntegerOption } from "../options.js";
 import type { GrantSecret } from "../grants/signing.js";
 import type { GrantStore } from "../grants/store.js";
 import { runContext } from "../agent/run-context.js";
@@ -152,7 +153,8 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
   }
   const log = boundedLogger(options.logger ?? defaultLogger);
   const allow = options.cors ? "POST, OPTIONS" : "POST";
-  const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const maxDepth = positiveIntegerOption("maxJsonDepth", options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
+  const maxBytes = positiveIntegerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
   return async (request) => {
     const cors = corsHeaders(options.cors, request);
     const fail = (
@@ -167,7 +169,6 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
       return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
     if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
 
-    const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const read = await readBodyWithin(request, maxBytes);
     if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
     let body: unknown;

@@ -6,9 +6,10 @@
  */
 import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../agent/interrupt.js";
-import { InvalidStateError, UserError } from "../errors.js";
+import { InvalidStateError } from "../errors.js";
 import { pausedNodeSchema, type PausedNode } from "./node-run.js";
 import type { NodeResult } from "./types.js";
+import { positiveIntegerOption } from "../options.js";
 
 /** One handoff. */
 export interface Handoff {
@@ -85,8 +86,4 @@ export function pingPong(handoffs: readonly Handoff[]): number {
 }
 
 /** A positive integer option, or its default. @throws UserError otherwise. */
-export function limit(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw new UserError(`${name} must be a positive integer, got ${v}.`);
-  return v;
-}
+export const limit = positiveIntegerOption;

@@ -28,6 +28,14 @@ describe("without a store: sealed sessions", () => {
     ).not.toThrow();
   });
 
+  test("limits that are not positive integers are refused at creation (NaN would have disabled the body limit)", () => {
+    const agent = () => bankAgent(newBank(), undefined);
+    for (const bad of [Number.NaN, 0, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(() => createAguiHandler({ agent, secret: SECRET, maxBodyBytes: bad })).toThrow(UserError);
+      expect(() => createAguiHandler({ agent, secret: SECRET, maxJsonDepth: bad })).toThrow(/maxJsonDepth/);
+    }
+  });
+
   test("the handler seals what it sends, and an unaltered sealed session resumes once", async () => {
     const bank = newBank();
     const handle = bankHandler(bank, { secret: SECRET });

@@ -22,7 +22,8 @@ export interface MemoryExecutionLedgerOptions {
 /**
  * Decides a claim against the current record: the one rule every store applies inside its own
  * atomic step (a synchronous map update here, a readwrite transaction in IndexedDB).
- * @param holderAlive - Whether the holder of an unexpired claim still runs (Web Locks); absent trusts the lease.
+ * @param holderAlive - Whether the holder of a claim still runs (Web Locks); when given it decides, even past
+ *   the lease; absent trusts the lease.
  * @param token - The token to write when the caller now holds the call. Default a random UUID.
  * @returns The outcome, and the record to write when the caller now holds the call.
  */
@@ -34,7 +35,9 @@ export function decideClaim(
   token: string = crypto.randomUUID(),
 ): { outcome: ClaimOutcome; write?: LedgerRecord } {
   if (record?.state === "done") return { outcome: { status: "done", result: structuredClone(record.result) } };
-  const expired = record !== undefined && (record.leaseExpiresAt <= now || holderAlive?.(record) === false);
+  // Where the store can tell whether the holder still runs (Web Locks), that decides, not the lease:
+  // a live holder past its lease is still running the call, and "run it again" would run it twice.
+  const expired = record !== undefined && (holderAlive ? !holderAlive(record) : record.leaseExpiresAt <= now);
   if (record && !expired) return { outcome: { status: "running", leaseExpiresAt: record.leaseExpiresAt } };
   if (record && !options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: record.claimedAt } };
   const leaseMs = options?.leaseMs ?? DEFAULT_LEASE_MS;

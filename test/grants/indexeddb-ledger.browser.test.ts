@@ -30,7 +30,18 @@ async function ledgerInFrame(dbName: string): Promise<{ ledger: IndexedDbExecuti
 }
 
 describe("IndexedDbExecutionLedger in Chromium", () => {
-  executionLedgerContract((now) => new IndexedDbExecutionLedger({ dbName: unique(), now }));
+  // The shared contract judges by leases (with Web Locks this document's own claims never die).
+  executionLedgerContract((now) => new IndexedDbExecutionLedger({ dbName: unique(), now, locks: null }));
+
+  test("a holder that still runs past its lease reads running, never unknown (no second run offered)", async () => {
+    const dbName = unique();
+    // This document's clock runs a minute ahead, so the other document's 50 ms lease has run out here.
+    const here = new IndexedDbExecutionLedger({ dbName, now: () => Date.now() + 60_000 });
+    const { ledger: there } = await ledgerInFrame(dbName);
+    expect((await there.claim("pay", { leaseMs: 50 })).status).toBe("claimed");
+    expect((await here.claim("pay")).status).toBe("running");
+    expect((await here.claim("pay", { takeOverUnknown: true })).status).toBe("running");
+  });
 
   test("runs with real IndexedDB and Web Locks", () => {
     expect(navigator.userAgent).toMatch(/Chrome/);

@@ -221,6 +221,16 @@ describe("sanitizeToolName: names that are also header words", () => {
   test.each(["to", "final", "json", "user"])("%s<|end|> maps to a registered tool named %s", (name) => {
     expect(sanitizeToolName(`${name}<|end|>`, [name, "other"])).toEqual({ name });
   });
+  // Also found by the fuzz test: a Harmony recipient naming a tool called like a header word.
+  test.each(["to", "final", "user"])("to=functions.%s maps to a registered tool named so", (name) => {
+    expect(sanitizeToolName(`to=functions.${name}`, [name])).toEqual({ name });
+    expect(sanitizeToolName(`<|start|>assistant<|channel|>commentary to=functions.${name} <|constrain|>json`, [name])).toEqual({
+      name,
+    });
+  });
+  test("a bare recipient is a role, not a tool: to=assistant names no tool", () => {
+    expect("name" in sanitizeToolName("<|channel|>final to=assistant", ["assistant"])).toBe(false);
+  });
   test("a header word after a token is still framing, not a name", () => {
     expect(sanitizeToolName("get_weather<|channel|>final", ["get_weather", "final"])).toEqual({ name: "get_weather" });
   });

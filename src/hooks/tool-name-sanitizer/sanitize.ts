@@ -70,7 +70,9 @@ function extractCandidates(raw: string): { primary: string[]; glued: string[] } 
     const recipient = /(?:^|\s)to=(\S+)/.exec(segment);
     if (recipient?.[1]) {
       // Harmony header: `commentary to=functions.x <|constrain|>json` names its recipient; the rest is framing.
-      add(recipient[1], false);
+      // A recipient under a namespace (`to=functions.to`) is a tool's name even when it is a header
+      // word; a bare one (`to=assistant`) is a role, so header words are skipped there.
+      add(recipient[1], PREFIX.test(recipient[1]));
       continue;
     }
     const words = segment.trim().split(/\s+/);

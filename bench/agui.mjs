@@ -2,31 +2,12 @@
 // `node bench/agui.mjs [rounds]`: 100,000 token events to SSE bytes, as in bench/agui.bench.ts, with
 // interleaved rounds; the best time of each case and the median of per-round ratios are printed.
 // Baseline: JSON.stringify + TextEncoder of the equivalent plain AG-UI events in a loop.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { importBundle } from "./bundle.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
-const out = join(dir, "agui.mjs");
-await build({
-  stdin: {
-    contents: `export { AguiEventMapper } from "./src/agui/events.ts";
-      export { encodeSseEvent, sseStream } from "./src/agui/sse.ts";`,
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  outfile: out,
-  logLevel: "error",
-});
-const { AguiEventMapper, encodeSseEvent, sseStream } = await import(pathToFileURL(out).href);
-rmSync(dir, { recursive: true, force: true });
+const { AguiEventMapper, encodeSseEvent, sseStream } = await importBundle(
+  `export { AguiEventMapper } from "./src/agui/events.ts";
+  export { encodeSseEvent, sseStream } from "./src/agui/sse.ts";`,
+);
 
 const N = 100_000;
 const rounds = Number(process.argv[2] ?? 15);

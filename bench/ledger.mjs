@@ -9,11 +9,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { bundleTo } from "./bundle.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
 // Two builds of the same source: as shipped, and with executionKey stubbed to a constant, so that a
 // tool that skips the ledger there is the runner without any ledger cost (no hash, no claim).
@@ -32,16 +31,7 @@ async function bundle(name, stubKey) {
       });
     },
   };
-  await build({
-    stdin: { contents: `export * from "./src/index.ts"; export * as z from "zod/v4";`, resolveDir: root, loader: "ts" },
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    outfile,
-    logLevel: "error",
-    plugins: stubKey ? [stub] : [],
-  });
+  await bundleTo(`export * from "./src/index.ts"; export * as z from "zod/v4";`, outfile, stubKey ? [stub] : []);
   return import(pathToFileURL(outfile).href);
 }
 const shipped = await bundle("shipped", false);

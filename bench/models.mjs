@@ -4,32 +4,13 @@
 // interleaved; the best time of each case and the median of per-round ratios are printed, so other
 // load on the machine skews little.
 // The sources are bundled with esbuild first (Node cannot import the .ts files directly).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { importBundle } from "./bundle.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
-const out = join(dir, "models.mjs");
-await build({
-  stdin: {
-    contents: `export * from "./bench/models-fixtures.ts";
-      export { OpenAIChatModel } from "./src/models/openai.ts";
-      export { AnthropicModel } from "./src/models/anthropic.ts";`,
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  outfile: out,
-  logLevel: "error",
-});
-const m = await import(pathToFileURL(out).href);
-rmSync(dir, { recursive: true, force: true });
+const m = await importBundle(
+  `export * from "./bench/models-fixtures.ts";
+  export { OpenAIChatModel } from "./src/models/openai.ts";
+  export { AnthropicModel } from "./src/models/anthropic.ts";`,
+);
 
 const rounds = Number(process.argv[2] ?? 15);
 const streams = {

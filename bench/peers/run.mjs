@@ -6,12 +6,11 @@
 // Prints median µs per cycle, the ratios, growth (N=1000 ÷ N=50, and ÷ N=5000 for kaboo) and peak RSS.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleTo } from "../bundle.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
 const reps = Math.max(1, Number(process.argv[2] ?? 5));
 
 // The peers live in their own package so they never enter kaboo's dependency tree.
@@ -22,21 +21,12 @@ if (!existsSync(join(here, "node_modules/@strands-agents/sdk")) || !existsSync(j
 
 mkdirSync(join(here, ".tmp"), { recursive: true });
 const bundle = join(here, ".tmp/kaboo.mjs");
-await build({
-  stdin: {
-    contents: `export { Agent, ScriptedModel, tool } from "./src/index.ts";
+await bundleTo(
+  `export { Agent, ScriptedModel, tool } from "./src/index.ts";
       export { ContextHook, EventPublisher, InterruptHook, MaxToolCallsGuard, StopGuard, ToolNameSanitizer } from "./src/hooks/index.ts";
       export * as z from "zod/v4";`,
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  outfile: bundle,
-  logLevel: "error",
-});
+  bundle,
+);
 
 const impls = ["kaboo-bare", "kaboo-full", "strands", "openai"];
 const sizes = [50, 500, 1000, 5000];

@@ -2,21 +2,12 @@
 // response share ONE interrupt; the resume then fails context validation ("distinct ids") and the
 // agent is stuck (every resume fails, every new message is PENDING_INTERRUPTS).
 import { describe, expect, it } from "vitest";
-import * as z from "zod/v4";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { Agent, ScriptedModel } from "../../src/index.js";
+import { transferTool } from "./helpers.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 
 function setup(script: ConstructorParameters<typeof ScriptedModel>[0]["script"]) {
-  const sent: unknown[] = [];
-  const transfer = tool({
-    name: "transfer",
-    description: "x",
-    inputSchema: z.object({ to: z.string() }),
-    callback: (i) => {
-      sent.push(i);
-      return "ok";
-    },
-  });
+  const { tool: transfer, sent } = transferTool();
   return {
     sent,
     make: () => new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }),

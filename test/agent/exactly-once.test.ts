@@ -18,7 +18,7 @@ import {
   type ScriptedTurn,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { expectConsistentTranscript } from "./helpers.js";
+import { expectConsistentTranscript, transferTool } from "./helpers.js";
 
 function bank() {
   const sent: Record<string, number> = {};
@@ -193,16 +193,7 @@ describe("the ledger decides", () => {
   });
 
   test("two tabs answer one approval differently (one edits the amount): the call still runs once", async () => {
-    const sent: { to: string; cents: number }[] = [];
-    const pay = tool({
-      name: "transfer",
-      description: "moves money",
-      inputSchema: z.object({ to: z.string(), cents: z.number() }),
-      callback: (i) => {
-        sent.push(i);
-        return "sent";
-      },
-    });
+    const { tool: pay, sent } = transferTool({ cents: z.number() });
     const ledger = new MemoryExecutionLedger();
     const gate = () => new InterruptHook([{ pattern: "transfer", subject: (_, i) => `to:${(i as { to: string }).to}` }]);
     const make = (script: ScriptedTurn[]) =>

@@ -46,6 +46,24 @@ export function echoTool(name = "echo") {
 }
 
 /**
+ * A money-moving `transfer` tool that records every input it ran with (the thing exactly-once
+ * tests count); its schema is `{ to: string }` plus whatever `extra` adds.
+ */
+export function transferTool<E extends z.ZodRawShape = Record<never, never>>(extra?: E) {
+  const sent: z.infer<z.ZodObject<{ to: z.ZodString } & E>>[] = [];
+  const t = tool({
+    name: "transfer",
+    description: "moves money",
+    inputSchema: z.object({ to: z.string(), ...(extra ?? ({} as E)) }),
+    callback: (i) => {
+      sent.push(i);
+      return "sent";
+    },
+  });
+  return { tool: t, sent };
+}
+
+/**
  * The transcript invariant: every toolUse is answered by a toolResult with the same id in the very
  * next message (a user message holding only results), every toolResult answers a toolUse of the
  * message just before it, and roles never repeat around a tool exchange.

@@ -4,20 +4,12 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4";
 import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../src/index.js";
+import { transferTool } from "./helpers.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 
 describe("resume then model error", () => {
   it("an approved call runs at most once even if the run fails after it ran", async () => {
-    const sent: unknown[] = [];
-    const transfer = tool({
-      name: "transfer",
-      description: "x",
-      inputSchema: z.object({ to: z.string() }),
-      callback: (i) => {
-        sent.push(i);
-        return "ok";
-      },
-    });
+    const { tool: transfer, sent } = transferTool();
     let calls = 0;
     const model = new ScriptedModel({
       ids: "sequential",

@@ -12,24 +12,24 @@
  *
  * @module
  */
-export { KabooAgent } from "./kaboo-agent.js";
-export type { KabooAgentConfig } from "./kaboo-agent.js";
+export { KabooAgent } from "./page/kaboo-agent.js";
+export type { KabooAgentConfig } from "./page/kaboo-agent.js";
 export { runAgui, SESSION_STATE_KEY } from "./run.js";
 export type { AguiRunOptions } from "./run.js";
-export { createAguiHandler, GRANTS_EVENT } from "./handler.js";
-export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./handler.js";
+export { createAguiHandler, GRANTS_EVENT } from "./edge/handler.js";
+export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
 export {
   InvalidSessionError,
   ResumeInProgressError,
   ThreadBusyError,
   ThreadConflictError,
   ThreadForbiddenError,
-} from "./edge-errors.js";
-export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./seal.js";
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./limits.js";
-export { DEFAULT_RUN_LEASE_MS } from "./thread-run.js";
-export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./sse.js";
-export type { SseStreamOptions } from "./sse.js";
+} from "./edge/errors.js";
+export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./edge/seal.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./edge/limits.js";
+export { DEFAULT_RUN_LEASE_MS } from "./edge/stored-run.js";
+export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./edge/sse.js";
+export type { SseStreamOptions } from "./edge/sse.js";
 export { AguiEventMapper } from "./events.js";
 export { fromAguiMessages, toAguiMessages, toolMessage } from "./messages.js";
 export type { ConvertedMessages } from "./messages.js";
@@ -41,7 +41,7 @@ export {
   MemorySessionStore,
   parseThreadSnapshot,
   THREAD_SNAPSHOT_VERSION,
-} from "./session-store.js";
-export type { IndexedDbSessionStoreOptions, SessionStore, ThreadSnapshot } from "./session-store.js";
+} from "./page/session-store.js";
+export type { IndexedDbSessionStoreOptions, SessionStore, ThreadSnapshot } from "./page/session-store.js";
 export { toAguiEvents, HANDOFF_CUSTOM_EVENT } from "./multiagent-events.js";
 export type { ToAguiOptions } from "./multiagent-events.js";

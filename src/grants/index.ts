@@ -30,8 +30,10 @@ export type {
 } from "./store.js";
 export { IndexedDbGrantStore } from "./indexeddb-store.js";
 export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
-export { IndexedDbExecutionLedger } from "./indexeddb-ledger.js";
-export type { IndexedDbExecutionLedgerOptions } from "./indexeddb-ledger.js";
+// The page's execution ledger lives in agent/ beside the other ledgers; it is exported from this entry
+// (the page's IndexedDB entry), never from the core one, so the core entry does not pull in idb-keyval.
+export { IndexedDbExecutionLedger } from "../agent/indexeddb-ledger.js";
+export type { IndexedDbExecutionLedgerOptions } from "../agent/indexeddb-ledger.js";
 export { acceptGrants, findVerifiedGrant } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
 export {

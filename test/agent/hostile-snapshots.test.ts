@@ -5,7 +5,7 @@ import { Agent, InterruptState, InvalidStateError, ScriptedModel } from "../../s
 import { withinDepth } from "../../src/agent/json-depth.js";
 import { createSessionExchange } from "../../src/agent/run-context.js";
 import { restoreSessionState } from "../../src/hooks/session-state-hook.js";
-import { parseThreadSnapshot } from "../../src/agui/session-store.js";
+import { parseThreadSnapshot } from "../../src/agui/page/session-store.js";
 
 function nested(depth: number): unknown {
   let v: unknown = "leaf";

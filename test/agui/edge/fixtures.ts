@@ -6,11 +6,11 @@
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import * as z from "zod/v4";
-import { createAguiHandler, type AguiHandlerOptions } from "../../src/agui/index.js";
-import type { ApprovalScope } from "../../src/hooks/approval/request.js";
-import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type ScriptedTurn } from "../../src/index.js";
-import { input } from "./helpers.js";
+import { createAguiHandler, type AguiHandlerOptions } from "../../../src/agui/index.js";
+import type { ApprovalScope } from "../../../src/hooks/approval/request.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type ScriptedTurn } from "../../../src/index.js";
+import { input } from "../helpers.js";
 
 /** What the tools did. */
 export interface Bank {

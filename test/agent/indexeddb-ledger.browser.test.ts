@@ -1,7 +1,7 @@
 /** IndexedDbExecutionLedger in real Chromium: real IndexedDB, real Web Locks, and a second document (iframe). */
 import { afterEach, describe, expect, test } from "vitest";
 import { IndexedDbExecutionLedger } from "../../src/grants/index.js";
-import { executionLedgerContract } from "../agent/ledger-contract.js";
+import { executionLedgerContract } from "./ledger-contract.js";
 
 const unique = () => `ledger-browser-${crypto.randomUUID()}`;
 const frames: HTMLIFrameElement[] = [];

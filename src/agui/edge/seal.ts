@@ -9,11 +9,11 @@
  * @module
  */
 import { EventType, type BaseEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
-import type { JsonObject } from "../agent/messages.js";
-import { canonicalJson } from "../hooks/approval/request.js";
-import { hmacText, verifyHmacText, type GrantSecret } from "../grants/signing.js";
-import { InvalidSessionError } from "./edge-errors.js";
-import { SESSION_STATE_KEY } from "./run.js";
+import type { JsonObject } from "../../agent/messages.js";
+import { canonicalJson } from "../../hooks/approval/request.js";
+import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
+import { InvalidSessionError } from "./errors.js";
+import { SESSION_STATE_KEY } from "../run.js";
 
 /**
  * Version of the seal.

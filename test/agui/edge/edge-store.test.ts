@@ -3,15 +3,15 @@
  * transfer twice (or ran what nobody approved) on the stateless handler.
  */
 import { describe, expect, test } from "vitest";
-import type { JsonObject } from "../../src/agent/messages.js";
-import { MemoryThreadStore } from "../../src/stores/memory.js";
-import { deferred } from "../agent/helpers.js";
+import type { JsonObject } from "../../../src/agent/messages.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { deferred } from "../../agent/helpers.js";
 import * as z from "zod/v4";
-import { createAguiHandler } from "../../src/agui/index.js";
-import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../src/index.js";
-import { bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./edge-fixtures.js";
-import { input } from "./helpers.js";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../../src/index.js";
+import { bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./fixtures.js";
+import { input } from "../helpers.js";
 
 const approve = { approved: true };
 

@@ -7,7 +7,7 @@
 import type { Interrupt as AguiInterrupt, Message as AguiMessage } from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
 import * as z from "zod/v4/mini";
-import { withinDepth } from "../agent/json-depth.js";
+import { withinDepth } from "../../agent/json-depth.js";
 
 /** Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`. */
 export const THREAD_SNAPSHOT_VERSION = 1;

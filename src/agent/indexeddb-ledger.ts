@@ -5,9 +5,9 @@
  */
 import * as z from "zod/v4/mini";
 import { createStore, type UseStore } from "idb-keyval";
-import { jsonValueSchema } from "../agent/interrupt.js";
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import { decideClaim, decideSettle, type LedgerRecord } from "../agent/memory-ledger.js";
+import { jsonValueSchema } from "./interrupt.js";
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "./ledger.js";
+import { decideClaim, decideSettle, type LedgerRecord } from "./memory-ledger.js";
 
 /** Options of {@link IndexedDbExecutionLedger}. */
 export interface IndexedDbExecutionLedgerOptions {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { withinDepth } from "../agent/json-depth.js";
-import type { Logger } from "../logger.js";
+import { withinDepth } from "../../agent/json-depth.js";
+import type { Logger } from "../../logger.js";
 
 /** Default largest request body the handler reads: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

@@ -1,11 +1,11 @@
 /** Two tabs of one page, in real Chromium: the same approved call resumed in both at once runs once (IndexedDB + Web Locks). */
 import { EventType } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import { KabooAgent } from "../../src/agui/kaboo-agent.js";
-import { runAgui } from "../../src/agui/run.js";
-import { IndexedDbExecutionLedger } from "../../src/grants/index.js";
-import { bankRunner, type Ledger } from "./fixtures.js";
-import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
+import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
+import { runAgui } from "../../../src/agui/run.js";
+import { IndexedDbExecutionLedger } from "../../../src/grants/index.js";
+import { bankRunner, type Ledger } from "../fixtures.js";
+import { collect, input, interruptsOf, snap, stateOf, user } from "../helpers.js";
 
 describe("the same approval answered in two tabs", () => {
   test("runs the transfer once; the other tab gets CALL_IN_PROGRESS or the recorded result", async () => {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { KabooError } from "../errors.js";
+import { KabooError } from "../../errors.js";
 
 /** The client's `kaboo_session` is unsealed, altered, or sealed for another thread. */
 export class InvalidSessionError extends KabooError {

@@ -15,9 +15,9 @@ import {
   type RunFinishedOutcome,
   type StateSnapshotEvent,
 } from "@ag-ui/core";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
-import { type KabooError, UnknownInterruptIdError, describe } from "../errors.js";
-import type { Logger } from "../logger.js";
+import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { type KabooError, UnknownInterruptIdError, describe } from "../../errors.js";
+import type { Logger } from "../../logger.js";
 import {
   boundAnswered,
   liveLease,
@@ -26,10 +26,10 @@ import {
   type ThreadLease,
   type ThreadRecord,
   type ThreadStore,
-} from "../stores/thread-store.js";
-import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./edge-errors.js";
-import { SESSION_STATE_KEY } from "./run.js";
-import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "./run-events.js";
+} from "../../stores/thread-store.js";
+import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
+import { SESSION_STATE_KEY } from "../run.js";
+import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 
 /** Default time a run holds its thread: 5 minutes (after it, a run whose isolate died no longer blocks the thread). */
 export const DEFAULT_RUN_LEASE_MS = 5 * 60 * 1000;

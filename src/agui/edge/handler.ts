@@ -7,26 +7,26 @@
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
-import type { Agent } from "../agent/agent.js";
-import type { ExecutionLedger } from "../agent/ledger.js";
-import type { InvocationState } from "../agent/events.js";
-import { UserError, describe } from "../errors.js";
-import { positiveIntegerOption } from "../options.js";
-import type { GrantSecret } from "../grants/signing.js";
-import type { GrantStore } from "../grants/store.js";
-import { runContext } from "../agent/run-context.js";
-import { defaultLogger, type Logger } from "../logger.js";
-import type { ThreadStore } from "../stores/thread-store.js";
-import { InvalidSessionError } from "./edge-errors.js";
-import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./edge-grants.js";
+import type { Agent } from "../../agent/agent.js";
+import type { ExecutionLedger } from "../../agent/ledger.js";
+import type { InvocationState } from "../../agent/events.js";
+import { UserError, describe } from "../../errors.js";
+import { positiveIntegerOption } from "../../options.js";
+import type { GrantSecret } from "../../grants/signing.js";
+import type { GrantStore } from "../../grants/store.js";
+import { runContext } from "../../agent/run-context.js";
+import { defaultLogger, type Logger } from "../../logger.js";
+import type { ThreadStore } from "../../stores/thread-store.js";
+import { InvalidSessionError } from "./errors.js";
+import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./grants.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
-import { runAgui } from "./run.js";
-import { runError, runStarted } from "./run-events.js";
+import { runAgui } from "../run.js";
+import { runError, runStarted } from "../run-events.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
-import { storedRun } from "./thread-run.js";
+import { storedRun } from "./stored-run.js";
 
-export { GRANTS_EVENT } from "./edge-grants.js";
+export { GRANTS_EVENT } from "./grants.js";
 
 /** What the handler tells the agent factory. */
 export interface AguiHandlerContext {

@@ -5,7 +5,7 @@
  * @module
  */
 import { EventType, type BaseEvent } from "@ag-ui/core";
-import { runError } from "./run-events.js";
+import { runError } from "../run-events.js";
 
 const encoder = new TextEncoder();
 

@@ -4,15 +4,15 @@
  */
 import { EventType } from "@ag-ui/core";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import type { JsonObject } from "../../src/agent/messages.js";
-import { createAguiHandler } from "../../src/agui/index.js";
-import { sealSession } from "../../src/agui/seal.js";
-import { UserError } from "../../src/errors.js";
-import { signGrant } from "../../src/grants/signing.js";
-import { MemoryGrantStore } from "../../src/grants/store.js";
-import { MemoryExecutionLedger } from "../../src/index.js";
-import { bankAgent, bankHandler, newBank, pause, post, resumeBody, send, type Turn } from "./edge-fixtures.js";
-import { input } from "./helpers.js";
+import type { JsonObject } from "../../../src/agent/messages.js";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { sealSession } from "../../../src/agui/edge/seal.js";
+import { UserError } from "../../../src/errors.js";
+import { signGrant } from "../../../src/grants/signing.js";
+import { MemoryGrantStore } from "../../../src/grants/store.js";
+import { MemoryExecutionLedger } from "../../../src/index.js";
+import { bankAgent, bankHandler, newBank, pause, post, resumeBody, send, type Turn } from "./fixtures.js";
+import { input } from "../helpers.js";
 
 const SECRET = "edge-stateless-secret";
 const approve = { approved: true };

@@ -6,16 +6,16 @@
  * @module
  */
 import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
-import type { InvocationState } from "../agent/events.js";
-import { describe } from "../errors.js";
-import { acceptGrants } from "../grants/accept.js";
-import { parseGrant, parseGrants, type Grant } from "../grants/grant.js";
-import { signGrant, type GrantSecret } from "../grants/signing.js";
-import type { GrantStore } from "../grants/store.js";
-import { forwardedPropsWithGrants, GRANTS_PROP } from "../agent/run-context.js";
-import { approvalDecisions, decisionGrants as grantsOfDecisions } from "../hooks/approval/run.js";
-import type { Logger } from "../logger.js";
-import { customEvent } from "./run-events.js";
+import type { InvocationState } from "../../agent/events.js";
+import { describe } from "../../errors.js";
+import { acceptGrants } from "../../grants/accept.js";
+import { parseGrant, parseGrants, type Grant } from "../../grants/grant.js";
+import { signGrant, type GrantSecret } from "../../grants/signing.js";
+import type { GrantStore } from "../../grants/store.js";
+import { forwardedPropsWithGrants, GRANTS_PROP } from "../../agent/run-context.js";
+import { approvalDecisions, decisionGrants as grantsOfDecisions } from "../../hooks/approval/run.js";
+import type { Logger } from "../../logger.js";
+import { customEvent } from "../run-events.js";
 
 /** Name of the CUSTOM event that hands the client the grants this run created (when the handler has no store). */
 export const GRANTS_EVENT = "kaboo_grants";

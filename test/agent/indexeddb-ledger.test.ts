@@ -2,7 +2,7 @@ import "fake-indexeddb/auto";
 import { createStore, set } from "idb-keyval";
 import { describe, expect, test } from "vitest";
 import { IndexedDbExecutionLedger } from "../../src/grants/index.js";
-import { executionLedgerContract } from "../agent/ledger-contract.js";
+import { executionLedgerContract } from "./ledger-contract.js";
 
 const unique = () => `ledger-test-${crypto.randomUUID()}`;
 

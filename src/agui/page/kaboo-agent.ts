@@ -15,14 +15,14 @@ import {
   type ToolCallResultEvent,
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
-import type { Agent } from "../agent/agent.js";
-import type { ExecutionLedger } from "../agent/ledger.js";
-import { IndexedDbExecutionLedger } from "../grants/indexeddb-ledger.js";
-import type { InvocationState } from "../agent/events.js";
-import type { GrantStore } from "../grants/store.js";
-import type { ClientToolHandler } from "./client-tools.js";
-import { runAgui } from "./run.js";
-import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "./run-events.js";
+import type { Agent } from "../../agent/agent.js";
+import type { ExecutionLedger } from "../../agent/ledger.js";
+import { IndexedDbExecutionLedger } from "../../agent/indexeddb-ledger.js";
+import type { InvocationState } from "../../agent/events.js";
+import type { GrantStore } from "../../grants/store.js";
+import type { ClientToolHandler } from "../client-tools.js";
+import { runAgui } from "../run.js";
+import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 import { THREAD_SNAPSHOT_VERSION, type SessionStore } from "./session-store.js";
 
 /** Options of {@link KabooAgent}. */

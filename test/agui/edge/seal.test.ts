@@ -1,8 +1,8 @@
 /** Sealed sessions: only what the handler sealed, for that thread, with that secret, opens. */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { JsonObject } from "../../src/agent/messages.js";
-import { openSession, sealSession } from "../../src/agui/seal.js";
+import type { JsonObject } from "../../../src/agent/messages.js";
+import { openSession, sealSession } from "../../../src/agui/edge/seal.js";
 
 const SECRET = "seal-secret";
 const session = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 }), {

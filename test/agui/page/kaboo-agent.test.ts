@@ -1,10 +1,10 @@
 import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import { KabooAgent } from "../../src/agui/kaboo-agent.js";
-import { MemorySessionStore } from "../../src/agui/session-store.js";
-import { MemoryGrantStore } from "../../src/grants/store.js";
-import { MemoryExecutionLedger } from "../../src/index.js";
-import { bankRunner, types, user, type Ledger } from "./fixtures.js";
+import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
+import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemoryGrantStore } from "../../../src/grants/store.js";
+import { MemoryExecutionLedger } from "../../../src/index.js";
+import { bankRunner, types, user, type Ledger } from "../fixtures.js";
 
 function page(ledger: Ledger, extra: Partial<ConstructorParameters<typeof KabooAgent>[0]> = {}) {
   const events: BaseEvent[] = [];

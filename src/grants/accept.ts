@@ -5,7 +5,7 @@
  * @module
  */
 import { parseGrants } from "./grant.js";
-import type { Grant, RejectedGrant } from "./grant.js";
+import type { Grant, ParsedGrants } from "./grant.js";
 import { findGrants } from "./find.js";
 import type { GrantIndex, GrantQuery } from "./find.js";
 import { checkGrantSignature, filterVerified, grantRejectionReason, importGrantKey } from "./signing.js";
@@ -15,6 +15,8 @@ import type { GrantSecret, UnverifiedGrant } from "./signing.js";
 export interface AcceptGrantsOptions {
   /** When set, only grants signed with it are accepted. Default: none (signatures are not checked). */
   secret?: GrantSecret | undefined;
+  /** Most entries read; the rest are ignored and counted. Default 256 (`DEFAULT_MAX_GRANTS`). */
+  maxGrants?: number | undefined;
 }
 
 /**
@@ -23,26 +25,26 @@ export interface AcceptGrantsOptions {
  * them), never in `grants`.
  *
  * @param value - The untrusted value (`undefined`/`null`: no grants).
- * @param options - `secret` (default: none).
- * @returns Usable grants in input order, and every rejected entry with its reason.
+ * @param options - `secret` (default: none), `maxGrants` (default 256: later entries are not read).
+ * @returns Usable grants in input order, every rejected entry with its reason, and how many
+ *   entries were not read.
  * @throws {UserError} When `secret` is unusable (empty text, a key that cannot verify).
  * @example
  * ```ts
- * const { grants, rejected } = await acceptGrants(forwardedProps.kaboo_grants, { secret });
- * rejected.forEach((r) => console.warn("ignored grant:", r.reason));
+ * const { grants, rejected, ignored } = await acceptGrants(forwardedProps.kaboo_grants, { secret });
+ * const summary = grantRefusalSummary(rejected, ignored);
+ * if (summary) console.warn(summary);
  * const grant = findGrant(grants, { tool, subjectKey, threadId });
  * ```
  */
-export async function acceptGrants(
-  value: unknown,
-  options: AcceptGrantsOptions = {},
-): Promise<{ grants: Grant[]; rejected: RejectedGrant[] }> {
-  const parsed = parseGrants(value);
+export async function acceptGrants(value: unknown, options: AcceptGrantsOptions = {}): Promise<ParsedGrants> {
+  const parsed = parseGrants(value, { maxGrants: options.maxGrants });
   if (options.secret === undefined) return parsed;
   const { accepted, rejected } = await filterVerified(parsed.grants, options.secret);
   return {
     grants: accepted,
     rejected: [...parsed.rejected, ...rejected.map(({ grant, reason }) => ({ value: grant, reason }))],
+    ignored: parsed.ignored,
   };
 }
 

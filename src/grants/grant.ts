@@ -120,33 +120,94 @@ export function parseGrant(value: unknown): { ok: true; grant: Grant } | { ok: f
   return result.success ? { ok: true, grant: result.data } : { ok: false, reason: issuesText(result.error) };
 }
 
+/** Default most grants {@link parseGrants} reads from one list; later entries are ignored (and counted). */
+export const DEFAULT_MAX_GRANTS = 256;
+
+/** Options of {@link parseGrants}. */
+export interface ParseGrantsOptions {
+  /** Most entries read; the rest are ignored and counted in `ignored`. Default {@link DEFAULT_MAX_GRANTS}. */
+  maxGrants?: number | undefined;
+}
+
+/** What {@link parseGrants} made of a list. */
+export interface ParsedGrants {
+  /** The valid grants, in input order. */
+  grants: Grant[];
+  /** The entries read and refused, with reasons. */
+  rejected: RejectedGrant[];
+  /** Entries past `maxGrants`, not read at all. */
+  ignored: number;
+}
+
+/**
+ * The cheap part of validation: whether an entry can be a grant at all. Most hostile entries (`{}`,
+ * `[]`, numbers) fail here with a short reason and never reach the schema, whose issue list is the
+ * costly part of a refusal.
+ */
+function shapeProblem(entry: unknown): string | undefined {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return "a grant must be an object";
+  const g = entry as Record<string, unknown>;
+  if (typeof g.tool !== "string") return "tool: must be a string";
+  if (g.scope !== "thread" && g.scope !== "always") return 'scope: must be "thread" or "always"';
+  if (typeof g.grantedAt !== "number") return "grantedAt: must be a number";
+  return undefined;
+}
+
 /**
  * Validate a list of grants entry by entry (e.g. `forwardedProps.kaboo_grants`).
  * Corrupt entries are skipped and returned in `rejected`, never trusted; one bad
- * entry does not discard the good ones.
+ * entry does not discard the good ones. Only the first `maxGrants` entries are read, so a list's
+ * cost is bounded whatever its length; the rest are counted in `ignored`.
  *
  * @param value - The untrusted list. `undefined`/`null` mean "no grants" and are not a rejection.
- * @returns The valid grants, in input order, and the rejected entries with reasons.
+ * @param options - `maxGrants` (default {@link DEFAULT_MAX_GRANTS}).
+ * @returns The valid grants, in input order, the rejected entries with reasons, and how many were ignored.
  * @example
  * ```ts
- * const { grants, rejected } = parseGrants(forwardedProps.kaboo_grants);
- * for (const r of rejected) console.warn("ignored grant:", r.reason);
+ * const { grants, rejected, ignored } = parseGrants(forwardedProps.kaboo_grants);
+ * if (rejected.length || ignored) console.warn(`${rejected.length} grants refused, ${ignored} not read`);
  * ```
  */
-export function parseGrants(value: unknown): { grants: Grant[]; rejected: RejectedGrant[] } {
+export function parseGrants(value: unknown, options: ParseGrantsOptions = {}): ParsedGrants {
   const grants: Grant[] = [];
   const rejected: RejectedGrant[] = [];
-  if (value === undefined || value === null) return { grants, rejected };
+  if (value === undefined || value === null) return { grants, rejected, ignored: 0 };
   if (!Array.isArray(value)) {
     rejected.push({ value, reason: "grants must be an array" });
-    return { grants, rejected };
+    return { grants, rejected, ignored: 0 };
   }
-  for (const entry of value) {
-    const parsed = parseGrant(entry);
+  const max = options.maxGrants ?? DEFAULT_MAX_GRANTS;
+  const read = Math.min(value.length, max);
+  for (let i = 0; i < read; i++) {
+    const entry: unknown = value[i];
+    const problem = shapeProblem(entry);
+    const parsed = problem === undefined ? parseGrant(entry) : { ok: false as const, reason: problem };
     if (parsed.ok) grants.push(parsed.grant);
     else rejected.push({ value: entry, reason: parsed.reason });
   }
-  return { grants, rejected };
+  return { grants, rejected, ignored: value.length - read };
+}
+
+/**
+ * One line for everything a run refused of a grant list: how many, the reasons counted (at most
+ * three named), and how many were not read. Logged once per list instead of once per entry.
+ *
+ * @param rejected - Reasons of refused entries.
+ * @param ignored - Entries not read (past the cap). Default 0.
+ * @param max - The cap that was applied, for the text. Default {@link DEFAULT_MAX_GRANTS}.
+ * @returns `undefined` when nothing was refused or ignored; else e.g.
+ *   `3 grants refused (2× tool: must be a string; 1× the grant has no signature), 100 not read (over 256)`.
+ */
+export function grantRefusalSummary(rejected: readonly { reason: string }[], ignored = 0, max?: number): string | undefined {
+  if (rejected.length === 0 && ignored === 0) return undefined;
+  const counts = new Map<string, number>();
+  for (const r of rejected) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);
+  const named = [...counts].slice(0, 3).map(([reason, n]) => `${n}× ${reason}`);
+  if (counts.size > 3) named.push(`${counts.size - 3} other reasons`);
+  const parts: string[] = [];
+  if (rejected.length) parts.push(`${rejected.length} grants refused (${named.join("; ")})`);
+  if (ignored) parts.push(`${ignored} not read (over ${max ?? DEFAULT_MAX_GRANTS})`);
+  return parts.join(", ");
 }
 
 /**

@@ -5,16 +5,18 @@
  * @module
  */
 export {
+  DEFAULT_MAX_GRANTS,
   GRANT_VERSION,
   GRANT_SCOPES,
   InvalidGrantError,
   grantId,
+  grantRefusalSummary,
   grantSchema,
   isExpired,
   parseGrant,
   parseGrants,
 } from "./grant.js";
-export type { Grant, GrantScope, RejectedGrant } from "./grant.js";
+export type { Grant, GrantScope, ParseGrantsOptions, ParsedGrants, RejectedGrant } from "./grant.js";
 export { GrantIndex, findGrant, findGrants, indexGrants } from "./find.js";
 export type { GrantQuery } from "./find.js";
 export { MemoryGrantStore, selectForThread } from "./store.js";

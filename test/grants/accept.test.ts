@@ -12,7 +12,7 @@ describe("acceptGrants", () => {
     const { grants, rejected } = await acceptGrants([grant, { tool: "pay" }]);
     expect(grants).toEqual([grant]);
     expect(rejected).toHaveLength(1);
-    expect(await acceptGrants(undefined)).toEqual({ grants: [], rejected: [] });
+    expect(await acceptGrants(undefined)).toEqual({ grants: [], rejected: [], ignored: 0 });
   });
 
   test("with a secret: malformed, unsigned, forged and altered grants are rejected with reasons; the gate never sees them", async () => {

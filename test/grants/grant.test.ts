@@ -34,10 +34,10 @@ describe("parseGrants", () => {
   });
 
   test("absent means no grants; a non-array is one rejection", () => {
-    expect(parseGrants(undefined)).toEqual({ grants: [], rejected: [] });
-    expect(parseGrants(null)).toEqual({ grants: [], rejected: [] });
+    expect(parseGrants(undefined)).toEqual({ grants: [], rejected: [], ignored: 0 });
+    expect(parseGrants(null)).toEqual({ grants: [], rejected: [], ignored: 0 });
     const bad = { 0: ok, length: 1 };
-    expect(parseGrants(bad)).toEqual({ grants: [], rejected: [{ value: bad, reason: "grants must be an array" }] });
+    expect(parseGrants(bad)).toEqual({ grants: [], rejected: [{ value: bad, reason: "grants must be an array" }], ignored: 0 });
   });
 
   test("strips unknown keys, including an own __proto__ from JSON", () => {

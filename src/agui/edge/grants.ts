@@ -9,7 +9,7 @@ import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
 import type { InvocationState } from "../../agent/events.js";
 import { describe } from "../../errors.js";
 import { acceptGrants } from "../../grants/accept.js";
-import { parseGrant, parseGrants, type Grant } from "../../grants/grant.js";
+import { grantRefusalSummary, parseGrant, parseGrants, type Grant } from "../../grants/grant.js";
 import { signGrant, type GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import { forwardedPropsWithGrants, GRANTS_PROP } from "../../agent/run-context.js";
@@ -26,6 +26,8 @@ export interface EdgeGrantOptions {
   grantStore?: GrantStore | undefined;
   /** Let unsigned client grants in when there is no secret. */
   acceptUnsignedGrants?: boolean | undefined;
+  /** Most client grants read per run (the rest ignored, with one warning). Default 256. */
+  maxGrants?: number | undefined;
   /** Whose run it is. */
   principal: string | undefined;
   log: Logger;
@@ -53,16 +55,20 @@ export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): 
   }
   if (!Object.hasOwn(props, GRANTS_PROP)) return props;
   let grants: Grant[];
-  if (secret !== undefined) {
+  const sent = props[GRANTS_PROP];
+  if (secret !== undefined || o.acceptUnsignedGrants) {
     // Checked here too, so a gate built without the secret never sees a forged grant.
-    const accepted = await acceptGrants(props[GRANTS_PROP], { secret });
-    for (const r of accepted.rejected) log.warn("kaboo: grant rejected", { reason: r.reason, threadId: input.threadId });
-    grants = accepted.grants;
-  } else if (o.acceptUnsignedGrants) {
-    grants = parseGrants(props[GRANTS_PROP]).grants;
+    const read =
+      secret !== undefined
+        ? await acceptGrants(sent, { secret, maxGrants: o.maxGrants })
+        : parseGrants(sent, { maxGrants: o.maxGrants });
+    // One line for the whole list, whatever its length: a log line per entry is a cost a client could buy.
+    const summary = grantRefusalSummary(read.rejected, read.ignored, o.maxGrants);
+    if (summary) log.warn("kaboo: client grants ignored", { summary, threadId: input.threadId });
+    grants = read.grants;
   } else {
     // Anyone can write an unsigned grant: at the edge it would skip every question.
-    if (Array.isArray(props[GRANTS_PROP]) && props[GRANTS_PROP].length > 0)
+    if (Array.isArray(sent) && sent.length > 0)
       log.warn("kaboo: unsigned client grants ignored (set a secret, or acceptUnsignedGrants)", { threadId: input.threadId });
     grants = [];
   }

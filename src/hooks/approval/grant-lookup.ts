@@ -7,7 +7,7 @@
 import type { InvocationState } from "../../agent/events.js";
 import { findVerifiedGrant } from "../../grants/accept.js";
 import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../../grants/find.js";
-import { parseGrants } from "../../grants/grant.js";
+import { grantRefusalSummary, parseGrants } from "../../grants/grant.js";
 import type { GrantSecret } from "../../grants/signing.js";
 import { grantsIn } from "../../agent/run-context.js";
 import type { Logger } from "../../logger.js";
@@ -34,15 +34,18 @@ export class GrantLookup {
     if (this.#secret === undefined) return findGrant(await index, query) !== undefined;
     // Verify only the grants that would cover this call: one HMAC each, not one per grant of the run.
     const { grant, rejected } = await findVerifiedGrant(await index, query, this.#secret);
-    for (const r of rejected) this.#log.warn("unverified grant ignored", { tool: r.grant.tool, reason: r.reason });
+    const summary = grantRefusalSummary(rejected);
+    if (summary) this.#log.warn("unverified grants ignored", { summary, tool: query.tool });
     return grant !== undefined;
   }
 
   async #load(invocationState: InvocationState): Promise<GrantIndex> {
     const sent = grantsIn(invocationState);
     if (!sent.sent) return indexGrants([]);
-    const { grants, rejected } = parseGrants(sent.value);
-    for (const r of rejected) this.#log.warn("malformed grant ignored", { reason: r.reason });
+    const { grants, rejected, ignored } = parseGrants(sent.value);
+    // One line for the whole list: a hostile list must not buy a log line per entry.
+    const summary = grantRefusalSummary(rejected, ignored);
+    if (summary) this.#log.warn("malformed grants ignored", { summary });
     return indexGrants(grants);
   }
 }

@@ -18,6 +18,7 @@ export { runAgui, SESSION_STATE_KEY } from "./run.js";
 export type { AguiRunOptions } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./edge/handler.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
+export type { PrincipalLookup } from "./edge/principal.js";
 export {
   InvalidSessionError,
   ResumeInProgressError,

@@ -12,6 +12,7 @@ import type { ExecutionLedger } from "../../agent/ledger.js";
 import type { InvocationState } from "../../agent/events.js";
 import { UserError, describe } from "../../errors.js";
 import { positiveIntegerOption } from "../../options.js";
+import { DEFAULT_MAX_GRANTS } from "../../grants/grant.js";
 import type { GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import { runContext } from "../../agent/run-context.js";
@@ -21,6 +22,7 @@ import { InvalidSessionError } from "./errors.js";
 import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./grants.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
 import { runAgui } from "../run.js";
+import { resolvePrincipal, type PrincipalLookup } from "./principal.js";
 import { runError, runStarted } from "../run-events.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
@@ -70,9 +72,11 @@ export interface AguiHandlerOptions {
   /**
    * Who the request is for, from the host's verified session or auth header (never from the body).
    * Grants are bound to it (signed grants carry it; a grant store is keyed by it), and a thread in
-   * a `store` belongs to the first principal that ran it. A throw answers 401. Default: none.
+   * a `store` belongs to the first principal that ran it. It fails closed: anything but a non-empty
+   * string (`undefined` from a `session?.user` with no session, `null`, `""`) or a throw answers
+   * 401 before the body is read. Default: none (every request is anonymous).
    */
-  principal?: (request: Request) => string | Promise<string>;
+  principal?: PrincipalLookup;
   /**
    * Development only: run without a store and without a secret. Sessions are then neither sealed
    * nor checked, so a client can forge what runs. Default `false` (such a handler refuses to start).
@@ -96,6 +100,11 @@ export interface AguiHandlerOptions {
    * runner agent's own memory ledger, which holds only as long as that agent lives.
    */
   ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
+  /**
+   * Most client grants (`forwardedProps.kaboo_grants`) read per run; later entries are ignored, with
+   * one warning for the whole list. Default 256.
+   */
+  maxGrants?: number;
   /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
@@ -155,6 +164,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
   const allow = options.cors ? "POST, OPTIONS" : "POST";
   const maxDepth = positiveIntegerOption("maxJsonDepth", options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
   const maxBytes = positiveIntegerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+  const maxGrants = positiveIntegerOption("maxGrants", options.maxGrants, DEFAULT_MAX_GRANTS);
   return async (request) => {
     const cors = corsHeaders(options.cors, request);
     const fail = (
@@ -168,6 +178,10 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     if (request.method === "OPTIONS" && options.cors)
       return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
     if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
+    // Who it is for comes first: nothing of a request from no one is read.
+    const who = await resolvePrincipal(options.principal, request, log);
+    if ("missing" in who) return fail(401, "unauthenticated", who.missing);
+    const { principal } = who;
 
     const read = await readBodyWithin(request, maxBytes);
     if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
@@ -188,15 +202,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     }
     let input = parsed.data as RunAgentInput;
 
-    let principal: string | undefined;
-    try {
-      principal = options.principal ? await options.principal(request) : undefined;
-      if (principal !== undefined && (typeof principal !== "string" || principal === "")) throw new Error("no principal");
-    } catch (error) {
-      log.warn("kaboo: the request has no principal", { error: describe(error) });
-      return fail(401, "unauthenticated", "The request does not say who it is for.");
-    }
-    const grants: EdgeGrantOptions = { ...options, principal, log };
+    const grants: EdgeGrantOptions = { ...options, maxGrants, principal, log };
 
     let agent: Agent;
     try {

@@ -51,6 +51,30 @@ export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
 export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/call-ledger.js";
 export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/call-ledger.js";
 export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
+export {
+  AUDIT_ENTRY_VERSION,
+  AuditWriteError,
+  ChainedAuditLog,
+  MemoryAuditLog,
+  auditEntryHash,
+  auditEntrySchema,
+} from "./agent/audit.js";
+export type {
+  AuditChainFields,
+  AuditChainStorage,
+  AuditDecisionRecord,
+  AuditEntry,
+  AuditExecutionRecord,
+  AuditGrantUseRecord,
+  AuditLog,
+  AuditRecord,
+  AuditRequestRecord,
+  AuditRevocationRecord,
+  MemoryAuditLogOptions,
+} from "./agent/audit.js";
+export { auditFromJsonLines, auditToJsonLines, verifyAuditTrail } from "./agent/audit-verify.js";
+export type { AuditProblem, AuditVerification, VerifyAuditOptions } from "./agent/audit-verify.js";
+export { jsonDigest, sha256Hex } from "./agent/digest.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
 export { estimateTokens } from "./agent/model-call.js";

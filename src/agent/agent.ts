@@ -15,6 +15,7 @@ import type { Model, ToolSpec } from "../models/model.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
 import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
+import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
 import { runLoop, type LoopInput } from "./loop.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
@@ -56,6 +57,11 @@ export interface AgentConfig {
   ledgerAllTools?: boolean;
   /** How long a claim holds without a result before its outcome is `unknown`. Default 15 minutes (`DEFAULT_LEASE_MS`). */
   ledgerLeaseMs?: number;
+  /**
+   * The audit trail: the gates record what they asked and what was decided, the runner what ran.
+   * A run's `invocationState` may carry its own (the edge handler's). Default: none (nothing recorded).
+   */
+  audit?: AuditLog;
 }
 
 /** What {@link Agent.invoke} accepts. */
@@ -96,6 +102,8 @@ export class Agent {
   interruptState: InterruptState = new InterruptState();
   /** The execution ledger (see {@link AgentConfig.ledger}). */
   readonly ledger: ExecutionLedger;
+  /** The audit trail (see {@link AgentConfig.audit}), if any. */
+  readonly audit: AuditLog | undefined;
   #tools = new Map<string, AgentTool>();
   #initialized = false;
   #running = false;
@@ -116,6 +124,7 @@ export class Agent {
     this.#maxModelRetries = config.maxModelRetries ?? 6;
     this.#maxToolRetries = config.maxToolRetries ?? 3;
     this.ledger = config.ledger ?? new MemoryExecutionLedger();
+    this.audit = config.audit;
     this.#ledgerSettings = { recordAll: config.ledgerAllTools ?? false, leaseMs: config.ledgerLeaseMs };
     for (const t of config.tools ?? []) this.addTool(t);
     for (const h of config.hooks ?? []) this.hooks.addHook(h);

@@ -7,6 +7,7 @@
 import * as z from "zod/v4/mini";
 import { CallInProgressError, describe } from "../errors.js";
 import type { Agent } from "./agent.js";
+import { recordExecution, runAudit, type RunAudit } from "./audit-record.js";
 import type { InvocationState } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 import { toolInterruptId } from "./interrupt-id.js";
@@ -60,6 +61,8 @@ export interface OpenCall {
   input: unknown;
   key: string;
   claim?: { ledger: ExecutionLedger; token: string };
+  /** Where its execution is recorded once it settles, and how an unknown outcome was answered. */
+  audit?: { trail: RunAudit; tool: string; answer: "run_again" | null };
 }
 
 /** Options of {@link openCall}. */
@@ -99,6 +102,9 @@ export async function openCall(
   const ledger = runContext.executionLedger.get(o.invocationState) ?? o.agent.ledger;
   const lease = o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs };
   let outcome: ClaimOutcome = await ledger.claim(key, lease);
+  const trail = runAudit(o.agent, o.invocationState);
+  const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
+  let answer: "run_again" | null = null;
   if (outcome.status === "unknown") {
     const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
     const action = readOutcomeAnswer(
@@ -115,13 +121,20 @@ export async function openCall(
         content: [{ type: "text", text }],
       };
       await ledger.settle(key, outcome.token, result);
+      await recordExecution(trail, { ...facts, claim: "unknown", result, answer: action });
       return { result: toResultBlock(toolUse.toolUseId, result) };
     }
+    if (outcome.status === "claimed") answer = "run_again";
   }
-  if (outcome.status === "done") return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
+  if (outcome.status === "done") {
+    await recordExecution(trail, { ...facts, claim: "done", result: outcome.result });
+    return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
+  }
   if (outcome.status === "running") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
   if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
-  return { input, key, claim: { ledger, token: outcome.token } };
+  const open: OpenCall = { input, key, claim: { ledger, token: outcome.token } };
+  if (trail) open.audit = { trail, tool: toolUse.name, answer };
+  return open;
 }
 
 function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
@@ -150,13 +163,21 @@ export function settleWhenDone(
 ): Promise<void> {
   const claim = call.claim;
   if (!claim) return Promise.resolve();
+  const settle = async (result: LedgerResult) => {
+    await claim.ledger.settle(call.key, claim.token, result);
+    const audit = call.audit;
+    if (audit) {
+      const facts = { tool: audit.tool, toolUseId, idempotencyKey: call.key, claim: "claimed" as const, result };
+      await recordExecution(audit.trail, { ...facts, answer: audit.answer });
+    }
+  };
   return run
     .then(
-      (output) => claim.ledger.settle(call.key, claim.token, toLedger(toBlock(output))),
+      (output) => settle(toLedger(toBlock(output))),
       (error: unknown) =>
         error instanceof InterruptSignal
           ? claim.ledger.release(call.key, claim.token)
-          : claim.ledger.settle(call.key, claim.token, toLedger(errorResult(toolUseId, `Error: ${describe(error)}`))),
+          : settle(toLedger(errorResult(toolUseId, `Error: ${describe(error)}`))),
     )
     .then(undefined, () => undefined);
 }

@@ -19,6 +19,7 @@ import { SessionExchange } from "../hooks/approval/session-exchange.js";
 import type { ApprovalDecision } from "../hooks/approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
+import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
@@ -58,6 +59,13 @@ export const CONTEXT_ITEMS_KEY = "aguiContext";
 export const SHARED_STATE_KEY = "sharedState";
 /** `invocationState` key of the run's execution ledger (the record of which calls ran). */
 export const EXECUTION_LEDGER_KEY = "kabooExecutionLedger";
+/** `invocationState` key of the run's audit trail (an `AuditLog`: what was asked, decided and run). */
+export const AUDIT_LOG_KEY = "kabooAuditLog";
+/**
+ * `invocationState` key of the resume entries' `metadata` (AG-UI), by interrupt id: envelope data
+ * such as a signature over the person's answer, which the audit trail records with the decision.
+ */
+export const RESUME_METADATA_KEY = "kabooResumeMetadata";
 
 const DECISIONS = Symbol("kaboo.approvalDecisions");
 const RUN_GRANTS = Symbol("kaboo.runGrants");
@@ -131,6 +139,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 const isLedger = (v: unknown): v is ExecutionLedger =>
   isRecord(v) && typeof v.claim === "function" && typeof v.settle === "function" && typeof v.release === "function";
+const isAuditLog = (v: unknown): v is AuditLog =>
+  isRecord(v) && typeof v.append === "function" && typeof v.entries === "function";
 
 /** A remembered-grant use of this run: an approval wider than `once`. */
 export interface RunGrant {
@@ -160,6 +170,10 @@ export const runContext = {
   sharedState: runKey<Record<string, unknown>>(SHARED_STATE_KEY, "a JSON object", isRecord),
   /** The run's execution ledger. */
   executionLedger: runKey<ExecutionLedger>(EXECUTION_LEDGER_KEY, "an ExecutionLedger", isLedger),
+  /** The run's audit trail (the host's; else the agent's own, if it has one). */
+  auditLog: runKey<AuditLog>(AUDIT_LOG_KEY, "an AuditLog", isAuditLog),
+  /** The resume entries' `metadata`, by interrupt id (untrusted JSON objects). */
+  resumeMetadata: runKey<Record<string, unknown>>(RESUME_METADATA_KEY, "a JSON object", isRecord),
   /** Approval decisions taken in this run (out: the host remembers `thread`/`always` ones). */
   decisions: runKey<ApprovalDecision[]>(DECISIONS, "a list of decisions", isArray as (v: unknown) => v is ApprovalDecision[]),
   /** Approvals wider than `once` given earlier in this run (they cover later calls of the run). */

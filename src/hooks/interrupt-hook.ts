@@ -8,7 +8,7 @@ import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { UserError } from "../errors.js";
-import { GRANT_SCOPES } from "../grants/grant.js";
+import { GRANT_SCOPES, grantId } from "../grants/grant.js";
 import {
   APPROVAL_SCOPES,
   clampScope,
@@ -24,6 +24,7 @@ import { toolHookInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import { approvalName, editApprovalName, recordDecision, recordFingerprint, remembers, runGrants } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
+import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import { callSubject, isUnknownSubject, type CallSubject, type SubjectFn } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
@@ -177,18 +178,17 @@ export class InterruptHook implements HookProvider {
     const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
     if (stored?.response === undefined) {
       const match = { tool: toolUse.name, subjectKey: subject.key ?? undefined, threadId, now: this.#now() };
-      if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey)) return;
+      if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey))
+        return auditGrantUse(event, undefined);
       // A remembered grant counts only as far as the rule reaches today (a rule narrowed from
       // `always` to `once` asks again), and only for the person it was given by.
       const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(rule.remember));
-      if (
-        await this.#grants.covers(invocationState, {
-          ...match,
-          scopes,
-          principal: runContext.principal.find(invocationState) || undefined,
-        })
-      )
-        return;
+      const grant = await this.#grants.find(invocationState, {
+        ...match,
+        scopes,
+        principal: runContext.principal.find(invocationState) || undefined,
+      });
+      if (grant) return auditGrantUse(event, grantId(grant));
     }
     // A subject we could not compute is never remembered beyond this call.
     let offered = isUnknownSubject(subject) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
@@ -219,6 +219,11 @@ export class InterruptHook implements HookProvider {
       message: `Allow ${subject.label}?`,
     };
     if (this.#ttl !== undefined) request.expiresAt = new Date(this.#now() + this.#ttl * 1000).toISOString();
+    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
+    if (stored?.response === undefined) {
+      const shown = { interruptId, rule: rule.pattern, input: checked.value, subject: request.subject };
+      await auditRequest(event, { ...shown, expiresAt: request.expiresAt });
+    }
     const response = event.interrupt({ name, reason: request as unknown as JsonObject });
     const asked = stored?.reason ?? (request as unknown as JsonValue);
     await this.#decide({ event, rule, asked, response, offered, name, subject });
@@ -226,7 +231,11 @@ export class InterruptHook implements HookProvider {
 
   async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {
     const { toolUse } = event;
-    const refuse = (decision: Decision, note: string) => {
+    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
+    const audit = (decision: Decision | "refused", extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {}) =>
+      auditDecision(event, { interruptId, decision, ...extra });
+    const refuse = async (decision: Decision, note: string) => {
+      await audit(decision, { scope: "once" });
       event.cancel = note;
       recordDecision(event.invocationState, {
         decision,
@@ -239,6 +248,7 @@ export class InterruptHook implements HookProvider {
     const answer = readAnswer(response);
     if (answer.invalid) {
       this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: answer.invalid });
+      await audit("denied", { note: "the answer could not be read" });
       event.cancel = decisionNote("denied", toolUse.name, "(The answer could not be read.)");
       return;
     }
@@ -255,6 +265,7 @@ export class InterruptHook implements HookProvider {
         value: answer.editedArgs,
       };
       if (!checked.ok) {
+        await audit("refused", { note: "the edited arguments are invalid", editedArgs: answer.editedArgs });
         event.cancel = `The person's edited arguments for "${toolUse.name}" are invalid, so the call did not run:\n${checked.error}`;
         return;
       }
@@ -263,16 +274,19 @@ export class InterruptHook implements HookProvider {
       const edited = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
       // An edit can change what the call is about: ask again for the new subject.
       if (edited !== null && edited.key !== subject.key) {
+        await audit("approved", { note: "the edit changes the subject: asked again", editedArgs: input });
         await this.#gate(event, rule, input, editApprovalName(this.#agentName, input));
         return;
       }
     }
-    if (!recordFingerprint(event.agent, toolHookInterruptId(toolUse.toolUseId, name), toolUse.name, toolUse.toolUseId, input)) {
+    if (!recordFingerprint(event.agent, interruptId, toolUse.name, toolUse.toolUseId, input)) {
+      await audit("refused", { note: "the approval was already used for a different call" });
       event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
       this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
       return;
     }
     const scope = clampScope(answer.scope, offered);
+    await audit("approved", { scope, ...(answer.editedArgs === undefined ? {} : { editedArgs: input }) });
     recordDecision(event.invocationState, {
       decision: "approved",
       tool: toolUse.name,

@@ -10,6 +10,7 @@ import {
   BeforeToolCallEvent,
   InterruptState,
   KabooError,
+  MemoryAuditLog,
   MemoryExecutionLedger,
   MessageAddedEvent,
   ScriptedModel,
@@ -18,6 +19,7 @@ import {
   type ScriptedTurn,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { expectAuditMatchesRuns } from "./audit-helpers.js";
 import { expectConsistentTranscript, transferTool } from "./helpers.js";
 
 function bank() {
@@ -39,9 +41,19 @@ function bank() {
 const approveAll = (r: { interrupts: { id: string }[] }): InterruptResponse[] =>
   r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
 
-function agentWith(script: ScriptedTurn[], transfer: ReturnType<typeof bank>["transfer"], ledger = new MemoryExecutionLedger()) {
-  return new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])], ledger });
+function agentWith(
+  script: ScriptedTurn[],
+  transfer: ReturnType<typeof bank>["transfer"],
+  ledger = new MemoryExecutionLedger(),
+  audit = new MemoryAuditLog(),
+) {
+  const hooks = [new InterruptHook(["transfer"])];
+  return new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks, ledger, audit });
 }
+
+/** The agent's audit trail (of `threadId`) records exactly the runs the tool saw. */
+const expectTrail = (agent: Agent, keys: string[], threadId = "") =>
+  expectAuditMatchesRuns(agent.audit ?? new MemoryAuditLog(), threadId, keys);
 
 const payTwo: ScriptedTurn[] = [
   {
@@ -70,6 +82,7 @@ describe("a failure after an approved call ran", () => {
     expect(retried.stopReason).toBe("endTurn");
     expect(sent).toEqual({ bob: 1 });
     expect(keys).toHaveLength(1);
+    await expectTrail(agent, keys);
     expectConsistentTranscript(agent.messages);
     const results = agent.messages.flatMap((m) => m.content).filter((b) => b.type === "toolResult");
     expect(results).toEqual([
@@ -78,7 +91,7 @@ describe("a failure after an approved call ran", () => {
   });
 
   test("a concurrent batch, both approved, a slow hook fails on b after a ran: the error names what ran; the retry runs only b", async () => {
-    const { sent, transfer } = bank();
+    const { sent, keys, transfer } = bank();
     const agent = agentWith(payTwo, transfer);
     let fail = true;
     agent.hooks.addCallback(BeforeToolCallEvent, async (e) => {
@@ -103,6 +116,7 @@ describe("a failure after an approved call ran", () => {
     const retried = await agent.invoke(answers);
     expect(retried.stopReason).toBe("endTurn");
     expect(sent).toEqual({ a: 1, b: 1 });
+    await expectTrail(agent, keys);
     expectConsistentTranscript(agent.messages);
     expect(agent.messages[0]?.role).toBe("user");
     expect(agent.messages.flatMap((m) => m.content).filter((b) => b.type === "toolResult")).toHaveLength(2);
@@ -171,14 +185,15 @@ describe("AfterInvocation", () => {
 
 describe("the ledger decides", () => {
   test("two invocations of one thread at once over one ledger: the approved call runs once", async () => {
-    const { sent, transfer } = bank();
+    const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
+    const audit = new MemoryAuditLog();
     const script: ScriptedTurn[] = [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }];
-    const first = agentWith(script, transfer, ledger);
+    const first = agentWith(script, transfer, ledger, audit);
     const state = { threadId: "thread-1" };
     const paused = await first.invoke("pay", { invocationState: { ...state } });
     const snapshot = JSON.parse(JSON.stringify({ messages: first.messages, interrupts: first.interruptState.toJSON() }));
-    const twin = agentWith([{ text: "done" }], transfer, ledger);
+    const twin = agentWith([{ text: "done" }], transfer, ledger, audit);
     twin.messages = snapshot.messages;
     twin.interruptState = InterruptState.fromJSON(snapshot.interrupts);
     first.model = new ScriptedModel({ script: [{ text: "done" }] });
@@ -187,6 +202,7 @@ describe("the ledger decides", () => {
       twin.invoke(approveAll(paused), { invocationState: { ...state } }),
     ]);
     expect(sent).toEqual({ bob: 1 });
+    await expectAuditMatchesRuns(audit, "thread-1", keys);
     for (const o of outcomes) if (o.status === "rejected") expect((o.reason as { code?: string }).code).toBe("CALL_IN_PROGRESS");
     expectConsistentTranscript(first.messages);
     expectConsistentTranscript(twin.messages);
@@ -216,14 +232,16 @@ describe("the ledger decides", () => {
   });
 
   test("a call the ledger holds as done is not run again: its recorded result goes into the transcript", async () => {
-    const { sent, transfer } = bank();
+    const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
+    const audit = new MemoryAuditLog();
     const script: ScriptedTurn[] = [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }];
-    const a = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger });
+    const a = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });
     await a.invoke("pay", { invocationState: { threadId: "t" } });
-    const b = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger });
+    const b = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });
     await b.invoke("pay", { invocationState: { threadId: "t" } });
     expect(sent).toEqual({ bob: 1 });
+    await expectAuditMatchesRuns(audit, "t", keys);
     expect(b.messages.flatMap((m) => m.content).find((x) => x.type === "toolResult")).toMatchObject({
       status: "success",
       content: [{ type: "text", text: "sent to bob" }],

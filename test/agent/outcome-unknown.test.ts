@@ -5,6 +5,7 @@ import * as z from "zod/v4";
 import {
   Agent,
   CallInProgressError,
+  MemoryAuditLog,
   MemoryExecutionLedger,
   ScriptedModel,
   executionKey,
@@ -13,11 +14,13 @@ import {
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { InterruptState } from "../../src/agent/interrupt.js";
+import { auditKinds, expectAuditMatchesRuns } from "./audit-helpers.js";
 import { expectConsistentTranscript } from "./helpers.js";
 
 function setup() {
   let now = 1_000;
   const ledger = new MemoryExecutionLedger({ now: () => now });
+  const audit = new MemoryAuditLog();
   const runs: string[] = [];
   const keys: string[] = [];
   const transfer = tool({
@@ -36,6 +39,7 @@ function setup() {
       model: new ScriptedModel({ script: [{ toolCalls: [{ name: "transfer", input: { to }, id: "t1" }] }, { text: "done" }] }),
       tools: [transfer],
       ledger,
+      audit,
     });
   const key = (to = "bob") => executionKey({ threadId: "th", toolUseId: "t1", input: { to } });
   /** A claim taken by a page that then died: its lease runs out with no result. */
@@ -43,7 +47,7 @@ function setup() {
     await ledger.claim(await key(), { leaseMs: 10 });
     now += 11;
   };
-  return { ledger, runs, keys, make, key, lostClaim, tick: (ms: number) => (now += ms) };
+  return { ledger, audit, runs, keys, make, key, lostClaim, tick: (ms: number) => (now += ms) };
 }
 
 const state = () => ({ invocationState: { threadId: "th" } });
@@ -91,6 +95,15 @@ describe("outcome unknown", () => {
     const again = await s.make().invoke("pay", state());
     expect(again.stopReason).toBe("endTurn");
     expect(s.runs).toEqual(runs);
+    // The trail says how the unknown outcome was answered, and that only a run_again ran it.
+    const entries = await expectAuditMatchesRuns(s.audit, "th", s.keys);
+    expect(auditKinds(entries)).toEqual([runs.length ? "execution:claimed" : "execution:unknown", "execution:done"]);
+    const expected = runs.length
+      ? "run_again"
+      : (response as { action?: string }).action === "treat_as_done"
+        ? "treat_as_done"
+        : "cancel";
+    expect(entries[0]).toMatchObject({ answer: expected });
   });
 
   test("a claim that is still live ends the run with CALL_IN_PROGRESS and runs nothing", async () => {

@@ -7,7 +7,7 @@
 import type { InvocationState } from "../../agent/events.js";
 import { findVerifiedGrant } from "../../grants/accept.js";
 import { findGrant, indexGrants, type GrantIndex, type GrantQuery } from "../../grants/find.js";
-import { grantRefusalSummary, parseGrants } from "../../grants/grant.js";
+import { grantRefusalSummary, parseGrants, type Grant } from "../../grants/grant.js";
 import type { GrantSecret } from "../../grants/signing.js";
 import { grantsIn } from "../../agent/run-context.js";
 import type { Logger } from "../../logger.js";
@@ -26,17 +26,22 @@ export class GrantLookup {
 
   /** Whether a remembered grant covers the call. */
   async covers(invocationState: InvocationState, query: GrantQuery): Promise<boolean> {
+    return (await this.find(invocationState, query)) !== undefined;
+  }
+
+  /** The remembered grant that covers the call (verified when there is a secret), if any. */
+  async find(invocationState: InvocationState, query: GrantQuery): Promise<Grant | undefined> {
     let index = this.#cache.get(invocationState);
     if (!index) {
       index = this.#load(invocationState);
       this.#cache.set(invocationState, index);
     }
-    if (this.#secret === undefined) return findGrant(await index, query) !== undefined;
+    if (this.#secret === undefined) return findGrant(await index, query);
     // Verify only the grants that would cover this call: one HMAC each, not one per grant of the run.
     const { grant, rejected } = await findVerifiedGrant(await index, query, this.#secret);
     const summary = grantRefusalSummary(rejected);
     if (summary) this.#log.warn("unverified grants ignored", { summary, tool: query.tool });
-    return grant !== undefined;
+    return grant;
   }
 
   async #load(invocationState: InvocationState): Promise<GrantIndex> {

@@ -1,0 +1,100 @@
+/**
+ * The approval hooks' entries in the run's audit trail: the question shown, each answer with the
+ * person who gave it, and the grant that let a call through without a question. A write that fails
+ * fails the step (a question is not shown, an answer is not acted on, without its record).
+ *
+ * @module
+ */
+import { runAudit } from "../../agent/audit-record.js";
+import type { AuditDecisionRecord } from "../../agent/audit.js";
+import { jsonDigest } from "../../agent/digest.js";
+import type { BeforeToolCallEvent } from "../../agent/events.js";
+import { runContext } from "../../agent/run-context.js";
+
+const principalOf = (event: BeforeToolCallEvent): string | null => runContext.principal.find(event.invocationState) || null;
+
+/** What a gate showed. */
+export interface ShownRequest {
+  interruptId: string;
+  rule: string;
+  input: unknown;
+  subject: { key: string; label: string } | null;
+  expiresAt: string | undefined;
+  /** Approvals needed. Default 1. */
+  required?: number;
+}
+
+/**
+ * Records that a question is about to be shown.
+ * @param event - The gated call.
+ * @param shown - The interrupt, the rule, the arguments shown, subject, deadline.
+ */
+export async function auditRequest(event: BeforeToolCallEvent, shown: ShownRequest): Promise<void> {
+  const audit = runAudit(event.agent, event.invocationState);
+  if (!audit) return;
+  await audit.append({
+    kind: "request",
+    tool: event.toolUse.name,
+    toolUseId: event.toolUse.toolUseId,
+    interruptId: shown.interruptId,
+    argsDigest: await jsonDigest(shown.input),
+    subject: shown.subject,
+    rule: shown.rule,
+    principal: principalOf(event),
+    expiresAt: shown.expiresAt ?? null,
+    required: shown.required ?? 1,
+  });
+}
+
+/** An answer as the gate read it. */
+export interface ReadDecision {
+  interruptId: string;
+  decision: AuditDecisionRecord["decision"];
+  scope?: AuditDecisionRecord["scope"] | undefined;
+  editedArgs?: unknown;
+  note?: string | undefined;
+  /** Who answered. Default: the run's principal. */
+  principal?: string | null | undefined;
+}
+
+/**
+ * Records an answer, with the resume entry's `metadata.signature` when the page sent one.
+ * @param event - The gated call.
+ * @param read - The interrupt, the decision, its scope, the edits and a note.
+ */
+export async function auditDecision(event: BeforeToolCallEvent, read: ReadDecision): Promise<void> {
+  const audit = runAudit(event.agent, event.invocationState);
+  if (!audit) return;
+  const metadata = runContext.resumeMetadata.find(event.invocationState)?.[read.interruptId];
+  const signature = (metadata as { signature?: unknown } | undefined)?.signature;
+  await audit.append({
+    kind: "decision",
+    tool: event.toolUse.name,
+    toolUseId: event.toolUse.toolUseId,
+    interruptId: read.interruptId,
+    principal: read.principal === undefined ? principalOf(event) : read.principal,
+    decision: read.decision,
+    scope: read.scope ?? null,
+    editsDigest: read.editedArgs === undefined ? null : await jsonDigest(read.editedArgs),
+    signature: typeof signature === "string" ? signature.slice(0, 4096) : null,
+    note: read.note ?? null,
+  });
+}
+
+/**
+ * Records that a grant let the call through without a question.
+ * @param event - The gated call.
+ * @param grantId - The grant's id, or `undefined` for an approval given earlier in this run.
+ */
+export async function auditGrantUse(event: BeforeToolCallEvent, grantId: string | undefined): Promise<void> {
+  const audit = runAudit(event.agent, event.invocationState);
+  if (!audit) return;
+  await audit.append({
+    kind: "grant_use",
+    tool: event.toolUse.name,
+    toolUseId: event.toolUse.toolUseId,
+    grantId: grantId ?? `run:${event.toolUse.name}`,
+    source: grantId === undefined ? "run" : "grant",
+    principal: principalOf(event),
+  });
+}

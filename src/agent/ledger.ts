@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../hooks/approval/request.js";
+import { canonicalJson } from "./canonical-json.js";
 import type { JsonValue, ToolResultContent } from "./messages.js";
 
 /** What the ledger records for a finished call: the tool's output, without its `toolUseId`. */

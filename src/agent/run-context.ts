@@ -10,17 +10,18 @@
  * Two readers per key: `get` is strict and throws {@link InvalidRunContextError} when the key holds
  * something else; `find` is lenient and reads such a value as absent, for hooks that skip what a
  * host got wrong rather than fail the run. The paused batch is not in `invocationState` but in
- * the agent's interrupt state; its owner is `./paused-batch.ts`.
+ * the agent's interrupt state; its owner is `./paused-batch.ts`. The paused session's shape is
+ * `./session.ts`'s. A layer above keeps its own bookkeeping in {@link privateRunKey} slots (the
+ * approval hooks' decisions live in `hooks/approval/run.ts`).
  *
  * @module
  */
 import { InvalidRunContextError } from "../errors.js";
-import { SessionExchange } from "../hooks/approval/session-exchange.js";
-import type { ApprovalDecision } from "../hooks/approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
+import { SessionExchange } from "./session.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
@@ -66,9 +67,6 @@ export const AUDIT_LOG_KEY = "kabooAuditLog";
  * such as a signature over the person's answer, which the audit trail records with the decision.
  */
 export const RESUME_METADATA_KEY = "kabooResumeMetadata";
-
-const DECISIONS = Symbol("kaboo.approvalDecisions");
-const RUN_GRANTS = Symbol("kaboo.runGrants");
 
 /** One per-run fact: its key, a strict and a lenient reader, and a writer. */
 export interface RunKey<T> {
@@ -142,12 +140,6 @@ const isLedger = (v: unknown): v is ExecutionLedger =>
 const isAuditLog = (v: unknown): v is AuditLog =>
   isRecord(v) && typeof v.append === "function" && typeof v.entries === "function";
 
-/** A remembered-grant use of this run: an approval wider than `once`. */
-export interface RunGrant {
-  tool: string;
-  subjectKey: string | undefined;
-}
-
 /** The run's keys. */
 export const runContext = {
   /** The conversation (AG-UI `threadId`). */
@@ -174,10 +166,6 @@ export const runContext = {
   auditLog: runKey<AuditLog>(AUDIT_LOG_KEY, "an AuditLog", isAuditLog),
   /** The resume entries' `metadata`, by interrupt id (untrusted JSON objects). */
   resumeMetadata: runKey<Record<string, unknown>>(RESUME_METADATA_KEY, "a JSON object", isRecord),
-  /** Approval decisions taken in this run (out: the host remembers `thread`/`always` ones). */
-  decisions: runKey<ApprovalDecision[]>(DECISIONS, "a list of decisions", isArray as (v: unknown) => v is ApprovalDecision[]),
-  /** Approvals wider than `once` given earlier in this run (they cover later calls of the run). */
-  runGrants: runKey<RunGrant[]>(RUN_GRANTS, "a list of grants", isArray as (v: unknown) => v is RunGrant[]),
 } as const;
 
 /**

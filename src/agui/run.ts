@@ -21,6 +21,7 @@ import type { GrantStore } from "../grants/store.js";
 import type { ExecutionLedger } from "../agent/ledger.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
+import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/session.js";
 import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
@@ -32,8 +33,7 @@ import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./
 import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
 
-/** Key of the AG-UI state that carries the paused session (`{ interrupt_state, delegates }`). */
-export const SESSION_STATE_KEY = "kaboo_session";
+export { SESSION_STATE_KEY } from "../agent/session.js";
 
 /** Options of {@link runAgui}. */
 export interface AguiRunOptions {
@@ -268,7 +268,7 @@ function pausedMessages(agent: Agent, responseId: string | undefined): Message[]
  * synthetic result for a call that is still pending has nothing after it, so it does not count.
  */
 function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean {
-  const ids = pausedCallIds((session as { interrupt_state?: { context?: unknown } } | null)?.interrupt_state?.context);
+  const ids = sessionPausedCallIds(session);
   if (ids.length === 0) return false;
   return ids.every((id) => {
     const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);

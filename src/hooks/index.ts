@@ -32,8 +32,8 @@ export {
 } from "./tool-attachments-hook.js";
 export { ForwardedPropsHook } from "./forwarded-props-hook.js";
 export type { ForwardedPropsHookOptions } from "./forwarded-props-hook.js";
-export { SessionExchange } from "./approval/session-exchange.js";
-export type { SessionSnapshotIn } from "./approval/session-exchange.js";
+export { SessionExchange } from "../agent/session.js";
+export type { SessionSnapshotIn } from "../agent/session.js";
 export {
   createSessionExchange,
   getSessionExchange,
@@ -49,7 +49,7 @@ export {
 } from "../agent/run-context.js";
 export type { CreateSessionExchangeOptions } from "../agent/run-context.js";
 export { SessionStateHook, restoreSessionState, sessionStateSnapshot } from "./session-state-hook.js";
-export type { SessionSnapshot } from "./session-state-hook.js";
+export type { SessionSnapshot } from "../agent/session.js";
 export { defaultLogger } from "../logger.js";
 export type { Logger } from "../logger.js";
 export { editDistance } from "./tool-name-sanitizer.js";

@@ -4,31 +4,16 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import { BeforeInvocationEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { InterruptState, type InterruptStateJson } from "../agent/interrupt.js";
-import type { JsonValue, Message } from "../agent/messages.js";
 import { describe } from "../errors.js";
 import { getSessionExchange } from "../agent/run-context.js";
+import { staleCallId, type SessionSnapshot } from "../agent/session.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
-/** What {@link sessionStateSnapshot} returns (wire names of the Python package). */
-export interface SessionSnapshot {
-  interrupt_state: InterruptStateJson;
-  /** Present only when there are delegate snapshots. */
-  delegates?: Record<string, JsonValue>;
-}
-
-// The client "sent state" when it sent something shaped like one; whether it is
-// valid is decided by InterruptState.fromJSON at restore time.
-const stateLike = z.looseObject({ interrupts: z.record(z.string(), z.unknown()) });
-const isInterruptStateLike = (value: unknown): boolean => stateLike.safeParse(value).success;
-
-const pausedCalls = z.looseObject({
-  toolUseMessage: z.looseObject({ content: z.array(z.unknown()) }),
-});
+export type { SessionSnapshot } from "../agent/session.js";
 
 /**
  * Seeds `agent` with the interrupt state the client sent, if this run resumes.
@@ -64,8 +49,8 @@ export function restoreSessionState(agent: Agent, invocationState: InvocationSta
   exchange.agent = agent;
   exchange.publishesApprovals = true;
   if (!exchange.resuming || exchange.restored) return false;
-  const state = exchange.inbound.interrupt_state;
-  if (!isInterruptStateLike(state)) return false;
+  const state = exchange.inboundInterruptState;
+  if (!exchange.sentInterruptState) return false;
   exchange.restored = true;
   const current = agent.interruptState;
   if (current.activated || current.interrupts.size > 0) return false;
@@ -86,23 +71,6 @@ export function restoreSessionState(agent: Agent, invocationState: InvocationSta
     `kaboo: paused session restored | activated=${restored.activated} interrupts=${[...restored.interrupts.keys()].join(",")}`,
   );
   return true;
-}
-
-function staleCallId(state: InterruptState, messages: readonly Message[]): string | undefined {
-  const parsed = pausedCalls.safeParse(state.context);
-  if (!parsed.success) return undefined;
-  const ids = new Set<string>();
-  for (const block of parsed.data.toolUseMessage.content) {
-    const b = block as { type?: unknown; toolUseId?: unknown } | null;
-    if (b?.type === "toolUse" && typeof b.toolUseId === "string") ids.add(b.toolUseId);
-  }
-  if (ids.size === 0) return undefined;
-  for (const message of messages) {
-    for (const block of message.content) {
-      if ((block.type === "toolUse" || block.type === "toolResult") && ids.has(block.toolUseId)) return block.toolUseId;
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -129,11 +97,9 @@ export function sessionStateSnapshot(invocationState: InvocationState, logger: L
     return null;
   }
   if (!serialized.activated && Object.keys(serialized.interrupts).length === 0) {
-    if (!isInterruptStateLike(exchange.inbound.interrupt_state)) return null;
+    if (!exchange.sentInterruptState) return null;
   }
-  const snapshot: SessionSnapshot = { interrupt_state: serialized };
-  if (Object.keys(exchange.delegates).length > 0) snapshot.delegates = structuredClone(exchange.delegates);
-  return snapshot;
+  return exchange.snapshot(serialized);
 }
 
 /**

@@ -6,12 +6,13 @@
 import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import { InterruptSignal, InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupt.js";
-import { messageText, type JsonObject, type JsonValue, type Message } from "../agent/messages.js";
+import { messageText, type JsonValue, type Message } from "../agent/messages.js";
 import { tool, type AgentTool, type ToolAnnotations, type ToolContext } from "../agent/tools.js";
 import { UserError } from "../errors.js";
 import { isCallInterrupt, repeatedInterruptName } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
-import { withinDepth } from "../agent/json-depth.js";
+
+export type { DelegateSnapshot } from "../agent/session.js";
 
 /** Options of {@link agentAsTool}. */
 export interface AgentAsToolOptions<S extends z.ZodMiniType> {
@@ -22,19 +23,6 @@ export interface AgentAsToolOptions<S extends z.ZodMiniType> {
   inputSchema?: S;
   annotations?: ToolAnnotations;
 }
-
-/** What a delegate keeps in `SessionExchange.delegates[name]` while it is paused (JSON). */
-export interface DelegateSnapshot {
-  tool_use_id: string;
-  interrupt_state: JsonValue;
-  messages: JsonValue;
-}
-
-const snapshotSchema = z.object({
-  tool_use_id: z.string().check(z.minLength(1)),
-  interrupt_state: z.unknown(),
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })),
-});
 
 /**
  * Makes `agent` a tool (kind `"agent"`, so ContextHook and HistoryPolicy keep its results).
@@ -86,7 +74,7 @@ async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolCo
   const toolUseId = ctx.toolUse.toolUseId;
   const exchange = runContext.sessionExchange.find(ctx.invocationState);
   const parentAsked = [...ctx.agent.interruptState.interrupts.keys()].some((id) => isCallInterrupt(id, toolUseId, ["tool"]));
-  if (parentAsked && !agent.interruptState.activated) restore(agent, exchange?.delegates[name], toolUseId);
+  if (parentAsked && !agent.interruptState.activated) restore(agent, exchange?.pausedDelegate(name, toolUseId), toolUseId);
   // A pause this call does not answer belongs to a call the parent gave up (cancelled, discarded):
   // it will never be answered, and keeping it would refuse every later task.
   if (!parentAsked && agent.interruptState.activated) agent.discardInterrupts();
@@ -103,17 +91,10 @@ async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolCo
   }
   const result = await agent.invoke(input, { invocationState: childState, signal: ctx.signal });
   if (result.stopReason === "interrupt") {
-    if (exchange) {
-      const snap: DelegateSnapshot = {
-        tool_use_id: toolUseId,
-        interrupt_state: JSON.parse(JSON.stringify(agent.interruptState)) as JsonValue,
-        messages: JSON.parse(JSON.stringify(agent.messages)) as JsonValue,
-      };
-      exchange.delegates[name] = snap as unknown as JsonObject;
-    }
+    exchange?.saveDelegate(name, toolUseId, agent);
     askParent(ctx, result.interrupts);
   }
-  if (exchange) delete exchange.delegates[name];
+  exchange?.dropDelegate(name);
   return messageText(result.message);
 }
 
@@ -141,11 +122,8 @@ function askParent(ctx: ToolContext, inner: readonly Interrupt[]): { inner: Inte
   return answers;
 }
 
-function restore(agent: Agent, saved: JsonValue | undefined, toolUseId: string): void {
-  const parsed = withinDepth(saved) ? snapshotSchema.safeParse(saved) : undefined;
-  if (!parsed?.success || parsed.data.tool_use_id !== toolUseId) {
-    throw new UserError(`The delegate's paused state for call ${toolUseId} is missing or malformed; it cannot resume.`);
-  }
-  agent.interruptState = InterruptState.fromJSON(parsed.data.interrupt_state);
-  if (agent.messages.length === 0) agent.messages = parsed.data.messages as unknown as Message[];
+function restore(agent: Agent, snap: { interruptState: unknown; messages: Message[] } | undefined, toolUseId: string): void {
+  if (!snap) throw new UserError(`The delegate's paused state for call ${toolUseId} is missing or malformed; it cannot resume.`);
+  agent.interruptState = InterruptState.fromJSON(snap.interruptState);
+  if (agent.messages.length === 0) agent.messages = snap.messages;
 }

@@ -97,15 +97,6 @@ describe("run context", () => {
     );
   });
 
-  test("internal bookkeeping is under symbols and never reaches JSON", () => {
-    const state: Record<string, unknown> = {};
-    runContext.decisions.set(state, []);
-    runContext.runGrants.set(state, [{ tool: "t", subjectKey: undefined }]);
-    expect(JSON.stringify(state)).toBe("{}");
-    expect(runContext.runGrants.get(state)).toEqual([{ tool: "t", subjectKey: undefined }]);
-    expect(typeof runContext.decisions.key).toBe("symbol");
-  });
-
   test("a module's private slot: own symbol, never in JSON, shared by a child run's copy, typed on read", () => {
     const slot = privateRunKey("things", (v): v is Map<string, number> => v instanceof Map);
     const other = privateRunKey("things", (v): v is Map<string, number> => v instanceof Map);

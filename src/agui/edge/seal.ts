@@ -10,10 +10,10 @@
  */
 import { EventType, type BaseEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
 import type { JsonObject } from "../../agent/messages.js";
-import { canonicalJson } from "../../hooks/approval/request.js";
+import { canonicalJson } from "../../agent/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
 import { InvalidSessionError } from "./errors.js";
-import { SESSION_STATE_KEY } from "../run.js";
+import { SESSION_STATE_KEY } from "../../agent/session.js";
 
 /**
  * Version of the seal.

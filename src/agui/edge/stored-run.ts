@@ -28,7 +28,7 @@ import {
   type ThreadStore,
 } from "../../stores/thread-store.js";
 import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
-import { SESSION_STATE_KEY } from "../run.js";
+import { pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 
 /** Default time a run holds its thread: 5 minutes (after it, a run whose isolate died no longer blocks the thread). */
@@ -160,7 +160,7 @@ function decide(
   if (answered) return { replay: answered };
   if (liveLease(record, now)) return { refuse: busy(resume.length > 0) };
   if (resume.length === 0) return { proceed: true };
-  const pending = pendingInterrupts(record.session);
+  const pending = pendingInterruptIds(record.session);
   const unknown = resume.find((r) => !pending.includes(r.interruptId));
   return unknown ? { refuse: new UnknownInterruptIdError(unknown.interruptId, pending) } : { proceed: true };
 }
@@ -169,17 +169,6 @@ function busy(resuming: boolean): KabooError {
   return resuming
     ? new ResumeInProgressError("Another request is answering this thread's interrupts now; this one ran nothing.")
     : new ThreadBusyError("Another run holds this thread now; try again when it ends.");
-}
-
-/** Ids of the stored session's unanswered interrupts. */
-function pendingInterrupts(session: JsonObject | null): string[] {
-  const state = session?.interrupt_state as { interrupts?: unknown; activated?: unknown } | undefined;
-  const interrupts = state?.interrupts;
-  if (!isObject(interrupts)) return [];
-  const open = Object.entries(interrupts).flatMap(([id, i]) => (isObject(i) && i.response === undefined ? [id] : []));
-  // A failed resume keeps its pause with its answers (what finished is recorded): its retry sends
-  // them again, and the agent takes each only with the same answer.
-  return open.length === 0 && state?.activated === true ? Object.keys(interrupts) : open;
 }
 
 function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state"> {

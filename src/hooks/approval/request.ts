@@ -144,8 +144,6 @@ export function jsonHash(value: unknown): string {
   return (h >>> 0).toString(36);
 }
 
-export { canonicalJson };
-
 /** Parses an ISO date; `undefined` when absent or unreadable. */
 export function parseTime(iso: unknown): number | undefined {
   if (typeof iso !== "string") return undefined;

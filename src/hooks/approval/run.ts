@@ -9,7 +9,7 @@ import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { isCallInterrupt } from "../../agent/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
-import { grantsIn, runContext, type RunGrant } from "../../agent/run-context.js";
+import { grantsIn, privateRunKey, runContext } from "../../agent/run-context.js";
 import type { GrantInput } from "../../grants/store.js";
 import { TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./request.js";
 
@@ -22,6 +22,17 @@ export interface ApprovalDecision {
   /** The scope granted, clamped to what was offered. */
   scope: ApprovalScope;
 }
+
+/** A remembered-grant use of this run: an approval wider than `once`. */
+export interface RunGrant {
+  tool: string;
+  subjectKey: string | undefined;
+}
+
+const isArray = Array.isArray as (v: unknown) => v is unknown[];
+// This run's bookkeeping, private to the approval hooks (under symbols: never in JSON).
+const decisionsKey = privateRunKey("approvalDecisions", isArray as (v: unknown) => v is ApprovalDecision[]);
+const runGrantsKey = privateRunKey("runGrants", isArray as (v: unknown) => v is RunGrant[]);
 
 /** Agent-state key of the consumed-approval record (interrupt id → call fingerprint). */
 export const CONSUMED_APPROVALS_KEY = "kaboo_consumed_approvals";
@@ -48,24 +59,24 @@ export function remembers(invocationState: InvocationState): boolean {
 
 /** Decisions taken so far in this run (the AG-UI adapter stores `thread`/`always` ones in its GrantStore). */
 export function approvalDecisions(invocationState: InvocationState): readonly ApprovalDecision[] {
-  return runContext.decisions.find(invocationState) ?? [];
+  return decisionsKey.find(invocationState) ?? [];
 }
 
 /** Records a decision; an approval wider than `once` also covers later calls of this run. */
 export function recordDecision(invocationState: InvocationState, decision: ApprovalDecision): void {
-  const decisions = runContext.decisions.find(invocationState) ?? [];
+  const decisions = decisionsKey.find(invocationState) ?? [];
   decisions.push(decision);
-  runContext.decisions.set(invocationState, decisions);
+  decisionsKey.set(invocationState, decisions);
   if (decision.decision === "approved" && decision.scope !== "once") {
-    const grants = runContext.runGrants.find(invocationState) ?? [];
+    const grants = runGrantsKey.find(invocationState) ?? [];
     grants.push({ tool: decision.tool, subjectKey: decision.subject.key ?? undefined });
-    runContext.runGrants.set(invocationState, grants);
+    runGrantsKey.set(invocationState, grants);
   }
 }
 
 /** Approvals wider than `once` given earlier in this run. */
 export function runGrants(invocationState: InvocationState): readonly RunGrant[] {
-  return runContext.runGrants.find(invocationState) ?? [];
+  return runGrantsKey.find(invocationState) ?? [];
 }
 
 /**

@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   APPROVAL_SCOPES,
-  canonicalJson,
   clampScope,
   decisionNote,
   jsonHash,
@@ -10,6 +9,7 @@ import {
   readAnswer,
   scopesUpTo,
 } from "../../../src/hooks/approval/request.js";
+import { canonicalJson } from "../../../src/agent/canonical-json.js";
 
 describe("readAnswer", () => {
   test.each([

@@ -27,6 +27,7 @@ describe("approval run bookkeeping", () => {
     expect(approvalDecisions(b)).toHaveLength(0);
     expect(runGrants(a)).toEqual([{ tool: "t", subjectKey: "k" }]);
     expect(JSON.stringify(a)).not.toMatch(/approved/);
+    expect(Object.keys(a).sort()).toEqual(["forwardedProps", "threadId"]);
   });
   test("the host remembers only with grants present and a publishing exchange", () => {
     expect(remembers(hostState({ grants: [], publishes: true }))).toBe(true);

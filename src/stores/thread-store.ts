@@ -24,7 +24,8 @@ import { KabooError } from "../errors.js";
 /**
  * Version of the stored {@link ThreadRecord} format.
  *
- * - 1: `{ format, version, owner, session, messages, state, answered, lease, updatedAt }`.
+ * - 1: `{ format, version, owner, session, messages, state, answered, lease, updatedAt }`; `lease.cancel`
+ *   (optional, absent = false) was added later without a new version: older readers drop it.
  */
 export const THREAD_RECORD_FORMAT = 1;
 
@@ -44,8 +45,10 @@ export interface ThreadLease {
   runId: string;
   /** Whether that run answers interrupts. */
   resume: boolean;
-  /** Epoch ms; after it the lease is void (the isolate died mid-run). */
+  /** Epoch ms; after it the lease is void (the isolate died mid-run). A live run renews it. */
   expiresAt: number;
+  /** The thread's person asked this run to stop (written by a Stop that reached another isolate). */
+  cancel?: boolean;
 }
 
 /** The data of a thread (what {@link ThreadStore.compareAndSet} writes). */
@@ -119,7 +122,15 @@ const recordSchema = z.object({
   messages: z.array(json),
   state: jsonObject,
   answered: z.record(z.string(), z.object({ runId: z.string(), outcome: jsonObject, at: z.number() })),
-  lease: z.nullable(z.object({ token: z.string(), runId: z.string(), resume: z.boolean(), expiresAt: z.number() })),
+  lease: z.nullable(
+    z.object({
+      token: z.string(),
+      runId: z.string(),
+      resume: z.boolean(),
+      expiresAt: z.number(),
+      cancel: z.optional(z.boolean()),
+    }),
+  ),
   updatedAt: z.number(),
 });
 

@@ -4,120 +4,29 @@
  *
  * @module
  */
-import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
+import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
-import type { ExecutionLedger } from "../../agent/ledger.js";
-import type { InvocationState } from "../../agent/events.js";
 import { UserError, describe } from "../../errors.js";
 import { positiveIntegerOption } from "../../options.js";
 import { DEFAULT_MAX_GRANTS } from "../../grants/grant.js";
-import type { GrantSecret } from "../../grants/signing.js";
-import type { GrantStore } from "../../grants/store.js";
-import { runContext } from "../../agent/run-context.js";
-import { defaultLogger, type Logger } from "../../logger.js";
-import type { ThreadStore } from "../../stores/thread-store.js";
-import { InvalidSessionError } from "./errors.js";
-import { decisionGrants, handOutGrants, trustedGrants, type EdgeGrantOptions } from "./grants.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
-import { runAgui } from "../run.js";
-import { resolvePrincipal, type PrincipalLookup } from "./principal.js";
+import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
+import { cancelRun, isCancelBody } from "./cancel.js";
+import { corsHeaders, preflightHeaders } from "./cors.js";
+import { edgeRun } from "./edge-run.js";
+import { InvalidSessionError } from "./errors.js";
+import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
+import type { AguiHandlerOptions } from "./options.js";
+import { resolvePrincipal } from "./principal.js";
+import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
-import { storedRun } from "./stored-run.js";
 
 export { GRANTS_EVENT } from "./grants.js";
-
-/** What the handler tells the agent factory. */
-export interface AguiHandlerContext {
-  /** The handler's `secret`: give it to your `InterruptHook` (`new InterruptHook(rules, { secret })`). */
-  secret: GrantSecret | undefined;
-  /** The incoming request (headers for auth, `cf` properties, …). */
-  request: Request;
-}
-
-/** Cross-origin settings. `true`: any origin (`*`). */
-export interface AguiCorsOptions {
-  /** Allowed origin(s). A list echoes the request's `Origin` when it is listed. Default `*`. */
-  origin?: string | readonly string[];
-  /** Request headers a browser may send. Default `content-type`, `accept`, `authorization`. */
-  headers?: readonly string[];
-  /** How long a browser may cache the preflight, in seconds. Default 86400. */
-  maxAge?: number;
-}
-
-/** Options of {@link createAguiHandler}. */
-export interface AguiHandlerOptions {
-  /**
-   * Makes the runner agent for one request (edge isolates keep nothing between requests). The
-   * handler cannot configure your hooks: pass `context.secret` to your `InterruptHook` yourself.
-   */
-  agent: (threadId: string, context: AguiHandlerContext) => Agent | Promise<Agent>;
-  /**
-   * The authoritative record of each thread (`MemoryThreadStore`, `DurableObjectThreadStore`,
-   * `DenoKvThreadStore`). With it the client's `kaboo_session` decides nothing: a resume is checked
-   * against the stored pause, only the stored paused batch runs, two concurrent resumes run it
-   * once, and a replay is answered with the recorded outcome. Default: none (stateless, sealed).
-   */
-  store?: ThreadStore;
-  /**
-   * HMAC secret. Without a `store` it seals the session the handler sends (and refuses any other);
-   * incoming `forwardedProps.kaboo_grants` not signed with it are dropped (and logged), and grants
-   * the handler hands out or reads from `grantStore` are signed with it. Required without a
-   * `store` (unless `insecureDevelopmentMode`). Default: none.
-   */
-  secret?: GrantSecret;
-  /**
-   * Who the request is for, from the host's verified session or auth header (never from the body).
-   * Grants are bound to it (signed grants carry it; a grant store is keyed by it), and a thread in
-   * a `store` belongs to the first principal that ran it. It fails closed: anything but a non-empty
-   * string (`undefined` from a `session?.user` with no session, `null`, `""`) or a throw answers
-   * 401 before the body is read. Default: none (every request is anonymous).
-   */
-  principal?: PrincipalLookup;
-  /**
-   * Development only: run without a store and without a secret. Sessions are then neither sealed
-   * nor checked, so a client can forge what runs. Default `false` (such a handler refuses to start).
-   */
-  insecureDevelopmentMode?: boolean;
-  /** Let unsigned client grants count when there is no secret (they skip questions for anyone). Default `false`. */
-  acceptUnsignedGrants?: boolean;
-  /** Answer CORS preflights and add CORS headers. Default: off (same origin only). */
-  cors?: boolean | AguiCorsOptions;
-  /**
-   * Server-side grants (e.g. backed by KV). When set, each run carries the principal's
-   * `grantsFor(threadId, { principal })` (signed when `secret` is set) instead of the client's
-   * grants, and `thread`/`always` answers are recorded in it. When absent, those answers go to the
-   * client as a CUSTOM `kaboo_grants` event (`value: { grants }`) to send back as `forwardedProps.kaboo_grants`.
-   */
-  grantStore?: GrantStore;
-  /**
-   * The execution ledger of a handler without a `store` (a store brings its own), or one per thread
-   * (`(threadId) => ExecutionLedger`), backed by durable storage. Every call is claimed in it before
-   * it runs, so a resume delivered twice or two requests at once run a call once. Default: the
-   * runner agent's own memory ledger, which holds only as long as that agent lives.
-   */
-  ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
-  /**
-   * Most client grants (`forwardedProps.kaboo_grants`) read per run; later entries are ignored, with
-   * one warning for the whole list. Default 256.
-   */
-  maxGrants?: number;
-  /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
-  maxBodyBytes?: number;
-  /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
-  maxJsonDepth?: number;
-  /** How long a run holds its thread in the `store`, ms. Default 5 minutes. */
-  runLeaseMs?: number;
-  /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
-  heartbeatMs?: number;
-  /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
-  prepare?: (invocationState: InvocationState, request: Request) => void | Promise<void>;
-  /** Where every message of the handler goes (client strings cut to 300 characters). Default: the console. */
-  logger?: Logger;
-}
+export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./options.js";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
@@ -126,7 +35,13 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  * Server-Sent Events (`data: <json>\n\n`, `: ping` heartbeats while the run is quiet). A body over
  * `maxBodyBytes` → 413; bad JSON, JSON nested deeper than `maxJsonDepth` or a body that is not a
  * `RunAgentInput` → 400 `{ error, detail }`; a failing `principal` → 401; other methods → 405. A
- * client that disconnects aborts the run; a failure mid-run becomes RUN_ERROR and the stream ends.
+ * failure mid-run becomes RUN_ERROR and the stream ends.
+ *
+ * With a `store` a run is the thread's, not the request's: a client that goes away does not cancel
+ * it (it goes on to its end or next pause and records what ran). Only a Stop does: POST
+ * `{ "kaboo_cancel": { "threadId", "runId"? } }` (the thread's principal only) → 202, and the run
+ * ends `cancelled` at its next safe point; a call already executing finishes and is recorded.
+ * Without a store nothing could record a run nobody reads, so a client that disconnects aborts it.
  *
  * Approvals pause with `RUN_FINISHED { outcome: { type: "interrupt" } }`; the client answers with
  * `resume`. With a `store` the thread lives on the server. Without one the paused session travels
@@ -160,73 +75,117 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
         "`insecureDevelopmentMode: true`.",
     );
   }
-  const log = boundedLogger(options.logger ?? defaultLogger);
-  const allow = options.cors ? "POST, OPTIONS" : "POST";
-  const maxDepth = positiveIntegerOption("maxJsonDepth", options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
-  const maxBytes = positiveIntegerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
-  const maxGrants = positiveIntegerOption("maxGrants", options.maxGrants, DEFAULT_MAX_GRANTS);
-  return async (request) => {
+  const settings: Settings = {
+    options,
+    log: boundedLogger(options.logger ?? defaultLogger),
+    allow: options.cors ? "POST, OPTIONS" : "POST",
+    maxDepth: positiveIntegerOption("maxJsonDepth", options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH),
+    maxBytes: positiveIntegerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxGrants: positiveIntegerOption("maxGrants", options.maxGrants, DEFAULT_MAX_GRANTS),
+  };
+  positiveIntegerOption("runLeaseMs", options.runLeaseMs, 1);
+  return async function handleAgui(request) {
     const cors = corsHeaders(options.cors, request);
-    const fail = (
-      status: number,
-      error: string,
-      detail: string,
-      extra: Record<string, unknown> = {},
-      headers: Record<string, string> = {},
-    ) => new Response(JSON.stringify({ error, detail, ...extra }), { status, headers: { ...JSON_HEADERS, ...cors, ...headers } });
-
     if (request.method === "OPTIONS" && options.cors)
       return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
-    if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
-    // Who it is for comes first: nothing of a request from no one is read.
-    const who = await resolvePrincipal(options.principal, request, log);
-    if ("missing" in who) return fail(401, "unauthenticated", who.missing);
-    const { principal } = who;
-
-    const read = await readBodyWithin(request, maxBytes);
-    if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
-    let body: unknown;
-    try {
-      body = JSON.parse(read.text);
-    } catch (error) {
-      return fail(400, "invalid_json", `The body is not JSON: ${describe(error)}`);
+    const read = await readRequest(request, settings, cors);
+    if (read instanceof Response) return read;
+    if ("cancel" in read) {
+      const answer = await cancelRun(read.cancel, { store: options.store, principal: read.principal });
+      return json(answer.status, answer.body, cors);
     }
-    const deep = tooDeepPart(body, maxDepth);
-    if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
-    const parsed = RunAgentInputSchema.safeParse(body);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
-      return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, {
-        issues,
-      });
-    }
-    let input = parsed.data as RunAgentInput;
-
-    const grants: EdgeGrantOptions = { ...options, maxGrants, principal, log };
-
-    let agent: Agent;
-    try {
-      const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret, principal });
-      if (opened instanceof InvalidSessionError) {
-        log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
-        return sse(refusal(input, opened), options, cors);
-      }
-      input = { ...input, state: opened, forwardedProps: await trustedGrants(input, grants) };
-      agent = await options.agent(input.threadId, { secret: options.secret, request });
-    } catch (error) {
-      log.error("kaboo: the AG-UI handler could not start the run", { error: describe(error), threadId: input.threadId });
-      return fail(500, "run_not_started", describe(error));
-    }
-
-    const controller = new AbortController();
-    const abort = () => controller.abort(request.signal.reason);
-    if (request.signal.aborted) abort();
-    else request.signal.addEventListener("abort", abort, { once: true });
-    // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
-    const release = () => request.signal.removeEventListener("abort", abort);
-    const events = edgeRun({ agent, input, signal: controller.signal, request, options, grants, log, release });
-    return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
+    return startRun(request, read.input, read.principal, settings, cors);
   };
+}
+
+/** What the handler settled at creation. */
+interface Settings {
+  options: AguiHandlerOptions;
+  log: ReturnType<typeof boundedLogger>;
+  allow: string;
+  maxDepth: number;
+  maxBytes: number;
+  maxGrants: number;
+}
+
+function json(status: number, body: Record<string, unknown>, cors: Record<string, string>, headers = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...cors, ...headers } });
+}
+
+/** The request's body (a run or a Stop) and its principal, or the error response. */
+async function readRequest(
+  request: Request,
+  { options, log, allow, maxDepth, maxBytes }: Settings,
+  cors: Record<string, string>,
+): Promise<
+  Response | { input: RunAgentInput; principal: string | undefined } | { cancel: unknown; principal: string | undefined }
+> {
+  const fail = (status: number, error: string, detail: string, extra: Record<string, unknown> = {}, headers = {}) =>
+    json(status, { error, detail, ...extra }, cors, headers);
+  if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
+  // Who it is for comes first: nothing of a request from no one is read.
+  const who = await resolvePrincipal(options.principal, request, log);
+  if ("missing" in who) return fail(401, "unauthenticated", who.missing);
+  const { principal } = who;
+  const read = await readBodyWithin(request, maxBytes);
+  if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch (error) {
+    return fail(400, "invalid_json", `The body is not JSON: ${describe(error)}`);
+  }
+  const deep = tooDeepPart(body, maxDepth);
+  if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
+  const cancel = isCancelBody(body);
+  const parsed = cancel ? undefined : RunAgentInputSchema.safeParse(body);
+  if (parsed && !parsed.success) {
+    const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
+    return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, {
+      issues,
+    });
+  }
+  return parsed ? { input: parsed.data as RunAgentInput, principal } : { cancel: body, principal };
+}
+
+/** Opens the incoming state, makes the agent and streams the run. */
+async function startRun(
+  request: Request,
+  received: RunAgentInput,
+  principal: string | undefined,
+  { options, log, maxGrants }: Settings,
+  cors: Record<string, string>,
+): Promise<Response> {
+  const grants: EdgeGrantOptions = { ...options, maxGrants, principal, log };
+  let input = received;
+  let agent: Agent;
+  try {
+    const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret, principal });
+    if (opened instanceof InvalidSessionError) {
+      log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
+      return sse(refusal(input, opened), options, cors);
+    }
+    input = { ...input, state: opened, forwardedProps: await trustedGrants(input, grants) };
+    agent = await options.agent(input.threadId, { secret: options.secret, request });
+  } catch (error) {
+    log.error("kaboo: the AG-UI handler could not start the run", { error: describe(error), threadId: input.threadId });
+    return json(500, { error: "run_not_started", detail: describe(error) }, cors);
+  }
+  const stop = new SafeStop();
+  if (options.store) {
+    // The run is the thread's: the request's signal and the reader going away change nothing.
+    stop.install(agent);
+    const events = edgeRun({ agent, input, signal: stop.signal, stop, request, options, grants, log, release: () => {} });
+    return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors);
+  }
+  const controller = new AbortController();
+  const abort = () => controller.abort(request.signal.reason);
+  if (request.signal.aborted) abort();
+  else request.signal.addEventListener("abort", abort, { once: true });
+  // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
+  const release = () => request.signal.removeEventListener("abort", abort);
+  const events = edgeRun({ agent, input, signal: controller.signal, stop, request, options, grants, log, release });
+  return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
 }
 
 function sse(
@@ -245,63 +204,4 @@ function sse(
 async function* refusal(input: RunAgentInput, error: InvalidSessionError): AsyncGenerator<BaseEvent> {
   yield runStarted(input);
   yield runError(error);
-}
-
-interface EdgeRun {
-  agent: Agent;
-  input: RunAgentInput;
-  signal: AbortSignal;
-  request: Request;
-  options: AguiHandlerOptions;
-  grants: EdgeGrantOptions;
-  log: Logger;
-  /** Called when the run's events end, however they end. */
-  release: () => void;
-}
-
-/** The run's events (through the store when there is one), with new grants handed out before RUN_FINISHED. */
-async function* edgeRun({ agent, input, signal, request, options, grants, log, release }: EdgeRun): AsyncGenerator<BaseEvent> {
-  let invocationState: InvocationState | undefined;
-  const prepare = async (state: InvocationState) => {
-    invocationState = state;
-    if (grants.principal !== undefined) runContext.principal.set(state, grants.principal);
-    // With a store every call is claimed in the thread's own ledger, shared by every isolate.
-    if (options.store) runContext.executionLedger.set(state, options.store.ledger(input.threadId));
-    await options.prepare?.(state, request);
-  };
-  const { store } = options;
-  const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
-  const run = (runInput: RunAgentInput) => runAgui({ agent, input: runInput, signal, prepare, ledger, logger: log });
-  const events = store
-    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run })
-    : run(input);
-  try {
-    for await (const event of events) {
-      if (event.type === EventType.RUN_FINISHED && invocationState)
-        yield* handOutGrants(decisionGrants(invocationState, input.threadId, grants), grants);
-      yield event;
-    }
-  } finally {
-    release();
-  }
-}
-
-function corsHeaders(cors: AguiHandlerOptions["cors"], request: Request): Record<string, string> {
-  if (!cors) return {};
-  const allowed = cors === true ? "*" : (cors.origin ?? "*");
-  if (typeof allowed === "string")
-    return allowed === "*" ? { "access-control-allow-origin": "*" } : { "access-control-allow-origin": allowed, vary: "Origin" };
-  const origin = request.headers.get("origin");
-  return origin !== null && allowed.includes(origin)
-    ? { "access-control-allow-origin": origin, vary: "Origin" }
-    : { vary: "Origin" };
-}
-
-function preflightHeaders(cors: true | AguiCorsOptions): Record<string, string> {
-  const o = cors === true ? {} : cors;
-  return {
-    "access-control-allow-methods": "POST, OPTIONS",
-    "access-control-allow-headers": (o.headers ?? ["content-type", "accept", "authorization"]).join(", "),
-    "access-control-max-age": String(o.maxAge ?? 86_400),
-  };
 }

@@ -30,9 +30,9 @@ import {
 import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
 import { pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
-
-/** Default time a run holds its thread: 5 minutes (after it, a run whose isolate died no longer blocks the thread). */
-export const DEFAULT_RUN_LEASE_MS = 5 * 60 * 1000;
+import { liveRuns } from "./live-runs.js";
+import type { SafeStop } from "./safe-stop.js";
+import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
 
 /** Options of {@link storedRun}. */
 export interface StoredRunOptions {
@@ -43,8 +43,10 @@ export interface StoredRunOptions {
   principal: string | undefined;
   /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
   run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>;
+  /** The run's Stop: found by a cancel request while the run is live. */
+  stop: SafeStop;
   log: Logger;
-  /** How long the run holds the thread. Default {@link DEFAULT_RUN_LEASE_MS}. */
+  /** How long the run's hold lasts without renewal. Default {@link DEFAULT_RUN_LEASE_MS}. */
   leaseMs?: number | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: (() => number) | undefined;
@@ -53,7 +55,8 @@ export interface StoredRunOptions {
 type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed: true };
 
 /**
- * The run's events, decided and recorded by the thread store.
+ * The run's events, decided and recorded by the thread store. The run is the thread's, not the
+ * request's: it holds the thread (renewing its lease) until it ends or pauses, whoever reads.
  *
  * @param o - See {@link StoredRunOptions}.
  * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
@@ -63,11 +66,15 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   const { threadId, runId } = input;
   const now = o.now ?? Date.now;
   const resume = input.resume ?? [];
-  const taken = await takeThread(o, now);
+  const leaseMs = o.leaseMs ?? DEFAULT_RUN_LEASE_MS;
+  const taken = await takeThread(o, leaseMs, now);
   if ("refuse" in taken) return yield* refused(input, taken.refuse);
   if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
 
   const held = taken.record;
+  const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
+  const live = liveRuns(store);
+  live.set(threadId, { runId, token: held.lease?.token ?? "", principal: held.owner ?? undefined, stop: o.stop });
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
@@ -93,7 +100,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
           lease: null,
           updatedAt: now(),
         };
-        if (!(await store.compareAndSet(threadId, held.version, next))) {
+        if (!(await hold.end(next))) {
           yield runError(
             new ThreadConflictError("The thread changed while this run held it (its hold ran out); nothing was saved."),
           );
@@ -106,12 +113,13 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
         // resume the stored pause again and run its finished calls with another answer.
         const kept =
           outState || outMessages ? { ...(outState ? splitSession(outState) : {}), messages: outMessages ?? held.messages } : {};
-        await releaseThread(store, threadId, { ...held, ...kept }, now(), log);
+        await releaseThread(hold, threadId, { ...held, ...kept }, now(), log);
       }
       yield event;
     }
   } finally {
-    if (!ended) await releaseThread(store, threadId, held, now(), log);
+    if (!ended) await releaseThread(hold, threadId, held, now(), log);
+    if (live.get(threadId)?.runId === runId) live.delete(threadId);
   }
 }
 
@@ -122,6 +130,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
  */
 async function takeThread(
   o: StoredRunOptions,
+  leaseMs: number,
   now: () => number,
 ): Promise<{ record: ThreadRecord } | { refuse: KabooError } | { replay: RecordedOutcome; record: ThreadRecord }> {
   const { store, input, principal } = o;
@@ -135,7 +144,7 @@ async function takeThread(
       token: crypto.randomUUID(),
       runId: input.runId,
       resume: resume.length > 0,
-      expiresAt: now() + (o.leaseMs ?? DEFAULT_RUN_LEASE_MS),
+      expiresAt: now() + leaseMs,
     };
     const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: now() };
     if (await store.compareAndSet(input.threadId, record.version, data))
@@ -176,9 +185,9 @@ function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state
   return { session: isObject(session) ? (session as JsonObject) : null, state };
 }
 
-async function releaseThread(store: ThreadStore, threadId: string, held: ThreadRecord, now: number, log: Logger): Promise<void> {
+async function releaseThread(hold: ThreadHold, threadId: string, held: ThreadData, now: number, log: Logger): Promise<void> {
   try {
-    await store.compareAndSet(threadId, held.version, { ...held, lease: null, updatedAt: now });
+    await hold.end({ ...held, lease: null, updatedAt: now });
   } catch (error) {
     // The lease runs out on its own; the thread is blocked until then, never corrupted.
     log.error("kaboo: could not release a thread after its run", { threadId, error: describe(error) });

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import type { JsonObject } from "../../../src/agent/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
 import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
@@ -280,9 +281,31 @@ describe("with a store, a thread has one run at a time", () => {
     expect(bank.transfers).toHaveLength(1);
   });
 
-  test("a run whose hold ran out and was taken over saves nothing (THREAD_CONFLICT); the call still ran once", async () => {
+  test("a live run renews its hold: a slow call does not let another run take the thread", async () => {
     const bank = newBank();
-    // The first resume waits before its call until the second has finished; the second runs at once.
+    let release = () => {};
+    const held = new Promise<void>((ok) => (release = ok));
+    const started = deferred();
+    const hold = () => {
+      started.resolve();
+      return held;
+    };
+    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 20 }, { hold });
+    const { turn } = await pause(handle, "t", "pay lou 2");
+    const body = resumeBody("t", turn, approve);
+    const slow = send(handle, body);
+    await started.promise;
+    // Several leases long: a run that lives keeps its thread however long it takes.
+    await new Promise((r) => setTimeout(r, 100));
+    const other = await send(handle, { ...body, runId: crypto.randomUUID() });
+    expect(other.error?.code).toBe("RESUME_IN_PROGRESS");
+    release();
+    expect((await slow).outcome).toBe("success");
+    expect(bank.transfers).toEqual([{ to: "lou", amount: 2 }]);
+  });
+
+  test("a run that could not renew its hold and was taken over saves nothing (THREAD_CONFLICT); the call ran once", async () => {
+    const bank = newBank();
     let release = () => {};
     const held = new Promise<void>((ok) => (release = ok));
     const started = deferred();
@@ -292,16 +315,27 @@ describe("with a store, a thread has one run at a time", () => {
       started.resolve();
       return held;
     };
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 10 }, { hold });
+    // The slow run's renewals cannot reach the store (as when its isolate is cut off): its hold runs out.
+    const store = new MemoryThreadStore();
+    let cutOff: string | undefined;
+    const partitioned: ThreadStore = {
+      load: (id) => store.load(id),
+      ledger: (id) => store.ledger(id),
+      compareAndSet: async (id, v, data) => {
+        if (cutOff !== undefined && data.lease?.runId === cutOff) throw new Error("unreachable");
+        return store.compareAndSet(id, v, data);
+      },
+    };
+    const handle = bankHandler(bank, { store: partitioned, runLeaseMs: 10 }, { hold });
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
-    // The slow run holds the thread once its call has started; then its 10 ms hold runs out. A fixed
-    // pause alone let the taker claim the thread first under load (and then wait on the held call).
     await started.promise;
+    cutOff = body.runId;
     await new Promise((r) => setTimeout(r, 30));
     const taker = await send(handle, { ...body, runId: crypto.randomUUID() });
     expect(taker.outcome).toBe("success");
+    cutOff = undefined;
     release();
     const first = await slow;
     expect(first.error?.code).toBe("THREAD_CONFLICT");

@@ -1,0 +1,85 @@
+/**
+ * A Stop for a thread's current run: the only thing that cancels a run at the edge (a client
+ * that goes away does not). The body is `{ "kaboo_cancel": { "threadId": "…", "runId"?: "…" } }`,
+ * POSTed to the handler's URL with the same credentials as the runs. The run ends with the AG-UI
+ * `cancelled` outcome at its next safe point; a call already executing finishes and is recorded.
+ *
+ * @module
+ */
+import * as z from "zod/v4/mini";
+import { liveLease, type ThreadStore } from "../../stores/thread-store.js";
+import { liveRuns } from "./live-runs.js";
+
+/** Key of a Stop request's body. */
+export const CANCEL_KEY = "kaboo_cancel";
+
+const cancelSchema = z.object({
+  [CANCEL_KEY]: z.object({ threadId: z.string().check(z.minLength(1)), runId: z.optional(z.string()) }),
+});
+
+/** What the handler answers to a Stop: an HTTP status and a JSON body. */
+export interface CancelAnswer {
+  status: 202 | 400 | 403 | 409;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Whether a parsed body is a Stop request (has the {@link CANCEL_KEY} key) rather than a run.
+ *
+ * @param body - The parsed JSON body.
+ * @returns `true` for a Stop.
+ */
+export function isCancelBody(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && Object.hasOwn(body, CANCEL_KEY);
+}
+
+/**
+ * Asks the thread's current run to stop. In this isolate the run hears it at once; a run that
+ * another isolate holds finds it on its next lease renewal (a third of the run lease).
+ *
+ * @param body - The parsed body (untrusted).
+ * @param o - The handler's `store` (none: 400), the request's `principal`, the clock.
+ * @returns 202 `{ cancelling: { threadId, runId } }`; 400 for a malformed body or no store; 403 when
+ *   the thread is another person's; 409 `no_run` when nothing runs on the thread (or not that `runId`).
+ */
+export async function cancelRun(
+  body: unknown,
+  o: { store: ThreadStore | undefined; principal: string | undefined; now?: () => number },
+): Promise<CancelAnswer> {
+  const parsed = cancelSchema.safeParse(body);
+  if (!parsed.success)
+    return fail(400, "invalid_cancel", `A Stop is { "${CANCEL_KEY}": { "threadId": string, "runId"?: string } }.`);
+  if (!o.store) return fail(400, "cancel_needs_store", "Runs can be stopped only on a handler with a thread store.");
+  const { threadId, runId } = parsed.data[CANCEL_KEY];
+  const now = o.now ?? Date.now;
+  const here = liveRuns(o.store).get(threadId);
+  if (here) {
+    if (here.principal !== undefined && here.principal !== o.principal) return forbidden();
+    if (runId !== undefined && runId !== here.runId) return noRun(threadId);
+    here.stop.request();
+    return { status: 202, body: { cancelling: { threadId, runId: here.runId } } };
+  }
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const record = await o.store.load(threadId);
+    if (record.owner !== null && record.owner !== o.principal) return forbidden();
+    const lease = liveLease(record, now());
+    if (!lease || (runId !== undefined && runId !== lease.runId)) return noRun(threadId);
+    if (lease.cancel === true) return { status: 202, body: { cancelling: { threadId, runId: lease.runId } } };
+    const next = { ...record, lease: { ...lease, cancel: true }, updatedAt: now() };
+    if (await o.store.compareAndSet(threadId, record.version, next))
+      return { status: 202, body: { cancelling: { threadId, runId: lease.runId } } };
+  }
+  return noRun(threadId);
+}
+
+function fail(status: 400 | 403 | 409, error: string, detail: string): CancelAnswer {
+  return { status, body: { error, detail } };
+}
+
+function forbidden(): CancelAnswer {
+  return fail(403, "forbidden", "This thread belongs to someone else.");
+}
+
+function noRun(threadId: string): CancelAnswer {
+  return fail(409, "no_run", `No run of thread ${JSON.stringify(threadId)} is going on now.`);
+}

@@ -1,0 +1,68 @@
+/**
+ * The events of one edge run: through the thread store when there is one, with the grants the
+ * run's answers created handed out before RUN_FINISHED.
+ *
+ * @module
+ */
+import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import { runContext } from "../../agent/run-context.js";
+import type { Logger } from "../../logger.js";
+import { runAgui } from "../run.js";
+import { decisionGrants, handOutGrants, type EdgeGrantOptions } from "./grants.js";
+import type { AguiHandlerOptions } from "./options.js";
+import type { SafeStop } from "./safe-stop.js";
+import { storedRun } from "./stored-run.js";
+
+/** What one run of the handler needs. */
+export interface EdgeRun {
+  agent: Agent;
+  input: RunAgentInput;
+  signal: AbortSignal;
+  /** The run's Stop (with a store, a cancel request finds it). */
+  stop: SafeStop;
+  request: Request;
+  options: AguiHandlerOptions;
+  grants: EdgeGrantOptions;
+  log: Logger;
+  /** Called when the run's events end, however they end. */
+  release: () => void;
+}
+
+/** The run's events (through the store when there is one), with new grants handed out before RUN_FINISHED. */
+export async function* edgeRun({
+  agent,
+  input,
+  signal,
+  stop,
+  request,
+  options,
+  grants,
+  log,
+  release,
+}: EdgeRun): AsyncGenerator<BaseEvent> {
+  let invocationState: InvocationState | undefined;
+  const prepare = async (state: InvocationState) => {
+    invocationState = state;
+    if (grants.principal !== undefined) runContext.principal.set(state, grants.principal);
+    // With a store every call is claimed in the thread's own ledger, shared by every isolate.
+    if (options.store) runContext.executionLedger.set(state, options.store.ledger(input.threadId));
+    await options.prepare?.(state, request);
+  };
+  const { store } = options;
+  const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
+  const run = (runInput: RunAgentInput) => runAgui({ agent, input: runInput, signal, prepare, ledger, logger: log });
+  const events = store
+    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop })
+    : run(input);
+  try {
+    for await (const event of events) {
+      if (event.type === EventType.RUN_FINISHED && invocationState)
+        yield* handOutGrants(decisionGrants(invocationState, input.threadId, grants), grants);
+      yield event;
+    }
+  } finally {
+    release();
+  }
+}

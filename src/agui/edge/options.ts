@@ -1,0 +1,106 @@
+/**
+ * The options of the edge handler, in one place for the handler and the steps it runs.
+ *
+ * @module
+ */
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import type { ExecutionLedger } from "../../agent/ledger.js";
+import type { GrantSecret } from "../../grants/signing.js";
+import type { GrantStore } from "../../grants/store.js";
+import type { Logger } from "../../logger.js";
+import type { ThreadStore } from "../../stores/thread-store.js";
+import type { PrincipalLookup } from "./principal.js";
+
+/** What the handler tells the agent factory. */
+export interface AguiHandlerContext {
+  /** The handler's `secret`: give it to your `InterruptHook` (`new InterruptHook(rules, { secret })`). */
+  secret: GrantSecret | undefined;
+  /** The incoming request (headers for auth, `cf` properties, …). */
+  request: Request;
+}
+
+/** Cross-origin settings. `true`: any origin (`*`). */
+export interface AguiCorsOptions {
+  /** Allowed origin(s). A list echoes the request's `Origin` when it is listed. Default `*`. */
+  origin?: string | readonly string[];
+  /** Request headers a browser may send. Default `content-type`, `accept`, `authorization`. */
+  headers?: readonly string[];
+  /** How long a browser may cache the preflight, in seconds. Default 86400. */
+  maxAge?: number;
+}
+
+/** Options of {@link createAguiHandler}. */
+export interface AguiHandlerOptions {
+  /**
+   * Makes the runner agent for one request (edge isolates keep nothing between requests). The
+   * handler cannot configure your hooks: pass `context.secret` to your `InterruptHook` yourself.
+   */
+  agent: (threadId: string, context: AguiHandlerContext) => Agent | Promise<Agent>;
+  /**
+   * The authoritative record of each thread (`MemoryThreadStore`, `DurableObjectThreadStore`,
+   * `DenoKvThreadStore`). With it the client's `kaboo_session` decides nothing: a resume is checked
+   * against the stored pause, only the stored paused batch runs, two concurrent resumes run it
+   * once, and a replay is answered with the recorded outcome. Default: none (stateless, sealed).
+   */
+  store?: ThreadStore;
+  /**
+   * HMAC secret. Without a `store` it seals the session the handler sends (and refuses any other);
+   * incoming `forwardedProps.kaboo_grants` not signed with it are dropped (and logged), and grants
+   * the handler hands out or reads from `grantStore` are signed with it. Required without a
+   * `store` (unless `insecureDevelopmentMode`). Default: none.
+   */
+  secret?: GrantSecret;
+  /**
+   * Who the request is for, from the host's verified session or auth header (never from the body).
+   * Grants are bound to it (signed grants carry it; a grant store is keyed by it), and a thread in
+   * a `store` belongs to the first principal that ran it. It fails closed: anything but a non-empty
+   * string (`undefined` from a `session?.user` with no session, `null`, `""`) or a throw answers
+   * 401 before the body is read. Default: none (every request is anonymous).
+   */
+  principal?: PrincipalLookup;
+  /**
+   * Development only: run without a store and without a secret. Sessions are then neither sealed
+   * nor checked, so a client can forge what runs. Default `false` (such a handler refuses to start).
+   */
+  insecureDevelopmentMode?: boolean;
+  /** Let unsigned client grants count when there is no secret (they skip questions for anyone). Default `false`. */
+  acceptUnsignedGrants?: boolean;
+  /** Answer CORS preflights and add CORS headers. Default: off (same origin only). */
+  cors?: boolean | AguiCorsOptions;
+  /**
+   * Server-side grants (e.g. backed by KV). When set, each run carries the principal's
+   * `grantsFor(threadId, { principal })` (signed when `secret` is set) instead of the client's
+   * grants, and `thread`/`always` answers are recorded in it. When absent, those answers go to the
+   * client as a CUSTOM `kaboo_grants` event (`value: { grants }`) to send back as `forwardedProps.kaboo_grants`.
+   */
+  grantStore?: GrantStore;
+  /**
+   * The execution ledger of a handler without a `store` (a store brings its own), or one per thread
+   * (`(threadId) => ExecutionLedger`), backed by durable storage. Every call is claimed in it before
+   * it runs, so a resume delivered twice or two requests at once run a call once. Default: the
+   * runner agent's own memory ledger, which holds only as long as that agent lives.
+   */
+  ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
+  /**
+   * Most client grants (`forwardedProps.kaboo_grants`) read per run; later entries are ignored, with
+   * one warning for the whole list. Default 256.
+   */
+  maxGrants?: number;
+  /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
+  maxJsonDepth?: number;
+  /**
+   * How long a run's hold on its thread in the `store` lasts without being renewed, ms. A live run
+   * renews it every third of this, however long it runs; a run that died with its isolate blocks
+   * the thread at most this long. Default 30 s ({@link DEFAULT_RUN_LEASE_MS}).
+   */
+  runLeaseMs?: number;
+  /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
+  heartbeatMs?: number;
+  /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
+  prepare?: (invocationState: InvocationState, request: Request) => void | Promise<void>;
+  /** Where every message of the handler goes (client strings cut to 300 characters). Default: the console. */
+  logger?: Logger;
+}

@@ -110,20 +110,23 @@ export function person(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
+/** The most one call may move, in the currency of the call (the schemas below use them too). */
+export const LIMITS = { transfer: 5000, move_money: 50000, wire_abroad: 20000 } as const;
+
 /** The zod schema of each bank tool: the tools use them, and the dialog validates edits with them. */
 export const toolSchemas = {
   get_balance: z.object({ account: z.enum(["checking", "savings"]).optional() }),
   get_statement: z.object({ account: z.enum(["checking", "savings"]).optional() }),
   transfer: z.object({
     to: z.string().trim().min(1).max(40),
-    amount: z.number().positive().max(5000),
+    amount: z.number().positive().max(LIMITS.transfer),
     currency: z.enum(CURRENCIES).optional(),
   }),
-  move_money: z.object({ to: z.enum(["savings", "checking"]), amount: z.number().positive().max(50000) }),
+  move_money: z.object({ to: z.enum(["savings", "checking"]), amount: z.number().positive().max(LIMITS.move_money) }),
   wire_abroad: z.object({
     to: z.string().trim().min(1).max(60),
     iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/, "an IBAN such as DE89370400440532013000"),
-    amount: z.number().positive().max(20000),
+    amount: z.number().positive().max(LIMITS.wire_abroad),
     currency: z.enum(["EUR", "USD", "GBP", "CHF"]),
   }),
   freeze_card: z.object({ last4: z.string().regex(/^\d{4}$/, "the card's last four digits") }),

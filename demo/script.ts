@@ -14,16 +14,16 @@ import {
 } from "kaboo-workflows";
 import { actionNoun } from "./actions.js";
 import { person } from "./bank.js";
-import { type Intent, readIntent } from "./intents.js";
+import type { Intent } from "./intents.js";
 import { formatMoney } from "./money.js";
+import { intentInContext, paymentTurn, splitTurn, suggest } from "./script-pay.js";
 import { EXPLAIN } from "./script-text.js";
+import { recap } from "./script-recap.js";
 
-/** The suggestions line the page shows as buttons. */
-export function suggest(...prompts: string[]): string {
-  return `\n\nTry: ${prompts.map((p) => `“${p}”`).join(" · ")}`;
-}
+export { suggest };
 
-type Call = { id: string; name: string; input: Record<string, unknown>; result: ToolResultBlock | undefined };
+/** A tool call of the conversation with its result. */
+export type Call = { id: string; name: string; input: Record<string, unknown>; result: ToolResultBlock | undefined };
 
 /** Every tool call of the conversation with its result, oldest first. */
 function calls(messages: Message[]): Call[] {
@@ -100,30 +100,21 @@ function undo(messages: Message[]): ScriptedTurn {
 
 function forIntent(intent: Intent, said: string, messages: Message[]): ScriptedTurn {
   switch (intent.kind) {
-    case "transfer": {
-      const { value, currency } = intent.amount;
-      const input = { to: intent.to, amount: value, ...(currency && currency !== "EUR" ? { currency } : {}) };
-      const money = formatMoney(value, currency);
-      return {
-        reasoning: `The person wants to send ${money} to ${person(intent.to)}. Transfers need approval for each recipient unless one was granted.`,
-        text: `Sending ${money} to ${person(intent.to)}.`,
-        toolCalls: [{ name: "transfer", input }],
-      };
-    }
+    case "transfer":
     case "move":
-      return {
-        text: `Moving ${formatMoney(intent.amount.value)} to ${intent.to}.`,
-        toolCalls: [{ name: "move_money", input: { to: intent.to, amount: intent.amount.value } }],
-      };
-    case "wire": {
-      const currency = intent.amount.currency ?? "EUR";
-      const input = { to: intent.to, iban: intent.iban ?? "DE89370400440532013000", amount: intent.amount.value, currency };
-      return {
-        reasoning: `An international wire of ${formatMoney(input.amount, currency)} to ${person(input.to)}. Wires need a fresh approval with a deadline.`,
-        text: `I'll prepare a wire of ${formatMoney(input.amount, currency)} to ${person(input.to)}.`,
-        toolCalls: [{ name: "wire_abroad", input }],
-      };
-    }
+    case "wire":
+    case "need":
+      return paymentTurn([intent]);
+    case "several":
+      return paymentTurn(intent.payments);
+    case "split":
+      return splitTurn(intent.names, intent.amount);
+    case "recap":
+      return recap(calls(messages));
+    case "thanks":
+      return { text: `You're welcome! Is there anything else I can do?${suggest("What's my balance?", "What did I just do?")}` };
+    case "dropped":
+      return { text: "Okay, I won't send anything." };
     case "theme":
       return {
         text: `Switching to the ${intent.theme} theme.`,
@@ -160,19 +151,18 @@ function forIntent(intent: Intent, said: string, messages: Message[]): ScriptedT
 export function respond({ lastUserText, lastToolResults, messages }: ScriptedRequest): ScriptedTurn {
   if (lastToolResults.length) {
     const all = calls(messages);
-    return {
-      text: lastToolResults
-        .map((r) =>
-          afterResult(
-            all.find((c) => c.id === r.toolUseId),
-            r,
-          ),
-        )
-        .join("\n\n"),
-    };
+    // One answer for several results: each result's words, then one line of suggestions (the last's).
+    const parts = lastToolResults.map((r) =>
+      afterResult(
+        all.find((c) => c.id === r.toolUseId),
+        r,
+      ).split("\n\nTry: "),
+    );
+    const tries = parts.findLast((p) => p.length > 1)?.[1];
+    return { text: parts.map((p) => p[0]).join("\n\n") + (tries ? `\n\nTry: ${tries}` : "") };
   }
   if (messages.at(-1)?.role === "assistant") return { text: "Is there anything else I can do?" };
-  return forIntent(readIntent(lastUserText), lastUserText.trim(), messages);
+  return forIntent(intentInContext(messages), lastUserText.trim(), messages);
 }
 
 /**

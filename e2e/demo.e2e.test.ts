@@ -191,7 +191,7 @@ test("two tabs: a grant given in one applies in the other", async () => {
 
 test("a request whose deadline passes is treated as expired", async () => {
   const page = await fresh("?ttl=2&delay=2");
-  expect(await say(page, "Wire 900 EUR to Lena")).toBe("asked");
+  expect(await say(page, "Wire 900 EUR to Lena DE44500105175407324931")).toBe("asked");
   expect(await page.isVisible("#approval-countdown")).toBe(true);
   expect(await page.textContent("#approval-countdown-text")).toMatch(/Expires in 0:0[12]/);
   // Only "once" for wires.

@@ -81,7 +81,7 @@ test("the dialog says the action in words; Covers only beside the choices that r
   await settle(page);
 
   // A wire is approved once only: nothing to remember, so no "Covers".
-  expect(await say(page, "Wire 900 EUR to Lena")).toBe("asked");
+  expect(await say(page, "Wire 900 EUR to Lena DE44500105175407324931")).toBe("asked");
   expect(await page.textContent("#approval-title")).toBe("Wire €900.00 to Lena?");
   expect(await page.isVisible("#approval-remember")).toBe(false);
 });

@@ -4,8 +4,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { readIntent } from "../../demo/intents.js";
+import { fillNeed, readIntent } from "../../demo/intents.js";
 import { formatMoney, wordsToNumber } from "../../demo/money.js";
+import { fixSlips } from "../../demo/spelling.js";
 
 describe("readIntent", () => {
   test.each([
@@ -38,12 +39,95 @@ describe("readIntent", () => {
   });
 
   test("off-script input is unknown, not a payment", () => {
-    for (const text of ["what's the weather", "send it to me", "transfer to bob", "send 0 to bob", "pay me"])
-      expect(readIntent(text).kind).toBe("unknown");
+    for (const text of ["what's the weather", "send it to me", "send 0 to bob", "pay me", "explain it and give examples"])
+      expect(readIntent(text).kind).not.toMatch(/^(transfer|move|wire|several|need)$/);
+    expect(readIntent("what's the weather").kind).toBe("unknown");
+  });
+
+  test("several payments in one sentence are each read, none dropped or merged", () => {
+    expect(readIntent("send 5 to bob and 10 to alice")).toEqual({
+      kind: "several",
+      payments: [
+        { kind: "transfer", to: "bob", amount: { value: 5, currency: undefined } },
+        { kind: "transfer", to: "alice", amount: { value: 10, currency: undefined } },
+      ],
+    });
+    const three = readIntent("pay bob 5, then 20 to carol and move 100 to savings");
+    expect(three.kind === "several" && three.payments.map((p) => [p.kind, p.to, p.amount?.value])).toEqual([
+      ["transfer", "bob", 5],
+      ["transfer", "carol", 20],
+      ["move", "savings", 100],
+    ]);
+    // "and" inside an amount in words is not a second payment.
+    expect(readIntent("send one hundred and five to bob")).toMatchObject({ kind: "transfer", amount: { value: 105 } });
+    expect(readIntent("pay bob one hundred and five")).toMatchObject({ kind: "transfer", to: "bob", amount: { value: 105 } });
+    expect(readIntent("send 5 to bob, thanks")).toMatchObject({ kind: "transfer", to: "bob" });
+  });
+
+  test("an amount for two people is a question, not a guess", () => {
+    expect(readIntent("send 5 to bob and alice")).toEqual({
+      kind: "split",
+      names: ["bob", "alice"],
+      amount: { value: 5, currency: undefined },
+    });
+  });
+
+  test("a missing amount, recipient or IBAN is a need, never filled in", () => {
+    expect(readIntent("pay bob")).toEqual({ kind: "need", action: "transfer", missing: "amount", to: "bob" });
+    expect(readIntent("send money to alice")).toMatchObject({ kind: "need", missing: "amount", to: "alice" });
+    expect(readIntent("transfer to bob")).toMatchObject({ kind: "need", missing: "amount", to: "bob" });
+    expect(readIntent("send 50")).toMatchObject({ kind: "need", missing: "recipient", amount: { value: 50 } });
+    expect(readIntent("Wire 900 EUR to Lena")).toEqual({
+      kind: "need",
+      action: "wire",
+      missing: "iban",
+      to: "lena",
+      amount: { value: 900, currency: "EUR" },
+    });
+  });
+
+  test("the reply to a question completes the payment with what was typed", () => {
+    const wire = readIntent("wire 900 EUR to lena");
+    expect(wire.kind).toBe("need");
+    if (wire.kind !== "need") return;
+    expect(fillNeed(wire, "DE12 5001 0517 0648 4898 90")).toEqual({
+      kind: "wire",
+      to: "lena",
+      amount: { value: 900, currency: "EUR" },
+      iban: "DE12500105170648489890",
+    });
+    expect(fillNeed(wire, "what?")).toBeUndefined();
+    const pay = readIntent("pay bob");
+    if (pay.kind !== "need") throw new Error(pay.kind);
+    expect(fillNeed(pay, "20")).toEqual({ kind: "transfer", to: "bob", amount: { value: 20, currency: undefined } });
+    expect(fillNeed(pay, "make it twenty euros")).toMatchObject({ amount: { value: 20, currency: "EUR" } });
+    const who = readIntent("send 50");
+    if (who.kind !== "need") throw new Error(who.kind);
+    expect(fillNeed(who, "to my friend Carol")).toMatchObject({ kind: "transfer", to: "carol", amount: { value: 50 } });
+  });
+
+  test.each([
+    ["whats my balence", "balance"],
+    ["show my statment", "statement"],
+    ["what did I just do?", "recap"],
+    ["what happened?", "recap"],
+    ["ok thanks", "thanks"],
+    ["Thank you so much!", "thanks"],
+    ["great, bye", "thanks"],
+  ])("%s → %s", (text, kind) => {
+    expect(readIntent(text).kind).toBe(kind);
   });
 
   test("any typed text gives an intent without throwing", () => {
     fc.assert(fc.property(fc.string({ maxLength: 200 }), (text) => typeof readIntent(text).kind === "string"));
+  });
+});
+
+describe("fixSlips", () => {
+  test("slips in the words listened for are put right; names and short words are not", () => {
+    expect(fixSlips("whats my balence")).toBe("whats my balance");
+    expect(fixSlips("tranfer 5 to Bob from chekcing")).toBe("transfer 5 to Bob from checking");
+    expect(fixSlips("send 5 to Savina and Alice")).toBe("send 5 to Savina and Alice");
   });
 });
 

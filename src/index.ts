@@ -83,7 +83,14 @@ export { AgentState } from "./agent/state.js";
 export type { AgentStreamEvent } from "./agent/stream-events.js";
 export type { ToolExecutor } from "./agent/tool-executor.js";
 export { tool, toToolOutput, errorResult } from "./agent/tools.js";
-export { capToolResult, DEFAULT_MAX_TOOL_RESULT_CHARS } from "./agent/result-cap.js";
+export {
+  capToolResult,
+  DEFAULT_MAX_RESULT_DEPTH,
+  DEFAULT_MAX_RESULT_MEDIA_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
+} from "./agent/result-cap.js";
+export type { ToolResultLimits } from "./agent/result-cap.js";
+export { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./agent/media-budget.js";
 export type {
   AgentTool,
   JsonSchemaToolOptions,

@@ -12,12 +12,14 @@ import {
   UserError,
 } from "../errors.js";
 import type { Model, ToolSpec } from "../models/model.js";
+import { positiveIntegerOption } from "../options.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
 import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
 import { runLoop, type LoopInput } from "./loop.js";
+import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./media-budget.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
 import { ModelInputChain } from "./middleware.js";
@@ -46,6 +48,12 @@ export interface AgentConfig {
   maxModelRetries?: number;
   /** How many times hooks may ask to retry one tool call. Default 3. */
   maxToolRetries?: number;
+  /**
+   * Bytes of images and documents (base64 decoded) one model request may carry, counted from the
+   * newest; older media are left out of that request with a note (the transcript keeps them).
+   * Default 16 MiB (`DEFAULT_MAX_REQUEST_MEDIA_BYTES`).
+   */
+  maxMediaBytes?: number;
   /**
    * The record of which calls ran: every call is claimed here before it runs and settled with its
    * result, so no call runs twice (a retry, a replayed resume, a second tab). Default: a
@@ -111,6 +119,7 @@ export class Agent {
   readonly #executor: ToolExecutor;
   readonly #maxModelRetries: number;
   readonly #maxToolRetries: number;
+  readonly #maxMediaBytes: number;
   readonly #ledgerSettings: { recordAll: boolean; leaseMs: number | undefined };
 
   /** @param config - See {@link AgentConfig}. */
@@ -123,6 +132,7 @@ export class Agent {
     this.#executor = config.toolExecutor ?? "concurrent";
     this.#maxModelRetries = config.maxModelRetries ?? 6;
     this.#maxToolRetries = config.maxToolRetries ?? 3;
+    this.#maxMediaBytes = positiveIntegerOption("maxMediaBytes", config.maxMediaBytes, DEFAULT_MAX_REQUEST_MEDIA_BYTES);
     this.ledger = config.ledger ?? new MemoryExecutionLedger();
     this.audit = config.audit;
     this.#ledgerSettings = { recordAll: config.ledgerAllTools ?? false, leaseMs: config.ledgerLeaseMs };
@@ -224,6 +234,7 @@ export class Agent {
         executor: this.#executor,
         maxModelRetries: this.#maxModelRetries,
         maxToolRetries: this.#maxToolRetries,
+        maxMediaBytes: this.#maxMediaBytes,
         ledger: this.#ledgerSettings,
       };
       loop = runLoop(this, loopInput, invocationState, controller.signal, settings, queue);

@@ -25,6 +25,8 @@ export interface LoopSettings {
   executor: ToolExecutor;
   maxModelRetries: number;
   maxToolRetries: number;
+  /** Bytes of media one model request may carry. */
+  maxMediaBytes: number;
   /** Ledger settings of the agent: claim hinted tools too, and the lease. */
   ledger?: { recordAll: boolean; leaseMs?: number | undefined };
 }
@@ -120,6 +122,7 @@ async function modelTurn(run: Invocation, callIndex: number): Promise<{ stop: St
     metrics: run.metrics,
     callIndex,
     maxRetries: run.settings.maxModelRetries,
+    maxMediaBytes: run.settings.maxMediaBytes,
     signal: run.signal,
     emit: run.emit,
   });

@@ -10,6 +10,7 @@ import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from 
 import type { ContentBlock, Message } from "./messages.js";
 import { addUsage, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { withinMediaBudget } from "./media-budget.js";
 import { transcriptChars } from "./transcript-size.js";
 
 /** A model response. */
@@ -224,6 +225,8 @@ export interface CallModelOptions {
   metrics: AgentMetrics;
   callIndex: number;
   maxRetries: number;
+  /** Bytes of media the request may carry, newest first. Default 16 MiB. */
+  maxMediaBytes?: number | undefined;
   signal: AbortSignal | undefined;
   emit: (event: AgentStreamEvent) => void;
 }
@@ -255,7 +258,8 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     let error: unknown;
     try {
       response = await assembleResponse(
-        o.model.stream(input.messages, options),
+        // After the middleware: whatever ContextHook cleared no longer counts against the budget.
+        o.model.stream(withinMediaBudget(input.messages, o.maxMediaBytes), options),
         (event) => o.emit({ type: "model", event }),
         metrics,
         o.signal,

@@ -232,7 +232,8 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, call: OpenCall
   } catch (error) {
     run = Promise.reject(error);
   }
-  const toBlock = (out: ToolOutput) => toResultBlock(toolUse.toolUseId, out, tool.maxResultChars);
+  const limits = { maxChars: tool.maxResultChars, maxMediaBytes: tool.maxResultMediaBytes };
+  const toBlock = (out: ToolOutput) => toResultBlock(toolUse.toolUseId, out, limits);
   const recorded = settleWhenDone(call, toolUse.toolUseId, run, toBlock);
   let output: ToolOutput;
   try {

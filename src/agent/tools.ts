@@ -11,7 +11,8 @@ import type { InvocationState } from "./events.js";
 import type { InterruptRequest } from "./interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "./messages.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
-import { capToolResult } from "./result-cap.js";
+import { withinDepth } from "./json-depth.js";
+import { capToolResult, DEFAULT_MAX_RESULT_DEPTH, type ToolResultLimits } from "./result-cap.js";
 import { inputJsonSchema, validateWith } from "./tool-schema.js";
 
 /** MCP-style hints about what a tool does. */
@@ -69,6 +70,8 @@ export interface AgentTool {
   call(input: unknown, context: ToolContext): Promise<ToolOutput>;
   /** Characters of text (and JSON) of one result the model is sent; the rest is cut with a note. Default 100 000. */
   readonly maxResultChars?: number;
+  /** Bytes of images and documents one result may carry; later ones are dropped with a note. Default 4 MiB. */
+  readonly maxResultMediaBytes?: number;
 }
 
 /** Options of {@link tool} with a schema from any library that implements Standard Schema v1. */
@@ -115,6 +118,12 @@ export function toToolOutput(value: unknown): ToolOutput {
   if (typeof value === "string") return { status: "success", content: [{ type: "text", text: value }] };
   if (value === undefined) return { status: "success", content: [] };
   if (isToolOutput(value)) return value;
+  // Measured first (without recursion): JSON.stringify overflows the stack on a hostile depth, and a
+  // call that ran must not turn into an error because its return value could not be copied.
+  if (!withinDepth(value, DEFAULT_MAX_RESULT_DEPTH)) {
+    const text = `[the result was nested deeper than ${DEFAULT_MAX_RESULT_DEPTH} levels and was dropped]`;
+    return { status: "success", content: [{ type: "text", text }] };
+  }
   return { status: "success", content: [{ type: "json", json: toJson(value) }] };
 }
 
@@ -173,16 +182,16 @@ function isObjectInput(input: unknown): ValidationResult {
 }
 
 /**
- * Stamps a tool output with the call's id, capped (see {@link capToolResult}).
+ * Stamps a tool output with the call's id, bounded (see {@link capToolResult}).
  * @param toolUseId - The call's id.
  * @param output - What the tool returned.
- * @param maxChars - Characters of text and JSON kept. Default {@link DEFAULT_MAX_TOOL_RESULT_CHARS}.
+ * @param limits - `maxChars` of text and JSON (a number works too), `maxMediaBytes`, `maxDepth`. Default: the defaults.
  * @returns The result block.
  */
-export function toResultBlock(toolUseId: string, output: ToolOutput, maxChars?: number): ToolResultBlock {
+export function toResultBlock(toolUseId: string, output: ToolOutput, limits?: number | ToolResultLimits): ToolResultBlock {
   const block: ToolResultBlock = { type: "toolResult", toolUseId, status: output.status, content: output.content };
   if (output.structuredContent !== undefined) block.structuredContent = output.structuredContent;
-  return capToolResult(block, maxChars);
+  return capToolResult(block, limits);
 }
 
 /**

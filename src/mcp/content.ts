@@ -8,6 +8,8 @@
  */
 import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../agent/interrupt.js";
+import { withinDepth } from "../agent/json-depth.js";
+import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
 import type { JsonValue, ToolResultContent } from "../agent/messages.js";
 import type { ToolOutput } from "../agent/tools.js";
 import { describe } from "../errors.js";
@@ -50,6 +52,15 @@ const resultSchema = z.looseObject({
  * @returns The tool output.
  */
 export function mcpResultToOutput(result: unknown): ToolOutput {
+  try {
+    return mapResult(result);
+  } catch {
+    // Our own reading failed (a shape no check foresaw): the call ran, so it keeps its status and its text.
+    return salvaged(result);
+  }
+}
+
+function mapResult(result: unknown): ToolOutput {
   const parsed = resultSchema.safeParse(result);
   if (!parsed.success) {
     return { status: "error", content: [{ type: "text", text: "The MCP server sent a malformed tool result." }] };
@@ -57,8 +68,11 @@ export function mcpResultToOutput(result: unknown): ToolOutput {
   const { content = [], isError, structuredContent, toolResult } = parsed.data;
   const parts = content.map(toPart);
   const output: ToolOutput = { status: isError === true ? "error" : "success", content: parts };
-  const structured = structuredContent === undefined ? undefined : jsonValueSchema.safeParse(structuredContent);
+  // Measured before the (recursive) JSON schema reads it: 5,000 levels overflow the stack.
+  const deep = structuredContent !== undefined && !withinDepth(structuredContent, DEFAULT_MAX_RESULT_DEPTH);
+  const structured = structuredContent === undefined || deep ? undefined : jsonValueSchema.safeParse(structuredContent);
   if (structured?.success) output.structuredContent = structured.data;
+  else if (deep) parts.push({ type: "text", text: DEEP_NOTE });
   else if (structured) parts.push({ type: "text", text: "[the server's structuredContent was not JSON and was dropped]" });
   if (parts.length === 0) {
     const fallback = output.structuredContent ?? (toolResult !== undefined ? jsonOrNull(toolResult) : undefined);
@@ -67,7 +81,22 @@ export function mcpResultToOutput(result: unknown): ToolOutput {
   return output;
 }
 
+const DEEP_NOTE = `[the server's structured result was nested deeper than ${DEFAULT_MAX_RESULT_DEPTH} levels and was dropped]`;
+
+function salvaged(result: unknown): ToolOutput {
+  const r = (typeof result === "object" && result !== null ? result : {}) as { content?: unknown; isError?: unknown };
+  const items: unknown[] = Array.isArray(r.content) ? r.content : [];
+  const content: ToolResultContent[] = [];
+  for (const item of items) {
+    const t = (item as { type?: unknown; text?: unknown } | null) ?? {};
+    if (t.type === "text" && typeof t.text === "string") content.push({ type: "text", text: t.text });
+  }
+  content.push({ type: "text", text: "[part of the MCP result could not be read and was dropped]" });
+  return { status: r.isError === true ? "error" : "success", content };
+}
+
 function jsonOrNull(value: unknown): JsonValue {
+  if (!withinDepth(value, DEFAULT_MAX_RESULT_DEPTH)) return null;
   const parsed = jsonValueSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }

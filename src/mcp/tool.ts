@@ -9,7 +9,9 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { withinDepth } from "../agent/json-depth.js";
 import type { JsonObject } from "../agent/messages.js";
+import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
 import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
 import { describe, ToolDefinitionError } from "../errors.js";
 import type { McpMetaTool } from "../hooks/mcp-meta-hook.js";
@@ -209,7 +211,8 @@ function callError(serverToolName: string, error: unknown): McpCallError {
 function checkStructured(result: unknown, check: Check | string | undefined): ToolOutput {
   if (check === undefined || typeof result !== "object" || result === null) return mcpResultToOutput(result);
   const raw = result as { structuredContent?: unknown; isError?: unknown };
-  if (raw.isError === true) return mcpResultToOutput(result);
+  // Too deep to validate safely: the mapping drops it with a note of its own.
+  if (raw.isError === true || !withinDepth(raw.structuredContent, DEFAULT_MAX_RESULT_DEPTH)) return mcpResultToOutput(result);
   let problem: string | undefined;
   if (typeof check === "string") problem = check;
   else if (raw.structuredContent === undefined) problem = "it sent no structuredContent although its outputSchema asks for it";

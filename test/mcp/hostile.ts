@@ -7,7 +7,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /** How one request is answered: a JSON-RPC result, a hang, or an SSE stream that never ends. */
-export type HostileAnswer = { result: unknown } | { error: unknown } | { hang: true } | { openStream: true };
+export type HostileAnswer =
+  | { result: unknown }
+  /** The result as JSON text, sent verbatim (for values `JSON.stringify` cannot write, e.g. 5,000 levels deep). */
+  | { rawResult: string }
+  | { error: unknown }
+  | { hang: true }
+  | { openStream: true };
 
 /** What the server does for each method. */
 export interface HostileBehaviour {
@@ -53,6 +59,7 @@ export async function startHostileServer(behaviour: HostileBehaviour): Promise<H
       return;
     }
     res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" });
+    if ("rawResult" in a) return res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${a.rawResult}}`);
     res.end(JSON.stringify({ jsonrpc: "2.0", id, ...("error" in a ? { error: a.error } : { result: a.result }) }));
   };
   const http = createServer(async (req, res) => {

@@ -36,6 +36,8 @@ export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
 // (the page's IndexedDB entry), never from the core one, so the core entry does not pull in idb-keyval.
 export { IndexedDbExecutionLedger } from "../agent/indexeddb-ledger.js";
 export type { IndexedDbExecutionLedgerOptions } from "../agent/indexeddb-ledger.js";
+export { IndexedDbAuditLog } from "../agent/indexeddb-audit.js";
+export type { IndexedDbAuditLogOptions } from "../agent/indexeddb-audit.js";
 export { acceptGrants, findVerifiedGrant } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
 export {

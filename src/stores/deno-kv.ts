@@ -23,6 +23,12 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 
+export { DenoKvAuditLog } from "./deno-kv-audit.js";
+export { DenoKvGrantStore } from "./deno-kv-grants.js";
+export type { DenoKvGrantStoreOptions, KvGrantsLike } from "./deno-kv-grants.js";
+export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
+export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
+export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 

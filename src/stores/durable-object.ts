@@ -24,7 +24,14 @@ import {
   ThreadStoreError,
   type ThreadStore,
 } from "./thread-store.js";
+import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object-audit.js";
 
+export { DurableObjectAuditLog } from "./durable-object-audit.js";
+export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
+export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./durable-object-grants.js";
+export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
+export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
+export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
@@ -52,6 +59,7 @@ export interface DurableObjectNamespaceLike {
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
+  AUDIT_SCHEMA,
 ];
 
 type Op =
@@ -99,9 +107,9 @@ export class KabooThread {
    * @returns The operation's answer as JSON, or 400 with `{ error }`.
    */
   async fetch(request: Request): Promise<Response> {
-    let op: Op;
+    let op: Op | AuditOp;
     try {
-      op = (await request.json()) as Op;
+      op = (await request.json()) as Op | AuditOp;
     } catch {
       return Response.json({ error: "the body is not JSON" }, { status: 400 });
     }
@@ -113,7 +121,8 @@ export class KabooThread {
     }
   }
 
-  #apply(op: Op, now: number): unknown {
+  #apply(op: Op | AuditOp, now: number): unknown {
+    if (isAuditOp(op)) return applyAuditOp(this.#sql, op);
     switch (op.op) {
       case "load": {
         const row = this.#sql.exec("SELECT body FROM kaboo_thread WHERE id = 1").toArray()[0];

@@ -16,6 +16,8 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 
+export { MemoryAuditLog } from "../agent/audit.js";
+export { MemoryGrantStore } from "../grants/store.js";
 export {
   emptyThread,
   InvalidThreadRecordError,

@@ -18,6 +18,7 @@ import {
   type InterruptResponse,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { AUDIT_CONTRACT_CHECKS, runAuditContract } from "./audit-contract.js";
 import { auditKinds, expectAuditMatchesRuns } from "./audit-helpers.js";
 import { transferTool } from "./helpers.js";
 
@@ -216,5 +217,14 @@ describe("what the gate and the runner record", () => {
     await agent.invoke("pay bob", { invocationState: { threadId: "th", kabooAuditLog: host } });
     expect(await audit.entries("th")).toEqual([]);
     expect(auditKinds(await host.entries("th"))).toEqual(["request"]);
+  });
+});
+
+describe("the AuditLog contract", () => {
+  test("MemoryAuditLog (two instances over one memory: the shared storage is the log's)", async () => {
+    const log = new MemoryAuditLog();
+    const results = await runAuditContract(() => log);
+    expect(results.map((r) => r.name)).toEqual(AUDIT_CONTRACT_CHECKS);
+    expect(results.filter((r) => r.error)).toEqual([]);
   });
 });

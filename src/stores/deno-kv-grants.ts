@@ -1,0 +1,97 @@
+/**
+ * Grants in Deno KV, per principal (`[prefix, "grant", principal, id]`), so every isolate of a Deno
+ * Deploy project (and every process on one local database) reads and revokes one record.
+ *
+ * @module
+ */
+import type { Grant } from "../grants/grant.js";
+import { PrincipalGrantStore, type PrincipalGrantBackend, type PrincipalGrantStoreOptions } from "./principal-grants.js";
+import { ThreadStoreError } from "./thread-store.js";
+
+type Key = readonly (string | number)[];
+
+/** The part of `Deno.Kv` the grant store uses. */
+export interface KvGrantsLike {
+  set(key: Key, value: unknown): Promise<unknown>;
+  delete(key: Key): Promise<void>;
+  list(selector: { prefix: Key }): AsyncIterable<{ key: Key; value: unknown }>;
+}
+
+/** Options of {@link DenoKvGrantStore}. */
+export interface DenoKvGrantStoreOptions extends PrincipalGrantStoreOptions {
+  /** First key part. Default `"kaboo"`. */
+  prefix?: string;
+}
+
+/**
+ * A server {@link GrantStore} on Deno KV. Give it to `createAguiHandler({ grantStore })`.
+ *
+ * @example
+ * ```ts
+ * const kv = await Deno.openKv();
+ * const grantStore = new DenoKvGrantStore(kv);
+ * Deno.serve(createAguiHandler({ agent, store: new DenoKvThreadStore(kv), grantStore, secret, principal }));
+ * ```
+ */
+export class DenoKvGrantStore extends PrincipalGrantStore {
+  /**
+   * @param kv - An open `Deno.Kv`.
+   * @param options - `prefix` (default `"kaboo"`), `now` (default `Date.now`), `audit` (default none).
+   */
+  constructor(kv: KvGrantsLike, options: DenoKvGrantStoreOptions = {}) {
+    super(kvBackend(kv, options.prefix ?? "kaboo"), options);
+  }
+}
+
+function kvBackend(kv: KvGrantsLike, prefix: string): PrincipalGrantBackend {
+  const guard = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (cause) {
+      throw new ThreadStoreError(`Deno KV failed (${what}).`, { cause });
+    }
+  };
+  const base = (principal: string): Key => [prefix, "grant", principal];
+  const rows = async (principal: string) => {
+    const out: { key: Key; value: unknown }[] = [];
+    for await (const row of kv.list({ prefix: base(principal) })) out.push(row);
+    return out;
+  };
+  return {
+    list: (principal) => guard("grant read", async () => (await rows(principal)).map((r) => parseOrNull(r.value))),
+    put: (principal, id, grant: Grant) =>
+      guard("grant write", async () => {
+        await kv.set([prefix, "grant_principal", principal], true);
+        await kv.set([...base(principal), id], JSON.stringify(grant));
+      }),
+    remove: (principal, ids) =>
+      guard("grant revoke", async () => {
+        const present = new Set((await rows(principal)).map((r) => r.key[r.key.length - 1]));
+        const hits = ids.filter((id) => present.has(id));
+        await Promise.all(hits.map((id) => kv.delete([...base(principal), id])));
+        return hits.length;
+      }),
+    clear: (principal) =>
+      guard("grant revoke", async () => {
+        await Promise.all((await rows(principal)).map((r) => kv.delete(r.key)));
+      }),
+    principals: () =>
+      guard("grant read", async () => {
+        const out: string[] = [];
+        for await (const row of kv.list({ prefix: [prefix, "grant_principal"] })) {
+          const name = row.key[row.key.length - 1];
+          if (typeof name === "string") out.push(name);
+        }
+        return out;
+      }),
+  };
+}
+
+function parseOrNull(value: unknown): unknown {
+  if (typeof value !== "string") return null;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return null;
+  }
+}

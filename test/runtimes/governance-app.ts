@@ -1,0 +1,67 @@
+/**
+ * The edge app of the governance tests (workerd and Deno): the AG-UI handler with a thread store, a
+ * server grant store and an audit trail on the platform's storage, plus routes to revoke, list
+ * grants, read what the tools did and run the framework-free contracts. The tools' record is module
+ * state on purpose: it is this test server's memory, not the package's.
+ */
+import type { AuditLog } from "../../src/agent/audit.js";
+import { createAguiHandler } from "../../src/agui/index.js";
+import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
+import type { ThreadStore } from "../../src/stores/thread-store.js";
+import { runAuditContract } from "../agent/audit-contract.js";
+import { edgeBank, newLedger } from "./agui-agent.js";
+import { runGrantChecks } from "./governance-checks.js";
+
+export const GOVERNANCE_SECRET = "governance-secret";
+
+const ledger = newLedger();
+const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+
+/** What one instance of the app (one isolate, one process) is built on. */
+export interface GovernanceParts {
+  store: ThreadStore;
+  grantStore: PrincipalGrantStore;
+  /** Makes a fresh grant store over the same storage (for the contract's second instance). */
+  newGrantStore: () => PrincipalGrantStore;
+  newAudit: () => AuditLog;
+}
+
+/**
+ * One handler instance over the given storage. `x-user` names the principal (a test stand-in for
+ * the host's verified session).
+ */
+export function governanceApp(parts: GovernanceParts): (request: Request) => Promise<Response> {
+  const handler = createAguiHandler({
+    agent: (_, { secret }) => edgeBank(ledger, { secret }),
+    store: parts.store,
+    grantStore: parts.grantStore,
+    secret: GOVERNANCE_SECRET,
+    principal: (request) => request.headers.get("x-user") ?? "",
+    heartbeatMs: 0,
+    logger,
+  });
+  return async (request) => {
+    const url = new URL(request.url);
+    const principal = url.searchParams.get("principal") ?? undefined;
+    switch (url.pathname) {
+      case "/agui":
+        return handler(request);
+      case "/revoke": {
+        const id = url.searchParams.get("id");
+        const tool = url.searchParams.get("tool") ?? undefined;
+        const removed = id ? await parts.grantStore.revoke(id) : await parts.grantStore.revokePrincipal(principal, tool);
+        return Response.json({ removed });
+      }
+      case "/grants":
+        return Response.json(await parts.grantStore.grantsFor(url.searchParams.get("thread") ?? "", { principal }));
+      case "/ledger":
+        return Response.json(ledger);
+      case "/audit-contract":
+        return Response.json(await runAuditContract(parts.newAudit));
+      case "/grant-checks":
+        return Response.json(await runGrantChecks(parts.newGrantStore));
+      default:
+        return new Response("not found", { status: 404 });
+    }
+  };
+}

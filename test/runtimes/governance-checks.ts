@@ -1,0 +1,73 @@
+/**
+ * Server grant store checks with no test framework (they run in workerd and Deno): grants are kept
+ * per principal, read back by any instance, and revoked by id, by tool, by principal or all at once.
+ */
+import { grantId } from "../../src/grants/grant.js";
+import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
+import type { ContractResult } from "../stores/contract.js";
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+const tools = (grants: { tool: string }[]) => JSON.stringify(grants.map((g) => g.tool).sort());
+
+const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string) => Promise<void>> = {
+  async "a grant written by one instance is read by another, for its principal only"(make, id) {
+    const [ann, eve] = [id(), id()];
+    await make().grant({ tool: "pay", scope: "always", principal: ann });
+    const other = make();
+    assert(tools(await other.grantsFor("t", { principal: ann })) === '["pay"]', "ann's grant not read by another instance");
+    assert((await other.grantsFor("t", { principal: eve })).length === 0, "eve sees ann's grant");
+    assert((await other.grantsFor("t")).length === 0, "a run with no principal sees ann's grant");
+  },
+  async "revoking by id in one instance holds in another at once"(make, id) {
+    const ann = id();
+    const granted = await make().grant({ tool: "pay", subjectKey: "to:bob", scope: "always", principal: ann });
+    assert((await make().revoke(grantId(granted))) === 1, "revoke by id removed nothing");
+    assert((await make().grantsFor("t", { principal: ann })).length === 0, "revoked grant still read");
+  },
+  async "revokePrincipal takes one tool, or every tool, of one person"(make, id) {
+    const [ann, bob] = [id(), id()];
+    const a = make();
+    await a.grant({ tool: "pay", scope: "always", principal: ann });
+    await a.grant({ tool: "search", scope: "thread", threadId: "t", principal: ann });
+    await a.grant({ tool: "pay", scope: "always", principal: bob });
+    assert((await make().revokePrincipal(ann, "pay")) === 1, "revoking ann's pay");
+    assert(tools(await a.grantsFor("t", { principal: ann })) === '["search"]', "ann keeps search");
+    assert((await make().revokePrincipal(ann)) === 1, "revoking all of ann");
+    assert((await a.grantsFor("t", { principal: ann })).length === 0, "ann has nothing left");
+    assert(tools(await a.grantsFor("t", { principal: bob })) === '["pay"]', "bob's grant survives");
+  },
+  async "list spans principals; a predicate revokes across them; revokeAll empties"(make, id) {
+    const [ann, bob] = [id(), id()];
+    const a = make();
+    await a.grant({ tool: "pay", scope: "always", principal: ann });
+    await a.grant({ tool: "pay", scope: "always", principal: bob });
+    const mine = (await make().list()).filter((g) => g.principal === ann || g.principal === bob);
+    assert(mine.length === 2, `list saw ${mine.length} of 2`);
+    assert((await make().revoke((g) => g.principal === bob)) === 1, "predicate revoke");
+    await make().revokeAll();
+    assert((await a.grantsFor("t", { principal: ann })).length === 0, "revokeAll left ann's grant");
+  },
+};
+
+/** The checks' names, in order. */
+export const GRANT_CHECKS: readonly string[] = Object.keys(CHECKS);
+
+/** Runs every check; two calls of `make` must share storage. */
+export async function runGrantChecks(make: () => PrincipalGrantStore): Promise<ContractResult[]> {
+  const out: ContractResult[] = [];
+  const prefix = crypto.randomUUID();
+  let n = 0;
+  const id = () => `${prefix}-${n++}`;
+  for (const [name, check] of Object.entries(CHECKS)) {
+    try {
+      await check(make, id);
+      out.push({ name });
+    } catch (error) {
+      out.push({ name, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return out;
+}

@@ -23,6 +23,7 @@ import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/session.js";
 import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
+import { isPastDeadline } from "../hooks/approval/decision.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
@@ -284,9 +285,8 @@ function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean 
 function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; status: string }[], now: number): void {
   for (const e of resume) {
     if (e.status !== "resolved") continue;
-    const expiresAt = (agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined)
-      ?.expiresAt;
-    if (typeof expiresAt === "string" && Date.parse(expiresAt) < now) throw new InterruptExpiredError(e.interruptId, expiresAt);
+    const request = agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined;
+    if (isPastDeadline({ request, now })) throw new InterruptExpiredError(e.interruptId, String(request?.expiresAt));
   }
 }
 

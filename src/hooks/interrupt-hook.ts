@@ -8,22 +8,21 @@ import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { UserError } from "../errors.js";
-import { GRANT_SCOPES, grantId } from "../grants/grant.js";
-import {
-  APPROVAL_SCOPES,
-  clampScope,
-  decisionNote,
-  parseTime,
-  readAnswer,
-  scopesUpTo,
-  type ApprovalRequest,
-  type ApprovalScope,
-  type Decision,
-} from "./approval/request.js";
+import { grantId } from "../grants/grant.js";
+import type { ApprovalRequest, ApprovalScope, Decision } from "./approval/request.js";
 import { toolHookInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
-import { approvalName, editApprovalName, recordDecision, recordFingerprint, remembers, runGrants } from "./approval/run.js";
+import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
+import {
+  checkScopeOption,
+  decideAnswer,
+  findGrantCover,
+  type DecisionRecord,
+  offeredScopes,
+  refusalNote,
+  requestDeadline,
+} from "./approval/decision.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import { callSubject, isUnknownSubject, type CallSubject, type SubjectFn } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
@@ -98,7 +97,9 @@ export interface InterruptHookOptions {
  * The answer: approved → the call runs once. `editedArgs` (or `tool_input`) replace the arguments
  * entirely: they are validated against the tool's schema (invalid → refused, not run) and gated
  * again under a new interrupt when the edit changes the subject. Denied, skipped, unreadable or
- * expired → the call is cancelled with a note the model reads.
+ * expired → the call is cancelled with a note the model reads, and the decision is recorded (an
+ * unreadable answer as a denial). The answer is read by the decision step both approval hooks
+ * share (`decideAnswer` in `hooks/approval/decision.ts`).
  *
  * @param tools - Tool names, globs or {@link GateRule}s.
  * @param options - See {@link InterruptHookOptions}.
@@ -128,11 +129,7 @@ export class InterruptHook implements HookProvider {
   constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
     const remember = options.remember ?? "once";
     const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
-    for (const scope of [remember, ...rules.map((r) => r.remember)]) {
-      if (scope !== undefined && !APPROVAL_SCOPES.includes(scope)) {
-        throw new UserError(`Unknown approval scope ${JSON.stringify(scope)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
-      }
-    }
+    for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
     for (const r of rules) {
       if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
       if (r.subject !== undefined && typeof r.subject !== "function") {
@@ -174,25 +171,18 @@ export class InterruptHook implements HookProvider {
     if (!checked.ok) return;
     const subject = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
     if (subject === null) return;
-    const threadId = runContext.threadId.find(invocationState) || undefined; // "" names no conversation
     const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
     if (stored?.response === undefined) {
-      const match = { tool: toolUse.name, subjectKey: subject.key ?? undefined, threadId, now: this.#now() };
-      if (runGrants(invocationState).some((g) => g.tool === match.tool && g.subjectKey === match.subjectKey))
-        return auditGrantUse(event, undefined);
-      // A remembered grant counts only as far as the rule reaches today (a rule narrowed from
-      // `always` to `once` asks again), and only for the person it was given by.
-      const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(rule.remember));
-      const grant = await this.#grants.find(invocationState, {
-        ...match,
-        scopes,
-        principal: runContext.principal.find(invocationState) || undefined,
+      const cover = await findGrantCover({
+        invocationState,
+        grants: this.#grants,
+        tool: toolUse.name,
+        subjectKey: subject.key ?? undefined,
+        remember: rule.remember,
+        now: this.#now(),
       });
-      if (grant) return auditGrantUse(event, grantId(grant));
-    }
-    // A subject we could not compute is never remembered beyond this call.
-    let offered = isUnknownSubject(subject) ? scopesUpTo("once", false) : scopesUpTo(rule.remember, remembers(invocationState));
-    if (stored?.response !== undefined) {
+      if (cover) return auditGrantUse(event, cover.source === "grant" ? grantId(cover.grant) : undefined);
+    } else {
       const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
       // An answer covers what was asked, no more: the same subject (something rewrote the call since
       // it was asked → ask again about what would run now) and no scope wider than was shown.
@@ -205,9 +195,13 @@ export class InterruptHook implements HookProvider {
         await this.#gate(event, rule, input, again);
         return;
       }
-      const shown = Array.isArray(asked.scopes) ? asked.scopes : [];
-      offered = offered.filter((scope) => scope === "once" || shown.includes(scope));
     }
+    const offered = offeredScopes({
+      invocationState,
+      remember: rule.remember,
+      unknownSubject: isUnknownSubject(subject),
+      asked: stored?.response === undefined ? undefined : (stored.reason ?? {}),
+    });
     const request: ApprovalRequest = {
       kind: "tool_approval",
       agent: this.#agentName,
@@ -218,7 +212,8 @@ export class InterruptHook implements HookProvider {
       scopes: offered,
       message: `Allow ${subject.label}?`,
     };
-    if (this.#ttl !== undefined) request.expiresAt = new Date(this.#now() + this.#ttl * 1000).toISOString();
+    const expiresAt = requestDeadline({ ttlSeconds: this.#ttl, now: this.#now() });
+    if (expiresAt !== undefined) request.expiresAt = expiresAt;
     const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
     if (stored?.response === undefined) {
       const shown = { interruptId, rule: rule.pattern, input: checked.value, subject: request.subject };
@@ -230,34 +225,45 @@ export class InterruptHook implements HookProvider {
   }
 
   async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {
+    const interruptId = toolHookInterruptId(event.toolUse.toolUseId, name);
+    const record = decideAnswer({
+      interruptId,
+      response,
+      asked,
+      offered,
+      now: this.#now(),
+      // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
+      deadlineRequired: this.#ttl !== undefined,
+      principal: runContext.principal.find(event.invocationState) || null,
+    });
+    if (record.decision === "approved") await this.#approved(event, rule, record, subject);
+    else await this.#refused(event, record, subject);
+  }
+
+  /** A call the answer does not let run: audited, cancelled with a note, and recorded. */
+  async #refused(event: BeforeToolCallEvent, record: DecisionRecord, subject: CallSubject): Promise<void> {
     const { toolUse } = event;
-    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
+    const read = { interruptId: record.interruptId, decision: record.decision, principal: record.principal };
+    if (record.unreadable !== undefined) {
+      this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: record.unreadable });
+      await auditDecision(event, { ...read, note: "the answer could not be read" });
+    } else await auditDecision(event, { ...read, scope: "once" });
+    event.cancel = refusalNote(record, toolUse.name);
+    recordDecision(event.invocationState, {
+      decision: record.decision,
+      tool: toolUse.name,
+      subject,
+      scope: "once",
+      toolUseId: toolUse.toolUseId,
+    });
+  }
+
+  /** An approval: edits checked (and gated again when they change the subject), then recorded once. */
+  async #approved(event: BeforeToolCallEvent, rule: Rule, answer: DecisionRecord, subject: CallSubject): Promise<void> {
+    const { toolUse } = event;
+    const { interruptId } = answer;
     const audit = (decision: Decision | "refused", extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {}) =>
-      auditDecision(event, { interruptId, decision, ...extra });
-    const refuse = async (decision: Decision, note: string) => {
-      await audit(decision, { scope: "once" });
-      event.cancel = note;
-      recordDecision(event.invocationState, {
-        decision,
-        tool: toolUse.name,
-        subject,
-        scope: "once",
-        toolUseId: toolUse.toolUseId,
-      });
-    };
-    const answer = readAnswer(response);
-    if (answer.invalid) {
-      this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: answer.invalid });
-      await audit("denied", { note: "the answer could not be read" });
-      event.cancel = decisionNote("denied", toolUse.name, "(The answer could not be read.)");
-      return;
-    }
-    const expiresAt = (asked as Partial<ApprovalRequest> | undefined)?.expiresAt;
-    const deadline = parseTime(expiresAt);
-    // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
-    if ((deadline !== undefined && this.#now() > deadline) || (this.#ttl !== undefined && deadline === undefined))
-      return refuse("expired", decisionNote("expired", toolUse.name));
-    if (answer.decision !== "approved") return refuse(answer.decision, decisionNote(answer.decision, toolUse.name));
+      auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
     let input = toolUse.input;
     if (answer.editedArgs !== undefined) {
       const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
@@ -285,7 +291,7 @@ export class InterruptHook implements HookProvider {
       this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
       return;
     }
-    const scope = clampScope(answer.scope, offered);
+    const scope = answer.scope;
     await audit("approved", { scope, ...(answer.editedArgs === undefined ? {} : { editedArgs: input }) });
     recordDecision(event.invocationState, {
       decision: "approved",

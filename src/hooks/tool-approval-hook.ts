@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { UserError } from "../errors.js";
+import { InvalidStateError, UserError } from "../errors.js";
 import { toolInterruptId } from "../agent/interrupt-id.js";
 import * as z from "zod/v4/mini";
 import { BeforeToolCallEvent } from "../agent/events.js";
@@ -12,21 +12,18 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
 import { runContext } from "../agent/run-context.js";
-import { GRANT_SCOPES } from "../grants/grant.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
 import {
-  APPROVAL_SCOPES,
-  clampScope,
-  decisionNote,
-  parseTime,
-  readAnswer,
-  scopesUpTo,
-  TOOL_APPROVAL_KEY,
-  type ApprovalRequest,
-  type ApprovalScope,
-  type Decision,
-} from "./approval/request.js";
-import { approvalName, approvedForOtherInput, recordDecision, remembers, runGrants } from "./approval/run.js";
+  checkScopeOption,
+  decideAnswer,
+  findGrantCover,
+  offeredScopes,
+  refusalNote,
+  requestDeadline,
+  type DecisionRecord,
+} from "./approval/decision.js";
+import { readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type ApprovalScope, type Decision } from "./approval/request.js";
+import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
 /** What the host is told before the run continues, so the tool's service can honour the decision. */
@@ -86,8 +83,9 @@ const WRAPPED = Symbol("kaboo.toolApprovalWrapped");
  * - approved: `onDecision` runs, then the tool is called once more (with the person's edits if
  *   any) and its result returned; if it asks again, the model reads that the call still needs
  *   approval (no loop);
- * - denied, skipped or expired: `onDecision` runs, the tool is not called again, and the model
- *   reads the same note as for a gated call.
+ * - denied, skipped, expired or unreadable (an unreadable answer is a denial, as for the gate):
+ *   `onDecision` runs, the tool is not called again, and the model reads the same note as for a
+ *   gated call.
  *
  * @param options - See {@link ToolApprovalHookOptions}.
  * @example
@@ -112,9 +110,7 @@ export class ToolApprovalHook implements HookProvider {
       throw new UserError("ToolApprovalHook onDecision must be a function.");
     }
     this.#remember = options.remember ?? "once";
-    if (!APPROVAL_SCOPES.includes(this.#remember)) {
-      throw new UserError(`Unknown approval scope ${JSON.stringify(this.#remember)}; use one of ${APPROVAL_SCOPES.join(", ")}.`);
-    }
+    checkScopeOption(this.#remember);
     this.#agentName = options.agentName ?? "";
     this.#name = approvalName(this.#agentName);
     this.#onDecision = options.onDecision;
@@ -165,81 +161,68 @@ export class ToolApprovalHook implements HookProvider {
   }
 
   async #call(inner: AgentTool, input: unknown, context: ToolContext): Promise<ToolOutput> {
-    const { toolUse } = context;
-    const id = toolInterruptId(toolUse.toolUseId, this.#name);
+    const id = toolInterruptId(context.toolUse.toolUseId, this.#name);
     const asked = context.agent.interruptState.interrupts.get(id);
-    if (asked?.response === undefined) {
-      const output = await inner.call(input, context);
-      const request = approvalRequestIn(output);
-      if (request === undefined) return output;
-      if (!request.ok)
-        this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
-      const r = request.ok ? request.value : {};
-      const subject = typeof r.subject === "string" ? { key: r.subject, label: r.subject } : (r.subject ?? null);
-      if (await this.#remembered(context, inner.name, subject?.key ?? undefined)) {
-        return this.#decided(
-          inner,
-          input,
-          context,
-          { decision: "approved", scope: "once", remembered: true },
-          r.requestId ?? r.id,
-          subject,
-        );
-      }
-      const reason: ApprovalRequest = {
-        kind: "tool_approval",
-        agent: this.#agentName,
-        tool: inner.name,
-        toolUseId: toolUse.toolUseId,
-        input: input as JsonValue,
-        subject,
-        scopes: scopesUpTo(this.#remember, remembers(context.invocationState)),
-        message: r.message ?? `Allow ${subject?.label ?? `the call to "${inner.name}"`}?`,
-      };
-      if (r.expiresAt !== undefined) reason.expiresAt = r.expiresAt;
-      const requestId = r.requestId ?? r.id;
-      if (requestId !== undefined) reason.requestId = requestId;
-      context.interrupt({ name: this.#name, reason: reason as unknown as JsonObject });
-      // Unreachable: without an answer, interrupt() throws to pause the run.
-    }
-    const reason = (asked?.reason ?? {}) as Partial<ApprovalRequest>;
-    const answer = readAnswer(asked?.response);
-    const deadline = parseTime(reason.expiresAt);
-    let decision: Decision = answer.decision;
-    if (answer.invalid) decision = "denied";
-    if (deadline !== undefined && this.#now() > deadline) decision = "expired";
+    if (asked?.response === undefined) return this.#firstCall(inner, input, context);
+    const reason = (asked.reason ?? {}) as Partial<ApprovalRequest>;
+    const record = decideAnswer({
+      interruptId: id,
+      response: asked.response,
+      asked: reason,
+      offered: offeredScopes({ invocationState: context.invocationState, remember: this.#remember, asked: reason }),
+      now: this.#now(),
+      principal: runContext.principal.find(context.invocationState) || null,
+    });
     let callInput = input;
-    if (decision === "approved" && answer.editedArgs !== undefined) {
-      const checked = (await inner.validate?.(answer.editedArgs)) ?? { ok: true as const, value: answer.editedArgs };
+    if (record.decision === "approved" && record.editedArgs !== undefined) {
+      const checked = (await inner.validate?.(record.editedArgs)) ?? { ok: true as const, value: record.editedArgs };
       if (!checked.ok)
         return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
       callInput = checked.value;
     }
-    // No wider than was shown, nor than this hook would offer now (the host may have stopped remembering).
-    const shown = Array.isArray(reason.scopes) ? reason.scopes : [];
-    const offered = scopesUpTo(this.#remember, remembers(context.invocationState)).filter(
-      (scope) => scope === "once" || shown.includes(scope),
-    );
-    const scope = decision === "approved" ? clampScope(answer.scope, offered) : "once";
-    return this.#decided(
-      inner,
-      callInput,
-      context,
-      { decision, scope, remembered: false },
-      reason.requestId,
-      reason.subject ?? null,
-    );
+    if (record.unreadable !== undefined)
+      this.#log.warn("approval answer not understood; treated as a denial", { tool: inner.name, problem: record.unreadable });
+    return this.#decided(inner, callInput, context, { ...record, remembered: false }, reason.requestId, reason.subject ?? null);
   }
 
-  /** Whether a grant (from the host, or a wider approval earlier in this run) covers the tool's request. */
-  async #remembered(context: ToolContext, tool: string, subjectKey: string | undefined): Promise<boolean> {
-    const { invocationState } = context;
-    if (runGrants(invocationState).some((g) => g.tool === tool && g.subjectKey === subjectKey)) return true;
-    const threadId = runContext.threadId.find(invocationState) || undefined;
-    const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(this.#remember));
-    if (scopes.length === 0) return false;
-    const principal = runContext.principal.find(invocationState) || undefined;
-    return this.#grants.covers(invocationState, { tool, subjectKey, threadId, now: this.#now(), scopes, principal });
+  /**
+   * The call before any answer: the tool's own result, or — when it asks for approval — the grant
+   * that covers it, or the question (`interrupt()` throws to pause the run).
+   */
+  async #firstCall(inner: AgentTool, input: unknown, context: ToolContext): Promise<ToolOutput> {
+    const output = await inner.call(input, context);
+    const request = approvalRequestIn(output);
+    if (request === undefined) return output;
+    if (!request.ok)
+      this.#log.warn("tool asked for approval with a malformed request; asking with defaults", { tool: inner.name });
+    const r = request.ok ? request.value : {};
+    const subject = typeof r.subject === "string" ? { key: r.subject, label: r.subject } : (r.subject ?? null);
+    const requestId = r.requestId ?? r.id;
+    const cover = await findGrantCover({
+      invocationState: context.invocationState,
+      grants: this.#grants,
+      tool: inner.name,
+      subjectKey: subject?.key ?? undefined,
+      remember: this.#remember,
+      now: this.#now(),
+    });
+    if (cover)
+      return this.#decided(inner, input, context, { decision: "approved", scope: "once", remembered: true }, requestId, subject);
+    const reason: ApprovalRequest = {
+      kind: "tool_approval",
+      agent: this.#agentName,
+      tool: inner.name,
+      toolUseId: context.toolUse.toolUseId,
+      input: input as JsonValue,
+      subject,
+      scopes: offeredScopes({ invocationState: context.invocationState, remember: this.#remember }),
+      message: r.message ?? `Allow ${subject?.label ?? `the call to "${inner.name}"`}?`,
+    };
+    const expiresAt = requestDeadline({ given: r.expiresAt, now: this.#now() });
+    if (expiresAt !== undefined) reason.expiresAt = expiresAt;
+    if (requestId !== undefined) reason.requestId = requestId;
+    context.interrupt({ name: this.#name, reason: reason as unknown as JsonObject });
+    throw new InvalidStateError("interrupt() returned without an answer; the run should have paused.");
   }
 
   /** Tells the host, records the decision, and runs the tool again when it was approved. */
@@ -247,7 +230,7 @@ export class ToolApprovalHook implements HookProvider {
     inner: AgentTool,
     callInput: unknown,
     context: ToolContext,
-    d: { decision: Decision; scope: ApprovalScope; remembered: boolean },
+    d: Pick<DecisionRecord, "decision" | "scope" | "unreadable"> & { remembered: boolean },
     requestId: string | undefined,
     subject: { key: string; label: string } | null,
   ): Promise<ToolOutput> {
@@ -269,7 +252,7 @@ export class ToolApprovalHook implements HookProvider {
       subject: { key: subject?.key ?? null, label: subject?.label ?? inner.name },
       scope: d.scope,
     });
-    if (d.decision !== "approved") return error(decisionNote(d.decision, inner.name));
+    if (d.decision !== "approved") return error(refusalNote(d, inner.name));
     const output = await inner.call(callInput, context);
     if (approvalRequestIn(output) !== undefined) {
       return error(

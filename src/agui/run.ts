@@ -19,6 +19,8 @@ import type { AgentResult } from "../agent/result.js";
 import { InterruptExpiredError, InvalidStateError, ToolBatchError } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
 import type { ExecutionLedger } from "../agent/ledger.js";
+import type { AuditLog } from "../agent/audit.js";
+import { watchAudit, type WatchedAudit } from "./audit-events.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/session.js";
@@ -54,6 +56,11 @@ export interface AguiRunOptions {
    * at the edge, pass the thread store's.
    */
   ledger?: ExecutionLedger | undefined;
+  /**
+   * The audit trail of this thread: the gates and the runner record in it, and each entry is also
+   * sent as a CUSTOM `kaboo_audit` event. Default: the runner agent's own, if any (not sent).
+   */
+  audit?: AuditLog | undefined;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
   prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
   /** Makes message ids. Default `crypto.randomUUID`. */
@@ -76,7 +83,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   const baseSystemPrompt = agent.systemPrompt;
   let started: { invocationState: InvocationState; toolMessageIds: Map<string, string> } | undefined;
   try {
-    const { invocationState, state } = await contextOf(o);
+    const { invocationState, state, audit } = await contextOf(o);
     const resume = input.resume ?? [];
     if (await isReplay(o, state, resume)) {
       // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
@@ -87,7 +94,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     }
     const toolMessageIds = await prepareAgent(o, invocationState, state, baseSystemPrompt);
     started = { invocationState, toolMessageIds };
-    const result = yield* streamRun(o, invocationState, mapper);
+    const result = yield* streamRun(o, invocationState, mapper, audit);
+    yield* audit.drain();
     await recordGrants(o.grantStore, invocationState, input.threadId);
     yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
@@ -109,7 +117,9 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
 }
 
 /** The run's `invocationState`, filled from the AG-UI input, and the AG-UI state it carries. */
-async function contextOf(o: AguiRunOptions): Promise<{ invocationState: InvocationState; state: Record<string, unknown> }> {
+async function contextOf(
+  o: AguiRunOptions,
+): Promise<{ invocationState: InvocationState; state: Record<string, unknown>; audit: WatchedAudit }> {
   const { input } = o;
   const state = isObject(input.state) ? { ...input.state } : {};
   const invocationState: InvocationState = {};
@@ -122,7 +132,7 @@ async function contextOf(o: AguiRunOptions): Promise<{ invocationState: Invocati
   runContext.sharedState.set(invocationState, state);
   runContext.contextItems.set(invocationState, input.context ?? []);
   if (o.ledger) runContext.executionLedger.set(invocationState, o.ledger);
-  return { invocationState, state };
+  return { invocationState, state, audit: watchAudit(invocationState, o.audit, input.resume ?? []) };
 }
 
 /**
@@ -177,6 +187,7 @@ async function* streamRun(
   o: AguiRunOptions,
   invocationState: InvocationState,
   mapper: AguiEventMapper,
+  audit: WatchedAudit,
 ): AsyncGenerator<AGUIEvent, AgentResult> {
   const resume = o.input.resume ?? [];
   let result: AgentResult | undefined;
@@ -187,6 +198,7 @@ async function* streamRun(
   const deltas = stateDeltas(invocationState);
   let sentDeltas = deltas.length;
   for await (const event of stream) {
+    yield* audit.drain();
     yield* mapper.map(event);
     // State effects run in AfterToolCall hooks, before the result event is emitted.
     while (sentDeltas < deltas.length) {

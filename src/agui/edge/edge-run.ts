@@ -52,7 +52,8 @@ export async function* edgeRun({
   };
   const { store } = options;
   const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
-  const run = (runInput: RunAgentInput) => runAgui({ agent, input: runInput, signal, prepare, ledger, logger: log });
+  const run = (runInput: RunAgentInput) =>
+    runAgui({ agent, input: runInput, signal, prepare, ledger, audit: options.audit, logger: log });
   const events = store
     ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop })
     : run(input);

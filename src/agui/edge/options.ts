@@ -5,6 +5,7 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
+import type { AuditLog } from "../../agent/audit.js";
 import type { ExecutionLedger } from "../../agent/ledger.js";
 import type { GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
@@ -82,6 +83,13 @@ export interface AguiHandlerOptions {
    * runner agent's own memory ledger, which holds only as long as that agent lives.
    */
   ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
+  /**
+   * The audit trail (`DurableObjectAuditLog`, `DenoKvAuditLog`, `MemoryAuditLog`): every question
+   * shown, answer given (with its principal and the resume entry's `metadata.signature`), grant used
+   * and call run is appended to the thread's hash-chained trail, and sent to the client as CUSTOM
+   * `kaboo_audit` events (`value: { entries }`). Default: none.
+   */
+  audit?: AuditLog;
   /**
    * Most client grants (`forwardedProps.kaboo_grants`) read per run; later entries are ignored, with
    * one warning for the whole list. Default 256.

@@ -16,6 +16,7 @@ import {
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../../agent/agent.js";
+import type { AuditLog } from "../../agent/audit.js";
 import type { ExecutionLedger } from "../../agent/ledger.js";
 import { IndexedDbExecutionLedger } from "../../agent/indexeddb-ledger.js";
 import type { InvocationState } from "../../agent/events.js";
@@ -39,6 +40,12 @@ export interface KabooAgentConfig extends AguiAgentConfig {
    * across tabs) where IndexedDB exists; `null` leaves each runner agent its own memory ledger.
    */
   ledger?: ExecutionLedger | null;
+  /**
+   * The audit trail (e.g. `IndexedDbAuditLog`): questions, answers, grant uses and calls of every
+   * thread, hash-chained per thread; each new entry is also sent as a CUSTOM `kaboo_audit` event.
+   * Default: none.
+   */
+  audit?: AuditLog;
   /** Browser tools the page runs itself, by name. */
   clientToolHandlers?: Record<string, ClientToolHandler>;
   /** Extra per-run setup of `invocationState`. */
@@ -117,6 +124,7 @@ export class KabooAgent extends AbstractAgent {
           clientToolHandlers: this.#config.clientToolHandlers,
           signal: controller.signal,
           ledger: this.#ledger,
+          audit: this.#config.audit,
           prepare: this.#config.prepare,
         })) {
           if (event.type === EventType.TOOL_CALL_RESULT) {

@@ -73,3 +73,30 @@ export function actionNoun(tool: string): string {
     }[tool] ?? `the ${tool.replace(/_/g, " ")}`
   );
 }
+
+/**
+ * The question asked when the page stopped while a call ran: "Did the transfer of €5.00 to Bob go
+ * through?".
+ */
+export function outcomeQuestion(tool: string, input: Record<string, unknown>): string {
+  const to = person(str(input["to"], "someone"));
+  switch (tool) {
+    case "transfer":
+      return `Did the transfer of ${amountOf(input)} to ${to} go through?`;
+    case "move_money":
+      return `Did the move of ${amountOf(input)} to ${str(input["to"], "savings")} go through?`;
+    case "wire_abroad":
+      return `Did the wire of ${amountOf(input)} to ${to} go through?`;
+    case "freeze_card":
+      return `Did freezing card •••• ${str(input["last4"], "????")} go through?`;
+    default:
+      return `Did ${actionNoun(tool)} go through?`;
+  }
+}
+
+/** What became of a call whose outcome was lost, once the person said, in words; else `undefined`. */
+export function outcomeDecision(resultText: string): "went-through" | "cancelled" | undefined {
+  if (/^The person confirmed that the call to .* already ran/.test(resultText)) return "went-through";
+  if (/^The person chose not to run the call to .* again/.test(resultText)) return "cancelled";
+  return undefined;
+}

@@ -32,8 +32,12 @@ function describe(e: Logged): { title: string; detail: string; outcome: string }
     case "tool_start":
       return { title: "Tool requested", detail: `${label} ${JSON.stringify(d["tool_input"] ?? {})}`, outcome: "info" };
     case "tool_end": {
-      if (str(d, "status") === "success") return { title: "Tool finished", detail: label, outcome: "ok" };
+      if (str(d, "status") === "success")
+        return /person confirmed that the call/i.test(str(d, "tool_result"))
+          ? { title: "You said it went through", detail: label, outcome: "ok" }
+          : { title: "Tool finished", detail: label, outcome: "ok" };
       const why = `${str(d, "error")} ${str(d, "tool_result")}`;
+      if (/chose not to run the call/i.test(why)) return { title: "Cancelled by you", detail: label, outcome: "warn" };
       if (/denied/i.test(why)) return { title: "Declined, not run", detail: label, outcome: "warn" };
       if (/expired/i.test(why)) return { title: "Expired, not run", detail: label, outcome: "warn" };
       if (/stopped/i.test(why)) return { title: "Stopped, not run", detail: label, outcome: "warn" };

@@ -11,8 +11,8 @@
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
 import * as z from "zod/v4";
 import { OUTCOME_UNKNOWN, type OutcomeAction } from "kaboo-workflows";
-import { actionWords } from "./actions.js";
-import { toolSchemas } from "./bank.js";
+import { actionWords, outcomeQuestion } from "./actions.js";
+import { eur, readLedger, toolSchemas } from "./bank.js";
 
 /** The person's answer: an approval's, or what to do with a call whose outcome is unknown. */
 export type DialogAnswer =
@@ -122,7 +122,7 @@ export class ApprovalDialog {
     this.#describe(request.input);
     this.#q("#approval-message").textContent =
       request.kind === "unknown"
-        ? "The page stopped while this was running, so it may or may not have happened. Check your balance or statement if you are not sure."
+        ? `The page closed while the bank was booking it, so it may or may not have gone through. Checking has ${eur(readLedger().checking)} now; type “balance” below to see both accounts.`
         : request.message;
     this.#q("#approval-tool").textContent = request.tool;
     // "Covers" belongs to the choices that remember a yes: shown only when they are offered.
@@ -132,7 +132,7 @@ export class ApprovalDialog {
       b.hidden = !request.scopes.includes(b.dataset["scope"] as Scope);
     }
     if (request.kind === "unknown") {
-      this.#q("#approval-title").textContent = "Did this go through?";
+      this.#q("#approval-title").textContent = outcomeQuestion(request.tool, request.input);
       this.#q("#approval-remember").hidden = true;
     }
     const editor = this.#q<HTMLTextAreaElement>("#approval-edit");

@@ -6,7 +6,7 @@
  */
 import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
-import { actionWords } from "./actions.js";
+import { actionWords, outcomeDecision, outcomeQuestion } from "./actions.js";
 import { TOOL_LABELS } from "./bank.js";
 import { MarkdownStream } from "./markdown.js";
 import type { Block } from "./transcript.js";
@@ -137,12 +137,23 @@ function parseArgs(raw: string): Record<string, unknown> {
 }
 
 /** A failed call in words for the person (the text meant for the model stays out of the chat). */
-function notRun(text: string): { badge: string; note: string } {
-  if (/denied/i.test(text)) return { badge: "Declined", note: "You declined this, so it did not run." };
-  if (/expired/i.test(text)) return { badge: "Expired", note: "The approval expired before it was answered, so it did not run." };
-  if (/stopped/i.test(text)) return { badge: "Stopped", note: "Stopped before it ran." };
-  if (/edited arguments/i.test(text)) return { badge: "Not run", note: "The edited details were not valid, so it did not run." };
-  return { badge: "Failed", note: text.split("\n")[0]!.slice(0, 200) };
+/** What a call that did not run (or did not finish) is, by its result. */
+type NotRun = "declined" | "expired" | "cancelled" | "stopped" | "invalid" | "error";
+
+function notRun(text: string): { status: NotRun; badge: string; note: string } {
+  if (outcomeDecision(text) === "cancelled")
+    return {
+      status: "cancelled",
+      badge: "Cancelled",
+      note: "You chose not to run it again. Whether it went through before the page closed is not known; your statement will show it.",
+    };
+  if (/denied/i.test(text)) return { status: "declined", badge: "Declined", note: "You declined this, so it did not run." };
+  if (/expired/i.test(text))
+    return { status: "expired", badge: "Expired", note: "The approval expired before it was answered, so it did not run." };
+  if (/stopped/i.test(text)) return { status: "stopped", badge: "Stopped", note: "Stopped before it ran." };
+  if (/edited arguments/i.test(text))
+    return { status: "invalid", badge: "Not run", note: "The edited details were not valid, so it did not run." };
+  return { status: "error", badge: "Failed", note: text.split("\n")[0]!.slice(0, 200) };
 }
 
 function facts(pairs: [string, string][]): HTMLDListElement {
@@ -156,10 +167,9 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
   const args = parseArgs(call.function.arguments);
   const text = result ? contentText(result) : "";
   const failed = Boolean(result && (result as { error?: string }).error);
+  const failure = result && failed ? notRun(text) : undefined;
   const status = result
-    ? failed
-      ? "error"
-      : "done"
+    ? (failure?.status ?? "done")
     : view.awaiting.has(call.id)
       ? "awaiting"
       : view.running
@@ -174,10 +184,13 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
       Object.assign(row.dataset, { tool: name, status, callId: call.id });
       const words = actionWords(name, args);
-      const failure = result && failed ? notRun(text) : undefined;
       const lost = interrupt?.reason === OUTCOME_UNKNOWN;
       const label = {
         done: "Done",
+        declined: "Declined",
+        expired: "Expired",
+        cancelled: "Cancelled",
+        invalid: "Not run",
         error: failure?.badge ?? "Not run",
         awaiting: lost ? "Outcome unknown" : "Needs your approval",
         running: "Running…",
@@ -191,10 +204,7 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       );
       row.append(head);
       if (status === "awaiting") {
-        row.append(
-          el("p", "card-headline", lost ? `Did this go through? ${words.headline}` : words.headline),
-          facts(words.facts),
-        );
+        row.append(el("p", "card-headline", lost ? outcomeQuestion(name, args) : words.headline), facts(words.facts));
         const review = button("Review and decide", "review", "primary small");
         review.dataset["callId"] = call.id;
         row.append(review);
@@ -204,6 +214,8 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       row.append(argsEl);
       if (rule) row.append(el("p", "rule-mark", `✓ Approved by your rule: ${rule}`));
       if (failure) row.append(el("p", "tool-result", failure.note));
+      else if (outcomeDecision(text) === "went-through")
+        row.append(el("p", "tool-result", "You said this went through, so it was not run again."));
       else if (result) row.append(resultView(call.id, text, view));
       return row;
     },

@@ -5,10 +5,62 @@
  */
 import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
 import type { ApprovalDialog, DialogAnswer } from "./approval-dialog.js";
+import { OUTCOME_UNKNOWN } from "kaboo-workflows";
+import { eur, readLedger } from "./bank.js";
 import { contentText } from "./chat-view.js";
 
 const q = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
-const CANCEL = /^\s*(?:cancel|no|deny|don'?t|stop|never\s*mind)\b/i;
+const CANCEL = /^\s*(?:cancel|no|nope|deny|decline|don'?t|stop|never\s*mind)\b/i;
+const YES = /^\s*(?:yes|yep|yeah|approve|ok(?:ay)?|sure|go ahead|do it|send it)\b/i;
+const WENT_THROUGH = /\b(?:went through|it did|it's done|already (?:sent|done|went))\b|^\s*(?:yes|yep|yeah|done)\b/i;
+const AGAIN = /\b(?:again|retry|re-?send|run it)\b/i;
+
+/**
+ * What a message typed while a question waits answers: the approval ("yes" / "no"), the lost
+ * outcome ("it went through" / "run it again" / "cancel"), a look at the balances, or nothing.
+ */
+function typedAnswer(text: string, unknown: boolean): DialogAnswer | "balance" | undefined {
+  if (/\b(?:balances?|how much)\b/i.test(text)) return "balance";
+  if (unknown) {
+    if (AGAIN.test(text)) return { action: "run_again" };
+    if (WENT_THROUGH.test(text)) return { action: "treat_as_done" };
+    // A bare "no" to "did it go through?" does not say whether to send it again: ask.
+    if (/^\s*(?:no|nope)\b/i.test(text) && !/cancel/i.test(text)) return undefined;
+    if (CANCEL.test(text)) return { action: "cancel" };
+    return undefined;
+  }
+  if (CANCEL.test(text)) return { approved: false, scope: "once" };
+  if (YES.test(text)) return { approved: true, scope: "once" };
+  return undefined;
+}
+
+/** The composer while a question waits: answers it in words, or says what it takes. */
+function answerTyped(app: Controls, text: string): void {
+  const open = app.state.kaboo.pendingInterrupts.filter((p) => !app.state.answers.some((a) => a.interruptId === p.id));
+  const first = open[0];
+  if (!first) return;
+  const unknown = first.reason === OUTCOME_UNKNOWN;
+  const answer = typedAnswer(text, unknown);
+  if (answer === "balance") {
+    const l = readLedger();
+    toast(`Checking: ${eur(l.checking)} · Savings: ${eur(l.savings)}. The question above still waits for your answer.`);
+    app.prompt.value = "";
+    return;
+  }
+  if (!answer) {
+    toast(
+      unknown
+        ? "Did it go through? Type “it went through”, “run it again” or “cancel” (or ask for your balance)."
+        : "Answer the approval first: type “yes” to approve once or “no” to decline.",
+    );
+    return;
+  }
+  app.prompt.value = "";
+  app.dialog.close();
+  // "no" declines every open approval; a yes or an outcome answers the first one only.
+  if ("approved" in answer && !answer.approved) for (const i of open) app.answer(i, answer);
+  else app.answer(first, answer);
+}
 const toastTimer = { id: undefined as ReturnType<typeof setTimeout> | undefined };
 
 /** What the controls act on (main.ts's state and actions). */
@@ -59,14 +111,7 @@ export function setupControls(app: Controls): void {
     e.preventDefault();
     const text = app.prompt.value.trim();
     if (!text || app.state.running) return;
-    if (document.body.dataset["status"] === "awaiting-approval") {
-      if (!CANCEL.test(text)) return toast("Answer the approval first, or type “cancel” to decline it.");
-      app.prompt.value = "";
-      app.dialog.close();
-      for (const i of app.state.kaboo.pendingInterrupts.filter((p) => !app.state.answers.some((a) => a.interruptId === p.id)))
-        app.answer(i, { approved: false, scope: "once" });
-      return;
-    }
+    if (document.body.dataset["status"] === "awaiting-approval") return answerTyped(app, text);
     app.prompt.value = "";
     app.send(text);
   });

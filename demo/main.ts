@@ -17,7 +17,17 @@ import { ApprovalDialog, approvalRequest, type DialogAnswer } from "./approval-d
 import { toolCounts } from "./bank.js";
 import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
-import { addStopMark, forgetMarks, keepStopMarks, markAsked, stopMarks, wasAsked } from "./marks.js";
+import {
+  addStopMark,
+  answering,
+  doneAnswering,
+  forgetMarks,
+  keepStopMarks,
+  markAsked,
+  noteAnswering,
+  stopMarks,
+  wasAsked,
+} from "./marks.js";
 import { copyReply, setupControls, toast } from "./controls.js";
 import { setupChrome } from "./page-chrome.js";
 import { createRunner, GATE_SUBJECTS, modelMaker } from "./runner.js";
@@ -92,7 +102,7 @@ function setStatus(status: Status): void {
   const waiting = status === "awaiting-approval";
   $("#pending-banner").hidden = !waiting || dialog.open;
   prompt.placeholder = waiting
-    ? "Answer the approval first, or type “cancel”"
+    ? "Type “yes”, “no” or a question"
     : state.running
       ? "Esc stops the answer"
       : "Ask about your accounts, or e.g. “send 42 to Bob”";
@@ -171,8 +181,24 @@ async function openThread(id: string): Promise<void> {
   await state.kaboo.connectAgent();
   panels.showThread(id, state.kaboo.messages);
   render();
-  afterRun();
+  if (!resumeCut()) afterRun();
   document.body.classList.remove("show-threads");
+}
+
+/**
+ * The page closed while a run carried the person's answers: send the same answers again rather than
+ * ask the same question twice. A call the bank had already started comes back as the one question
+ * that is still open (did it go through?); one that had not started runs, as it was approved.
+ */
+function resumeCut(): boolean {
+  const sent = answering(state.threadId);
+  const open = state.kaboo.pendingInterrupts;
+  if (!sent.length || !open.length || !open.every((i) => sent.some((a) => a.interruptId === i.id))) {
+    doneAnswering(state.threadId);
+    return false;
+  }
+  void run({ resume: sent.filter((a) => open.some((i) => i.id === a.interruptId)) as ResumeEntry[] });
+  return true;
 }
 
 /** After a run (or a restore): ask the next open question, or wait for the person. */
@@ -222,11 +248,13 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   setStatus("running");
   render();
   const agent = state.kaboo;
+  if (extra.resume) noteAnswering(threadId, extra.resume);
   try {
     await agent.runAgent({ tools: [THEME_TOOL], ...extra });
   } catch (error) {
     if (!stopFlags.get(threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
   }
+  doneAnswering(threadId);
   if (agent !== state.kaboo) return;
   tabs.postMessage({ threadId });
   $<HTMLButtonElement>("#stop").disabled = false;

@@ -58,3 +58,41 @@ export function markAsked(callIds: readonly string[]): void {
 export function wasAsked(callId: string): boolean {
   return read<string[]>(ASKED_KEY, [], isIds).includes(callId);
 }
+
+const INFLIGHT_KEY = "kaboo-demo:answering:";
+
+/** An answer the page sent to resume a run, kept until that run ends. */
+export interface SentAnswer {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+}
+
+const isAnswers = (v: unknown) =>
+  Array.isArray(v) && v.every((a) => a && typeof a.interruptId === "string" && typeof a.status === "string");
+
+/**
+ * Notes the answers a resume carries while its run goes on. A page closed mid-run finds them on its
+ * next load and sends them again instead of asking the person a question they already answered (the
+ * execution ledger keeps that from running anything twice: a call already claimed comes back as one
+ * "did this go through?" question).
+ */
+export function noteAnswering(threadId: string, answers: readonly SentAnswer[]): void {
+  // This tab's own (sessionStorage survives its reload, and no other tab sends them again).
+  sessionStorage.setItem(INFLIGHT_KEY + threadId, JSON.stringify(answers));
+}
+
+/** The run that carried them ended (in any way): forget them. */
+export function doneAnswering(threadId: string): void {
+  sessionStorage.removeItem(INFLIGHT_KEY + threadId);
+}
+
+/** The answers a run of this conversation was carrying when the page stopped, if any. */
+export function answering(threadId: string): SentAnswer[] {
+  try {
+    const v: unknown = JSON.parse(sessionStorage.getItem(INFLIGHT_KEY + threadId) ?? "null");
+    return isAnswers(v) ? (v as SentAnswer[]) : [];
+  } catch {
+    return [];
+  }
+}

@@ -12,7 +12,7 @@ import {
   type ToolResultBlock,
   toolResultText,
 } from "kaboo-workflows";
-import { actionNoun } from "./actions.js";
+import { actionNoun, outcomeDecision } from "./actions.js";
 import { person } from "./bank.js";
 import type { Intent } from "./intents.js";
 import { formatMoney } from "./money.js";
@@ -42,6 +42,10 @@ function afterResult(call: Call | undefined, result: ToolResultBlock): string {
   const name = call?.name ?? "tool";
   const noun = actionNoun(name);
   const text = toolResultText(result.content);
+  const decided = outcomeDecision(text);
+  if (decided === "went-through") return `Okay: you said ${noun} went through, so I did not do it again.`;
+  if (decided === "cancelled")
+    return `Okay, I won't run ${noun} again. If you're not sure it went through, your statement will show it.${suggest("Show my statement")}`;
   if (result.status === "success") {
     if (name === "get_balance") return `Your balances — ${text}${suggest("Show my statement", "Move 100 to savings")}`;
     if (name === "get_statement")

@@ -81,7 +81,7 @@ test("deny: the tool does not run and the model's answer says it was denied", as
   await page.click("#deny");
   await settle(page);
   await expect.poll(() => lastAnswer(page)).toContain("you declined the transfer");
-  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("error");
+  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("declined");
   expect((await counts(page))["transfer"]).toBeUndefined();
 });
 

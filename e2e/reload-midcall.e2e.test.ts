@@ -1,0 +1,105 @@
+/**
+ * A reload while the bank books an approved transfer (`?bankms=4000`): the page asks exactly one
+ * question, in plain words about the payment, never the approval again first; the composer answers
+ * it in words and shows the balances; the answer shows as the person's decision, never as text
+ * meant for the model or a red "Failed".
+ */
+import { expect, test } from "vitest";
+import type { Page } from "playwright";
+import { counts, fresh, lastAnswer, say, settle, shot, useDemo } from "./harness.js";
+
+useDemo();
+
+/** Sends €5 to Bob, approves it and reloads once the bank's call is claimed in the ledger. */
+async function reloadMidCall(page: Page): Promise<void> {
+  expect(await say(page, "Send 5 to Bob")).toBe("asked");
+  await page.click("#approve-once");
+  await page.waitForSelector("#transcript .tool-row[data-status='running']");
+  await page.waitForFunction(
+    async () => {
+      if (!(await indexedDB.databases()).some((d) => d.name === "kaboo-workflows-ledger")) return false;
+      return new Promise<boolean>((resolve) => {
+        const open = indexedDB.open("kaboo-workflows-ledger");
+        open.onerror = () => resolve(false);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains("calls")) return (db.close(), resolve(false));
+          const count = db.transaction("calls").objectStore("calls").count();
+          count.onsuccess = () => (db.close(), resolve(count.result > 0));
+          count.onerror = () => (db.close(), resolve(false));
+        };
+      });
+    },
+    undefined,
+    { polling: 50, timeout: 10_000 },
+  );
+  // Every state the dialog takes after the reload, from the first script on.
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (globalThis as unknown as { __asked: string[] }).__asked = seen;
+    new MutationObserver(() => {
+      const d = document.querySelector("dialog#approval");
+      if (d?.hasAttribute("open"))
+        seen.push(`${d.getAttribute("data-state")}:${d.querySelector("#approval-title")?.textContent}`);
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ["open", "data-state"] });
+  });
+  await page.reload();
+  await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 15_000 });
+}
+
+const asked = (page: Page) => page.evaluate(() => [...new Set((globalThis as unknown as { __asked: string[] }).__asked)]);
+
+test("one question after the reload, about the payment in words; 'it went through' typed is the person's decision", async () => {
+  const page = await fresh("?delay=2&bankms=4000");
+  await reloadMidCall(page);
+  const question = "Did the transfer of €5.00 to Bob go through?";
+  expect(await asked(page)).toEqual([`unknown:${question}`]);
+  expect(await page.textContent("#transcript .approval-card .card-headline")).toBe(question);
+  expect(await page.textContent("#approval-message")).toContain("Checking has €2,340.12 now");
+  await shot(page, "outcome-unknown", true);
+
+  // The composer works while the question waits: it shows the balances, then takes the answer.
+  await page.keyboard.press("Escape");
+  expect(await page.isDisabled("#prompt")).toBe(false);
+  await page.fill("#prompt", "what's my balance?");
+  await page.press("#prompt", "Enter");
+  await expect.poll(() => page.textContent("#toast")).toContain("Checking: €2,340.12");
+  await page.fill("#prompt", "it went through");
+  await page.press("#prompt", "Enter");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("you said the transfer went through");
+  const transcript = (await page.textContent("#transcript")) ?? "";
+  expect(transcript).not.toMatch(/The person (confirmed|chose)|the call to/);
+  expect(await page.textContent("#transcript .tool-row .tool-status")).toBe("Done");
+  expect(await page.textContent("#transcript .tool-row .tool-result")).toBe(
+    "You said this went through, so it was not run again.",
+  );
+  expect((await counts(page))["transfer"]).toBeUndefined();
+});
+
+test("'Cancel it' after the reload shows the person's choice, not a red Failed", async () => {
+  const page = await fresh("?delay=2&bankms=4000");
+  await reloadMidCall(page);
+  expect((await asked(page)).map((a) => a.split(":")[0])).toEqual(["unknown"]);
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("unknown-cancel");
+  await page.click("#unknown-cancel");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("I won't run the transfer again");
+  const row = page.locator("#transcript .tool-row");
+  expect(await row.locator(".tool-status").textContent()).toBe("Cancelled");
+  expect(await row.getAttribute("data-status")).toBe("cancelled");
+  expect(await row.locator(".tool-result").textContent()).toContain("You chose not to run it again");
+  expect(await page.textContent("#transcript")).not.toMatch(/The person (confirmed|chose)|Failed/);
+  expect(await page.locator("#events").textContent()).toContain("Cancelled by you");
+  expect((await counts(page))["transfer"]).toBeUndefined();
+});
+
+test("'Run it again' after the reload books it once", async () => {
+  const page = await fresh("?delay=2&bankms=4000");
+  await reloadMidCall(page);
+  expect((await asked(page)).length).toBe(1);
+  await page.click("#unknown-again");
+  await page.waitForSelector("body[data-status='idle']", { timeout: 15_000 });
+  await expect.poll(() => lastAnswer(page)).toContain("Sent €5.00 to Bob");
+  expect((await counts(page))["transfer"]).toBe(1);
+});

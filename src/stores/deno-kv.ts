@@ -22,6 +22,7 @@ import {
   ThreadStoreError,
   type ThreadStore,
 } from "./thread-store.js";
+import { isLocked, whileBusy, type BusyPolicy } from "./busy.js";
 
 export { DenoKvAuditLog } from "./deno-kv-audit.js";
 export { DenoKvGrantStore } from "./deno-kv-grants.js";
@@ -29,6 +30,7 @@ export type { DenoKvGrantStoreOptions, KvGrantsLike } from "./deno-kv-grants.js"
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
 export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
+export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
@@ -57,6 +59,11 @@ export interface DenoKvThreadStoreOptions {
   prefix?: string;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * How long one operation waits out a locked database ("database is locked": another process
+   * writes the same local file) before the request ends with `STORE_BUSY` (retryable). Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
 }
 
 // Below Deno KV's 64 KiB value limit, with room for the structured-clone framing.
@@ -96,10 +103,10 @@ export class DenoKvThreadStore implements ThreadStore {
 
   /**
    * @param kv - An open `Deno.Kv` (`await Deno.openKv(path?)`, with `--unstable-kv` where needed).
-   * @param options - `prefix` (default `"kaboo"`), `now` (default `Date.now`).
+   * @param options - `prefix` (default `"kaboo"`), `now` (default `Date.now`), `busyTimeoutMs` (default 5000).
    */
   constructor(kv: KvLike, options: DenoKvThreadStoreOptions = {}) {
-    this.#kv = kv;
+    this.#kv = patientKv(kv, { timeoutMs: options.busyTimeoutMs });
     this.#prefix = options.prefix ?? "kaboo";
     this.#now = options.now ?? Date.now;
   }
@@ -199,6 +206,33 @@ class KvLedger implements ExecutionLedger {
     const bytes = await readChunks(this.#kv, [...this.#results, key, at.gen], at.chunks);
     return bytes === undefined ? undefined : (JSON.parse(decoder.decode(bytes)) as LedgerResult);
   }
+}
+
+/**
+ * The same KV, each operation retried while the database is locked. An atomic operation is recorded
+ * and built afresh for every try: a commit that failed locked wrote nothing, and its checks still hold.
+ */
+function patientKv(kv: KvLike, policy: BusyPolicy): KvLike {
+  const patient = <T>(what: string, step: () => Promise<T>) => whileBusy(step, isLocked, what, policy);
+  return {
+    get: (key) => patient("get", () => kv.get(key)),
+    set: (key, value) => patient("set", () => kv.set(key, value)),
+    delete: (key) => patient("delete", () => kv.delete(key)),
+    atomic() {
+      const steps: ((op: KvAtomicLike) => KvAtomicLike)[] = [];
+      const add = (step: (op: KvAtomicLike) => KvAtomicLike) => {
+        steps.push(step);
+        return recorder;
+      };
+      const recorder: KvAtomicLike = {
+        check: (...checks) => add((op) => op.check(...checks)),
+        set: (key, value) => add((op) => op.set(key, value)),
+        delete: (key) => add((op) => op.delete(key)),
+        commit: () => patient("commit", () => steps.reduce((op, step) => step(op), kv.atomic()).commit()),
+      };
+      return recorder;
+    },
+  };
 }
 
 async function writeChunks(kv: KvLike, base: KvKeyLike, bytes: Uint8Array): Promise<number> {

@@ -25,6 +25,7 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object-audit.js";
+import { StoreBusyError, whileBusy, type BusyPolicy } from "./busy.js";
 
 export { DurableObjectAuditLog } from "./durable-object-audit.js";
 export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
@@ -32,6 +33,8 @@ export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./dura
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
 export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
+
+export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
@@ -213,6 +216,22 @@ export class KabooThread {
 export interface DurableObjectThreadStoreOptions {
   /** Prefix of the object names (`idFromName(prefix + threadId)`), to share a namespace. Default `""`. */
   prefix?: string;
+  /**
+   * How long a read, settle or release waits out an error the platform marks transient
+   * (`retryable`, not `overloaded`) before the request ends with `STORE_BUSY`. Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
+}
+
+/** Workers mark a Durable Object error the caller may retry with `retryable: true`. */
+function transient(error: unknown): boolean {
+  if (error instanceof StoreBusyError) return !overloaded(error.cause);
+  return (error as { retryable?: unknown } | null)?.retryable === true && !overloaded(error);
+}
+
+/** An overloaded object must not be sent more work at once: the request ends busy instead. */
+function overloaded(error: unknown): boolean {
+  return (error as { overloaded?: unknown } | null)?.overloaded === true;
 }
 
 /**
@@ -232,14 +251,16 @@ export interface DurableObjectThreadStoreOptions {
 export class DurableObjectThreadStore implements ThreadStore {
   readonly #namespace: DurableObjectNamespaceLike;
   readonly #prefix: string;
+  readonly #busy: BusyPolicy;
 
   /**
    * @param namespace - The binding of the {@link KabooThread} class.
-   * @param options - `prefix` (default `""`).
+   * @param options - `prefix` (default `""`), `busyTimeoutMs` (default 5000).
    */
   constructor(namespace: DurableObjectNamespaceLike, options: DurableObjectThreadStoreOptions = {}) {
     this.#namespace = namespace;
     this.#prefix = options.prefix ?? "";
+    this.#busy = { timeoutMs: options.busyTimeoutMs };
   }
 
   async load(threadId: string): Promise<ThreadRecord> {
@@ -261,11 +282,21 @@ export class DurableObjectThreadStore implements ThreadStore {
   }
 
   async #call(threadId: string, op: Op): Promise<unknown> {
+    // Reads and the holder's own settle/release are safe to send again; a write that may have landed is not.
+    if (op.op === "load" || op.op === "settle" || op.op === "release")
+      return whileBusy(() => this.#once(threadId, op), transient, op.op, this.#busy);
+    return this.#once(threadId, op);
+  }
+
+  async #once(threadId: string, op: Op): Promise<unknown> {
+    // A fresh stub per try: Cloudflare's advice after a transient error of an object.
     const stub = this.#namespace.get(this.#namespace.idFromName(this.#prefix + threadId) as never);
     let response: Response;
     try {
       response = await stub.fetch("https://kaboo-thread.internal/", { method: "POST", body: JSON.stringify(op) });
     } catch (cause) {
+      if (transient(cause) || overloaded(cause))
+        throw new StoreBusyError(`The thread's Durable Object is busy (${op.op}); try again.`, { cause });
       throw new ThreadStoreError(`The thread's Durable Object could not be reached (${op.op}).`, { cause });
     }
     const answer = (await response.json().catch(() => null)) as { error?: unknown } | null;

@@ -5,7 +5,7 @@
  * races go across requests (workerd) and across processes (Deno).
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -145,4 +145,61 @@ describe("DenoKvThreadStore in Deno (--unstable-kv, a database file)", () => {
     const outcomes = (await Promise.all([deno("claim", db, "t", "pay"), deno("claim", db, "t", "pay")])) as { status: string }[];
     expect(outcomes.map((o) => o.status).sort()).toEqual(["claimed", "running"]);
   });
+});
+
+describe("Deno KV: two processes answering the same approvals at the same instant", () => {
+  let file = "";
+  beforeAll(async () => {
+    file = join(dir, "kv-approval.deno.mjs");
+    writeFileSync(file, await bundleEntry("kv-approval-entry-deno.ts"));
+  }, 60_000);
+
+  const deno = async (...args: string[]) => {
+    const { stdout } = await run(
+      join(ROOT, "node_modules/.bin/deno"),
+      [
+        "run",
+        "--unstable-kv",
+        `--allow-read=${dir}`,
+        `--allow-write=${dir}`,
+        "--no-prompt",
+        "--no-config",
+        "--no-npm",
+        "--no-remote",
+        file,
+        ...args,
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as unknown;
+  };
+
+  test("each call runs exactly once, and neither process ever sees 'database is locked'", async () => {
+    const n = 24;
+    const db = join(dir, "approve.db");
+    const log = join(dir, "transfers.log");
+    writeFileSync(log, "");
+    const bodies = join(dir, "bodies.json");
+    writeFileSync(bodies, JSON.stringify(await deno("pause", db, log, String(n))));
+    const startAt = String(Date.now() + 4_000);
+    type End = { threadId: string; error?: { code?: string; message?: string }; finished: boolean };
+    const [a, b] = (await Promise.all([
+      deno("approve", db, log, bodies, startAt),
+      deno("approve", db, log, bodies, startAt),
+    ])) as End[][];
+    const ran = readFileSync(log, "utf8").split("\n").filter(Boolean);
+    const ends = [...a!, ...b!];
+    expect(ends.filter((e) => /locked/.test(e.error?.message ?? ""))).toEqual([]);
+    // The one that lost the thread ran nothing and says so; nothing else went wrong.
+    expect(ends.filter((e) => e.error && e.error.code !== "RESUME_IN_PROGRESS")).toEqual([]);
+    for (let i = 0; i < n; i++)
+      expect(
+        ran.filter((t) => t === `t${i}`),
+        `t${i}`,
+      ).toHaveLength(1);
+  }, 120_000);
 });

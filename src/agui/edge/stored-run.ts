@@ -27,6 +27,7 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "../../stores/thread-store.js";
+import { StoreBusyError } from "../../stores/busy.js";
 import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
 import { pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
@@ -67,7 +68,14 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   const now = o.now ?? Date.now;
   const resume = input.resume ?? [];
   const leaseMs = o.leaseMs ?? DEFAULT_RUN_LEASE_MS;
-  const taken = await takeThread(o, leaseMs, now);
+  let taken: Awaited<ReturnType<typeof takeThread>>;
+  try {
+    taken = await takeThread(o, leaseMs, now);
+  } catch (error) {
+    // Storage that stayed busy took nothing: the thread is free, and the client may simply retry.
+    if (error instanceof StoreBusyError) return yield* refused(input, error);
+    throw error;
+  }
   if ("refuse" in taken) return yield* refused(input, taken.refuse);
   if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
 

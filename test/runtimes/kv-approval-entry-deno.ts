@@ -1,0 +1,106 @@
+// Deno entry for the locked-database test: many threads on one Deno KV file, each paused on a
+// transfer; then two processes answer every approval at the same instant. `pause <db> <log> <n>`
+// prints the resume bodies; `approve <db> <log> <bodies> <startAt>` sends them all at startAt and
+// prints each run's end. Each transfer that runs appends its thread id to <log>. One JSON line.
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../src/agui/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+
+declare const Deno: {
+  args: string[];
+  openKv(path?: string): Promise<KvLike & { close(): void }>;
+  readTextFileSync(path: string): string;
+  writeTextFileSync(path: string, text: string, options?: { append?: boolean }): void;
+};
+
+/** Opening the file is the host's step, not the store's: it waits out the other process here. */
+async function openWhenFree(path: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await Deno.openKv(path);
+    } catch (error) {
+      if (Date.now() > deadline || !String(error).includes("database is locked")) throw error;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+const [mode, db = "", log = "", arg = "", startAt = "0"] = Deno.args;
+const kv = await openWhenFree(db);
+const store = new DenoKvThreadStore(kv);
+const handle = createAguiHandler({
+  store,
+  secret: "kv-approval-secret",
+  logger: { warn: () => {}, error: () => {} },
+  agent: (threadId, { secret }) =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastToolResults }) =>
+          lastToolResults.length ? { text: "Done" } : { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 } }] },
+      }),
+      tools: [
+        tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string(), amount: z.number() }),
+          callback: ({ to, amount }) => {
+            Deno.writeTextFileSync(log, `${threadId}\n`, { append: true });
+            return `sent ${amount} to ${to}`;
+          },
+        }),
+      ],
+      hooks: [new InterruptHook(["transfer"], secret !== undefined ? { secret } : {})],
+    }),
+});
+
+/** The run's AG-UI events. */
+async function send(body: unknown): Promise<Record<string, unknown>[]> {
+  const res = await handle(new Request("http://kv.test/agui", { method: "POST", body: JSON.stringify(body) }));
+  const text = await res.text();
+  if (res.status !== 200) return [{ type: "HTTP", status: res.status, text }];
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+}
+
+const last = (events: Record<string, unknown>[], type: string) => events.findLast((e) => e.type === type);
+
+if (mode === "pause") {
+  const n = Number(arg);
+  const bodies = await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const threadId = `t${i}`;
+      const user = { id: `u${i}`, role: "user", content: "pay bob 5" };
+      const base = { threadId, tools: [], context: [], forwardedProps: {} };
+      const events = await send({ ...base, runId: `r${i}`, messages: [user], state: {} });
+      const finished = last(events, "RUN_FINISHED") as { outcome?: { interrupts?: { id: string }[] } } | undefined;
+      const id = finished?.outcome?.interrupts?.[0]?.id;
+      if (!id) throw new Error(`thread ${threadId} did not pause: ${JSON.stringify(events.at(-1))}`);
+      const messages = (last(events, "MESSAGES_SNAPSHOT") as { messages: unknown[] }).messages;
+      const resume = [{ interruptId: id, status: "resolved", payload: { approved: true } }];
+      return { ...base, runId: `a${i}`, messages, state: {}, resume };
+    }),
+  );
+  console.log(JSON.stringify(bodies));
+} else {
+  const bodies = JSON.parse(Deno.readTextFileSync(arg)) as { threadId: string }[];
+  await new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())));
+  const ends = await Promise.all(
+    bodies.map(async (body) => {
+      const events = await send(body);
+      const error = last(events, "RUN_ERROR") as { code?: string; message?: string } | undefined;
+      const http = last(events, "HTTP");
+      return {
+        threadId: body.threadId,
+        error: error ? { code: error.code, message: error.message } : http,
+        finished: !!last(events, "RUN_FINISHED"),
+      };
+    }),
+  );
+  console.log(JSON.stringify(ends));
+}
+kv.close();

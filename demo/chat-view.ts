@@ -8,7 +8,7 @@ import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import { actionWords, outcomeDecision, outcomeQuestion } from "./actions.js";
 import { TOOL_LABELS } from "./bank.js";
-import { MarkdownStream } from "./markdown.js";
+import { markdownReady, showReply } from "./markdown-loader.js";
 import type { Block } from "./transcript.js";
 
 /** A mark left where a run was stopped. */
@@ -66,14 +66,10 @@ export function splitSuggestions(text: string): { body: string; prompts: string[
   return { body: text.slice(0, m.index), prompts: [...text.slice(m.index).matchAll(/“([^”]+)”/g)].map((x) => x[1]!) };
 }
 
-const streams = new WeakMap<HTMLElement, MarkdownStream>();
-
 function fillReply(bubble: HTMLElement, text: string, streaming: boolean): void {
   const { body, prompts } = splitSuggestions(text);
   const content = bubble.querySelector<HTMLElement>(".content")!;
-  let stream = streams.get(content);
-  if (!stream) streams.set(content, (stream = new MarkdownStream(content)));
-  stream.show(body, !streaming);
+  showReply(content, body, !streaming);
   const chips = bubble.querySelector<HTMLElement>(".suggestions")!;
   chips.hidden = prompts.length === 0;
   if (chips.childElementCount === prompts.length) return;
@@ -90,7 +86,7 @@ function fillReply(bubble: HTMLElement, text: string, streaming: boolean): void 
 function replyBlock(m: AguiMessage, text: string, streaming: boolean): Block {
   return {
     key: `a:${m.id}`,
-    sig: `${streaming}:${text}`,
+    sig: `${streaming}:${markdownReady()}:${text}`,
     build() {
       const bubble = el("div", "msg assistant");
       bubble.dataset["id"] = m.id;

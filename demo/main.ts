@@ -34,6 +34,7 @@ import { createRunner, GATE_SUBJECTS, modelMaker } from "./runner.js";
 import { loadSettings, modelLabel, setupSettings } from "./settings.js";
 import { setThemeTool, setupTheme, THEME_TOOL } from "./theme.js";
 import { ThreadList } from "./threads.js";
+import { loadMarkdown, onMarkdownReady } from "./markdown-loader.js";
 import { Transcript } from "./transcript.js";
 
 const $ = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
@@ -280,6 +281,7 @@ function markStopped(): void {
 
 function send(text: string): void {
   if (!text || state.running || document.body.dataset["status"] !== "idle") return;
+  void loadMarkdown();
   state.kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
   void run();
 }
@@ -304,6 +306,7 @@ function stop(): void {
   toast("Stopped. Nothing else will run in this answer.");
 }
 
+onMarkdownReady(scheduleRender);
 setupControls({ state, dialog, prompt, tabs, send, stop, askNext, answer, openThread });
 setupChrome();
 setupTheme($<HTMLButtonElement>("#theme-toggle"));

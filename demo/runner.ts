@@ -16,7 +16,7 @@ import {
 } from "kaboo-workflows/hooks";
 import { TOOL_LABELS, bankTools, cardService, person } from "./bank.js";
 import { formatMoney } from "./money.js";
-import { scriptedModel } from "./script.js";
+import { scriptedModel } from "./scripted.js";
 import type { ModelSettings } from "./settings.js";
 
 /** The agent's name: in interrupt names, events and the event log. */

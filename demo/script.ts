@@ -4,14 +4,7 @@
  * or in words, "cancel"/"undo" in context), answers anything else briefly, and ends replies with
  * suggestions ("Try: “…” · “…”") that the page turns into buttons.
  */
-import {
-  type Message,
-  ScriptedModel,
-  type ScriptedRequest,
-  type ScriptedTurn,
-  type ToolResultBlock,
-  toolResultText,
-} from "kaboo-workflows";
+import { type Message, type ScriptedRequest, type ScriptedTurn, type ToolResultBlock, toolResultText } from "kaboo-workflows";
 import { actionNoun, outcomeDecision } from "./actions.js";
 import { person } from "./bank.js";
 import type { Intent } from "./intents.js";
@@ -167,22 +160,4 @@ export function respond({ lastUserText, lastToolResults, messages }: ScriptedReq
   }
   if (messages.at(-1)?.role === "assistant") return { text: "Is there anything else I can do?" };
   return forIntent(intentInContext(messages), lastUserText.trim(), messages);
-}
-
-/**
- * The scripted model the demo runs by default.
- * @param delayMs - Pause between streamed chunks. Default 12.
- * @param outage - Model calls still to fail (the page's `?fail=N`, to show Retry); counts down.
- */
-export function scriptedModel(delayMs = 12, outage: { failures: number } = { failures: 0 }): ScriptedModel {
-  return new ScriptedModel({
-    script: (request) => {
-      if (outage.failures <= 0) return respond(request);
-      outage.failures--;
-      return { error: new Error("The model service did not answer (a simulated outage).") };
-    },
-    delayMs,
-    chunkSize: 3,
-    modelId: "scripted-bank",
-  });
 }

@@ -4,7 +4,7 @@
 // load on the machine skews little. One run = one model turn of 10 tool calls + the final answer.
 //   skipped: the tool is annotated idempotentHint (no claim/settle; its idempotency key is computed)
 //   memory:  the default MemoryExecutionLedger claims and settles every call
-//   key:     executionKey alone (one SHA-256 of canonical JSON per call)
+//   key:     executionKey alone (one synchronous SHA-256 of canonical JSON per call)
 //   none:    a build with executionKey stubbed and the tool skipping the ledger: no ledger cost at all
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -23,9 +23,9 @@ async function bundle(name, stubKey) {
     setup(b) {
       b.onLoad({ filter: /src[\\/]agent[\\/]ledger\.ts$/ }, async (args) => {
         const text = await readFile(args.path, "utf8");
-        const start = text.indexOf("export async function executionKey");
+        const start = text.indexOf("export function executionKey");
         return {
-          contents: `${text.slice(0, start)}export async function executionKey(_parts: ExecutionKeyParts): Promise<string> { return "kw1-none"; }\n`,
+          contents: `${text.slice(0, start)}export function executionKey(_parts: ExecutionKeyParts): string { return "kw1-none"; }\n`,
           loader: "ts",
         };
       });

@@ -78,8 +78,6 @@ export interface OpenCallOptions {
    * approval differently, a retry with another edit). Default: the validated input.
    */
   callInput?: unknown;
-  /** The key, already being computed from `callInput` (started before the call's hooks ran, so the hash overlaps them). */
-  key?: Promise<string>;
 }
 
 /**
@@ -94,8 +92,7 @@ export async function openCall(
   o: OpenCallOptions,
 ): Promise<OpenCall | { result: ToolResultBlock }> {
   const threadId = runContext.threadId.find(o.invocationState) ?? "";
-  const key = await (o.key ??
-    executionKey({ threadId, toolUseId: toolUse.toolUseId, input: "callInput" in o ? o.callInput : input }));
+  const key = executionKey({ threadId, toolUseId: toolUse.toolUseId, input: "callInput" in o ? o.callInput : input });
   const hints = tool.annotations;
   if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
   // A run may bring its own ledger (the edge handler passes its thread store's); else the agent's.

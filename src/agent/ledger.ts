@@ -13,6 +13,7 @@
  */
 import { canonicalJson } from "./canonical-json.js";
 import type { JsonValue, ToolResultContent } from "./messages.js";
+import { sha256Hex } from "./sha256.js";
 
 /** What the ledger records for a finished call: the tool's output, without its `toolUseId`. */
 export interface LedgerResult {
@@ -80,18 +81,16 @@ const KEY_PREFIX = "kw1-";
  * retries, resumes and reloads; the runner keys the model's arguments, so an edit (or two tabs
  * answering one approval differently) never makes a second call of one tool use.
  * Short and opaque, so a tool can pass it on as a payment API's `Idempotency-Key` header.
+ * Synchronous (the hash runs in JavaScript, not on WebCrypto's thread pool); the digest is the one
+ * `crypto.subtle.digest("SHA-256", …)` gives, so keys stored by earlier versions still match.
  *
  * @param parts - Thread id, tool-use id and the validated input.
  * @returns `kw1-<64 hex digits>`.
  * @example
  * ```ts
- * const key = await executionKey({ threadId: "t1", toolUseId: "call_1", input: { to: "bob", cents: 500 } });
+ * const key = executionKey({ threadId: "t1", toolUseId: "call_1", input: { to: "bob", cents: 500 } });
  * ```
  */
-export async function executionKey(parts: ExecutionKeyParts): Promise<string> {
-  const text = canonicalJson([parts.threadId, parts.toolUseId, parts.input ?? null]);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  let hex = "";
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
-  return KEY_PREFIX + hex;
+export function executionKey(parts: ExecutionKeyParts): string {
+  return KEY_PREFIX + sha256Hex(canonicalJson([parts.threadId, parts.toolUseId, parts.input ?? null]));
 }

@@ -48,7 +48,27 @@ export function decideClaim(
 /** The record after a settle, or `undefined` when the token does not hold the call (nothing to write). */
 export function decideSettle(record: LedgerRecord | undefined, token: string, result: LedgerResult): LedgerRecord | undefined {
   if (record?.token !== token) return undefined;
-  return { state: "done", token, result: structuredClone(result) };
+  return { state: "done", token, result: copyResult(result) };
+}
+
+/**
+ * A deep copy of a result, so a hook that edits the transcript's block in place cannot change the
+ * record. Results are JSON with at most binary media, and `structuredClone` of a small one cost a
+ * tenth of a tool call: plain objects and arrays are copied here, anything else is cloned.
+ */
+function copyResult<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyResult) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v = copyResult((value as Record<string, unknown>)[k]);
+    // An own "__proto__" key (JSON.parse makes them) stays a key, not the copy's prototype.
+    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out as T;
 }
 
 /**

@@ -14,8 +14,6 @@ import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
 import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
-import { executionKey } from "./ledger.js";
-import { runContext } from "./run-context.js";
 import { raceAbort } from "./abort.js";
 
 /** How a batch's calls run. */
@@ -71,13 +69,6 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
   let opts = o;
   const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
     const { agent, invocationState } = o;
-    // The key depends only on the call as the model made it: hashing starts now and overlaps the hooks.
-    const key = executionKey({
-      threadId: runContext.threadId.find(invocationState) ?? "",
-      toolUseId: original.toolUseId,
-      input: original.input,
-    });
-    key.catch(() => undefined);
     // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
     const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
     try {
@@ -101,7 +92,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     let call: OpenCall | ToolResultBlock | undefined;
     if (cancelMessage === undefined && selected) {
       try {
-        call = await prepareCall(selected, toolUse, original.input, key, opts);
+        call = await prepareCall(selected, toolUse, original.input, opts);
       } catch (e) {
         if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
         throw e;
@@ -186,7 +177,6 @@ async function prepareCall(
   tool: AgentTool,
   toolUse: ToolUseBlock,
   callInput: unknown,
-  key: Promise<string>,
   o: BatchOptions,
 ): Promise<OpenCall | ToolResultBlock> {
   if (typeof toolUse.input === "string") {
@@ -206,8 +196,8 @@ async function prepareCall(
     toolUse,
     input,
     o.ledger
-      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput, key }
-      : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput, key },
+      ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput }
+      : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput },
   );
   return "result" in opened ? opened.result : opened;
 }
@@ -233,7 +223,12 @@ async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, call: OpenCall
     run = Promise.reject(error);
   }
   const limits = { maxChars: tool.maxResultChars, maxMediaBytes: tool.maxResultMediaBytes };
-  const toBlock = (out: ToolOutput) => toResultBlock(toolUse.toolUseId, out, limits);
+  // One block for the ledger and the transcript: capping a result is not free, so it is done once.
+  let block: ToolResultBlock | undefined;
+  const toBlock = (out: ToolOutput) => {
+    block ??= toResultBlock(toolUse.toolUseId, out, limits);
+    return block;
+  };
   const recorded = settleWhenDone(call, toolUse.toolUseId, run, toBlock);
   let output: ToolOutput;
   try {

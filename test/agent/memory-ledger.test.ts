@@ -19,6 +19,33 @@ describe("MemoryExecutionLedger", () => {
   });
 });
 
+test("a settled result is the record's own copy: later edits in place and __proto__ keys do not reach it", async () => {
+  const ledger = new MemoryExecutionLedger();
+  const claim = await ledger.claim("k");
+  if (claim.status !== "claimed") throw new Error("expected a claim");
+  const structured = JSON.parse('{"__proto__":{"polluted":true},"n":1}');
+  const result = {
+    status: "success" as const,
+    content: [{ type: "text" as const, text: "sent" }],
+    structuredContent: structured,
+  };
+  await ledger.settle("k", claim.token, result);
+  result.content[0]!.text = "edited";
+  structured.n = 2;
+  const done = await ledger.claim("k");
+  expect(done).toEqual({
+    status: "done",
+    result: {
+      status: "success",
+      content: [{ type: "text", text: "sent" }],
+      structuredContent: JSON.parse('{"__proto__":{"polluted":true},"n":1}'),
+    },
+  });
+  if (done.status !== "done") throw new Error("expected done");
+  expect(Object.getPrototypeOf(done.result.structuredContent)).toBe(Object.prototype);
+  expect(Object.hasOwn(done.result.structuredContent as object, "__proto__")).toBe(true);
+});
+
 describe("executionKey", () => {
   test("is stable for the same thread, call and arguments whatever the key order", async () => {
     const a = await executionKey({ threadId: "t", toolUseId: "c1", input: { to: "bob", cents: 5 } });

@@ -1,0 +1,47 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { sha256Hex } from "../../src/agent/sha256.js";
+import { executionKey } from "../../src/index.js";
+
+async function webCryptoHex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+describe("sha256Hex", () => {
+  test("gives the FIPS 180-4 digests of the standard test messages", () => {
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe(
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    );
+  });
+
+  test("matches WebCrypto at every length around the block and padding boundaries", async () => {
+    for (let n = 0; n <= 200; n++) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 0xff);
+      expect(sha256Hex(bytes), `length ${n}`).toBe(await webCryptoHex(bytes));
+    }
+  });
+
+  test("matches WebCrypto for any string, hashed as UTF-8", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 300 }), async (text) => {
+        expect(sha256Hex(text)).toBe(await webCryptoHex(new TextEncoder().encode(text)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("executionKey stays the key earlier versions stored", () => {
+  test("a key computed with WebCrypto before the synchronous hash still matches (no migration)", () => {
+    // Computed by the WebCrypto implementation this one replaced, for the same parts.
+    const parts = { threadId: "thread-1", toolUseId: "call_1", input: { to: "bob", cents: 500, note: "für Ωmega 🚀" } };
+    expect(executionKey(parts)).toBe("kw1-944cc88bee13222e87871465f7cac666944b0f0edc5bf4893f2247cdf88d2a9b");
+  });
+
+  test("is computed synchronously (no thread-pool hop on the hot path)", () => {
+    expect(typeof executionKey({ threadId: "t", toolUseId: "c", input: {} })).toBe("string");
+  });
+});

@@ -4,15 +4,16 @@
  *
  * @module
  */
-import { type $ZodType, toJSONSchema } from "zod/v4/core";
 import { ToolDefinitionError } from "../errors.js";
 import type { JsonObject } from "./messages.js";
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "./standard-schema.js";
 import type { ValidationResult } from "./tools.js";
+import { zodJsonSchema } from "./zod-json-schema.js";
 
 /**
- * The JSON Schema of a tool's input, from (in order) an explicit schema, zod's own converter (zod 3.25's
- * `zod/v4`, zod 4 classic and mini all carry `_zod`), or the Standard JSON Schema interface.
+ * The JSON Schema of a tool's input, from (in order) an explicit schema, the Standard JSON Schema interface
+ * (zod 4 classic, arktype, valibot through `toStandardJsonSchema`), or the schema's zod 4 definition (zod mini,
+ * zod 3.25's `zod/v4`).
  * @throws {ToolDefinitionError} When none of them gives an object schema.
  */
 export function inputJsonSchema(
@@ -35,16 +36,16 @@ export function inputJsonSchema(
 function fromSchema(name: string, schema: StandardSchemaV1 | undefined): Record<string, unknown> {
   if (schema === undefined) throw new ToolDefinitionError(`Tool "${name}": give an inputSchema or a jsonSchema.`);
   const std = schema["~standard"] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1["~standard"]>;
-  if ("_zod" in schema) {
+  if (std.jsonSchema) {
     try {
-      // Unrepresentable parts (dates, transforms) become "any" rather than failing the tool, as before.
-      return toJSONSchema(schema as unknown as $ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+      return std.jsonSchema.input({ target: "draft-2020-12" });
     } catch (error) {
-      // A zod copy other than ours may not be readable by our converter; its own may be.
-      if (!std.jsonSchema) throw error;
+      // zod's own converter refuses what JSON Schema cannot say (a date, a transform); ours writes "anything" there.
+      if (!("_zod" in schema)) throw error;
     }
   }
-  if (std.jsonSchema) return std.jsonSchema.input({ target: "draft-2020-12" });
+  // zod mini and zod 3.25's zod/v4 have no converter of their own in the schema (zod 4 classic does).
+  if ("_zod" in schema) return zodJsonSchema(schema);
   throw new ToolDefinitionError(
     `Tool "${name}": a ${std.vendor} schema cannot describe itself as JSON Schema; pass the jsonSchema option (valibot: wrap it in toStandardJsonSchema from @valibot/to-json-schema).`,
   );

@@ -31,6 +31,9 @@ export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./edge/seal.js
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./edge/limits.js";
 export { DEFAULT_RUN_LEASE_MS } from "./edge/thread-hold.js";
 export { CANCEL_KEY } from "./edge/cancel.js";
+export { CONNECT_KEY } from "./edge/connect.js";
+export { forwardToThread } from "./edge/route.js";
+export type { ForwardToThreadOptions } from "./edge/route.js";
 export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./edge/sse.js";
 export type { SseStreamOptions } from "./edge/sse.js";
 export { AguiEventMapper } from "./events.js";

@@ -10,15 +10,11 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import { SqlThreadStore, type SqlStorageLike } from "./durable-object-sql.js";
 import {
-  decideClaim,
   decodeThread,
   emptyThread,
-  encodeThread,
-  parseLedgerRow,
-  releasable,
-  settledRow,
-  type LedgerRow,
+  liveLease,
   type ThreadData,
   type ThreadRecord,
   ThreadStoreError,
@@ -37,20 +33,21 @@ export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
-
-/** The part of a Durable Object's `ctx.storage.sql` this store uses. */
-export interface SqlStorageLike {
-  exec(query: string, ...bindings: (string | number | null)[]): { toArray(): Record<string, unknown>[] };
-}
+export { SqlThreadStore } from "./durable-object-sql.js";
+export type { SqlStorageLike } from "./durable-object-sql.js";
 
 /** The part of a Durable Object's `ctx` (`DurableObjectState`) this store uses. */
 export interface DurableObjectStateLike {
-  storage: { sql: SqlStorageLike };
+  storage: {
+    sql: SqlStorageLike;
+    /** Present on Workers; a hosting object arms an alarm that notices a run that died with it. */
+    setAlarm?(scheduledTime: number): Promise<void>;
+  };
 }
 
 /** A Durable Object stub: what `namespace.get(id)` returns. */
 export interface DurableObjectStubLike {
-  fetch(input: string, init?: RequestInit): Promise<Response>;
+  fetch(input: string | Request, init?: RequestInit): Promise<Response>;
 }
 
 /** A Durable Object namespace binding (`env.KABOO_THREAD`). */
@@ -59,11 +56,16 @@ export interface DurableObjectNamespaceLike {
   get(id: never): DurableObjectStubLike;
 }
 
-const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
-  AUDIT_SCHEMA,
-];
+/** Path a Worker forwards a run to, inside the thread's object (see `forwardToThread` in `kaboo-workflows/agui`). */
+export const HOSTED_RUN_PATH = "/kaboo/run";
+
+/** How a {@link KabooThread} hosts the thread's runs: the handler that serves them, on this object's own store. */
+export interface KabooThreadHost {
+  /** Makes the request handler (e.g. `createAguiHandler({ store, agent, … })`) over this object's store. */
+  handler: (store: ThreadStore) => (request: Request) => Promise<Response>;
+  /** The handler's `runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
+  leaseMs?: number;
+}
 
 type Op =
   | { op: "load" }
@@ -71,6 +73,9 @@ type Op =
   | { op: "claim"; key: string; options?: ClaimOptions }
   | { op: "settle"; key: string; token: string; result: LedgerResult }
   | { op: "release"; key: string; token: string };
+
+/** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
+const HOSTED_RUN_META = "hosted_run";
 
 /**
  * The Durable Object class of one thread. Export it from your Worker and bind it:
@@ -84,32 +89,50 @@ type Op =
  * new_sqlite_classes = ["KabooThread"]
  * ```
  *
- * It answers POSTs from {@link DurableObjectThreadStore} only; it holds no other state.
+ * It answers the store operations of {@link DurableObjectThreadStore}. Given a {@link KabooThreadHost}
+ * (subclass it and pass one to `super`), it also hosts the thread's runs: the Worker forwards each
+ * request here, the run uses this object's storage with no round trip, and it goes on when the
+ * client goes away (the request only watches it). While a run lives an alarm is armed; if the run
+ * died with the object (evicted, crashed, redeployed), the alarm finds its hold expired, ends the
+ * lease of each call it had claimed without a result, and runs the same request again: the
+ * approved call becomes the `outcome_unknown` question, a cut model turn is asked again.
  *
  * @example
  * ```ts
- * export { KabooThread } from "kaboo-workflows/stores/durable-object";
+ * import { KabooThread as KabooThreadBase } from "kaboo-workflows/stores/durable-object";
+ * export class KabooThread extends KabooThreadBase {
+ *   constructor(ctx: DurableObjectState, env: Env) {
+ *     super(ctx, env, { handler: (store) => createAguiHandler({ store, agent: () => makeAgent(env) }) });
+ *   }
+ * }
  * ```
  */
 export class KabooThread {
-  readonly #sql: SqlStorageLike;
+  readonly #store: SqlThreadStore;
+  readonly #ctx: DurableObjectStateLike;
+  readonly #host: KabooThreadHost | undefined;
+  #handler: ((request: Request) => Promise<Response>) | undefined;
 
   /**
    * @param ctx - The Durable Object state (SQLite-backed storage).
-   * @param _env - The Worker's env (unused).
+   * @param _env - The Worker's env (unused here; a subclass reads it).
+   * @param host - How to host runs. Default: none (store operations only).
    */
-  constructor(ctx: DurableObjectStateLike, _env?: unknown) {
-    this.#sql = ctx.storage.sql;
-    for (const statement of SCHEMA) this.#sql.exec(statement);
+  constructor(ctx: DurableObjectStateLike, _env?: unknown, host?: KabooThreadHost) {
+    this.#ctx = ctx;
+    this.#store = new SqlThreadStore(ctx.storage.sql);
+    ctx.storage.sql.exec(AUDIT_SCHEMA);
+    this.#host = host;
   }
 
   /**
-   * Serves one store operation (JSON in, JSON out).
+   * Serves one store operation (JSON in, JSON out), or a hosted run.
    *
-   * @param request - A POST from {@link DurableObjectThreadStore}.
-   * @returns The operation's answer as JSON, or 400 with `{ error }`.
+   * @param request - A POST from {@link DurableObjectThreadStore}, or a request forwarded to {@link HOSTED_RUN_PATH}.
+   * @returns The operation's answer as JSON (400 with `{ error }` when it is not one), or the run's response.
    */
   async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === HOSTED_RUN_PATH) return this.#hosted(request);
     let op: Op | AuditOp;
     try {
       op = (await request.json()) as Op | AuditOp;
@@ -118,97 +141,92 @@ export class KabooThread {
     }
     // Everything below is synchronous: nothing else runs in this object until it returns.
     try {
-      return Response.json(this.#apply(op, Date.now()));
+      return Response.json(this.#apply(op));
     } catch (error) {
       return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
     }
   }
 
-  #apply(op: Op | AuditOp, now: number): unknown {
-    if (isAuditOp(op)) return applyAuditOp(this.#sql, op);
+  /** Notices a hosted run that died with the object, and runs it again (see the class). */
+  async alarm(): Promise<void> {
+    const record = await this.#store.load("");
+    const saved = this.#store.meta(HOSTED_RUN_META);
+    if (record.lease === null) return this.#store.setMeta(HOSTED_RUN_META, undefined);
+    if (liveLease(record, Date.now())) return this.#arm(record.lease.expiresAt);
+    this.#store.expireOpenClaims();
+    const run = saved === undefined ? undefined : (JSON.parse(saved) as HostedRunRecord);
+    if (!run || run.runId !== record.lease.runId || !this.#host) {
+      // Nothing to run again: free the thread now rather than when a client next comes.
+      this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
+      return;
+    }
+    const response = await this.#serve(new Request(run.url, { method: "POST", headers: run.headers, body: run.body }), run.runId);
+    await response.body?.pipeTo(new WritableStream()).catch(() => undefined);
+  }
+
+  async #hosted(request: Request): Promise<Response> {
+    if (!this.#host) return Response.json({ error: "this object does not host runs" }, { status: 404 });
+    const record = await this.#store.load("");
+    // A hold that ran out: its run died with this object; its open claims are cut off calls.
+    if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
+    const body = request.method === "POST" ? await request.text() : "";
+    const runId = runIdOf(body);
+    if (runId !== undefined) {
+      // Kept until the run ends (headers too: the principal is read from them when it runs again).
+      const saved: HostedRunRecord = { runId, url: request.url, headers: [...request.headers], body };
+      this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
+    }
+    return this.#serve(new Request(request.url, { method: request.method, headers: request.headers, body: body || null }), runId);
+  }
+
+  async #serve(request: Request, runId: string | undefined): Promise<Response> {
+    this.#handler ??= this.#host?.handler(this.#store);
+    if (!this.#handler) return Response.json({ error: "this object does not host runs" }, { status: 404 });
+    if (runId !== undefined) await this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000));
+    return this.#handler(request);
+  }
+
+  async #arm(at: number): Promise<void> {
+    // A little after the hold would run out, so a live run has renewed it by then.
+    await this.#ctx.storage.setAlarm?.(at + 1_000);
+  }
+
+  #apply(op: Op | AuditOp): unknown {
+    if (isAuditOp(op)) return applyAuditOp(this.#ctx.storage.sql, op);
+    const store = this.#store;
     switch (op.op) {
-      case "load": {
-        const row = this.#sql.exec("SELECT body FROM kaboo_thread WHERE id = 1").toArray()[0];
-        return { body: typeof row?.body === "string" ? row.body : null };
-      }
+      case "load":
+        return { body: store.loadText() };
       case "cas":
-        return { ok: this.#compareAndSet(op.expected, op.data) };
+        return { ok: store.compareAndSetNow(op.expected, op.data) };
       case "claim":
-        return this.#claim(op.key, now, op.options);
-      case "settle": {
-        const row = settledRow(this.#row(op.key), op.token, op.result);
-        if (row) this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", JSON.stringify(row.result), op.key);
+        return store.claimNow(op.key, op.options);
+      case "settle":
+        store.settleNow(op.key, op.token, op.result);
         return { ok: true };
-      }
       case "release":
-        if (releasable(this.#row(op.key), op.token)) this.#sql.exec("DELETE FROM kaboo_ledger WHERE key = ?", op.key);
+        store.releaseNow(op.key, op.token);
         return { ok: true };
       default:
         throw new Error(`unknown operation ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
   }
+}
 
-  #compareAndSet(expected: number, data: ThreadData): boolean {
-    const body = encodeThread(expected + 1, data);
-    const written =
-      expected === 0
-        ? this.#sql.exec(
-            "INSERT INTO kaboo_thread (id, version, body) VALUES (1, 1, ?) ON CONFLICT(id) DO NOTHING RETURNING version",
-            body,
-          )
-        : this.#sql.exec(
-            "UPDATE kaboo_thread SET version = ?, body = ? WHERE id = 1 AND version = ? RETURNING version",
-            expected + 1,
-            body,
-            expected,
-          );
-    return written.toArray().length === 1;
-  }
+interface HostedRunRecord {
+  runId: string;
+  url: string;
+  headers: [string, string][];
+  body: string;
+}
 
-  #claim(key: string, now: number, options: ClaimOptions | undefined): ClaimOutcome {
-    const fresh = decideClaim(undefined, now, options);
-    if (fresh.write && this.#insert(key, fresh.write)) return fresh.outcome;
-    const { outcome, write } = decideClaim(this.#row(key), now, options);
-    if (write) {
-      this.#sql.exec(
-        "UPDATE kaboo_ledger SET token = ?, claimed_at = ?, lease_expires_at = ?, result = NULL WHERE key = ?",
-        write.token,
-        write.claimedAt,
-        write.leaseExpiresAt,
-        key,
-      );
-    }
-    return outcome;
-  }
-
-  /** Inserts a row unless the key exists; `true` when this call inserted it. */
-  #insert(key: string, row: LedgerRow): boolean {
-    return (
-      this.#sql
-        .exec(
-          "INSERT INTO kaboo_ledger (key, token, claimed_at, lease_expires_at, result) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING key",
-          key,
-          row.token,
-          row.claimedAt,
-          row.leaseExpiresAt,
-          row.result === undefined ? null : JSON.stringify(row.result),
-        )
-        .toArray().length === 1
-    );
-  }
-
-  #row(key: string): LedgerRow | undefined {
-    const r = this.#sql
-      .exec("SELECT token, claimed_at, lease_expires_at, result FROM kaboo_ledger WHERE key = ?", key)
-      .toArray()[0];
-    if (!r) return undefined;
-    let result: unknown;
-    try {
-      result = typeof r.result === "string" ? JSON.parse(r.result) : undefined;
-    } catch {
-      result = null;
-    }
-    return parseLedgerRow({ token: r.token, claimedAt: r.claimed_at, leaseExpiresAt: r.lease_expires_at, result });
+/** The `runId` of a run's body (a Stop or anything else has none). */
+function runIdOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { runId?: unknown; kaboo_cancel?: unknown };
+    return typeof parsed.runId === "string" && parsed.kaboo_cancel === undefined ? parsed.runId : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -53,7 +53,7 @@ export async function cancelRun(
   const { threadId, runId } = parsed.data[CANCEL_KEY];
   const now = o.now ?? Date.now;
   const here = liveRuns(o.store).get(threadId);
-  if (here) {
+  if (here && !here.hub.ended) {
     if (here.principal !== undefined && here.principal !== o.principal) return forbidden();
     if (runId !== undefined && runId !== here.runId) return noRun(threadId);
     here.stop.request();

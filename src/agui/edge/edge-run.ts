@@ -12,6 +12,7 @@ import type { Logger } from "../../logger.js";
 import { runAgui } from "../run.js";
 import { decisionGrants, handOutGrants, type EdgeGrantOptions } from "./grants.js";
 import type { AguiHandlerOptions } from "./options.js";
+import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { storedRun } from "./stored-run.js";
 
@@ -22,6 +23,8 @@ export interface EdgeRun {
   signal: AbortSignal;
   /** The run's Stop (with a store, a cancel request finds it). */
   stop: SafeStop;
+  /** The run's events for watchers (with a store, a client that reattaches finds it). */
+  hub: RunHub;
   request: Request;
   options: AguiHandlerOptions;
   grants: EdgeGrantOptions;
@@ -36,6 +39,7 @@ export async function* edgeRun({
   input,
   signal,
   stop,
+  hub,
   request,
   options,
   grants,
@@ -55,7 +59,7 @@ export async function* edgeRun({
   const run = (runInput: RunAgentInput) =>
     runAgui({ agent, input: runInput, signal, prepare, ledger, audit: options.audit, logger: log });
   const events = store
-    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop })
+    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop, hub })
     : run(input);
   try {
     for await (const event of events) {

@@ -14,6 +14,7 @@ import { DEFAULT_MAX_GRANTS } from "../../grants/grant.js";
 import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
 import { cancelRun, isCancelBody } from "./cancel.js";
+import { connectRun, isConnectBody } from "./connect.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { edgeRun } from "./edge-run.js";
 import { InvalidSessionError } from "./errors.js";
@@ -21,6 +22,7 @@ import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
+import { eventId, RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
@@ -94,6 +96,12 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
       const answer = await cancelRun(read.cancel, { store: options.store, principal: read.principal });
       return json(answer.status, answer.body, cors);
     }
+    if ("connect" in read) {
+      const lastEventId = request.headers.get("last-event-id");
+      const found = await connectRun(read.connect, { store: options.store, principal: read.principal, lastEventId });
+      if ("status" in found) return json(found.status, found.body, cors);
+      return sse(found.events, options, cors, undefined, (e) => idOf(found.runId, found.indexOf(e)));
+    }
     return startRun(request, read.input, read.principal, settings, cors);
   };
 }
@@ -112,14 +120,15 @@ function json(status: number, body: Record<string, unknown>, cors: Record<string
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...cors, ...headers } });
 }
 
-/** The request's body (a run or a Stop) and its principal, or the error response. */
+/** A request's body: a run, a Stop or a reattach, with whom it is for. */
+type ReadRequest = { principal: string | undefined } & ({ input: RunAgentInput } | { cancel: unknown } | { connect: unknown });
+
+/** The request's body and its principal, or the error response. */
 async function readRequest(
   request: Request,
   { options, log, allow, maxDepth, maxBytes }: Settings,
   cors: Record<string, string>,
-): Promise<
-  Response | { input: RunAgentInput; principal: string | undefined } | { cancel: unknown; principal: string | undefined }
-> {
+): Promise<Response | ReadRequest> {
   const fail = (status: number, error: string, detail: string, extra: Record<string, unknown> = {}, headers = {}) =>
     json(status, { error, detail, ...extra }, cors, headers);
   if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
@@ -137,15 +146,16 @@ async function readRequest(
   }
   const deep = tooDeepPart(body, maxDepth);
   if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
-  const cancel = isCancelBody(body);
-  const parsed = cancel ? undefined : RunAgentInputSchema.safeParse(body);
-  if (parsed && !parsed.success) {
+  if (isCancelBody(body)) return { cancel: body, principal };
+  if (isConnectBody(body)) return { connect: body, principal };
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
     return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, {
       issues,
     });
   }
-  return parsed ? { input: parsed.data as RunAgentInput, principal } : { cancel: body, principal };
+  return { input: parsed.data as RunAgentInput, principal };
 }
 
 /** Opens the incoming state, makes the agent and streams the run. */
@@ -174,9 +184,12 @@ async function startRun(
   const stop = new SafeStop();
   if (options.store) {
     // The run is the thread's: the request's signal and the reader going away change nothing.
+    // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
     stop.install(agent);
-    const events = edgeRun({ agent, input, signal: stop.signal, stop, request, options, grants, log, release: () => {} });
-    return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors);
+    const hub = new RunHub(input.runId);
+    const events = edgeRun({ agent, input, signal: stop.signal, stop, hub, request, options, grants, log, release: () => {} });
+    void hub.pump(sealOutgoing(events, input.threadId, options.secret, principal));
+    return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
   const controller = new AbortController();
   const abort = () => controller.abort(request.signal.reason);
@@ -184,8 +197,13 @@ async function startRun(
   else request.signal.addEventListener("abort", abort, { once: true });
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
   const release = () => request.signal.removeEventListener("abort", abort);
-  const events = edgeRun({ agent, input, signal: controller.signal, stop, request, options, grants, log, release });
+  const hub = new RunHub(input.runId);
+  const events = edgeRun({ agent, input, signal: controller.signal, stop, hub, request, options, grants, log, release });
   return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
+}
+
+function idOf(runId: string, index: number | undefined): string | undefined {
+  return index === undefined ? undefined : eventId(runId, index);
 }
 
 function sse(
@@ -193,10 +211,12 @@ function sse(
   options: AguiHandlerOptions,
   cors: Record<string, string>,
   controller?: AbortController,
+  id?: (event: BaseEvent) => string | undefined,
 ): Response {
   const stream = sseStream(events, {
     heartbeatMs: options.heartbeatMs,
     onCancel: (reason) => controller?.abort(reason),
+    eventId: id,
   });
   return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
 }

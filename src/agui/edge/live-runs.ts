@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 
 /** A run live in this isolate. */
@@ -14,7 +15,12 @@ export interface LiveRun {
   /** Whose run it is. */
   principal: string | undefined;
   stop: SafeStop;
+  /** Its events, for clients that reattach; kept for {@link LINGER_MS} after the run ends. */
+  hub: RunHub;
 }
+
+/** How long a finished run's events stay here for a client that reattaches late: 60 s. */
+export const LINGER_MS = 60_000;
 
 // Keyed by the store object: one store serves many threads, and a handler may be built per request
 // (a Worker does, from `env`) while its runs outlive it. Nothing per request lives here.
@@ -33,4 +39,20 @@ export function liveRuns(store: object): Map<string, LiveRun> {
     registries.set(store, runs);
   }
   return runs;
+}
+
+/**
+ * Keeps a run's entry for {@link LINGER_MS} after it ended, then drops it (unless a newer run of
+ * the thread replaced it).
+ *
+ * @param runs - The store's live runs.
+ * @param threadId - The run's thread.
+ * @param runId - The run.
+ */
+export function lingerThenDrop(runs: Map<string, LiveRun>, threadId: string, runId: string): void {
+  const timer = setTimeout(() => {
+    if (runs.get(threadId)?.runId === runId) runs.delete(threadId);
+  }, LINGER_MS);
+  // A finished run's timer must not keep a process alive (Deno, Node).
+  (timer as { unref?: () => void }).unref?.();
 }

@@ -34,8 +34,9 @@ export function encodeSseEvent(event: unknown): Uint8Array {
   return encoder.encode(frame(event));
 }
 
-function frame(event: unknown): string {
-  return `data: ${JSON.stringify(event)}\n\n`;
+function frame(event: unknown, id?: string): string {
+  // An `id:` line lets a client that lost the stream say where it was (Last-Event-ID).
+  return id === undefined ? `data: ${JSON.stringify(event)}\n\n` : `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /** Options of {@link sseStream}. */
@@ -44,6 +45,8 @@ export interface SseStreamOptions {
   heartbeatMs?: number | undefined;
   /** Called once when the reader goes away before the end (the client disconnected). */
   onCancel?: ((reason: unknown) => void) | undefined;
+  /** The SSE `id:` of an event (its place in the thread's event log). Default: no ids. */
+  eventId?: ((event: BaseEvent) => string | undefined) | undefined;
 }
 
 function isTerminal(event: BaseEvent): boolean {
@@ -138,7 +141,7 @@ export function sseStream(events: AsyncIterable<BaseEvent>, options: SseStreamOp
         // Cancelled while we waited: the reader is gone.
         if (done) return;
         if (next.done) return flush(controller, frames, true);
-        frames += frame(next.value);
+        frames += frame(next.value, options.eventId?.(next.value));
         if (isTerminal(next.value)) return flush(controller, frames, true);
         if (count + 1 >= MAX_BATCH) break;
         pending = iterator.next();

@@ -31,7 +31,8 @@ import { StoreBusyError } from "../../stores/busy.js";
 import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
 import { pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
-import { liveRuns } from "./live-runs.js";
+import { lingerThenDrop, liveRuns } from "./live-runs.js";
+import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
 
@@ -46,6 +47,8 @@ export interface StoredRunOptions {
   run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>;
   /** The run's Stop: found by a cancel request while the run is live. */
   stop: SafeStop;
+  /** The run's events as they happen: found by a client that reattaches. */
+  hub: RunHub;
   log: Logger;
   /** How long the run's hold lasts without renewal. Default {@link DEFAULT_RUN_LEASE_MS}. */
   leaseMs?: number | undefined;
@@ -82,7 +85,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   const held = taken.record;
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
   const live = liveRuns(store);
-  live.set(threadId, { runId, token: held.lease?.token ?? "", principal: held.owner ?? undefined, stop: o.stop });
+  live.set(threadId, { runId, token: held.lease?.token ?? "", principal: held.owner ?? undefined, stop: o.stop, hub: o.hub });
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
@@ -127,7 +130,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
     }
   } finally {
     if (!ended) await releaseThread(hold, threadId, held, now(), log);
-    if (live.get(threadId)?.runId === runId) live.delete(threadId);
+    lingerThenDrop(live, threadId, runId);
   }
 }
 

@@ -290,13 +290,14 @@ describe("with a store, a thread has one run at a time", () => {
       started.resolve();
       return held;
     };
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 20 }, { hold });
+    // Leases long enough that a loaded machine's late timer does not let one run out under a live run.
+    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 200 }, { hold });
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
     await started.promise;
     // Several leases long: a run that lives keeps its thread however long it takes.
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 700));
     const other = await send(handle, { ...body, runId: crypto.randomUUID() });
     expect(other.error?.code).toBe("RESUME_IN_PROGRESS");
     release();

@@ -1,0 +1,82 @@
+/**
+ * Reattach: a client that lost a run's stream gets every event it missed, then the live tail.
+ * POST `{ "kaboo_connect": { "threadId": "…", "runId"?: "…", "after"?: n } }`, or the same with a
+ * `Last-Event-ID: <runId>:<n>` header (the `id:` of the last SSE frame it read). The answer is the
+ * run's SSE stream from event n + 1 (from its start without `after`); without `runId`, the thread's
+ * current (or latest) run. Any client of the thread's principal may watch.
+ *
+ * @module
+ */
+import type { BaseEvent } from "@ag-ui/core";
+import * as z from "zod/v4/mini";
+import type { ThreadStore } from "../../stores/thread-store.js";
+import { liveRuns } from "./live-runs.js";
+import { parseEventId } from "./run-hub.js";
+
+/** Key of a reattach request's body. */
+export const CONNECT_KEY = "kaboo_connect";
+
+const connectSchema = z.object({
+  [CONNECT_KEY]: z.object({
+    threadId: z.string().check(z.minLength(1)),
+    runId: z.optional(z.string()),
+    after: z.optional(z.int().check(z.gte(-1))),
+  }),
+});
+
+/** What a reattach request found: the events to stream, or an HTTP error. */
+export type ConnectAnswer =
+  | { events: AsyncIterable<BaseEvent>; runId: string; indexOf: (event: BaseEvent) => number | undefined }
+  | { status: 400 | 403 | 404; body: Record<string, unknown> };
+
+/**
+ * Whether a parsed body is a reattach request.
+ *
+ * @param body - The parsed JSON body.
+ * @returns `true` when it has the {@link CONNECT_KEY} key.
+ */
+export function isConnectBody(body: unknown): boolean {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && Object.hasOwn(body, CONNECT_KEY);
+}
+
+/**
+ * Finds the run a client reattaches to and the events it missed.
+ *
+ * @param body - The parsed body (untrusted).
+ * @param o - The handler's `store`, the request's `principal` and its `Last-Event-ID` header.
+ * @returns The events from the first one missed, or 400 (malformed, no store), 403 (another
+ *   person's thread), 404 `no_run` (no such run here, or it ended too long ago).
+ */
+export async function connectRun(
+  body: unknown,
+  o: { store: ThreadStore | undefined; principal: string | undefined; lastEventId: string | null },
+): Promise<ConnectAnswer> {
+  const parsed = connectSchema.safeParse(body);
+  if (!parsed.success)
+    return fail(
+      400,
+      "invalid_connect",
+      `A reattach is { "${CONNECT_KEY}": { "threadId": string, "runId"?: string, "after"?: int } }.`,
+    );
+  if (!o.store) return fail(400, "connect_needs_store", "Runs can be reattached to only on a handler with a thread store.");
+  const ask = parsed.data[CONNECT_KEY];
+  const last = o.lastEventId === null ? undefined : parseEventId(o.lastEventId.trim());
+  if (o.lastEventId !== null && !last) return fail(400, "invalid_last_event_id", "Last-Event-ID is not an id this handler sent.");
+  const runId = last?.runId ?? ask.runId;
+  const after = last?.index ?? ask.after ?? -1;
+  const here = liveRuns(o.store).get(ask.threadId);
+  const owner = here?.principal ?? (await o.store.load(ask.threadId)).owner ?? undefined;
+  if (owner !== undefined && owner !== o.principal) return fail(403, "forbidden", "This thread belongs to someone else.");
+  if (!here || (runId !== undefined && here.runId !== runId))
+    return fail(
+      404,
+      "no_run",
+      `No run ${runId === undefined ? "" : `${JSON.stringify(runId)} `}of this thread can be reattached to here.`,
+    );
+  const hub = here.hub;
+  return { events: hub.watch(after), runId: hub.runId, indexOf: (e) => hub.indexOf(e) };
+}
+
+function fail(status: 400 | 403 | 404, error: string, detail: string): ConnectAnswer {
+  return { status, body: { error, detail } };
+}

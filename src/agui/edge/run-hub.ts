@@ -1,0 +1,125 @@
+/**
+ * The events of one stored run, driven by the run itself and watched by any number of clients.
+ * The run is pumped to its end whoever reads (a reader that goes away, or a runtime that simply
+ * stops pulling a cancelled response, cannot stall it at a `yield`); each event gets its place
+ * (`<runId>:<n>`, its SSE `id:`), and a client that reattaches after event n gets every later one,
+ * then the live tail — no gap, no duplicate.
+ *
+ * @module
+ */
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { runError } from "../run-events.js";
+
+/** One event of a run with its index in the run (0 = RUN_STARTED). */
+export interface IndexedEvent {
+  index: number;
+  event: BaseEvent;
+}
+
+/**
+ * The SSE id of a run's event.
+ *
+ * @param runId - The run.
+ * @param index - The event's index in the run.
+ * @returns `<runId>:<index>`.
+ */
+export function eventId(runId: string, index: number): string {
+  return `${runId}:${index}`;
+}
+
+/**
+ * Reads an SSE id back.
+ *
+ * @param id - A `Last-Event-ID` (untrusted).
+ * @returns The run and index, or `undefined` when it is not an id of this form.
+ */
+export function parseEventId(id: string): { runId: string; index: number } | undefined {
+  const at = id.lastIndexOf(":");
+  if (at <= 0) return undefined;
+  const index = Number(id.slice(at + 1));
+  return Number.isSafeInteger(index) && index >= 0 ? { runId: id.slice(0, at), index } : undefined;
+}
+
+function isTerminal(event: BaseEvent): boolean {
+  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+}
+
+/** One run's events as they happen, for every watcher. */
+export class RunHub {
+  /** The run these events are of. */
+  readonly runId: string;
+  readonly #events: BaseEvent[] = [];
+  readonly #index = new WeakMap<BaseEvent, number>();
+  readonly #waiters = new Set<() => void>();
+  #ended = false;
+
+  /** @param runId - The run. */
+  constructor(runId: string) {
+    this.runId = runId;
+  }
+
+  /** Whether the run has ended (its last event is in). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** How many events the run has sent so far. */
+  get length(): number {
+    return this.#events.length;
+  }
+
+  /**
+   * Drives `events` to their end, keeping each one. A throw becomes a RUN_ERROR event.
+   *
+   * @param events - The run's events.
+   * @param onEvent - Called with each event as it is kept (the event log writes from it).
+   * @returns When the run has ended.
+   */
+  async pump(events: AsyncIterable<BaseEvent>, onEvent?: (e: IndexedEvent) => void): Promise<void> {
+    try {
+      for await (const event of events) {
+        this.#push(event, onEvent);
+        if (isTerminal(event)) break;
+      }
+    } catch (error) {
+      this.#push(runError(error), onEvent);
+    } finally {
+      this.#ended = true;
+      this.#wake();
+    }
+  }
+
+  /** The index of an event this hub kept. */
+  indexOf(event: BaseEvent): number | undefined {
+    return this.#index.get(event);
+  }
+
+  /**
+   * The events after `after` (all of them for `-1`), then the live tail until the run ends.
+   *
+   * @param after - The index of the last event the watcher has.
+   * @returns The events.
+   */
+  async *watch(after = -1): AsyncGenerator<BaseEvent> {
+    let next = Math.max(0, after + 1);
+    for (;;) {
+      while (next < this.#events.length) yield this.#events[next++] as BaseEvent;
+      if (this.#ended) return;
+      await new Promise<void>((wake) => this.#waiters.add(wake));
+    }
+  }
+
+  #push(event: BaseEvent, onEvent: ((e: IndexedEvent) => void) | undefined): void {
+    const index = this.#events.length;
+    this.#events.push(event);
+    this.#index.set(event, index);
+    onEvent?.({ index, event });
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
+  }
+}

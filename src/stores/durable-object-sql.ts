@@ -1,0 +1,183 @@
+/**
+ * One thread's record and ledger on a Durable Object's SQLite storage, used inside the object: by
+ * {@link KabooThread} to answer the store operations of other isolates, and directly by a run the
+ * object hosts (no round trip). SQL runs synchronously inside the object, so each step is atomic.
+ *
+ * @module
+ */
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import {
+  decideClaim,
+  decodeThread,
+  emptyThread,
+  encodeThread,
+  parseLedgerRow,
+  releasable,
+  settledRow,
+  type LedgerRow,
+  type ThreadData,
+  type ThreadRecord,
+  type ThreadStore,
+} from "./thread-store.js";
+
+/** The part of a Durable Object's `ctx.storage.sql` this store uses. */
+export interface SqlStorageLike {
+  exec(query: string, ...bindings: (string | number | null)[]): { toArray(): Record<string, unknown>[] };
+}
+
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
+  "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+/**
+ * The thread of one Durable Object as a {@link ThreadStore}. The object holds one thread, so the
+ * `threadId` arguments are not used to find it.
+ */
+export class SqlThreadStore implements ThreadStore {
+  readonly #sql: SqlStorageLike;
+  readonly #now: () => number;
+
+  /**
+   * @param sql - `ctx.storage.sql` of the thread's object.
+   * @param now - Clock, epoch ms. Default `Date.now`.
+   */
+  constructor(sql: SqlStorageLike, now: () => number = Date.now) {
+    this.#sql = sql;
+    this.#now = now;
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  /** The stored record's text, or `null`. */
+  loadText(): string | null {
+    const row = this.#sql.exec("SELECT body FROM kaboo_thread WHERE id = 1").toArray()[0];
+    return typeof row?.body === "string" ? row.body : null;
+  }
+
+  async load(_threadId: string): Promise<ThreadRecord> {
+    const text = this.loadText();
+    return text === null ? emptyThread() : decodeThread(text);
+  }
+
+  async compareAndSet(_threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean> {
+    return this.compareAndSetNow(expectedVersion, data);
+  }
+
+  /** {@link compareAndSet}, synchronously. */
+  compareAndSetNow(expected: number, data: ThreadData): boolean {
+    const body = encodeThread(expected + 1, data);
+    const written =
+      expected === 0
+        ? this.#sql.exec(
+            "INSERT INTO kaboo_thread (id, version, body) VALUES (1, 1, ?) ON CONFLICT(id) DO NOTHING RETURNING version",
+            body,
+          )
+        : this.#sql.exec(
+            "UPDATE kaboo_thread SET version = ?, body = ? WHERE id = 1 AND version = ? RETURNING version",
+            expected + 1,
+            body,
+            expected,
+          );
+    return written.toArray().length === 1;
+  }
+
+  ledger(_threadId: string): ExecutionLedger {
+    return {
+      claim: async (key, options) => this.claimNow(key, options),
+      settle: async (key, token, result) => this.settleNow(key, token, result),
+      release: async (key, token) => this.releaseNow(key, token),
+    };
+  }
+
+  /** A ledger claim, synchronously. */
+  claimNow(key: string, options: ClaimOptions | undefined): ClaimOutcome {
+    const now = this.#now();
+    const fresh = decideClaim(undefined, now, options);
+    if (fresh.write && this.#insert(key, fresh.write)) return fresh.outcome;
+    const { outcome, write } = decideClaim(this.#row(key), now, options);
+    if (write) {
+      this.#sql.exec(
+        "UPDATE kaboo_ledger SET token = ?, claimed_at = ?, lease_expires_at = ?, result = NULL WHERE key = ?",
+        write.token,
+        write.claimedAt,
+        write.leaseExpiresAt,
+        key,
+      );
+    }
+    return outcome;
+  }
+
+  /** A ledger settle, synchronously. */
+  settleNow(key: string, token: string, result: LedgerResult): void {
+    const row = settledRow(this.#row(key), token, result);
+    if (row) this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", JSON.stringify(row.result), key);
+  }
+
+  /** A ledger release, synchronously. */
+  releaseNow(key: string, token: string): void {
+    if (releasable(this.#row(key), token)) this.#sql.exec("DELETE FROM kaboo_ledger WHERE key = ?", key);
+  }
+
+  /**
+   * Ends the lease of every claim without a result: called when no run of this object is alive, so
+   * each such call was cut off with the run that made it. Its next claim answers `unknown` (the
+   * person is asked whether it went through), never `running` for the rest of a 15-minute lease.
+   *
+   * @returns How many claims were ended.
+   */
+  expireOpenClaims(): number {
+    const now = this.#now();
+    return this.#sql
+      .exec("UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? RETURNING key", now, now)
+      .toArray().length;
+  }
+
+  /** A value this object keeps beside its thread (the thread id, the hosted run's request). */
+  meta(key: string): string | undefined {
+    const row = this.#sql.exec("SELECT value FROM kaboo_meta WHERE key = ?", key).toArray()[0];
+    return typeof row?.value === "string" ? row.value : undefined;
+  }
+
+  /** Sets (or, with `undefined`, deletes) a {@link meta} value. */
+  setMeta(key: string, value: string | undefined): void {
+    if (value === undefined) this.#sql.exec("DELETE FROM kaboo_meta WHERE key = ?", key);
+    else
+      this.#sql.exec(
+        "INSERT INTO kaboo_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+        key,
+        value,
+        value,
+      );
+  }
+
+  /** Inserts a row unless the key exists; `true` when this call inserted it. */
+  #insert(key: string, row: LedgerRow): boolean {
+    return (
+      this.#sql
+        .exec(
+          "INSERT INTO kaboo_ledger (key, token, claimed_at, lease_expires_at, result) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING key",
+          key,
+          row.token,
+          row.claimedAt,
+          row.leaseExpiresAt,
+          row.result === undefined ? null : JSON.stringify(row.result),
+        )
+        .toArray().length === 1
+    );
+  }
+
+  #row(key: string): LedgerRow | undefined {
+    const r = this.#sql
+      .exec("SELECT token, claimed_at, lease_expires_at, result FROM kaboo_ledger WHERE key = ?", key)
+      .toArray()[0];
+    if (!r) return undefined;
+    let result: unknown;
+    try {
+      result = typeof r.result === "string" ? JSON.parse(r.result) : undefined;
+    } catch {
+      result = null;
+    }
+    return parseLedgerRow({ token: r.token, claimedAt: r.claimed_at, leaseExpiresAt: r.lease_expires_at, result });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Reattach: every event of a stored run has an SSE id (`<runId>:<n>`); a client that lost the
+ * stream after any event and reconnects (Last-Event-ID, or `kaboo_connect`) gets exactly the events
+ * it missed, then the live tail. Two clients of one principal watch one run; anyone else is refused.
+ */
+import { EventType } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
+import { describe, expect, test } from "vitest";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { Agent, ScriptedModel } from "../../../src/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { post, quietLogger, send } from "./fixtures.js";
+import { input } from "../helpers.js";
+
+interface Frame {
+  id: string | undefined;
+  data: { type: string };
+}
+
+/** Reads frames from a response; stops after `limit` frames (dropping the connection) or at the end. */
+async function frames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {
+  const out: Frame[] = [];
+  const parser = createParser({ onEvent: (m) => out.push({ id: m.id, data: JSON.parse(m.data) }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  while (out.length < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  await reader.cancel().catch(() => undefined);
+  return out.slice(0, limit);
+}
+
+function storyHandler(principal?: (r: Request) => string) {
+  const store = new MemoryThreadStore();
+  const agent = () =>
+    new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 2 }) });
+  return { store, handle: createAguiHandler({ store, agent, logger: quietLogger(), ...(principal ? { principal } : {}) }) };
+}
+
+const story = (threadId: string) => input({ threadId, messages: [{ id: `u-${threadId}`, role: "user", content: "a story" }] });
+
+describe("reattach to a stored run", () => {
+  test("a client that drops after event k gets exactly events k+1… on reconnect, for every k", async () => {
+    const { handle } = storyHandler();
+    const whole = await frames(await handle(post(story("ref"))));
+    expect(whole.at(-1)?.data.type).toBe(EventType.RUN_FINISHED);
+    expect(whole.every((f) => f.id !== undefined)).toBe(true);
+    const n = whole.length;
+    for (const k of [1, 2, Math.floor(n / 2), n - 1]) {
+      const threadId = `t${k}`;
+      const first = await frames(await handle(post(story(threadId))), k);
+      const last = first.at(-1)!.id!;
+      const rest = await frames(await handle(post({ kaboo_connect: { threadId } }, { "last-event-id": last })));
+      const types = [...first, ...rest].map((f) => f.data.type);
+      expect(types).toEqual(whole.map((f) => f.data.type));
+      const ids = [...first, ...rest].map((f) => f.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  test("kaboo_connect without an id streams the run from its start; two watchers see the same events", async () => {
+    const { handle } = storyHandler();
+    const res = await handle(post(story("t")));
+    const reader = res.body!.getReader();
+    const head = new TextDecoder().decode((await reader.read()).value);
+    // The run has taken the thread once its first event is out.
+    expect(head).toContain("RUN_STARTED");
+    const rest = new Response(
+      new ReadableStream({
+        async pull(c) {
+          const { done, value } = await reader.read();
+          if (done) c.close();
+          else c.enqueue(value);
+        },
+      }),
+    );
+    const [a, b] = await Promise.all([
+      handle(post({ kaboo_connect: { threadId: "t" } })).then((r) => frames(r)),
+      handle(post({ kaboo_connect: { threadId: "t", after: -1 } })).then((r) => frames(r)),
+    ]);
+    const tail = await frames(rest);
+    const own = [...(await frames(new Response(head))), ...tail];
+    expect(a.map((f) => f.id)).toEqual(own.map((f) => f.id));
+    expect(b.map((f) => f.id)).toEqual(own.map((f) => f.id));
+  });
+
+  test("another person cannot watch; a thread with no run answers 404; a malformed id is a 400", async () => {
+    const { handle } = storyHandler((r) => r.headers.get("x-user") ?? "");
+    await send(handle, story("t"), { "x-user": "ann" });
+    expect((await handle(post({ kaboo_connect: { threadId: "t" } }, { "x-user": "bob" }))).status).toBe(403);
+    expect((await handle(post({ kaboo_connect: { threadId: "none" } }, { "x-user": "ann" }))).status).toBe(404);
+    const bad = await handle(post({ kaboo_connect: { threadId: "t" } }, { "x-user": "ann", "last-event-id": "nope" }));
+    expect(bad.status).toBe(400);
+  });
+});

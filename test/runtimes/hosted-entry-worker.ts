@@ -1,0 +1,77 @@
+// workerd entry for runs hosted in the thread's Durable Object: KabooThread hosts a handler over
+// its own store; the Worker only forwards. BANK is a second object that records transfers, so what
+// ran survives a restart of workerd. GET /load?thread= reads a thread through the store operations.
+import { forwardToThread } from "../../src/agui/index.js";
+import { createAguiHandler } from "../../src/agui/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import {
+  DurableObjectThreadStore,
+  KabooThread as KabooThreadBase,
+  type DurableObjectNamespaceLike,
+  type DurableObjectStateLike,
+} from "../../src/stores/durable-object.js";
+import * as z from "zod/v4";
+
+interface Env {
+  THREAD: DurableObjectNamespaceLike;
+  BANK: DurableObjectNamespaceLike;
+}
+
+const LEASE_MS = 600;
+
+function bankAgent(env: Env): Agent {
+  const bank = env.BANK.get(env.BANK.idFromName("bank") as never);
+  const transfer = tool({
+    name: "transfer",
+    description: "Send money.",
+    inputSchema: z.object({ to: z.string(), amount: z.number(), ms: z.number() }),
+    callback: async ({ to, amount, ms }) => {
+      await bank.fetch("https://bank/started", { method: "POST", body: to });
+      await new Promise((r) => setTimeout(r, ms));
+      await bank.fetch("https://bank/sent", { method: "POST", body: to });
+      return `sent ${amount} to ${to}`;
+    },
+  });
+  const model = new ScriptedModel({
+    script: ({ lastUserText, lastToolResults }) => {
+      if (lastToolResults.length) return { text: "Done." };
+      const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
+      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
+      return { text: `You said: ${lastUserText}` };
+    },
+  });
+  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
+}
+
+export class KabooThread extends KabooThreadBase {
+  constructor(ctx: DurableObjectStateLike, env: Env) {
+    super(ctx, env, {
+      leaseMs: LEASE_MS,
+      handler: (store) => createAguiHandler({ store, runLeaseMs: LEASE_MS, agent: () => bankAgent(env) }),
+    });
+  }
+}
+
+export class Bank {
+  readonly #sql: DurableObjectStateLike["storage"]["sql"];
+  constructor(ctx: DurableObjectStateLike) {
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS log (n INTEGER PRIMARY KEY AUTOINCREMENT, what TEXT, who TEXT)");
+  }
+  async fetch(request: Request): Promise<Response> {
+    const what = new URL(request.url).pathname.slice(1);
+    if (request.method === "POST") this.#sql.exec("INSERT INTO log (what, who) VALUES (?, ?)", what, await request.text());
+    return Response.json(this.#sql.exec("SELECT what, who FROM log ORDER BY n").toArray());
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/load")
+      return Response.json(await new DurableObjectThreadStore(env.THREAD).load(url.searchParams.get("thread") ?? ""));
+    if (url.pathname === "/bank") return env.BANK.get(env.BANK.idFromName("bank") as never).fetch("https://bank/log");
+    return forwardToThread(request, env.THREAD);
+  },
+};

@@ -1,0 +1,147 @@
+/**
+ * Runs hosted in the thread's Durable Object, in workerd (miniflare): the Worker only forwards,
+ * the run lives in the object. A client that goes away mid-transfer does not stop it; an object
+ * that dies mid-transfer (workerd stopped, started again on the same storage) is noticed by its
+ * alarm, which runs the request again: the claimed call becomes the outcome_unknown question, and
+ * the transfer never runs twice.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { ThreadRecord } from "../../src/stores/thread-store.js";
+import { bundleEntry } from "./bundle.js";
+
+let dir: string;
+let script: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-"));
+  script = await bundleEntry("hosted-entry-worker.ts");
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function worker(persist?: string): Promise<{ mf: Miniflare; url: string }> {
+  const mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: "2025-04-01",
+    durableObjects: { THREAD: { className: "KabooThread", useSQLite: true }, BANK: { className: "Bank", useSQLite: true } },
+    ...(persist ? { durableObjectsPersist: persist } : {}),
+    port: 0,
+    host: "127.0.0.1",
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, "");
+  return { mf, url };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function body(threadId: string, over: Record<string, unknown> = {}) {
+  return { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+}
+
+async function run(url: string, payload: unknown): Promise<BaseEvent[]> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload),
+  });
+  const events: BaseEvent[] = [];
+  createParser({ onEvent: (m) => events.push(JSON.parse(m.data) as BaseEvent) }).feed(await res.text());
+  return events;
+}
+
+/** Sends a run and drops the connection once `until()` holds. */
+async function runThenDrop(url: string, payload: unknown, until: () => Promise<boolean>): Promise<void> {
+  const client = new AbortController();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload),
+    signal: client.signal,
+  });
+  const reading = res.text().catch(() => undefined);
+  while (!(await until())) await sleep(20);
+  client.abort();
+  await reading;
+}
+
+const json = async <T>(url: string) => (await (await fetch(url)).json()) as T;
+const bank = (url: string) => json<{ what: string; who: string }[]>(`${url}/bank`);
+
+async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out; last: ${JSON.stringify(v)}`);
+    await sleep(50);
+  }
+}
+
+/** Pauses "pay alice 5" and returns the approving resume. */
+async function pausedResume(url: string, threadId: string, ms: number) {
+  const first = await run(url, body(threadId, { messages: [{ id: "u1", role: "user", content: `pay alice 5 taking ${ms}` }] }));
+  const finished = first.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } };
+  expect(finished.outcome.type).toBe("interrupt");
+  const interruptId = finished.outcome.interrupts[0]!.id;
+  return body(threadId, { resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+}
+
+const toolTexts = (r: ThreadRecord) =>
+  (r.messages as { role: string; content?: unknown }[]).filter((m) => m.role === "tool").map((m) => m.content);
+
+describe("a run hosted in its thread's Durable Object (workerd)", () => {
+  test("a client that leaves mid-transfer: the run goes on in the object and records the transfer", async () => {
+    const { mf, url } = await worker();
+    try {
+      const resume = await pausedResume(url, "t1", 400);
+      await runThenDrop(url, resume, async () => (await bank(url)).some((e) => e.what === "started"));
+      const record = await waitFor(
+        () => json<ThreadRecord>(`${url}/load?thread=t1`),
+        (r) => r.lease === null,
+      );
+      expect(toolTexts(record)).toEqual(["sent 5 to alice"]);
+      expect(JSON.stringify(record)).not.toContain("cancelled");
+      const again = await run(url, { ...resume, runId: crypto.randomUUID() });
+      expect((again.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
+      expect((await bank(url)).filter((e) => e.what === "sent")).toHaveLength(1);
+    } finally {
+      await mf.dispose();
+    }
+  });
+
+  test("an object that dies mid-transfer: its alarm runs the request again, which asks whether the transfer went through", async () => {
+    const persist = join(dir, "died");
+    const first = await worker(persist);
+    const resume = await pausedResume(first.url, "t2", 5_000);
+    await runThenDrop(first.url, resume, async () => (await bank(first.url)).some((e) => e.what === "started"));
+    // workerd stops with the run inside the transfer (it never reaches "sent").
+    await first.mf.dispose();
+    const second = await worker(persist);
+    try {
+      const record = await waitFor(
+        () => json<ThreadRecord>(`${second.url}/load?thread=t2`),
+        (r) => r.lease === null && JSON.stringify(r.session ?? {}).includes("outcome_unknown"),
+      );
+      expect(record.session).not.toBeNull();
+      expect((await bank(second.url)).filter((e) => e.what === "sent")).toHaveLength(0);
+      // The person says it did go through: nothing runs again.
+      const unknownId = Object.keys(
+        (record.session as { interrupt_state: { interrupts: Record<string, unknown> } }).interrupt_state.interrupts,
+      ).find((id) => id.includes("outcome_unknown"));
+      const answer = body("t2", {
+        resume: [{ interruptId: unknownId, status: "resolved", payload: { action: "treat_as_done" } }],
+      });
+      const done = await run(second.url, answer);
+      expect((done.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
+      expect((await bank(second.url)).filter((e) => e.what === "started")).toHaveLength(1);
+      expect(done.some((e) => e.type === EventType.RUN_ERROR)).toBe(false);
+    } finally {
+      await second.mf.dispose();
+    }
+  });
+});

@@ -17,6 +17,7 @@ export type { KabooAgentConfig } from "./page/kaboo-agent.js";
 export { runAgui, SESSION_STATE_KEY } from "./run.js";
 export type { AguiRunOptions } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./edge/handler.js";
+export { GRANT_NOT_SAVED_EVENT } from "./new-grants.js";
 export { AUDIT_EVENT } from "./audit-events.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
 export type { PrincipalLookup } from "./edge/principal.js";

@@ -24,7 +24,6 @@ import { watchAudit, type WatchedAudit } from "./audit-events.js";
 import { pausedBatchMessages, pausedCallIds } from "../agent/paused-batch.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/session.js";
-import { approvalDecisions, decisionGrants } from "../hooks/approval/run.js";
 import { isPastDeadline } from "../hooks/approval/decision.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
@@ -34,6 +33,7 @@ import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
 import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
+import { saveNewGrants } from "./new-grants.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
 
 export { SESSION_STATE_KEY } from "../agent/session.js";
@@ -44,7 +44,10 @@ export interface AguiRunOptions {
   agent: Agent;
   /** The validated run input. */
   input: RunAgentInput;
-  /** Remembered grants: sent as `forwardedProps.kaboo_grants`; `thread`/`always` answers are recorded. */
+  /**
+   * Remembered grants: sent as `forwardedProps.kaboo_grants`; `thread`/`always` answers are recorded
+   * (one that cannot be saved is logged and reported as a CUSTOM `kaboo_grant_not_saved` event).
+   */
   grantStore?: GrantStore | undefined;
   /** Handlers for browser tools the page runs itself. */
   clientToolHandlers?: Readonly<Record<string, ClientToolHandler>> | undefined;
@@ -96,7 +99,11 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     started = { invocationState, toolMessageIds };
     const result = yield* streamRun(o, invocationState, mapper, audit);
     yield* audit.drain();
-    await recordGrants(o.grantStore, invocationState, input.threadId);
+    // After the calls ran: a grant that cannot be saved is reported, never a failure of this run.
+    if (o.grantStore) {
+      const log = o.logger ?? defaultLogger;
+      yield* saveNewGrants({ invocationState, threadId: input.threadId, grantStore: o.grantStore, log });
+    }
     yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
     yield* mapper.closeAll();
@@ -300,9 +307,4 @@ function expiredAnswer(agent: Agent, resume: readonly { interruptId: string; sta
     const request = agent.interruptState.interrupts.get(e.interruptId)?.reason as { expiresAt?: unknown } | undefined;
     if (isPastDeadline({ request, now })) throw new InterruptExpiredError(e.interruptId, String(request?.expiresAt));
   }
-}
-
-async function recordGrants(store: GrantStore | undefined, invocationState: InvocationState, threadId: string): Promise<void> {
-  if (!store) return;
-  for (const grant of decisionGrants(approvalDecisions(invocationState), threadId)) await store.grant(grant);
 }

@@ -3,7 +3,7 @@
 // remembered grant for the tool and subject answers the next request without asking.
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { approvalDecisions, decisionGrants } from "../../src/hooks/approval/run.js";
+import { approvalDecisions, grantsFromDecisions } from "../../src/hooks/approval/run.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { ToolApprovalHook, type ToolDecision } from "../../src/hooks/tool-approval-hook.js";
 import { Agent, ScriptedModel, tool, type JsonValue, UserError } from "../../src/index.js";
@@ -85,7 +85,7 @@ describe("ToolApprovalHook scopes", () => {
     expect(r2.stopReason).toBe("endTurn");
     expect(svc.deployed).toEqual(["prod"]);
     expect(decisions.map((d) => [d.decision, d.scope, d.remembered])).toEqual([["approved", "always", false]]);
-    const grants = decisionGrants(approvalDecisions(resume), "t1");
+    const { grants } = grantsFromDecisions({ decisions: approvalDecisions(resume), threadId: "t1" });
     expect(grants).toMatchObject([{ tool: "deploy", subjectKey: "env:prod", scope: "always" }]);
 
     // A later run that carries the grant: the service asks again (new request), the grant answers it.

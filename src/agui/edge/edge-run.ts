@@ -10,7 +10,7 @@ import type { InvocationState } from "../../agent/events.js";
 import { runContext } from "../../agent/run-context.js";
 import type { Logger } from "../../logger.js";
 import { runAgui } from "../run.js";
-import { decisionGrants, handOutGrants, type EdgeGrantOptions } from "./grants.js";
+import { handOutGrants, type EdgeGrantOptions } from "./grants.js";
 import type { AguiHandlerOptions } from "./options.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
@@ -63,8 +63,7 @@ export async function* edgeRun({
     : run(input);
   try {
     for await (const event of events) {
-      if (event.type === EventType.RUN_FINISHED && invocationState)
-        yield* handOutGrants(decisionGrants(invocationState, input.threadId, grants), grants);
+      if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(invocationState, input.threadId, grants);
       yield event;
     }
   } finally {

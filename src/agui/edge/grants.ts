@@ -5,15 +5,15 @@
  *
  * @module
  */
-import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
+import type { CustomEvent, RunAgentInput } from "@ag-ui/core";
 import type { InvocationState } from "../../agent/events.js";
-import { describe } from "../../errors.js";
 import { acceptGrants } from "../../grants/accept.js";
-import { grantRefusalSummary, parseGrant, parseGrants, type Grant } from "../../grants/grant.js";
+import { grantRefusalSummary, parseGrants, type Grant } from "../../grants/grant.js";
 import { signGrant, type GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import { forwardedPropsWithGrants, GRANTS_PROP } from "../../agent/run-context.js";
-import { approvalDecisions, decisionGrants as grantsOfDecisions } from "../../hooks/approval/run.js";
+import { approvalDecisions, grantsFromDecisions } from "../../hooks/approval/run.js";
+import { grantNotSaved, saveNewGrants } from "../new-grants.js";
 import type { Logger } from "../../logger.js";
 import { customEvent } from "../run-events.js";
 
@@ -79,44 +79,27 @@ export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): 
 }
 
 /**
- * The grants this run's `thread`/`always` approvals created, naming the run's person.
+ * The grants this run's `thread`/`always` approvals created, naming the run's person: saved in the
+ * grant store (see `saveNewGrants` for the error policy), or without one handed to the client
+ * (signed under a secret) in a CUSTOM `kaboo_grants` event.
  *
  * @param invocationState - The run's state (its decisions).
  * @param threadId - The run's thread.
- * @param o - Principal and logger.
- * @returns Validated grants.
+ * @param o - Secret, grant store, principal, logger.
+ * @returns The CUSTOM events: `kaboo_grants` (no store), `kaboo_grant_not_saved` for each grant not saved.
  */
-export function decisionGrants(invocationState: InvocationState, threadId: string, o: EdgeGrantOptions): Grant[] {
-  const out: Grant[] = [];
-  const now = Date.now();
-  for (const candidate of grantsOfDecisions(approvalDecisions(invocationState), threadId)) {
-    const parsed = parseGrant({ ...candidate, grantedAt: now, ...(o.principal !== undefined ? { principal: o.principal } : {}) });
-    if (parsed.ok) out.push(parsed.grant);
-    else o.log.warn("kaboo: an approval could not become a grant", { tool: candidate.tool, reason: parsed.reason });
-  }
-  return out;
-}
-
-/**
- * Records new grants in the store, or yields them (signed under a secret) for the client to keep.
- *
- * @param grants - From {@link decisionGrants}.
- * @param o - Secret, grant store, logger.
- * @returns A CUSTOM `kaboo_grants` event when there is no store.
- */
-export async function* handOutGrants(grants: Grant[], o: EdgeGrantOptions): AsyncGenerator<BaseEvent> {
+export async function* handOutGrants(
+  invocationState: InvocationState,
+  threadId: string,
+  o: EdgeGrantOptions,
+): AsyncGenerator<CustomEvent> {
+  const { grantStore, secret, principal, log } = o;
+  if (grantStore) return yield* saveNewGrants({ invocationState, threadId, principal, grantStore, log });
+  const { grants, refused } = grantsFromDecisions({ decisions: approvalDecisions(invocationState), threadId, principal });
+  for (const r of refused) yield grantNotSaved(r.grant, r.reason, log);
   if (!grants.length) return;
-  const { grantStore, secret } = o;
-  if (!grantStore) {
-    const out = secret === undefined ? grants : await Promise.all(grants.map((g) => signGrant(g, secret)));
-    yield customEvent(GRANTS_EVENT, { grants: out });
-    return;
-  }
-  for (const grant of grants) {
-    try {
-      await grantStore.grant(grant);
-    } catch (error) {
-      o.log.error("kaboo: could not record a grant", { tool: grant.tool, error: describe(error) });
-    }
-  }
+  const now = Date.now();
+  const stamped: Grant[] = grants.map((g) => ({ ...g, grantedAt: now }));
+  const out = secret === undefined ? stamped : await Promise.all(stamped.map((g) => signGrant(g, secret)));
+  yield customEvent(GRANTS_EVENT, { grants: out });
 }

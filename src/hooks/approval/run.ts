@@ -10,6 +10,7 @@ import type { InvocationState } from "../../agent/events.js";
 import { isCallInterrupt } from "../../agent/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { grantsIn, privateRunKey, runContext } from "../../agent/run-context.js";
+import { parseGrant } from "../../grants/grant.js";
 import type { GrantInput } from "../../grants/store.js";
 import { TOOL_APPROVAL_KEY, jsonHash, type ApprovalScope, type Decision } from "./request.js";
 
@@ -79,26 +80,47 @@ export function runGrants(invocationState: InvocationState): readonly RunGrant[]
   return runGrantsKey.find(invocationState) ?? [];
 }
 
+/** Options of {@link grantsFromDecisions}. */
+export interface GrantsFromDecisionsOptions {
+  /** The run's decisions ({@link approvalDecisions}). */
+  decisions: readonly ApprovalDecision[];
+  /** The run's conversation: a `thread` grant is bound to it. */
+  threadId: string;
+  /** The person the grants belong to (the edge handler's `principal`). Default: none. */
+  principal?: string | undefined;
+}
+
+/** A grant a decision asked for that is not a valid grant (an over-long label, say), and why. */
+export interface RefusedGrant {
+  grant: GrantInput;
+  reason: string;
+}
+
 /**
- * The grants a run's decisions create: one per approval wider than `once` (a `thread` one is
- * bound to `threadId`). Hosts record them in their store or hand them to the client.
- * @param decisions - The run's decisions ({@link approvalDecisions}).
- * @param threadId - The run's conversation.
- * @returns Grant inputs, without `grantedAt` (the store or the caller stamps it).
+ * The grants a run's decisions create: one per approval wider than `once` (a `thread` one bound to
+ * `threadId`), each checked against the grant schema. The in-page run and the edge handler both
+ * take them from here, and record them in their store or hand them to the client.
+ * @param o - See {@link GrantsFromDecisionsOptions}.
+ * @returns Valid grant inputs, without `grantedAt` (the store or the caller stamps it), and the
+ *   ones refused with their reason.
  */
-export function decisionGrants(decisions: readonly ApprovalDecision[], threadId: string): GrantInput[] {
-  const out: GrantInput[] = [];
-  for (const d of decisions) {
+export function grantsFromDecisions(o: GrantsFromDecisionsOptions): { grants: GrantInput[]; refused: RefusedGrant[] } {
+  const grants: GrantInput[] = [];
+  const refused: RefusedGrant[] = [];
+  for (const d of o.decisions) {
     if (d.decision !== "approved" || d.scope === "once") continue;
     const grant: GrantInput = { tool: d.tool, scope: d.scope };
     if (d.subject.key !== null) {
       grant.subjectKey = d.subject.key;
       grant.subjectLabel = d.subject.label;
     }
-    if (d.scope === "thread") grant.threadId = threadId;
-    out.push(grant);
+    if (d.scope === "thread") grant.threadId = o.threadId;
+    if (o.principal !== undefined) grant.principal = o.principal;
+    const parsed = parseGrant({ ...grant, grantedAt: Date.now() });
+    if (parsed.ok) grants.push(grant);
+    else refused.push({ grant, reason: parsed.reason });
   }
-  return out;
+  return { grants, refused };
 }
 
 /** What an approval was given for: the tool, the call and a hash of its input. */

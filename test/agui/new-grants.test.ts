@@ -1,0 +1,102 @@
+/**
+ * The grants a run's answers create, in the page and at the edge: one path, one error policy. A grant
+ * store that fails after the approved call ran is reported (logged, CUSTOM kaboo_grant_not_saved),
+ * never turned into RUN_ERROR for a run whose call succeeded.
+ */
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { describe, expect, test } from "vitest";
+import { runAgui } from "../../src/agui/run.js";
+import { GRANT_NOT_SAVED_EVENT } from "../../src/agui/new-grants.js";
+import { MemoryGrantStore, type GrantInput } from "../../src/grants/store.js";
+import { bankRunner, type Ledger } from "./fixtures.js";
+import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
+import { bankHandler, newBank, pause, resumeBody, send } from "./edge/fixtures.js";
+
+/** A grant store whose writes fail (a quota, a closed database), with the log lines it caused. */
+function failingStore() {
+  const store = new MemoryGrantStore();
+  store.grant = async (_: GrantInput) => {
+    throw new Error("QuotaExceededError: the disk is full");
+  };
+  return store;
+}
+
+function recordingLogger() {
+  const errors: string[] = [];
+  return { errors, logger: { warn: () => {}, error: (m: string) => void errors.push(m) } };
+}
+
+const notSaved = (events: readonly BaseEvent[]) =>
+  events.filter((e) => e.type === EventType.CUSTOM && (e as { name?: string }).name === GRANT_NOT_SAVED_EVENT);
+
+describe("the page: a grant that cannot be saved after the call ran", () => {
+  test("the transfer ran once, the run finishes, and the front end is told the decision was not remembered", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const agent = bankRunner(ledger);
+    const grantStore = failingStore();
+    const { errors, logger } = recordingLogger();
+    const first = await collect(
+      runAgui({ agent, grantStore, logger, input: input({ messages: [user("pay dave 1")], forwardedProps: {} }) }),
+    );
+    const [asked] = interruptsOf(first);
+    const resumed = await collect(
+      runAgui({
+        agent,
+        grantStore,
+        logger,
+        input: input({
+          messages: snap(first),
+          state: stateOf(first),
+          resume: [{ interruptId: asked!.id, status: "resolved", payload: { approved: true, scope: "always" } }],
+        }),
+      }),
+    );
+    expect(ledger.transfers).toEqual([{ to: "dave", amount: 1 }]);
+    expect(resumed.some((e) => e.type === EventType.RUN_ERROR)).toBe(false);
+    expect(resumed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(notSaved(resumed)).toEqual([
+      expect.objectContaining({
+        value: expect.objectContaining({ tool: "transfer", scope: "always", reason: expect.stringMatching(/disk is full/) }),
+      }),
+    ]);
+    expect(errors).toEqual(["kaboo: could not record a grant"]);
+  });
+
+  test("a store that works keeps the grant and says nothing", async () => {
+    const ledger: Ledger = { transfers: [] };
+    const agent = bankRunner(ledger);
+    const grantStore = new MemoryGrantStore();
+    const first = await collect(runAgui({ agent, grantStore, input: input({ messages: [user("pay erin 2")] }) }));
+    const [asked] = interruptsOf(first);
+    const resumed = await collect(
+      runAgui({
+        agent,
+        grantStore,
+        input: input({
+          messages: snap(first),
+          state: stateOf(first),
+          resume: [{ interruptId: asked!.id, status: "resolved", payload: { approved: true, scope: "thread" } }],
+        }),
+      }),
+    );
+    expect(notSaved(resumed)).toEqual([]);
+    expect(await grantStore.list()).toEqual([expect.objectContaining({ tool: "transfer", scope: "thread", threadId: "t1" })]);
+  });
+});
+
+describe("the edge: the same policy", () => {
+  test("a grant store that fails: the call ran, the run finishes, and the client reads kaboo_grant_not_saved", async () => {
+    const bank = newBank();
+    const { errors, logger } = recordingLogger();
+    const handle = bankHandler(bank, { secret: "edge-grants-secret", grantStore: failingStore(), logger });
+    const { turn } = await pause(handle, "t-edge", "pay gus 3");
+    const resumed = await send(handle, resumeBody("t-edge", turn, { approved: true, scope: "always" }));
+    expect(bank.transfers).toEqual([{ to: "gus", amount: 3 }]);
+    expect(resumed.error).toBeUndefined();
+    expect(resumed.outcome).toBe("success");
+    expect(notSaved(resumed.events)).toEqual([
+      expect.objectContaining({ value: expect.objectContaining({ tool: "transfer", scope: "always" }) }),
+    ]);
+    expect(errors).toContain("kaboo: could not record a grant");
+  });
+});

@@ -183,6 +183,23 @@ export function pendingInterruptIds(session: unknown): string[] {
 }
 
 /**
+ * Whether every one of `ids` is an open question of the session that any eligible person may answer
+ * (a four-eyes approval request: its reason carries `approvals`), read leniently.
+ * @param session - A paused session (the server's own record).
+ * @param ids - Interrupt ids a resume answers.
+ * @returns `false` when `ids` is empty or any of them is not such a question.
+ */
+export function onlyQuorumQuestions(session: unknown, ids: readonly string[]): boolean {
+  const interrupts = interruptStateOf(session)?.interrupts;
+  if (!isRecord(interrupts) || ids.length === 0) return false;
+  return ids.every((id) => {
+    const i = Object.hasOwn(interrupts, id) ? interrupts[id] : undefined;
+    const reason = isRecord(i) && i.response === undefined ? i.reason : undefined;
+    return isRecord(reason) && isRecord(reason.approvals);
+  });
+}
+
+/**
  * The ids of the calls a session holds as paused, read leniently (a client's copy may be stale or
  * damaged; a damaged one names no calls).
  * @param session - A paused session, as received.

@@ -16,6 +16,7 @@ export { approvalDecisions, CONSUMED_APPROVALS_KEY } from "./approval/run.js";
 export type { ApprovalDecision } from "./approval/run.js";
 export { InterruptHook } from "./interrupt-hook.js";
 export type { GateRule, InterruptHookOptions, SubjectFn } from "./interrupt-hook.js";
+export type { ApprovalQuorum, QuorumApproval, QuorumState } from "./approval/quorum.js";
 export { ToolApprovalHook } from "./tool-approval-hook.js";
 export type { ToolApprovalHookOptions, ToolDecision } from "./tool-approval-hook.js";
 export { MaxToolCallsGuard } from "./max-calls-guard.js";

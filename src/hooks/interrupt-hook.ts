@@ -15,7 +15,6 @@ import { runContext } from "../agent/run-context.js";
 import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
 import {
-  checkScopeOption,
   decideAnswer,
   findGrantCover,
   type DecisionRecord,
@@ -24,27 +23,15 @@ import {
   requestDeadline,
 } from "./approval/decision.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
-import { callSubject, isUnknownSubject, type CallSubject, type SubjectFn } from "./approval/subject.js";
+import type { ApprovalQuorum } from "./approval/quorum.js";
+import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
+import { gateQuorum } from "./approval/quorum-gate.js";
+import { callSubject, isUnknownSubject, type CallSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
 
 export type { SubjectFn } from "./approval/subject.js";
-
-/** Which tools a gate covers, and how far a decision about them may reach. */
-export interface GateRule {
-  /** Tool name or minimatch glob (`merchant___*`). */
-  pattern: string;
-  /** Widest scope for these tools; default: the hook's `remember`. */
-  remember?: ApprovalScope;
-  /** What a remembered decision covers; default: the whole tool. */
-  subject?: SubjectFn;
-}
-
-interface Rule {
-  pattern: string;
-  remember: ApprovalScope;
-  subject: SubjectFn | undefined;
-}
+export type { GateRule } from "./approval/gate-rule.js";
 
 /** A gated call with its answer in hand, for {@link InterruptHook}'s decision step. */
 interface Answered {
@@ -127,16 +114,7 @@ export class InterruptHook implements HookProvider {
   readonly #grants: GrantLookup;
 
   constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
-    const remember = options.remember ?? "once";
-    const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
-    for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
-    for (const r of rules) {
-      if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
-      if (r.subject !== undefined && typeof r.subject !== "function") {
-        throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
-      }
-    }
-    this.#rules = rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject }));
+    this.#rules = gateRules(tools, options.remember ?? "once");
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
       throw new UserError("ttlSeconds must be a positive number.");
     this.#agentName = options.agentName ?? "";
@@ -171,6 +149,7 @@ export class InterruptHook implements HookProvider {
     if (!checked.ok) return;
     const subject = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
     if (subject === null) return;
+    if (rule.approvals) return this.#quorum(event, rule, rule.approvals, checked.value, subject);
     const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
     if (stored?.response === undefined) {
       const cover = await findGrantCover({
@@ -222,6 +201,19 @@ export class InterruptHook implements HookProvider {
     const response = event.interrupt({ name, reason: request as unknown as JsonObject });
     const asked = stored?.reason ?? (request as unknown as JsonValue);
     await this.#decide({ event, rule, asked, response, offered, name, subject });
+  }
+
+  #quorum(event: BeforeToolCallEvent, rule: Rule, quorum: ApprovalQuorum, input: unknown, subject: CallSubject) {
+    return gateQuorum(event, input, subject, {
+      agentName: this.#agentName,
+      pattern: rule.pattern,
+      name: approvalName(this.#agentName),
+      quorum,
+      ttlSeconds: this.#ttl,
+      now: this.#now,
+      approve: (record) => this.#approved(event, rule, record, subject),
+      refuse: (record) => this.#refused(event, record, subject),
+    });
   }
 
   async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {

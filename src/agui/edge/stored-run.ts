@@ -29,7 +29,7 @@ import {
 } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
 import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
-import { pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
+import { onlyQuorumQuestions, pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 import { lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
@@ -170,7 +170,13 @@ function decide(
   principal: string | undefined,
   now: number,
 ): Decision {
-  if (record.owner !== null && record.owner !== principal) {
+  // Another person may answer the thread's four-eyes questions, and nothing else of it (on a
+  // resume only the stored transcript and the stored pause run; the client's messages are not used).
+  const approver = onlyQuorumQuestions(
+    record.session,
+    resume.map((r) => r.interruptId),
+  );
+  if (record.owner !== null && record.owner !== principal && !approver) {
     return { refuse: new ThreadForbiddenError("This thread belongs to someone else.") };
   }
   // Own keys only: an id such as "constructor" must not read Object.prototype as a recorded outcome.

@@ -43,6 +43,8 @@ export interface ApprovalRequest {
   message: string;
   /** Set when the tool itself asked (ToolApprovalHook): the tool's own request id. */
   requestId?: string;
+  /** Under a four-eyes rule: how many must approve, who has so far, and who asked. */
+  approvals?: { required: number; approvedBy: { principal: string; at: number }[]; requestedBy: string | null };
 }
 
 /** The three outcomes a call can have. */

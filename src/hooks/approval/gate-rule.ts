@@ -1,0 +1,56 @@
+/**
+ * The gate's rules: which tools it covers, how far a decision may reach, what it is about, and how
+ * many people must approve. Checked once, when the hook is built.
+ *
+ * @module
+ */
+import { UserError } from "../../errors.js";
+import { checkScopeOption } from "./decision.js";
+import { checkQuorumOption, type ApprovalQuorum } from "./quorum.js";
+import type { ApprovalScope } from "./request.js";
+import type { SubjectFn } from "./subject.js";
+
+/** Which tools a gate covers, and how far a decision about them may reach. */
+export interface GateRule {
+  /** Tool name or minimatch glob (`merchant___*`). */
+  pattern: string;
+  /** Widest scope for these tools; default: the hook's `remember`. */
+  remember?: ApprovalScope;
+  /** What a remembered decision covers; default: the whole tool. */
+  subject?: SubjectFn;
+  /**
+   * Four eyes: approvals from `required` distinct people (principals) before the call runs, each
+   * `eligible` (default: anyone with a principal), never the requester with `forbidRequester`. No
+   * grant covers such a call and only `once` is offered. Default: one approval from anyone.
+   */
+  approvals?: ApprovalQuorum;
+}
+
+/** A checked rule with its defaults filled in. */
+export interface Rule {
+  pattern: string;
+  remember: ApprovalScope;
+  subject: SubjectFn | undefined;
+  approvals: ApprovalQuorum | undefined;
+}
+
+/**
+ * Checks and completes a gate's rules.
+ * @param tools - Tool names, globs or rules.
+ * @param remember - The hook's default widest scope.
+ * @returns The rules, in order.
+ * @throws UserError when a scope is unknown, a pattern is empty, a subject is not a function, or
+ *   `approvals` is malformed.
+ */
+export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
+  const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
+  for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
+  for (const r of rules) {
+    if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
+    if (r.subject !== undefined && typeof r.subject !== "function") {
+      throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
+    }
+    checkQuorumOption(r.pattern, r.approvals);
+  }
+  return rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals }));
+}

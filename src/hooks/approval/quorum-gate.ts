@@ -1,0 +1,111 @@
+/**
+ * The gate's path for a rule with `approvals` (four eyes): no grant covers such a call and only
+ * `once` is offered; each round's answer is read by the shared decision step, judged against the
+ * quorum, recorded in the audit trail with its principal, and either runs the call (quorum met),
+ * asks the next round, or refuses it.
+ *
+ * @module
+ */
+import type { BeforeToolCallEvent } from "../../agent/events.js";
+import { toolHookInterruptId } from "../../agent/interrupt-id.js";
+import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { runContext } from "../../agent/run-context.js";
+import { auditDecision, auditRequest } from "./audit.js";
+import { decideAnswer, requestDeadline, type DecisionRecord } from "./decision.js";
+import { judgeAnswer, latestRound, type ApprovalQuorum, type QuorumState } from "./quorum.js";
+import type { ApprovalRequest } from "./request.js";
+import type { CallSubject } from "./subject.js";
+
+/** Answers not counted (ineligible, repeated) that a question takes before it is refused. */
+const MAX_IGNORED = 32;
+
+/** What the quorum path needs from the gate. */
+export interface QuorumGate {
+  agentName: string;
+  /** The rule's pattern, for the audit trail. */
+  pattern: string;
+  /** The question's interrupt name (round 0). */
+  name: string;
+  quorum: ApprovalQuorum;
+  ttlSeconds: number | undefined;
+  now: () => number;
+  /** The gate's approval path: fingerprint, audit, decision recorded; the call then runs. */
+  approve(record: DecisionRecord): Promise<void>;
+  /** The gate's refusal path: audit, cancel with a note, decision recorded. */
+  refuse(record: DecisionRecord): Promise<void>;
+}
+
+/**
+ * Gates one call under a quorum rule.
+ * @param event - The call (its input already validated as `input`).
+ * @param input - The validated arguments.
+ * @param subject - The call's subject.
+ * @param g - See {@link QuorumGate}.
+ */
+export async function gateQuorum(event: BeforeToolCallEvent, input: unknown, subject: CallSubject, g: QuorumGate): Promise<void> {
+  const { toolUse, invocationState } = event;
+  const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, g.quorum.required + MAX_IGNORED);
+  const principal = runContext.principal.find(invocationState) || null;
+  const state: QuorumState = latest.state ?? { required: g.quorum.required, approvedBy: [], requestedBy: principal };
+  const expiresAt = latest.expiresAt ?? requestDeadline({ ttlSeconds: g.ttlSeconds, now: g.now() });
+  const ask = async (round: number, approvals: QuorumState) => {
+    const name = round === latest.round ? latest.name : `${g.name}:quorum:${round}`;
+    const request: ApprovalRequest = {
+      kind: "tool_approval",
+      agent: g.agentName,
+      tool: toolUse.name,
+      toolUseId: toolUse.toolUseId,
+      input: input as JsonValue,
+      subject: subject.key === null ? null : { key: subject.key, label: subject.label },
+      scopes: ["once"],
+      message: `Allow ${subject.label}? (${approvals.approvedBy.length} of ${approvals.required} approvals)`,
+      approvals,
+    };
+    if (expiresAt !== undefined) request.expiresAt = expiresAt;
+    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
+    if (!event.agent.interruptState.interrupts.has(interruptId)) {
+      const shown = { interruptId, rule: g.pattern };
+      await auditRequest(event, { ...shown, input, subject: request.subject, expiresAt, required: approvals.required });
+    }
+    event.interrupt({ name, reason: request as unknown as JsonObject });
+  };
+  if (latest.stored?.response === undefined) return ask(latest.round, state);
+  const asked = (latest.stored.reason ?? {}) as Partial<ApprovalRequest>;
+  if ((asked.subject?.key ?? null) !== subject.key) {
+    event.cancel = `The approval for "${toolUse.name}" does not match the call; it did not run.`;
+    return;
+  }
+  const record = decideAnswer({
+    interruptId: toolHookInterruptId(toolUse.toolUseId, latest.name),
+    response: latest.stored.response,
+    // The first round's deadline holds for every round: the whole request expires.
+    asked: { ...asked, expiresAt },
+    offered: ["once"],
+    now: g.now(),
+    deadlineRequired: g.ttlSeconds !== undefined,
+    principal,
+  });
+  const step = judgeAnswer(g.quorum, state, { ...record, edits: record.editedArgs !== undefined }, g.now());
+  const read = { interruptId: record.interruptId, principal: record.principal };
+  switch (step.kind) {
+    case "met":
+      return g.approve(record);
+    case "refused":
+      return g.refuse(record);
+    case "more":
+      await auditDecision(event, { ...read, decision: "approved", scope: "once", note: progress(step.state) });
+      return ask(latest.round + 1, step.state);
+    case "ignored":
+      await auditDecision(event, { ...read, decision: "refused", note: `not counted: ${step.note}` });
+      if (latest.round + 1 >= g.quorum.required + MAX_IGNORED) return g.refuse({ ...record, decision: "denied" });
+      return ask(latest.round + 1, step.state);
+    default: {
+      const never: never = step;
+      throw new Error(`unknown quorum step ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function progress(state: QuorumState): string {
+  return `${state.approvedBy.length} of ${state.required} approvals`;
+}

@@ -1,0 +1,137 @@
+/**
+ * Four-eyes approvals through the edge handler with a thread store: each approver resumes with their
+ * own credentials; one who does not own the thread may answer its four-eyes question and nothing
+ * else; the interrupt's metadata shows who approved so far; approvals racing from two people at
+ * once count once each, and the call runs once, after the second.
+ */
+import { describe, expect, test } from "vitest";
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { Agent, MemoryAuditLog, ScriptedModel, tool, verifyAuditTrail } from "../../../src/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { auditKinds } from "../../agent/audit-helpers.js";
+import { input } from "../helpers.js";
+import { quietLogger, resumeBody, send, type Turn } from "./fixtures.js";
+
+function setup() {
+  const transfers: { to: string; amount: number }[] = [];
+  const audit = new MemoryAuditLog();
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastToolResults, lastUserText }) => {
+          if (lastToolResults.length) return { text: "done" };
+          const pay = /wire (\w+) (\d+)/.exec(lastUserText);
+          return pay ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] } : { text: "hi" };
+        },
+      }),
+      tools: [
+        tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string(), amount: z.number() }),
+          callback: (i) => {
+            transfers.push(i);
+            return "sent";
+          },
+        }),
+      ],
+      hooks: [
+        new InterruptHook([
+          {
+            pattern: "transfer",
+            approvals: { required: 2, eligible: (p) => ["bob", "carol", "dan"].includes(p), forbidRequester: true },
+          },
+        ]),
+      ],
+    });
+  const handle = createAguiHandler({
+    agent,
+    store: new MemoryThreadStore(),
+    audit,
+    principal: (request) => request.headers.get("x-user") ?? "",
+    logger: quietLogger(),
+  });
+  const as = (who: string) => ({ "x-user": who });
+  const ask = (threadId: string) =>
+    send(
+      handle,
+      input({ threadId, messages: [{ id: crypto.randomUUID(), role: "user", content: "wire mallory 20000" }] }),
+      as("ann"),
+    );
+  const answer = (threadId: string, turn: Turn, who: string, payload: unknown = { approved: true }) =>
+    send(handle, { ...resumeBody(threadId, turn, payload), runId: crypto.randomUUID() }, as(who));
+  return { transfers, audit, handle, as, ask, answer };
+}
+
+const approvals = (turn: Turn) =>
+  (
+    turn.events.findLast((e) => e.type === "RUN_FINISHED") as unknown as {
+      outcome?: { interrupts?: { metadata?: { kaboo?: { approvals?: { approvedBy: { principal: string }[] } } } }[] };
+    }
+  )?.outcome?.interrupts?.[0]?.metadata?.kaboo?.approvals?.approvedBy.map((a) => a.principal);
+
+describe("four eyes at the edge", () => {
+  test("each approver answers with their own credentials; the call runs once, after the second approval", async () => {
+    const s = setup();
+    const asked = await s.ask("t");
+    expect(asked.outcome).toBe("interrupt");
+    expect(approvals(asked)).toEqual([]);
+
+    const own = await s.answer("t", asked, "ann");
+    expect(own.outcome).toBe("interrupt");
+    expect(approvals(own)).toEqual([]);
+
+    const bob = await s.answer("t", own, "bob");
+    expect(bob.outcome).toBe("interrupt");
+    expect(approvals(bob)).toEqual(["bob"]);
+    expect(s.transfers).toEqual([]);
+
+    const carol = await s.answer("t", bob, "carol");
+    expect(carol.outcome).toBe("success");
+    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000 }]);
+
+    const entries = await s.audit.entries("t");
+    expect(await verifyAuditTrail(entries)).toMatchObject({ ok: true });
+    expect(auditKinds(entries).filter((k) => k === "execution:claimed")).toHaveLength(1);
+    expect(entries.flatMap((e) => (e.kind === "decision" ? [[e.principal, e.decision]] : []))).toEqual([
+      ["ann", "refused"],
+      ["bob", "approved"],
+      ["carol", "approved"],
+    ]);
+  });
+
+  test("an approver who does not own the thread may answer only its four-eyes question", async () => {
+    const s = setup();
+    const asked = await s.ask("t");
+    const more = input({
+      threadId: "t",
+      messages: [...asked.messages, { id: crypto.randomUUID(), role: "user", content: "hi" }],
+    });
+    const chat = await send(s.handle, more, s.as("bob"));
+    expect(chat.error?.code).toBe("THREAD_FORBIDDEN");
+    const other = await s.ask("t2");
+    const elsewhere = await send(s.handle, { ...resumeBody("t2", other, { approved: true }) }, s.as("eve"));
+    // eve may try (the question is open to anyone the rule allows), but her answer is not counted.
+    expect(elsewhere.outcome).toBe("interrupt");
+    expect(approvals(elsewhere)).toEqual([]);
+  });
+
+  test("two approvers racing on one question: one is counted, the call never runs on one approval, then once", async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const s = setup();
+      const asked = await s.ask("t");
+      const [bob, carol] = await Promise.all([s.answer("t", asked, "bob"), s.answer("t", asked, "carol")]);
+      expect(s.transfers).toEqual([]);
+      // The loser ran nothing: it found the thread held, or its question already answered.
+      expect([bob, carol].filter((t) => t.error !== undefined)).toHaveLength(1);
+      const won = bob.error === undefined ? bob : carol;
+      const loser = won === bob ? "carol" : "bob";
+      expect(approvals(won)).toHaveLength(1);
+      const last = await s.answer("t", won, loser);
+      expect(last.outcome).toBe("success");
+      expect(s.transfers).toHaveLength(1);
+    }
+  });
+});

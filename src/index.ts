@@ -112,7 +112,7 @@ export type {
   ModelStreamOptions,
   ToolSpec,
   Usage,
-} from "./models/model.js";
+} from "./agent/model.js";
 export {
   KabooError,
   UserError,

@@ -11,7 +11,7 @@ import {
   UnknownInterruptIdError,
   UserError,
 } from "../errors.js";
-import type { Model, ToolSpec } from "../models/model.js";
+import type { Model, ToolSpec } from "./model.js";
 import { positiveIntegerOption } from "../options.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";

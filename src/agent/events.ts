@@ -13,7 +13,7 @@ import type { Agent } from "./agent.js";
 import type { AgentResult } from "./result.js";
 import type { InterruptRequest, InterruptState } from "./interrupt.js";
 import type { JsonValue, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
-import type { ModelStopReason } from "../models/model.js";
+import type { ModelStopReason } from "./model.js";
 import type { AgentTool } from "./tools.js";
 
 /** Per-invocation data handed to every event of one run; never shared between runs. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Usage } from "../models/model.js";
+import type { Usage } from "./model.js";
 
 /** Counts and time of one tool across a run. */
 export interface ToolMetrics {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ToolSpec } from "../models/model.js";
+import type { ToolSpec } from "./model.js";
 import type { Agent } from "./agent.js";
 import type { InvocationState } from "./events.js";
 import type { Message } from "./messages.js";

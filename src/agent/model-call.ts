@@ -4,7 +4,7 @@
  * @module
  */
 import { MaxModelRetriesError, ModelStreamError } from "../errors.js";
-import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "../models/model.js";
+import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import type { Agent } from "./agent.js";
 import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from "./events.js";
 import type { ContentBlock, Message } from "./messages.js";

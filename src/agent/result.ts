@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelStopReason } from "../models/model.js";
+import type { ModelStopReason } from "./model.js";
 import type { Interrupt } from "./interrupt.js";
 import type { Message } from "./messages.js";
 import type { AgentMetrics } from "./metrics.js";

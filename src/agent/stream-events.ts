@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelStreamEvent } from "../models/model.js";
+import type { ModelStreamEvent } from "./model.js";
 import type { Interrupt } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import type { AgentResult } from "./result.js";

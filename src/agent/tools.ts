@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from "../errors.js";
-import type { ToolSpec } from "../models/model.js";
+import type { ToolSpec } from "./model.js";
 import type { Agent } from "./agent.js";
 import type { InvocationState } from "./events.js";
 import type { InterruptRequest } from "./interrupt.js";

@@ -27,7 +27,7 @@ import { isCallInterrupt } from "../agent/interrupt-id.js";
 import type { Message } from "../agent/messages.js";
 import { toolResultText } from "../agent/messages.js";
 import type { AgentStreamEvent } from "../agent/stream-events.js";
-import type { ModelStreamEvent } from "../models/model.js";
+import type { ModelStreamEvent } from "../agent/model.js";
 
 type Open = { kind: "text" | "reasoning"; id: string } | { kind: "tool"; id: string };
 

@@ -8,7 +8,7 @@ import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js"
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { Message } from "../agent/messages.js";
 import { describe, UserError } from "../errors.js";
-import type { Model } from "../models/model.js";
+import type { Model } from "../agent/model.js";
 import { createClearingMemo } from "./context/clearing.js";
 import { DEFAULT_MIN_CHARS } from "./context-hook.js";
 import { getHistoryExchange } from "./history/exchange.js";

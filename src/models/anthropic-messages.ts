@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, DocumentBlock, ImageBlock, Message, ToolResultBlock } from "../agent/messages.js";
 import { decodeBase64Text, documentAsText, isTextDocument, mediaNote } from "./media.js";
-import type { ToolSpec } from "./model.js";
+import type { ToolSpec } from "../agent/model.js";
 
 /** A content block of the Messages API (the subset this package sends). */
 export type AnthropicBlock =

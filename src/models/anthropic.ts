@@ -9,7 +9,7 @@ import { ModelStreamError } from "../errors.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-messages.js";
 import { AnthropicStreamDecoder } from "./anthropic-stream.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
-import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
+import type { Model, ModelStreamEvent, ModelStreamOptions } from "../agent/model.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";
 import { decodeSse, type StreamTimeouts } from "./sse.js";
 

@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../agent/messages.js";
 import { documentAsText, mediaUrl } from "./media.js";
-import type { ToolSpec } from "./model.js";
+import type { ToolSpec } from "../agent/model.js";
 
 /** A part of a user message. */
 export type OpenAIContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };

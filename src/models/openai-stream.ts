@@ -6,7 +6,7 @@
 import * as z from "zod/v4/mini";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
-import type { ModelStopReason, ModelStreamEvent, Usage } from "./model.js";
+import type { ModelStopReason, ModelStreamEvent, Usage } from "../agent/model.js";
 import type { EventSourceMessage, StreamDecoder } from "./sse.js";
 
 // z.object strips unknown keys, so fields servers add (OpenRouter's `reasoning_details`,

@@ -7,7 +7,7 @@
 import type { Message } from "../agent/messages.js";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
-import type { Model, ModelStreamEvent, ModelStreamOptions } from "./model.js";
+import type { Model, ModelStreamEvent, ModelStreamOptions } from "../agent/model.js";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
 import { OpenAIStreamDecoder } from "./openai-stream.js";
 import { fetchWithRetry, type RetrySetting } from "./retry.js";

@@ -6,7 +6,7 @@
 import type { Message, ToolResultBlock } from "../agent/messages.js";
 import { messageChars, transcriptChars } from "../agent/transcript-size.js";
 import { UserError } from "../errors.js";
-import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions, ToolSpec, Usage } from "./model.js";
+import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions, ToolSpec, Usage } from "../agent/model.js";
 
 /** One scripted response. */
 export interface ScriptedTurn {

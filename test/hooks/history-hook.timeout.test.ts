@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { HistoryHook, HistoryPolicy, createHistoryExchange } from "../../src/hooks/index.js";
-import type { Model } from "../../src/models/model.js";
+import type { Model } from "../../src/agent/model.js";
 import { deferred } from "../agent/helpers.js";
 
 // The summarizer call gets no signal and no timeout: a summarizer that stalls keeps the

@@ -3,7 +3,7 @@ import { assembleResponse } from "../../src/agent/model-call.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel, ContextWindowOverflowError, ModelError, messagesUrl } from "../../src/models/anthropic.js";
 import { anthropicStopReason } from "../../src/models/anthropic-stream.js";
-import type { ModelStreamEvent } from "../../src/models/model.js";
+import type { ModelStreamEvent } from "../../src/agent/model.js";
 import type { RetryInfo } from "../../src/models/retry.js";
 import { collect, fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
 

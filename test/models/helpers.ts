@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ModelStreamEvent } from "../../src/models/model.js";
+import type { ModelStreamEvent } from "../../src/agent/model.js";
 
 /** One reply of the server. */
 export interface Reply {

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { OpenAIStreamDecoder } from "../../src/models/openai-stream.js";
-import type { ModelStreamEvent } from "../../src/models/model.js";
+import type { ModelStreamEvent } from "../../src/agent/model.js";
 
 // Servers that send each complete call in its own chunk without `index` (Ollama before it
 // added the field, some llama.cpp/LM Studio builds): the second call is merged into the first.

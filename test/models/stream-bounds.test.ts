@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Message } from "../../src/agent/messages.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
-import type { ModelStreamEvent } from "../../src/models/model.js";
+import type { ModelStreamEvent } from "../../src/agent/model.js";
 import { OpenAIChatModel } from "../../src/models/openai.js";
 import { collect, fixture, sseReply, startServer, type TestServer } from "./helpers.js";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { toolResultText, type Message } from "../../agent/messages.js";
-import type { Model } from "../../models/model.js";
+import type { Model } from "../../agent/model.js";
 import { estimateTokens } from "./transcript.js";
 
 /** First line of the user message that carries a summary (how a summary pair is recognised). */

@@ -5,9 +5,12 @@
  * ConverseStream / Strands events, so the runner assembles one assistant
  * message the same way whatever the provider.
  *
+ * The interface is the runner's, so it lives in agent/ (the layer rule: agent/ imports nothing
+ * above it); the providers that implement it are in models/.
+ *
  * @module
  */
-import type { JsonObject, Message } from "../agent/messages.js";
+import type { JsonObject, Message } from "./messages.js";
 
 /** Why the model stopped. */
 export type ModelStopReason = "endTurn" | "toolUse" | "maxTokens" | "stopSequence" | "contentFiltered";

@@ -14,14 +14,14 @@ test("the README shows the two commands", () => {
 
 test("the quick start runs as written and pauses, then runs the call once", async () => {
   const section = readme.slice(readme.indexOf("## Quick start"));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
   expect(code).toBeDefined();
   expect(code!.split("\n").length).toBeLessThanOrEqual(26);
   const src = (p: string) => pathToFileURL(join(root, "src", p)).href;
   const runnable = code!
     .replace('from "kaboo-workflows/hooks"', `from "${src("hooks/index.ts")}"`)
     .replace('from "kaboo-workflows"', `from "${src("index.ts")}"`)
-    .replace('console.log(messageText(result.message)); // "Done."', "export { result, saved };");
+    .replace('console.log(messageText(result.message)); // "Done: sent 5 to alice."', "export { result, saved };");
   const dir = join(root, ".tmp");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `readme-quickstart-${process.pid}.ts`);
@@ -31,6 +31,6 @@ test("the quick start runs as written and pauses, then runs the call once", asyn
     saved: string;
   };
   expect(mod.result.stopReason).toBe("endTurn");
-  expect(mod.result.message.content[0]?.text).toBe("Done.");
+  expect(mod.result.message.content[0]?.text).toBe("Done: sent 5 to alice.");
   expect(JSON.parse(mod.saved).interrupts).toMatchObject({ version: 1, activated: true });
 });

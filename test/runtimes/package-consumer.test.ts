@@ -36,13 +36,27 @@ const PEER_ENTRIES: Record<string, string[]> = {
   "kaboo-workflows/mcp": ["@modelcontextprotocol/sdk"],
 };
 
-/** The README's quick start, as printed. */
-function quickStart(): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## Quick start"));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error("README has no quick start code block");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+
+/** The first code block of `lang` in the README section that starts with `heading`. */
+function readmeBlock(heading: string, lang: string): string {
+  const section = readme.slice(readme.indexOf(heading));
+  const code = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
+  if (!code) throw new Error(`README has no ${lang} block under ${heading}`);
   return code;
+}
+
+/** The README's quick start code, as printed. */
+function quickStart(): string {
+  return readmeBlock("## Quick start", "js");
+}
+
+/** The commands of a README shell block, comments dropped, one per line. */
+function commands(heading: string): string[] {
+  return readmeBlock(heading, "sh")
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line && !line.startsWith("#"));
 }
 
 let work: string;
@@ -126,7 +140,8 @@ function copies(dir: string, name: string): string[] {
 }
 
 describe.each([
-  { name: "zod4-no-peers", deps: { zod: zod4 }, peers: false },
+  // TypeScript 5.9 for the node10 check (TypeScript 7, the repo's, removed that resolution).
+  { name: "zod4-no-peers", deps: { zod: zod4, typescript: "5.9.3" }, peers: false },
   {
     name: "zod3-with-peers",
     deps: {
@@ -156,8 +171,17 @@ describe.each([
     },
   );
 
+  test.runIf(!peers)("moduleResolution node10 finds no types, and TypeScript says which settings do", () => {
+    writeFileSync(join(dir, "node10.ts"), 'import { Agent } from "kaboo-workflows";\nexport const a = Agent;\n');
+    const tsc59 = join(dir, "node_modules/.bin/tsc");
+    const args = ["--noEmit", "--strict", "--module", "commonjs", "--moduleResolution", "node10", "node10.ts"];
+    const r = spawnSync(tsc59, args, { cwd: dir, encoding: "utf8" });
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toMatch(/TS2307[\s\S]*'node16', 'nodenext', or 'bundler'/);
+  });
+
   test("the quick start runs as printed and prints the answer", () => {
-    expect(runQuickStart(dir)).toBe("Done.");
+    expect(runQuickStart(dir).split("\n").at(-1)).toBe("Done: sent 5 to alice.");
   });
 });
 
@@ -175,4 +199,71 @@ test("the tarball ships a LICENSE and source maps whose sources are in it", () =
     return map.sources.map((s) => join(dirname(m), s)).filter((s) => !files.has(s.replace(/\\/g, "/")));
   });
   expect(missing).toEqual([]);
+});
+
+/** Runs one README command in `dir`, as printed, with the unpublished package name meaning the tarball. */
+function shell(dir: string, line: string): { status: number | null; stdout: string; stderr: string } {
+  // Only the package's own name is replaced (a registry install of it is not possible before it is published).
+  const command = line.replace(/(^|\s)kaboo-workflows(?=\s|$)/g, `$1${tarball}`);
+  // npm settings through the environment, so the command line stays the README's: the cache first
+  // (offline once `npm ci` filled it), no audit or funding calls.
+  const env = {
+    ...process.env,
+    npm_config_prefer_offline: "true",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+  };
+  const r = spawnSync("sh", ["-c", command], { cwd: dir, encoding: "utf8", env });
+  return { status: r.status, stdout: r.stdout.trim(), stderr: r.stderr.trim() };
+}
+
+function freshDir(name: string): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  return dir;
+}
+
+describe("the README, as printed, in a new folder", () => {
+  test("the quick start: at most 3 commands from `npm init -y`, none fails, the answer is printed", () => {
+    const dir = freshDir("readme-quick-start");
+    const lines = commands("## Quick start");
+    expect(lines[0]).toBe("npm init -y");
+    expect(lines.length).toBeLessThanOrEqual(3);
+    const file = /^node (\S+)$/.exec(lines.at(-1) ?? "")?.[1];
+    expect(file, "the last command runs the quick start file").toBeDefined();
+    expect(readme).toContain(`where \`${file}\` holds`);
+    writeFileSync(join(dir, file!), quickStart());
+    const outputs = lines.map((line) => ({ line, ...shell(dir, line) }));
+    for (const o of outputs) expect(o.status, `${o.line}\n${o.stderr}`).toBe(0);
+    const run = outputs.at(-1)!;
+    expect(run.stderr).toBe("");
+    expect(run.stdout.split("\n")).toEqual(["Paused (interrupt): 1 approval to answer.", "Done: sent 5 to alice."]);
+  }, 180_000);
+
+  test("the install lines, run in order, leave one zod and one rxjs, and every entry loads", () => {
+    const dir = freshDir("readme-install");
+    expect(shell(dir, "npm init -y").status).toBe(0);
+    const lines = commands("## Install");
+    expect(lines.some((l) => l.includes("@ag-ui/client"))).toBe(true);
+    for (const line of lines) {
+      const r = shell(dir, line);
+      expect(r.status, `${line}\n${r.stderr}`).toBe(0);
+    }
+    expect(copies(dir, "zod")).toHaveLength(1);
+    expect(copies(dir, "rxjs")).toHaveLength(1);
+    const load = entries.map((e) => `await import(${JSON.stringify(e)});`).join("\n");
+    writeFileSync(join(dir, "load.mjs"), `${load}\nconsole.log("loaded");\n`);
+    expect(execFileSync(process.execPath, ["load.mjs"], { cwd: dir, encoding: "utf8" }).trim()).toBe("loaded");
+  }, 300_000);
+
+  test("require() of the package: it loads where Node can require ES modules, else the error says ESM", () => {
+    const dir = join(work, "readme-quick-start");
+    const r = spawnSync(process.execPath, ["-e", 'console.log(typeof require("kaboo-workflows").Agent)'], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    if (r.status === 0) expect(r.stdout.trim()).toBe("function");
+    else expect(r.stderr).toMatch(/ERR_REQUIRE_ESM|ES Module/);
+  });
 });

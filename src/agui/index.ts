@@ -22,6 +22,7 @@ export { AUDIT_EVENT } from "./audit-events.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
 export type { PrincipalLookup } from "./edge/principal.js";
 export {
+  HistoryConflictError,
   InvalidSessionError,
   ResumeInProgressError,
   ThreadBusyError,

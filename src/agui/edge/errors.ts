@@ -30,3 +30,8 @@ export class ThreadForbiddenError extends KabooError {
 export class ThreadConflictError extends KabooError {
   readonly code = "THREAD_CONFLICT" as const;
 }
+
+/** A new turn's messages do not continue the thread's stored transcript (rewritten, dropped or injected history). */
+export class HistoryConflictError extends KabooError {
+  readonly code = "HISTORY_CONFLICT" as const;
+}

@@ -28,8 +28,15 @@ import {
   type ThreadStore,
 } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
-import { ResumeInProgressError, ThreadBusyError, ThreadConflictError, ThreadForbiddenError } from "./errors.js";
-import { onlyQuorumQuestions, pendingInterruptIds, SESSION_STATE_KEY } from "../../agent/session.js";
+import {
+  HistoryConflictError,
+  ResumeInProgressError,
+  ThreadBusyError,
+  ThreadConflictError,
+  ThreadForbiddenError,
+} from "./errors.js";
+import { onlyQuorumQuestions, pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
+import { continueHistory } from "./history.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 import { lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
@@ -90,7 +97,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
   // A resume continues the stored transcript; what the client shows cannot change what was asked.
-  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : input.messages;
+  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
   let outState: JsonObject | undefined;
   let outMessages: JsonValue[] | undefined;
   let ended = false;
@@ -143,7 +150,11 @@ async function takeThread(
   o: StoredRunOptions,
   leaseMs: number,
   now: () => number,
-): Promise<{ record: ThreadRecord } | { refuse: KabooError } | { replay: RecordedOutcome; record: ThreadRecord }> {
+): Promise<
+  | { record: ThreadRecord; messages?: RunAgentInput["messages"] }
+  | { refuse: KabooError }
+  | { replay: RecordedOutcome; record: ThreadRecord }
+> {
   const { store, input, principal } = o;
   const resume = input.resume ?? [];
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -151,6 +162,19 @@ async function takeThread(
     const decision = decide(record, resume, principal, now());
     if ("refuse" in decision) return decision;
     if ("replay" in decision) return { replay: decision.replay, record };
+    let messages: RunAgentInput["messages"] | undefined;
+    if (resume.length === 0) {
+      // Checked before the thread is taken: a refused turn leaves the record as it was.
+      try {
+        messages = continueHistory(
+          { messages: record.messages, pausedCallIds: sessionPausedCallIds(record.session) },
+          input.messages,
+        );
+      } catch (error) {
+        if (error instanceof HistoryConflictError) return { refuse: error };
+        throw error;
+      }
+    }
     const lease: ThreadLease = {
       token: crypto.randomUUID(),
       runId: input.runId,
@@ -159,7 +183,7 @@ async function takeThread(
     };
     const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: now() };
     if (await store.compareAndSet(input.threadId, record.version, data))
-      return { record: { ...data, version: record.version + 1 } };
+      return { record: { ...data, version: record.version + 1 }, ...(messages ? { messages } : {}) };
   }
   return { refuse: busy(resume.length > 0) };
 }

@@ -9,6 +9,8 @@ import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
 
 export default defineConfig(async () => {
   const executablePath = await findChromium();
+  // More runs of the property tests that read it (`inject("propertyRuns")`; 0 = each test's default).
+  const provide = { propertyRuns: Number(process.env.KABOO_PROPERTY_RUNS) || 0 };
   return {
     test: {
       projects: [
@@ -16,6 +18,7 @@ export default defineConfig(async () => {
           test: {
             name: "unit",
             environment: "node",
+            provide,
             // Property tests and the dist/ bundle check take seconds; on a loaded CI machine several
             // times more than vitest's default 5 s. A test that must not hang races its own timer.
             testTimeout: 30_000,
@@ -27,6 +30,7 @@ export default defineConfig(async () => {
           test: {
             name: "browser",
             include: ["test/**/*.browser.test.ts"],
+            provide,
             browser: {
               enabled: true,
               headless: true,

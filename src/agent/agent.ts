@@ -195,6 +195,8 @@ export class Agent {
   /**
    * Runs the agent to completion (or until it pauses on interrupts).
    * @param input - A prompt, content blocks, messages, or interrupt answers to resume a paused run.
+   *   Nothing (`undefined`) while the paused run has no open question (every one answered, or none
+   *   asked: a checkpoint of a run cut mid-batch) goes on with its batch.
    * @param options - `invocationState` and `signal`.
    * @returns The {@link AgentResult}.
    * @throws PendingInterruptsError, UnknownInterruptIdError, PartialResumeError, InvalidInterruptResponseError
@@ -260,6 +262,11 @@ export class Agent {
       if (!state.activated) throw new UnknownInterruptIdError(responses[0]?.interruptResponse.interruptId ?? "", []);
       state.resume(responses);
       return { kind: "resume", responses };
+    }
+    if (state.activated && input === undefined && state.pendingIds().length === 0) {
+      // A paused batch with every question answered (a checkpoint of a run cut mid-batch): go on
+      // with it. Its finished calls keep their results; the others run (through the ledger) now.
+      return { kind: "resume", responses: [] };
     }
     if (state.activated) throw new PendingInterruptsError(state.pendingIds());
     if (input === undefined) return { kind: "messages", messages: [] };

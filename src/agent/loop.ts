@@ -11,6 +11,7 @@ import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } fro
 import type { InterruptResponse } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
+import { runContext } from "./run-context.js";
 import { Invocation, restoreAfterFailure, saveInterruptState } from "./invocation.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
@@ -151,6 +152,15 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   run.lastAssistant = pending.message;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));
+  // Saved before any call is claimed: a reload continues this batch, never a new one.
+  await runContext.batchCheckpoint.find(run.invocationState)?.(
+    {
+      toolUseMessage: pending.message,
+      toolResults: [...pending.done],
+      ...(stopAfterBatch ? { stopLoop: true } : {}),
+    },
+    agent,
+  );
   let batch: BatchOutcome;
   try {
     batch = await runToolBatch(

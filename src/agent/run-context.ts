@@ -22,6 +22,8 @@ import type { InvocationState } from "./events.js";
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
 import { SessionExchange } from "./session.js";
+import type { PausedBatch } from "./paused-batch.js";
+import type { Agent } from "./agent.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
@@ -133,6 +135,14 @@ export function privateRunKey<T>(name: string, is: (value: unknown) => value is 
 }
 
 const isString = (v: unknown): v is string => typeof v === "string";
+const isFunction = (v: unknown): v is BatchCheckpoint => typeof v === "function";
+
+/**
+ * Saves a batch before its calls run (the page's checkpoint): awaited by the loop, so a reload
+ * after any call was claimed finds the batch, with the same call ids, and continues it instead of
+ * asking the model again (which would make new calls of the same request).
+ */
+export type BatchCheckpoint = (batch: PausedBatch, agent: Agent) => Promise<void>;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 const isLedger = (v: unknown): v is ExecutionLedger =>
@@ -166,6 +176,11 @@ export const runContext = {
   auditLog: runKey<AuditLog>(AUDIT_LOG_KEY, "an AuditLog", isAuditLog),
   /** The resume entries' `metadata`, by interrupt id (untrusted JSON objects). */
   resumeMetadata: runKey<Record<string, unknown>>(RESUME_METADATA_KEY, "a JSON object", isRecord),
+  /**
+   * Called with each tool batch before its calls run (see {@link BatchCheckpoint}), with the agent
+   * that runs it: child runs share the key, so a host checks that the agent is its own.
+   */
+  batchCheckpoint: privateRunKey<BatchCheckpoint>("batchCheckpoint", isFunction),
 } as const;
 
 /**

@@ -29,6 +29,7 @@ import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
 import { createReferenceRegistry } from "../hooks/references/registry.js";
+import { runCheckpoints, type CheckpointTracker, type RunCheckpoint } from "./checkpoint.js";
 import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
@@ -70,6 +71,10 @@ export interface AguiRunOptions {
   newId?: (() => string) | undefined;
   /** Where session restore problems are reported. Default: the console. */
   logger?: Logger | undefined;
+  /** Goes on with the run a {@link RunCheckpoint} holds (`input.messages` and `input.state`). Default `false`. */
+  continueRun?: boolean | undefined;
+  /** Told the run as it stands after each step (see {@link RunCheckpoint}); a page saves it. */
+  onCheckpoint?: ((checkpoint: RunCheckpoint) => Promise<void>) | undefined;
 }
 
 /**
@@ -97,7 +102,10 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     }
     const toolMessageIds = await prepareAgent(o, invocationState, state, baseSystemPrompt);
     started = { invocationState, toolMessageIds };
-    const result = yield* streamRun(o, invocationState, mapper, audit);
+    const tracker =
+      o.onCheckpoint &&
+      runCheckpoints({ ...o, save: o.onCheckpoint, invocationState, sessionKey: SESSION_STATE_KEY, newId, toolMessageIds });
+    const result = yield* streamRun(o, invocationState, mapper, audit, tracker);
     yield* audit.drain();
     // After the calls ran: a grant that cannot be saved is reported, never a failure of this run.
     if (o.grantStore) {
@@ -165,12 +173,9 @@ async function prepareAgent(
 ): Promise<Map<string, string>> {
   const { agent, input } = o;
   const resume = input.resume ?? [];
+  const resuming = resume.length > 0 || o.continueRun === true;
   const logger = o.logger ?? defaultLogger;
-  const exchange = createSessionExchange(invocationState, {
-    inbound: state[SESSION_STATE_KEY],
-    resuming: resume.length > 0,
-    logger,
-  });
+  const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming, logger });
   // A cold agent needs the paused state before invoke() can tell a resume from new input
   // (restoring is a no-op on a fresh run or a warm agent).
   restoreSessionState(agent, invocationState, logger);
@@ -183,7 +188,7 @@ async function prepareAgent(
 
   expiredAnswer(agent, resume, Date.now());
   const paused = pausedCalls(agent);
-  const converted = fromAguiMessages(input.messages ?? [], resume.length ? paused : new Set());
+  const converted = fromAguiMessages(input.messages ?? [], resuming ? paused : new Set());
   agent.messages = converted.messages;
   if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
   return converted.toolMessageIds;
@@ -195,6 +200,7 @@ async function* streamRun(
   invocationState: InvocationState,
   mapper: AguiEventMapper,
   audit: WatchedAudit,
+  tracker?: CheckpointTracker,
 ): AsyncGenerator<AGUIEvent, AgentResult> {
   const resume = o.input.resume ?? [];
   let result: AgentResult | undefined;
@@ -206,6 +212,7 @@ async function* streamRun(
   let sentDeltas = deltas.length;
   for await (const event of stream) {
     yield* audit.drain();
+    await tracker?.onEvent(event);
     yield* mapper.map(event);
     // State effects run in AfterToolCall hooks, before the result event is emitted.
     while (sentDeltas < deltas.length) {

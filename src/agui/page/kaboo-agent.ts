@@ -11,8 +11,6 @@ import {
   type Interrupt as AguiInterrupt,
   type Message as AguiMessage,
   type RunAgentInput,
-  type RunFinishedOutcome,
-  type ToolCallResultEvent,
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../../agent/agent.js";
@@ -23,8 +21,12 @@ import type { InvocationState } from "../../agent/events.js";
 import type { GrantStore } from "../../grants/store.js";
 import type { ClientToolHandler } from "../client-tools.js";
 import { runAgui } from "../run.js";
-import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "../run-events.js";
-import { THREAD_SNAPSHOT_VERSION, type SessionStore } from "./session-store.js";
+import { runError, runStarted } from "../run-events.js";
+import { RunInProgressError } from "./errors.js";
+import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
+import { RunRecorder } from "./run-record.js";
+import { RunChannel, RunLocks } from "./run-lock.js";
+import type { SessionStore, ThreadSnapshot } from "./session-store.js";
 
 /** Options of {@link KabooAgent}. */
 export interface KabooAgentConfig extends AguiAgentConfig {
@@ -32,8 +34,17 @@ export interface KabooAgentConfig extends AguiAgentConfig {
   agent: Agent | ((threadId: string) => Agent);
   /** Remembered approvals: sent with every run, and `thread`/`always` answers are recorded. */
   grantStore?: GrantStore;
-  /** Keeps each thread's last snapshot so `connectAgent()` can restore it after a reload. */
+  /**
+   * Keeps each thread's last snapshot, and a checkpoint of a run after each step, so that
+   * `connectAgent()` can restore the thread, or continue its run, after a reload.
+   */
   sessionStore?: SessionStore;
+  /**
+   * The Web Locks manager that lets one tab drive a thread's run (the others watch it). Default
+   * `navigator.locks` where it exists; `null` for none (then nothing stops two tabs from driving).
+   * The default ledger uses the same manager.
+   */
+  locks?: LockManager | null;
   /**
    * The record of which calls ran, claimed before each call: the same call approved in two tabs, or
    * resumed again after a reload, runs once. Default: an {@link IndexedDbExecutionLedger} (Web Locks
@@ -62,8 +73,15 @@ export interface KabooAgentConfig extends AguiAgentConfig {
  * `status: "cancelled"` to continue the thread (the gate tells the model the request lapsed).
  * Every call is claimed in the execution ledger (IndexedDB by default) before it runs: a reload in
  * the middle of a run, a second tab or a replayed resume gets the recorded result, never a second
- * run. With a `sessionStore`, each finished call is also saved as its result arrives, so a reload
- * shows the result instead of asking again.
+ * run.
+ *
+ * With a `sessionStore`, a run is checkpointed after each step (the person's message, each model
+ * response before its calls run, each tool result), and `connectAgent()` after a reload continues
+ * an unfinished run from its last checkpoint: a cut answer is asked of the model again, finished
+ * calls are never run again, and a call that was claimed but has no result is asked about once
+ * (`outcome_unknown`), never approved again first. A run that failed keeps its error
+ * ({@link KabooAgent.runFailure}). One tab drives a thread's run (a Web Lock); `connectAgent()` in
+ * another tab watches it live, and takes it over from its checkpoint if the driving tab dies.
  *
  * @example
  * ```ts
@@ -82,17 +100,24 @@ export class KabooAgent extends AbstractAgent {
   readonly #config: KabooAgentConfig;
   readonly #agents = new Map<string, Agent>();
   readonly #ledger: ExecutionLedger | undefined;
+  readonly #locks: RunLocks;
+  readonly #channels = new Map<string, RunChannel>();
   #controller: AbortController | undefined;
+  #failure: RunFailure | undefined;
 
   constructor(config: KabooAgentConfig) {
     super(config);
     this.#config = config;
+    const nav = (globalThis as { navigator?: { locks?: LockManager } }).navigator;
+    const locks = config.locks === null ? undefined : (config.locks ?? nav?.locks);
+    this.#locks = new RunLocks(locks);
     // Shared by every thread and tab of the page; keys carry the thread. Where there is no
     // IndexedDB (a test in Node), each runner agent keeps its own memory ledger.
     this.#ledger =
       config.ledger === null
         ? undefined
-        : (config.ledger ?? (typeof indexedDB === "undefined" ? undefined : new IndexedDbExecutionLedger()));
+        : (config.ledger ??
+          (typeof indexedDB === "undefined" ? undefined : new IndexedDbExecutionLedger({ locks: locks ?? null })));
   }
 
   /** The runner agent serving a thread. */
@@ -107,73 +132,25 @@ export class KabooAgent extends AbstractAgent {
     return agent;
   }
 
-  override run(input: RunAgentInput): Observable<BaseEvent> {
-    return new Observable<BaseEvent>((subscriber) => {
-      const controller = new AbortController();
-      this.#controller = controller;
-      (async () => {
-        // Calls finished in this run: saved with their result at once, their questions withdrawn.
-        const completed = new Set<string>();
-        let messages: AguiMessage[] | undefined;
-        let state: Record<string, unknown> | undefined;
-        let interrupts: AguiInterrupt[] = [];
-        for await (const event of runAgui({
-          agent: this.runnerFor(input.threadId),
-          input,
-          grantStore: this.#config.grantStore,
-          clientToolHandlers: this.#config.clientToolHandlers,
-          signal: controller.signal,
-          ledger: this.#ledger,
-          audit: this.#config.audit,
-          prepare: this.#config.prepare,
-        })) {
-          if (event.type === EventType.TOOL_CALL_RESULT) {
-            completed.add(event.toolCallId);
-            await this.#saveCompleted(input, completed, event);
-          }
-          if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
-          if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
-          if (event.type === EventType.RUN_FINISHED) {
-            interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
-            // Saved before the front end hears the run ended, so a reload right after sees it.
-            if (messages && this.#config.sessionStore) {
-              await this.#config.sessionStore.save({
-                version: THREAD_SNAPSHOT_VERSION,
-                threadId: input.threadId,
-                messages,
-                state: state ?? {},
-                interrupts,
-                savedAt: Date.now(),
-              });
-            }
-          }
-          subscriber.next(event);
-        }
-        subscriber.complete();
-      })().catch((error: unknown) => subscriber.error(error));
-      return () => controller.abort();
-    });
+  /**
+   * How this thread's last run failed (`RUN_ERROR` code and message), as it happened here or as the
+   * thread's record kept it (read by `connectAgent()`); `undefined` once a run ends well.
+   */
+  get runFailure(): RunFailure | undefined {
+    return this.#failure;
   }
 
-  /** Replays the thread's stored snapshot (messages, state, open interrupts) after a reload. */
+  override run(input: RunAgentInput): Observable<BaseEvent> {
+    return this.#observe((signal) => this.#runEvents(input, signal));
+  }
+
+  /**
+   * Restores the thread after a reload: replays its stored snapshot (messages, state, open
+   * interrupts), or continues its unfinished run from the last checkpoint, or, while another tab
+   * drives the run, passes on that tab's events live (and takes the run over if that tab dies).
+   */
   protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    return new Observable<BaseEvent>((subscriber) => {
-      (async () => {
-        const snapshot = await this.#config.sessionStore?.load(input.threadId);
-        const { threadId, runId } = input;
-        const now = Date.now();
-        subscriber.next(runStarted({ threadId, runId }, now));
-        if (snapshot) {
-          subscriber.next(stateSnapshot(snapshot.state, now));
-          subscriber.next(messagesSnapshot(snapshot.messages, now));
-        }
-        const outcome: RunFinishedOutcome = snapshot?.interrupts.length
-          ? { type: "interrupt", interrupts: snapshot.interrupts }
-          : { type: "success" };
-        subscriber.next(runFinished({ threadId, runId }, outcome, now));
-        subscriber.complete();
-      })().catch((error: unknown) => subscriber.error(error));
-    });
+    return this.#observe((signal) => this.#connectEvents(input, signal));
   }
 
   override abortRun(): void {
@@ -189,30 +166,128 @@ export class KabooAgent extends AbstractAgent {
     } as AgentCapabilities;
   }
 
-  /**
-   * Saves a finished call at once: a reload before the run ends then shows its result and no longer
-   * offers its approval (which could only run it again).
-   */
-  async #saveCompleted(input: RunAgentInput, completed: Set<string>, result: ToolCallResultEvent): Promise<void> {
-    const store = this.#config.sessionStore;
-    if (!store) return;
-    const stored = await store.load(input.threadId);
-    const messages = stored?.messages ?? input.messages;
-    const toolMessage: AguiMessage = {
-      id: result.messageId,
-      role: "tool",
-      toolCallId: result.toolCallId,
-      content: result.content,
-    };
-    await store.save({
-      version: THREAD_SNAPSHOT_VERSION,
-      threadId: input.threadId,
-      messages: messages.some((m) => m.role === "tool" && m.toolCallId === result.toolCallId)
-        ? messages
-        : [...messages, toolMessage],
-      state: stored?.state ?? (input.state as Record<string, unknown> | undefined) ?? {},
-      interrupts: (stored?.interrupts ?? []).filter((i) => i.toolCallId === undefined || !completed.has(i.toolCallId)),
-      savedAt: Date.now(),
+  #observe(events: (signal: AbortSignal) => AsyncGenerator<BaseEvent>): Observable<BaseEvent> {
+    return new Observable<BaseEvent>((subscriber) => {
+      const controller = new AbortController();
+      this.#controller = controller;
+      (async () => {
+        for await (const event of events(controller.signal)) subscriber.next(event);
+        subscriber.complete();
+      })().catch((error: unknown) => subscriber.error(error));
+      return () => controller.abort();
     });
+  }
+
+  async *#runEvents(input: RunAgentInput, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+    const lock = await this.#locks.tryTake(input.threadId);
+    if (!lock) {
+      yield runStarted(input);
+      yield runError(new RunInProgressError("Another tab is running this thread; watch it with connectAgent()."));
+      return;
+    }
+    try {
+      const stored = await this.#config.sessionStore?.load(input.threadId);
+      if (stored?.run?.status === "running") {
+        yield runStarted(input);
+        yield runError(
+          new RunInProgressError("This thread has an unfinished run (its page went away); connectAgent() continues it."),
+        );
+        return;
+      }
+      yield* this.#drive(input, { asked: stored?.interrupts ?? [], continueRun: false }, signal);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async *#connectEvents(input: RunAgentInput, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+    const lock = await this.#locks.tryTake(input.threadId);
+    if (!lock) {
+      yield* watchRun({
+        input,
+        store: this.#config.sessionStore,
+        locks: this.#locks,
+        channel: this.#channel(input.threadId),
+        signal,
+        onFailure: (failure) => {
+          this.#failure = failure;
+        },
+        takeOver: (snapshot) => this.#resume(input, snapshot, signal),
+      });
+      return;
+    }
+    try {
+      yield* this.#resume(input, await this.#config.sessionStore?.load(input.threadId), signal);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** With the thread's lock held: continues its unfinished run, or replays its snapshot. */
+  async *#resume(input: RunAgentInput, snapshot: ThreadSnapshot | undefined, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+    this.#failure = snapshot?.run?.status === "failed" ? snapshot.run.error : undefined;
+    if (snapshot?.run?.status !== "running") {
+      yield* replay(input, snapshot);
+      return;
+    }
+    // The runner starts from the checkpoint, not from what this tab held before.
+    const source = this.#config.agent;
+    if (typeof source === "function") this.#agents.delete(input.threadId);
+    else source.discardInterrupts();
+    const next = continuation(input.threadId, snapshot);
+    yield* next.opening;
+    for await (const event of this.#drive(next.input, { asked: snapshot.interrupts, continueRun: next.continueRun }, signal)) {
+      if (event.type !== EventType.RUN_STARTED) yield event;
+    }
+  }
+
+  /** Runs `input` with the thread's lock held: checkpoints each step and tells the other tabs. */
+  async *#drive(
+    input: RunAgentInput,
+    o: { asked: AguiInterrupt[]; continueRun: boolean },
+    signal: AbortSignal,
+  ): AsyncGenerator<BaseEvent> {
+    const store = this.#config.sessionStore;
+    const recorder = new RunRecorder(store, input, o.asked);
+    await recorder.start();
+    const channel = this.#channel(input.threadId);
+    let messages: AguiMessage[] | undefined;
+    let state: Record<string, unknown> | undefined;
+    for await (const event of runAgui({
+      agent: this.runnerFor(input.threadId),
+      input,
+      grantStore: this.#config.grantStore,
+      clientToolHandlers: this.#config.clientToolHandlers,
+      signal,
+      ledger: this.#ledger,
+      audit: this.#config.audit,
+      prepare: this.#config.prepare,
+      continueRun: o.continueRun,
+      onCheckpoint: store ? (checkpoint) => recorder.step(checkpoint) : undefined,
+    })) {
+      if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
+      if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
+      // Saved before the front end hears the run ended, so a reload right after sees it.
+      if (event.type === EventType.RUN_FINISHED) {
+        this.#failure = undefined;
+        const interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
+        await recorder.finish(messages ?? input.messages, state ?? (input.state as Record<string, unknown>), interrupts);
+      }
+      if (event.type === EventType.RUN_ERROR) {
+        this.#failure = { code: event.code ?? "RUN_FAILED", message: event.message };
+        await recorder.fail(this.#failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) });
+      }
+      channel.post({ runId: input.runId, event });
+      yield event;
+    }
+  }
+
+  #channel(threadId: string): RunChannel {
+    let channel = this.#channels.get(threadId);
+    if (!channel) {
+      channel = new RunChannel(threadId);
+      this.#channels.set(threadId, channel);
+    }
+    return channel;
   }
 }

@@ -4,13 +4,41 @@
  *
  * @module
  */
-import type { Interrupt as AguiInterrupt, Message as AguiMessage } from "@ag-ui/core";
+import type {
+  Context as AguiContext,
+  Interrupt as AguiInterrupt,
+  Message as AguiMessage,
+  ResumeEntry,
+  Tool as AguiTool,
+} from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
 import * as z from "zod/v4/mini";
 import { withinDepth } from "../../agent/json-depth.js";
 
-/** Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`. */
+/**
+ * Version of a stored {@link ThreadSnapshot}. 1: `{ version, threadId, messages, state, interrupts, savedAt }`;
+ * the optional `run` was added within version 1 (older builds ignore it, and a snapshot without it
+ * is a thread at rest).
+ */
 export const THREAD_SNAPSHOT_VERSION = 1;
+
+/**
+ * The thread's last run, as its checkpoints left it. `running`: the snapshot is a checkpoint of a run
+ * that has not ended (its page went away mid-run, or another tab drives it now): `connectAgent()`
+ * continues it. `failed`: the run ended with `error`. `finished`: it ended (done, paused or cancelled).
+ */
+export interface RunRecord {
+  runId: string;
+  status: "running" | "finished" | "failed";
+  /** The run's browser tools, context and forwarded props: a continuation runs with the same. */
+  tools: AguiTool[];
+  context: AguiContext[];
+  forwardedProps: Record<string, unknown>;
+  /** Answers a resume was started with, until its batch has been checkpointed with them. */
+  resume?: ResumeEntry[];
+  /** Why a `failed` run failed: the `RUN_ERROR` code and message. */
+  error?: { code: string; message: string };
+}
 
 /** A thread as the front end last saw it. */
 export interface ThreadSnapshot {
@@ -22,6 +50,8 @@ export interface ThreadSnapshot {
   interrupts: AguiInterrupt[];
   /** Epoch ms. */
   savedAt: number;
+  /** The thread's last run; absent for snapshots written before runs were checkpointed. */
+  run?: RunRecord;
   /**
    * @deprecated Written by earlier builds and ignored now: the execution ledger records which calls
    * ran. Still accepted so older snapshots load.
@@ -37,7 +67,47 @@ const snapshotSchema = z.object({
   interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
   savedAt: z.number(),
   completed: z.optional(z.array(z.string())),
+  run: z.optional(z.unknown()),
 });
+
+const runSchema = z.object({
+  runId: z.string().check(z.minLength(1)),
+  status: z.enum(["running", "finished", "failed"]),
+  tools: z.array(z.looseObject({ name: z.string(), description: z.string() })),
+  context: z.array(z.object({ description: z.string(), value: z.string() })),
+  forwardedProps: z.record(z.string(), z.unknown()),
+  resume: z.optional(
+    z.array(
+      z.object({
+        interruptId: z.string().check(z.minLength(1)),
+        status: z.enum(["resolved", "cancelled"]),
+        payload: z.optional(z.unknown()),
+      }),
+    ),
+  ),
+  error: z.optional(z.object({ code: z.string(), message: z.string() })),
+});
+
+/**
+ * Reads a snapshot's run record. One that does not parse is never continued (nor read as done): the
+ * run reads as failed with code `INVALID_CHECKPOINT`, and the page shows that.
+ */
+function readRun(value: unknown, onCorrupt: (reason: string) => void): RunRecord | undefined {
+  if (value === undefined) return undefined;
+  const parsed = runSchema.safeParse(value);
+  if (parsed.success) return parsed.data as RunRecord;
+  const reason = `kaboo: a corrupt run checkpoint was not continued: ${z.prettifyError(parsed.error)}`;
+  onCorrupt(reason);
+  const runId = (value as { runId?: unknown } | null)?.runId;
+  return {
+    runId: typeof runId === "string" && runId ? runId : "unknown",
+    status: "failed",
+    tools: [],
+    context: [],
+    forwardedProps: {},
+    error: { code: "INVALID_CHECKPOINT", message: "The saved run could not be read, so it was not continued." },
+  };
+}
 
 /**
  * Parses a stored snapshot; `undefined` (and a report) when it is corrupt.
@@ -53,7 +123,13 @@ export function parseThreadSnapshot(
     return undefined;
   }
   const parsed = snapshotSchema.safeParse(value);
-  if (parsed.success) return parsed.data as unknown as ThreadSnapshot;
+  if (parsed.success) {
+    const { run, ...rest } = parsed.data;
+    const snapshot = rest as unknown as ThreadSnapshot;
+    const record = readRun(run, onCorrupt);
+    if (record) snapshot.run = record;
+    return snapshot;
+  }
   onCorrupt(`kaboo: ignoring a corrupt thread snapshot: ${z.prettifyError(parsed.error)}`);
   return undefined;
 }

@@ -1,0 +1,194 @@
+/**
+ * A run's checkpoints: the run as it stands after each step (a model response whose calls are
+ * about to run, each tool result, a batch that joined the transcript), as AG-UI messages and state,
+ * so a page can continue it after a reload.
+ *
+ * @module
+ */
+import type { Message as AguiMessage } from "@ag-ui/core";
+import type { Agent } from "../agent/agent.js";
+import type { InvocationState } from "../agent/events.js";
+import { InterruptState } from "../agent/interrupt.js";
+import { interruptCallId } from "../agent/interrupt-id.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "../agent/messages.js";
+import { writePausedBatch, type PausedBatch } from "../agent/paused-batch.js";
+import { runContext } from "../agent/run-context.js";
+import type { AgentStreamEvent } from "../agent/stream-events.js";
+import { sessionStateSnapshot, type SessionSnapshot } from "../hooks/session-state-hook.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import type { GrantStore } from "../grants/store.js";
+import { approvalDecisions, grantsFromDecisions } from "../hooks/approval/run.js";
+import { toAguiMessages } from "./messages.js";
+
+/**
+ * One checkpoint of a run: the AG-UI messages and state a continuation starts from. While a
+ * batch is in flight, `messages` end with its assistant message (and the results it has), and the
+ * state's paused session holds that batch with the answers it runs under and nothing left to ask:
+ * `runAgui({ continueRun: true })` goes on with the batch, never asking the model for it again.
+ */
+export interface RunCheckpoint {
+  messages: AguiMessage[];
+  state: Record<string, unknown>;
+}
+
+/** Options of {@link CheckpointTracker}. */
+export interface CheckpointTrackerOptions {
+  agent: Agent;
+  invocationState: InvocationState;
+  /** Writes a checkpoint (awaited; writes come in order). */
+  save: (checkpoint: RunCheckpoint) => Promise<void>;
+  /**
+   * Called before each checkpoint is written: records what was decided so far (remembered grants),
+   * so no checkpoint moves past an answer before what it decided is kept.
+   */
+  beforeSave?: (() => Promise<void>) | undefined;
+  /** The AG-UI state around a paused session (the run puts it under its session key). */
+  stateWith: (session: SessionSnapshot) => Record<string, unknown>;
+  newId: () => string;
+  toolMessageIds: ReadonlyMap<string, string>;
+  logger?: Logger | undefined;
+}
+
+/** Follows one run and writes a checkpoint after each step. */
+export class CheckpointTracker {
+  readonly #o: CheckpointTrackerOptions;
+  #inflight: PausedBatch | undefined;
+
+  /** @param o - See {@link CheckpointTrackerOptions}. */
+  constructor(o: CheckpointTrackerOptions) {
+    this.#o = o;
+    runContext.batchCheckpoint.set(o.invocationState, (batch, agent) => this.#batch(batch, agent));
+  }
+
+  /** Follows a runner stream event: a tool result, or a batch that joined the transcript. */
+  async onEvent(event: AgentStreamEvent): Promise<void> {
+    const inflight = this.#inflight;
+    if (!inflight) return;
+    if (event.type === "toolResult" && callsOf(inflight).has(event.result.toolUseId)) {
+      if (inflight.toolResults.some((r) => r.toolUseId === event.result.toolUseId)) return;
+      inflight.toolResults.push(event.result);
+      // The call as it ran (a hook or the person's edit may have rewritten its input).
+      inflight.toolUseMessage = withCall(inflight.toolUseMessage, event.toolUse);
+      await this.#save();
+    } else if (event.type === "message" && resultsFor(event.message, inflight)) {
+      this.#inflight = undefined;
+      await this.#save();
+    }
+  }
+
+  async #batch(batch: PausedBatch, agent: Agent): Promise<void> {
+    // Child runs (delegates) share the run's keys: only this run's own batches are its steps.
+    if (agent !== this.#o.agent) return;
+    // The loop runs ahead of the stream's reader, so the id the reader will give this response is
+    // not known yet: a checkpoint names it itself (its continuation keeps that name).
+    const toolUseMessage = { ...batch.toolUseMessage, id: batch.toolUseMessage.id ?? this.#o.newId() };
+    this.#inflight = { ...batch, toolUseMessage, toolResults: [...batch.toolResults] };
+    await this.#save();
+  }
+
+  async #save(): Promise<void> {
+    await this.#o.beforeSave?.();
+    await this.#o.save(this.current());
+  }
+
+  /** The run as it stands now. */
+  current(): RunCheckpoint {
+    const { agent } = this.#o;
+    const inflight = this.#inflight && !committed(agent.messages, this.#inflight) ? this.#inflight : undefined;
+    // The reader lags the loop: the transcript may already end with the run's answer, which is no
+    // step (the run's end supersedes every checkpoint). A continuation asks the model for it again.
+    const transcript: Message[] = structuredClone([...withoutAnswer(agent.messages)]);
+    const scratch = new InterruptState();
+    if (inflight) {
+      transcript.push(structuredClone(inflight.toolUseMessage));
+      if (inflight.toolResults.length) transcript.push({ role: "user", content: structuredClone(inflight.toolResults) });
+      const calls = callsOf(inflight);
+      for (const [id, i] of agent.interruptState.interrupts) {
+        const call = interruptCallId(id);
+        if (i.response !== undefined && call !== undefined && calls.has(call)) scratch.interrupts.set(id, { ...i });
+      }
+      writePausedBatch(scratch, structuredClone(inflight));
+    }
+    const session: SessionSnapshot = { interrupt_state: JSON.parse(JSON.stringify(scratch)) };
+    const delegates = sessionStateSnapshot(this.#o.invocationState, this.#o.logger ?? defaultLogger)?.delegates;
+    if (delegates) session.delegates = delegates;
+    return {
+      messages: toAguiMessages(transcript, this.#o.newId, this.#o.toolMessageIds),
+      state: this.#o.stateWith(session),
+    };
+  }
+}
+
+function withoutAnswer(messages: readonly Message[]): readonly Message[] {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1]?.role === "assistant" && !messages[end - 1]?.content.some((b) => b.type === "toolUse"))
+    end--;
+  return end === messages.length ? messages : messages.slice(0, end);
+}
+
+function callsOf(batch: PausedBatch): Set<string> {
+  return new Set(batch.toolUseMessage.content.flatMap((b) => (b.type === "toolUse" ? [b.toolUseId] : [])));
+}
+
+function withCall(message: Message, call: ToolUseBlock): Message {
+  return {
+    ...message,
+    content: message.content.map((b) => (b.type === "toolUse" && b.toolUseId === call.toolUseId ? { ...call } : b)),
+  };
+}
+
+/** Whether a message is the results of the batch (it joined the transcript). */
+function resultsFor(message: Message, batch: PausedBatch): boolean {
+  const calls = callsOf(batch);
+  return (
+    message.role === "user" && message.content.some((b) => b.type === "toolResult" && calls.has((b as ToolResultBlock).toolUseId))
+  );
+}
+
+function committed(transcript: readonly Message[], batch: PausedBatch): boolean {
+  return transcript.some((m) => resultsFor(m, batch));
+}
+
+/** Options of {@link runCheckpoints}. */
+export interface RunCheckpointsOptions {
+  agent: Agent;
+  input: { threadId: string };
+  invocationState: InvocationState;
+  save: (checkpoint: RunCheckpoint) => Promise<void>;
+  grantStore?: GrantStore | undefined;
+  /** The AG-UI state key of the paused session. */
+  sessionKey: string;
+  newId: () => string;
+  toolMessageIds: ReadonlyMap<string, string>;
+  logger?: Logger | undefined;
+}
+
+/**
+ * The checkpoints of one AG-UI run, remembering `thread`/`always` answers as it goes.
+ * @param o - See {@link RunCheckpointsOptions}.
+ * @returns The tracker the run feeds its events to.
+ */
+export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
+  let recorded = 0;
+  const shared = runContext.sharedState.find(o.invocationState);
+  return new CheckpointTracker({
+    agent: o.agent,
+    invocationState: o.invocationState,
+    save: o.save,
+    // A `thread`/`always` answer is remembered before the next call it covers can run (not only
+    // when the run ends): a reload after it must not ask again.
+    beforeSave: async () => {
+      const decisions = approvalDecisions(o.invocationState);
+      const fresh = decisions.slice(recorded);
+      recorded = decisions.length;
+      if (!o.grantStore) return;
+      const { grants } = grantsFromDecisions({ decisions: fresh, threadId: o.input.threadId });
+      // One that cannot be saved now is tried again, and reported, when the run ends (saveNewGrants).
+      for (const grant of grants) await o.grantStore.grant(grant).catch(() => undefined);
+    },
+    stateWith: (session) => ({ ...shared, [o.sessionKey]: session }),
+    newId: o.newId,
+    toolMessageIds: o.toolMessageIds,
+    logger: o.logger,
+  });
+}

@@ -1,0 +1,137 @@
+// A page reloaded in the middle of a run, in real Chromium (IndexedDB, Web Locks, BroadcastChannel):
+// the new KabooAgent continues the run from its last checkpoint; two tabs never both drive it.
+import fc from "fast-check";
+import { describe, expect, inject, test } from "vitest";
+import { expectSameRun, playScenario, ReloadWorld, type ScenarioLog } from "./reload-world.js";
+
+// The Chromium share of the reload property (the Node test runs 200); KABOO_PROPERTY_RUNS raises it.
+const RUNS = Math.max(40, Math.round((inject("propertyRuns") || 0) / 5));
+
+async function reference(): Promise<{ log: ScenarioLog; world: ReloadWorld }> {
+  const world = new ReloadWorld({ locks: navigator.locks });
+  return { log: await playScenario(world), world };
+}
+
+/** The operation numbers of a scenario whose label matches. */
+function opsOf(world: ReloadWorld, pattern: RegExp): number[] {
+  return world.trace.flatMap((label, i) => (pattern.test(label) ? [i + 1] : []));
+}
+
+describe("a reload in the middle of a run (Chromium)", () => {
+  test("mid-stream: the cut answer is asked of the model again and the transcript is the uninterrupted one", async () => {
+    const base = await reference();
+    const deltas = opsOf(base.world, /^model:contentBlockDelta$/);
+    const at = deltas.at(-2) ?? 0;
+    const world = new ReloadWorld({ locks: navigator.locks, killAt: [at] });
+    const log = await playScenario(world);
+    expectSameRun(world, log, base.log, `killed mid-stream at op ${at}`);
+    expect(log.pages).toBe(2);
+    expect(log.outcomeQuestions).toBe(0);
+  });
+
+  test("mid-call: the claimed call is asked about once, in plain words, and never approved again first", async () => {
+    const base = await reference();
+    const [at] = opsOf(base.world, /^tool:transfer:5$/);
+    const world = new ReloadWorld({ locks: navigator.locks, killAt: [at ?? 0] });
+    let question = "";
+    const log = await playScenario(world, {
+      onInterrupt: (i) => {
+        if (i.reason === "outcome_unknown") question = i.message ?? "";
+      },
+    });
+    expectSameRun(world, log, base.log, `killed mid-call at op ${at}`);
+    expect(log.outcomeQuestions).toBe(1);
+    expect(log.approvals).toBe(1);
+    expect(question).toMatch(/may have run/);
+  });
+
+  test(`property: one or two reloads at random steps (${RUNS} runs)`, async () => {
+    const base = await reference();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: base.world.ops + 10 }), { minLength: 1, maxLength: 2 }),
+        async (killAt) => {
+          const world = new ReloadWorld({ locks: navigator.locks, killAt });
+          const log = await playScenario(world);
+          expectSameRun(world, log, base.log, `killed at ops ${killAt.join(", ")}`);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+});
+
+describe("two tabs on one thread (Chromium)", () => {
+  test("one drives, the other watches its events live and starts no run of its own; if the driver dies, the watcher takes over", async () => {
+    let hold: (() => void) | undefined;
+    let held = false;
+    const base = await reference();
+    // Tab A is held just before its last answer starts streaming while tab B connects.
+    const mid = opsOf(base.world, /^model:messageStart$/).at(-1);
+    const world = new ReloadWorld({
+      locks: navigator.locks,
+      onOp: (op) => {
+        if (op !== mid || held) return;
+        held = true;
+        return new Promise<void>((resolve) => {
+          hold = resolve;
+        });
+      },
+    });
+    const a = world.openPage();
+    const seenByB: string[] = [];
+    const driving = playScenario(world, { page: a });
+    await expect.poll(() => held, { timeout: 10_000 }).toBe(true);
+    const b = world.openPage();
+    b.agent.subscribe({ onEvent: ({ event }) => void seenByB.push(event.type) });
+    const watching = b.agent.connectAgent();
+    // B sees A's checkpoint now, and A's events as they come; it never asks the model itself.
+    await expect.poll(() => seenByB.includes("MESSAGES_SNAPSHOT"), { timeout: 10_000 }).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    hold?.();
+    await watching;
+    await driving;
+    expect(seenByB).toContain("TEXT_MESSAGE_CONTENT");
+    expect(world.modelCalls.get(b) ?? 0).toBe(0);
+    expect(JSON.stringify(b.agent.messages.at(-1))).toContain("Sent 5 and then 3 to alice");
+    expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
+  });
+
+  test("a tab that is refused while another drives gets RUN_IN_PROGRESS; when the driver dies mid-answer, the watcher finishes the run", async () => {
+    let hold: (() => void) | undefined;
+    const base = await reference();
+    const [mid] = opsOf(base.world, /^model:contentBlockDelta$/).slice(-3);
+    const world = new ReloadWorld({
+      locks: navigator.locks,
+      onOp: (op) =>
+        op === mid
+          ? new Promise<void>((resolve) => {
+              hold = resolve;
+            })
+          : undefined,
+    });
+    const a = world.openPage();
+    const driving = playScenario(world, { page: a, reopen: false });
+    await expect.poll(() => hold !== undefined, { timeout: 10_000 }).toBe(true);
+    const b = world.openPage();
+    const refusals: string[] = [];
+    const subscription = b.agent.subscribe({
+      onRunErrorEvent: ({ event }) => void refusals.push(`${event.code}: ${event.message}`),
+    });
+    await b.agent.runAgent().catch(() => undefined);
+    subscription.unsubscribe();
+    expect(refusals).toEqual([expect.stringMatching(/^RUN_IN_PROGRESS: Another tab is running this thread/)]);
+    const watching = b.agent.connectAgent();
+    await new Promise((r) => setTimeout(r, 50));
+    // Tab A closes in the middle of its answer: B continues from A's last checkpoint.
+    a.kill();
+    hold?.();
+    await watching;
+    await driving;
+    expect(world.modelCalls.get(b)).toBe(1);
+    const stored = await world.stored();
+    expect(stored?.run?.status).toBe("finished");
+    expect(JSON.stringify(b.agent.messages.at(-1))).toContain("Sent 5 and then 3 to alice");
+    expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
+  });
+});

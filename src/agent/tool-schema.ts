@@ -46,6 +46,12 @@ function fromSchema(name: string, schema: StandardSchemaV1 | undefined): Record<
   }
   // zod mini and zod 3.25's zod/v4 have no converter of their own in the schema (zod 4 classic does).
   if ("_zod" in schema) return zodJsonSchema(schema);
+  if (std.vendor === "zod") {
+    // zod 3's classic API (`import { z } from "zod"` on zod 3.x) validates through Standard Schema but has no `_zod`.
+    throw new ToolDefinitionError(
+      `Tool "${name}": this schema is from zod 3's classic API (import { z } from "zod" on zod 3), which cannot describe itself as JSON Schema. Import from "zod/v4" instead (zod 3.25 or later: import * as z from "zod/v4"), or use zod 4.`,
+    );
+  }
   throw new ToolDefinitionError(
     `Tool "${name}": a ${std.vendor} schema cannot describe itself as JSON Schema; pass the jsonSchema option (valibot: wrap it in toStandardJsonSchema from @valibot/to-json-schema).`,
   );

@@ -4,6 +4,7 @@ import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { type } from "arktype";
 import * as v from "valibot";
 import { describe, expect, expectTypeOf, test } from "vitest";
+import { z as zodClassic3 } from "zod";
 import * as z3 from "zod/v4";
 import * as zm3 from "zod/v4/mini";
 import * as z4 from "zod4";
@@ -102,6 +103,13 @@ describe("tool() schema sources", () => {
       jsonSchema: { type: "object", properties: { d: { type: "string" } } },
       callback: (input) => expectTypeOf(input).toEqualTypeOf<{ d: string }>(),
     });
+  });
+
+  test("zod 3's classic API: the error says to import from zod/v4", () => {
+    const make = () =>
+      tool({ name: "z3", description: "", inputSchema: zodClassic3.object({ a: zodClassic3.string() }), callback: () => "" });
+    expect(make).toThrow(ToolDefinitionError);
+    expect(make).toThrow(/zod 3's classic API[\s\S]*import \* as z from "zod\/v4"/);
   });
 
   test("a bare valibot schema has no JSON Schema of its own: the error says what to pass", () => {

@@ -1,0 +1,29 @@
+/**
+ * Size budgets: the typical app slice (an agent, a tool, an approval gate and the usual guards, as
+ * bench/size.mjs measures it) and the core entry, min+gzip, bundled from the sources with the zod 4
+ * that a new install resolves. A change that makes them pass the budget fails here; lower the budgets
+ * as the code shrinks (the goal is 30 KiB for the slice and 25 KiB for the core), and say so in the
+ * README's Benchmarks when they move.
+ */
+import { describe, expect, test } from "vitest";
+import { measure, optionalPeers, sliceSource, zodVersion } from "../bench/size-lib.mjs";
+
+const KiB = 1024;
+const BUDGET = {
+  /** The slice with zod mini tools, what loads with the page (minimatch loads on the first glob). */
+  slice: 40 * KiB,
+  /** The core entry alone. */
+  core: 29 * KiB,
+};
+
+describe(`min+gzip with zod ${zodVersion("4")}`, () => {
+  test(`the typical app slice with zod mini tools stays within ${BUDGET.slice / KiB} KiB`, async () => {
+    const size = await measure(sliceSource("zod/v4/mini", "src"), { zod: "4", external: optionalPeers() });
+    expect(size.gzip, `${(size.gzip / KiB).toFixed(1)} KiB`).toBeLessThanOrEqual(BUDGET.slice);
+  });
+
+  test(`the core entry stays within ${BUDGET.core / KiB} KiB`, async () => {
+    const size = await measure('export * from "./src/index.ts";', { zod: "4", external: optionalPeers() });
+    expect(size.gzip, `${(size.gzip / KiB).toFixed(1)} KiB`).toBeLessThanOrEqual(BUDGET.core);
+  });
+});

@@ -10,7 +10,7 @@ import type {
   ResumeEntry,
   RunAgentInput,
   RunFinishedOutcome,
-  StateDeltaEvent,
+  JsonPatchOperation,
 } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
@@ -218,7 +218,7 @@ async function* streamRun(
     while (sentDeltas < deltas.length) {
       const ops = deltas[sentDeltas++]?.ops ?? [];
       // StateEffectsHook admits only the six RFC 6902 ops; fast-json-patch's type also names its internal `_get`.
-      if (ops.length) yield stateDelta(ops as StateDeltaEvent["delta"]);
+      if (ops.length) yield stateDelta(ops as JsonPatchOperation[]);
     }
     if (event.type === "result") result = event.result;
   }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { BaseEvent } from "@ag-ui/core";
+import type { AGUIEvent } from "@ag-ui/core";
 import * as z from "zod/v4/mini";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
@@ -26,7 +26,7 @@ const connectSchema = z.object({
 
 /** What a reattach request found: the events to stream, or an HTTP error. */
 export type ConnectAnswer =
-  | { events: AsyncIterable<BaseEvent>; runId: string; indexOf: (event: BaseEvent) => number | undefined }
+  | { events: AsyncIterable<AGUIEvent>; runId: string; indexOf: (event: AGUIEvent) => number | undefined }
   | { status: 400 | 403 | 404; body: Record<string, unknown> };
 
 /**

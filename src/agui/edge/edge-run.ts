@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { runContext } from "../../agent/run-context.js";
@@ -45,7 +45,7 @@ export async function* edgeRun({
   grants,
   log,
   release,
-}: EdgeRun): AsyncGenerator<BaseEvent> {
+}: EdgeRun): AsyncGenerator<AGUIEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState) => {
     invocationState = state;

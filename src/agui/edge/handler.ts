@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
+import type { AGUIEvent, RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
@@ -207,11 +207,11 @@ function idOf(runId: string, index: number | undefined): string | undefined {
 }
 
 function sse(
-  events: AsyncIterable<BaseEvent>,
+  events: AsyncIterable<AGUIEvent>,
   options: AguiHandlerOptions,
   cors: Record<string, string>,
   controller?: AbortController,
-  id?: (event: BaseEvent) => string | undefined,
+  id?: (event: AGUIEvent) => string | undefined,
 ): Response {
   const stream = sseStream(events, {
     heartbeatMs: options.heartbeatMs,
@@ -221,7 +221,7 @@ function sse(
   return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
 }
 
-async function* refusal(input: RunAgentInput, error: InvalidSessionError): AsyncGenerator<BaseEvent> {
+async function* refusal(input: RunAgentInput, error: InvalidSessionError): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   yield runError(error);
 }

@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { EventType, type BaseEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { runError } from "../run-events.js";
 
 /** One event of a run with its index in the run (0 = RUN_STARTED). */
 export interface IndexedEvent {
   index: number;
-  event: BaseEvent;
+  event: AGUIEvent;
 }
 
 /**
@@ -40,7 +40,7 @@ export function parseEventId(id: string): { runId: string; index: number } | und
   return Number.isSafeInteger(index) && index >= 0 ? { runId: id.slice(0, at), index } : undefined;
 }
 
-function isTerminal(event: BaseEvent): boolean {
+function isTerminal(event: AGUIEvent): boolean {
   return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
 
@@ -48,8 +48,8 @@ function isTerminal(event: BaseEvent): boolean {
 export class RunHub {
   /** The run these events are of. */
   readonly runId: string;
-  readonly #events: BaseEvent[] = [];
-  readonly #index = new WeakMap<BaseEvent, number>();
+  readonly #events: AGUIEvent[] = [];
+  readonly #index = new WeakMap<AGUIEvent, number>();
   readonly #waiters = new Set<() => void>();
   #ended = false;
 
@@ -75,7 +75,7 @@ export class RunHub {
    * @param onEvent - Called with each event as it is kept (the event log writes from it).
    * @returns When the run has ended.
    */
-  async pump(events: AsyncIterable<BaseEvent>, onEvent?: (e: IndexedEvent) => void): Promise<void> {
+  async pump(events: AsyncIterable<AGUIEvent>, onEvent?: (e: IndexedEvent) => void): Promise<void> {
     try {
       for await (const event of events) {
         this.#push(event, onEvent);
@@ -90,7 +90,7 @@ export class RunHub {
   }
 
   /** The index of an event this hub kept. */
-  indexOf(event: BaseEvent): number | undefined {
+  indexOf(event: AGUIEvent): number | undefined {
     return this.#index.get(event);
   }
 
@@ -100,16 +100,16 @@ export class RunHub {
    * @param after - The index of the last event the watcher has.
    * @returns The events.
    */
-  async *watch(after = -1): AsyncGenerator<BaseEvent> {
+  async *watch(after = -1): AsyncGenerator<AGUIEvent> {
     let next = Math.max(0, after + 1);
     for (;;) {
-      while (next < this.#events.length) yield this.#events[next++] as BaseEvent;
+      for (let event = this.#events[next]; event !== undefined; event = this.#events[++next]) yield event;
       if (this.#ended) return;
       await new Promise<void>((wake) => this.#waiters.add(wake));
     }
   }
 
-  #push(event: BaseEvent, onEvent: ((e: IndexedEvent) => void) | undefined): void {
+  #push(event: AGUIEvent, onEvent: ((e: IndexedEvent) => void) | undefined): void {
     const index = this.#events.length;
     this.#events.push(event);
     this.#index.set(event, index);

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { EventType, type BaseEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
 import type { JsonObject } from "../../agent/messages.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
@@ -123,20 +123,20 @@ export async function openIncomingState(
  * @returns The events.
  */
 export async function* sealOutgoing(
-  events: AsyncIterable<BaseEvent>,
+  events: AsyncIterable<AGUIEvent>,
   threadId: string,
   secret: GrantSecret | undefined,
   principal?: string,
-): AsyncGenerator<BaseEvent> {
+): AsyncGenerator<AGUIEvent> {
   for await (const event of events) {
-    const snapshot = event.type === EventType.STATE_SNAPSHOT ? (event as StateSnapshotEvent).snapshot : undefined;
+    const snapshot: unknown = event.type === EventType.STATE_SNAPSHOT ? event.snapshot : undefined;
     const session = isObject(snapshot) ? snapshot[SESSION_STATE_KEY] : undefined;
-    if (secret === undefined || !isObject(snapshot) || !isObject(session)) {
+    if (event.type !== EventType.STATE_SNAPSHOT || secret === undefined || !isObject(snapshot) || !isObject(session)) {
       yield event;
       continue;
     }
     const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal) };
-    yield { ...(event as StateSnapshotEvent), snapshot: out } satisfies StateSnapshotEvent;
+    yield { ...event, snapshot: out } satisfies StateSnapshotEvent;
   }
 }
 

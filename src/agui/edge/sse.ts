@@ -39,14 +39,14 @@ function frame(event: unknown, id?: string): string {
   return id === undefined ? `data: ${JSON.stringify(event)}\n\n` : `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** Options of {@link sseStream}. */
-export interface SseStreamOptions {
+/** Options of {@link sseStream}, for a stream of `E` (any AG-UI event; the edge's are the protocol's union). */
+export interface SseStreamOptions<E extends BaseEvent = BaseEvent> {
   /** A comment is sent after this many ms without an event, and again every as many ms. `0` or less: none. Default 15000. */
   heartbeatMs?: number | undefined;
   /** Called once when the reader goes away before the end (the client disconnected). */
   onCancel?: ((reason: unknown) => void) | undefined;
   /** The SSE `id:` of an event (its place in the thread's event log). Default: no ids. */
-  eventId?: ((event: BaseEvent) => string | undefined) | undefined;
+  eventId?: ((event: E) => string | undefined) | undefined;
 }
 
 function isTerminal(event: BaseEvent): boolean {
@@ -85,6 +85,7 @@ async function ifReady<T>(next: Promise<IteratorResult<T>>): Promise<IteratorRes
  * stream calls `onCancel` and drains the events in the background so the producer's `finally`
  * blocks still run.
  *
+ * @typeParam E - The events' type: any AG-UI event (the edge handler streams the protocol's union, `AGUIEvent`).
  * @param events - The run's events (e.g. from `runAgui`).
  * @param options - `heartbeatMs` (default 15000), `onCancel`.
  * @returns A byte stream for a `Response` body.
@@ -93,13 +94,16 @@ async function ifReady<T>(next: Promise<IteratorResult<T>>): Promise<IteratorRes
  * return new Response(sseStream(runAgui({ agent, input, signal })), { headers: SSE_HEADERS });
  * ```
  */
-export function sseStream(events: AsyncIterable<BaseEvent>, options: SseStreamOptions = {}): ReadableStream<Uint8Array> {
+export function sseStream<E extends BaseEvent = BaseEvent>(
+  events: AsyncIterable<E>,
+  options: SseStreamOptions<E> = {},
+): ReadableStream<Uint8Array> {
   const iterator = events[Symbol.asyncIterator]();
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   let done = false;
   let timer: ReturnType<typeof setInterval> | undefined;
   /** A `next()` asked for while batching that was not ready yet: the next pull starts with it. */
-  let pending: Promise<IteratorResult<BaseEvent>> | undefined;
+  let pending: Promise<IteratorResult<E>> | undefined;
 
   const stopTimer = () => {
     if (timer !== undefined) clearInterval(timer);
@@ -123,7 +127,7 @@ export function sseStream(events: AsyncIterable<BaseEvent>, options: SseStreamOp
       if (done) return;
       // The timer lives only while we wait for the run, so a busy stream never pings.
       if (heartbeatMs > 0) timer = setInterval(() => !done && controller.enqueue(SSE_HEARTBEAT), heartbeatMs);
-      let next: IteratorResult<BaseEvent>;
+      let next: IteratorResult<E>;
       try {
         next = await (pending ?? iterator.next());
       } catch (error) {

@@ -6,15 +6,7 @@
  *
  * @module
  */
-import {
-  EventType,
-  type BaseEvent,
-  type MessagesSnapshotEvent,
-  type RunAgentInput,
-  type RunFinishedEvent,
-  type RunFinishedOutcome,
-  type StateSnapshotEvent,
-} from "@ag-ui/core";
+import { EventType, type AGUIEvent, type Message as AguiMessage, type RunAgentInput, type RunFinishedOutcome } from "@ag-ui/core";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { type KabooError, UnknownInterruptIdError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
@@ -51,7 +43,7 @@ export interface StoredRunOptions {
   /** The person the run serves; a thread belongs to the first principal that ran it. */
   principal: string | undefined;
   /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
-  run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>;
+  run: (input: RunAgentInput) => AsyncGenerator<AGUIEvent>;
   /** The run's Stop: found by a cancel request while the run is live. */
   stop: SafeStop;
   /** The run's events as they happen: found by a client that reattaches. */
@@ -72,7 +64,7 @@ type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed
  * @param o - See {@link StoredRunOptions}.
  * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
  */
-export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent> {
+export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent> {
   const { store, input, log } = o;
   const { threadId, runId } = input;
   const now = o.now ?? Date.now;
@@ -103,11 +95,11 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<BaseEvent>
   let ended = false;
   try {
     for await (const event of o.run({ ...input, state, messages })) {
-      if (event.type === EventType.STATE_SNAPSHOT) outState = (event as StateSnapshotEvent).snapshot as JsonObject;
-      if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = (event as MessagesSnapshotEvent).messages as JsonValue[];
+      if (event.type === EventType.STATE_SNAPSHOT) outState = event.snapshot as JsonObject;
+      if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = event.messages as JsonValue[];
       if (event.type === EventType.RUN_FINISHED) {
         ended = true;
-        const outcome = ((event as RunFinishedEvent).outcome ?? { type: "success" }) as JsonObject;
+        const outcome = (event.outcome ?? { type: "success" }) as JsonObject;
         const answered = { ...held.answered };
         for (const r of resume) answered[r.interruptId] = { runId, outcome, at: now() };
         const next: ThreadData = {
@@ -235,18 +227,19 @@ async function releaseThread(hold: ThreadHold, threadId: string, held: ThreadDat
   }
 }
 
-async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator<BaseEvent> {
+async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   yield runError(error);
 }
 
 /** The recorded outcome of the run that answered these interrupts; nothing runs. */
-async function* replayed(input: RunAgentInput, record: ThreadRecord, answered: RecordedOutcome): AsyncGenerator<BaseEvent> {
+async function* replayed(input: RunAgentInput, record: ThreadRecord, answered: RecordedOutcome): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   const snapshot: Record<string, unknown> = { ...record.state };
   if (record.session) snapshot[SESSION_STATE_KEY] = record.session;
   yield stateSnapshot(snapshot);
-  yield messagesSnapshot(record.messages as MessagesSnapshotEvent["messages"]);
+  // The record keeps the messages of the run's own MESSAGES_SNAPSHOT.
+  yield messagesSnapshot(record.messages as AguiMessage[]);
   yield runFinished(input, answered.outcome as RunFinishedOutcome);
 }
 

@@ -23,6 +23,24 @@ export class UserError extends KabooError {
   readonly code = "USER_ERROR" as const;
 }
 
+/**
+ * The request does not say who it is for, in words meant for the client. Throw it from an edge
+ * handler's `principal` lookup (`createAguiHandler`) to tell the caller what to send: its message is the
+ * 401's `detail`. Any other error a lookup throws stays in the server's log.
+ *
+ * @example
+ * ```ts
+ * principal: (request) => {
+ *   const user = request.headers.get("x-user");
+ *   if (!user) throw new UnauthenticatedError("Send an x-user header with the user's id.");
+ *   return user;
+ * },
+ * ```
+ */
+export class UnauthenticatedError extends KabooError {
+  readonly code = "UNAUTHENTICATED" as const;
+}
+
 /** A hook callback threw; names the hook and the event. */
 export class HookError extends KabooError {
   readonly code = "HOOK_FAILED" as const;

@@ -116,6 +116,7 @@ export type {
 export {
   KabooError,
   UserError,
+  UnauthenticatedError,
   HookError,
   HookErrors,
   ToolBatchError,

@@ -1,6 +1,8 @@
 /**
- * A bank assistant as an AG-UI endpoint on Deno, its threads in Deno KV: `deno task start`, then
+ * A bank assistant as an AG-UI endpoint on Deno, its threads in Deno KV: `npm run example:deno` from the
+ * repository root (after `npm run build`; deno.json maps kaboo-workflows to the repository's dist/), then
  * point any AG-UI client at it (`new HttpAgent({ url: "http://localhost:8000", headers: { "x-kaboo-user": "ann" } })`).
+ * In a project of your own, map `kaboo-workflows` to `npm:kaboo-workflows` instead.
  *
  * The paused session, the transcript and the record of which calls ran live in Deno KV (a local
  * SQLite file, or Deno Deploy's KV): a resume runs the call the person saw exactly once, however

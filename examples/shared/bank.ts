@@ -5,7 +5,15 @@
  * Transfers call the bank's API when `bankApiUrl` is set (with the call's idempotency key, so a
  * bank that honours it never books one twice); otherwise they only answer in text.
  */
-import { Agent, ScriptedModel, tool, type Model, type ScriptedTurn } from "kaboo-workflows";
+import {
+  Agent,
+  ScriptedModel,
+  tool,
+  UnauthenticatedError,
+  type Model,
+  type ScriptedTurn,
+  type ToolResultBlock,
+} from "kaboo-workflows";
 import { InterruptHook } from "kaboo-workflows/hooks";
 import { OpenAIChatModel } from "kaboo-workflows/models/openai";
 import * as z from "zod/v4";
@@ -25,7 +33,8 @@ export interface BankSettings {
 function scriptedBank(): Model {
   return new ScriptedModel({
     script: ({ lastUserText, lastToolResults }): ScriptedTurn => {
-      if (lastToolResults.length) return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
+      // What the tools said, in their words (a person reads this, not JSON).
+      if (lastToolResults.length) return { text: lastToolResults.map(resultText).join(" ") };
       const pay = /pay (\w+) (\d+)/i.exec(lastUserText) ?? /send (\d+) to (\w+)/i.exec(lastUserText);
       if (pay) {
         const [to, amount] = pay[0].toLowerCase().startsWith("pay") ? [pay[1], pay[2]] : [pay[2], pay[1]];
@@ -34,6 +43,13 @@ function scriptedBank(): Model {
       return { text: `You said: ${lastUserText}. Try "pay ann 5".` };
     },
   });
+}
+
+function resultText(result: ToolResultBlock): string {
+  return result.content
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join(" ")
+    .trim();
 }
 
 /**
@@ -84,6 +100,10 @@ export function bankAgent(settings: BankSettings): Agent {
  */
 export function principalOf(request: Request): string {
   const user = request.headers.get("x-kaboo-user");
-  if (!user) throw new Error("Send an x-kaboo-user header (a real deployment reads its verified session instead).");
+  // Its message is the 401's detail, so the caller learns what to send.
+  if (!user)
+    throw new UnauthenticatedError(
+      "Send an x-kaboo-user header naming the user (this example trusts it; a real deployment reads its verified session instead).",
+    );
   return user;
 }

@@ -61,7 +61,7 @@ export interface ScriptedModelOptions {
  * const model = new ScriptedModel({
  *   script: [
  *     { toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }] },
- *     ({ lastToolResults }) => ({ text: `It is ${JSON.stringify(lastToolResults[0]?.content)}.` }),
+ *     ({ lastToolResults }) => ({ text: `It is ${lastToolResults[0]?.content.map((c) => (c.type === "text" ? c.text : "")).join("")}.` }),
  *   ],
  * });
  * ```

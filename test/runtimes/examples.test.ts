@@ -1,11 +1,12 @@
 /**
- * The two edge examples as shipped, driven by an unmodified @ag-ui/client HttpAgent: the Cloudflare
- * Worker with its Durable Object store in workerd (miniflare, SQLite storage persisted to a temp
- * dir) and the Deno server with Deno KV (a temp database file). No API key: the scripted model
+ * The two edge examples as shipped, started with the commands the README gives (`npm run example:worker`,
+ * `npm run example:deno`) and driven by an unmodified @ag-ui/client HttpAgent: the Cloudflare Worker with
+ * its Durable Object store in workerd (miniflare, SQLite storage persisted to a temp dir) and the Deno
+ * server with Deno KV (a temp database file). No API key: the scripted model
  * answers. Transfers are booked at a loopback "bank API" that counts every booking.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,10 +14,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { HttpAgent, type AgentSubscriber } from "@ag-ui/client";
 import type { Message } from "@ag-ui/core";
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { signGrant } from "../../src/grants/signing.js";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { ROOT, ensureDist } from "./bundle.js";
 
 const SECRET = "examples-secret";
 /** What a rejected runAgent says (an Error, or the RUN_ERROR event's fields). */
@@ -34,6 +34,8 @@ let bankUrl = "";
 const booked: { to: string; amount: number; key: string }[] = [];
 
 beforeAll(async () => {
+  // The README's first command builds dist/; the examples run against it.
+  ensureDist();
   dir = mkdtempSync(join(tmpdir(), "kaboo-examples-"));
   bank = createServer((req, res) => {
     let body = "";
@@ -56,58 +58,53 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function startWorker(persist: string): Promise<Started> {
-  const mf = new Miniflare({
-    modules: true,
-    script: await bundleEntry(join(ROOT, "examples/cloudflare-worker/src/worker.ts")),
-    compatibilityDate: "2025-04-01",
-    compatibilityFlags: ["enable_request_signal"],
-    durableObjects: { KABOO_THREAD: { className: "KabooThread", useSQLite: true } },
-    durableObjectsPersist: persist,
-    bindings: { GRANT_SECRET: SECRET, BANK_API_URL: bankUrl },
-    port: 0,
-    host: "127.0.0.1",
-  });
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return { url, stop: () => mf.dispose() };
+/** The commands the README gives for running the examples from a clone. */
+function documentedCommands(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("Both examples run offline"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter(Boolean);
 }
 
-async function startDeno(kvPath: string): Promise<Started> {
-  const file = join(dir, "deno-example.mjs");
-  writeFileSync(file, await bundleEntry(join(ROOT, "examples/deno/main.ts")));
-  const args = ["run", "--unstable-kv", "--allow-net=127.0.0.1", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-env"];
-  const child: ChildProcess = spawn(
-    join(ROOT, "node_modules/.bin/deno"),
-    [...args, "--no-prompt", "--no-config", "--no-npm", "--no-remote", file],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        DENO_DIR: join(dir, "deno-cache"),
-        NO_COLOR: "1",
-        DENO_NO_UPDATE_CHECK: "1",
-        PORT: "0",
-        HOSTNAME: "127.0.0.1",
-        KV_PATH: kvPath,
-        GRANT_SECRET: SECRET,
-        BANK_API_URL: bankUrl,
-        OPENAI_API_KEY: "",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+/**
+ * Starts a README command (`npm run example:…`) as a user would, on a free port, and waits for the
+ * server's "listening on" line. Settings come through the environment the example documents.
+ */
+async function startDocumented(command: string, env: Record<string, string>): Promise<Started> {
+  const child: ChildProcess = spawn("sh", ["-c", command], {
+    cwd: ROOT,
+    // Its own process group, so stopping it stops npm, sh and the server under them.
+    detached: true,
+    env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", PORT: "0", HOSTNAME: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
   const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${command} exited with ${code}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]!.replace("0.0.0.0", "127.0.0.1"));
     });
   });
   return {
     url,
-    stop: () => new Promise<void>((ok) => (child.exitCode !== null ? ok() : (child.once("exit", () => ok()), child.kill()))),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+      await exited;
+    },
   };
 }
+
+const COMMON_ENV = () => ({ GRANT_SECRET: SECRET, BANK_API_URL: bankUrl, OPENAI_API_KEY: "" });
+const startWorker = (persist: string) => startDocumented("npm run example:worker", { ...COMMON_ENV(), PERSIST_DIR: persist });
+const startDeno = (kvPath: string) => startDocumented("npm run example:deno", { ...COMMON_ENV(), KV_PATH: kvPath });
+
+test("the README runs the examples with these commands, from the repository root", () => {
+  expect(documentedCommands()).toEqual(["npm ci && npm run build", "npm run example:worker", "npm run example:deno"]);
+});
 
 const runtimes = [
   { name: "the Cloudflare Worker example (workerd, Durable Objects)", start: startWorker },
@@ -147,6 +144,16 @@ describe.each(runtimes)("$name", ({ start }) => {
   const resumeWith = (c: HttpAgent, interruptId: string, payload: unknown = { approved: true }, s?: AgentSubscriber) =>
     c.runAgent({ forwardedProps: { kaboo_grants: [] }, resume: [{ interruptId, status: "resolved", payload }] }, s);
 
+  test("without the x-kaboo-user header: 401, and the body says to send it", async () => {
+    const res = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ threadId: "t", runId: "r", messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/Send an x-kaboo-user header/);
+  });
+
   test("a text turn", async () => {
     const a = agent("ann");
     a.addMessage(msg("hello edge"));
@@ -160,7 +167,8 @@ describe.each(runtimes)("$name", ({ start }) => {
     expect(bookedTo(to)).toEqual([]);
     await answer(a, { approved: true });
     expect(bookedTo(to)).toEqual([{ to, amount: 5, key: expect.stringMatching(/^kw1-/) }]);
-    expect(lastText(a)).toMatch(/Sent 5/);
+    // Words for the person, not the tool result's JSON.
+    expect(lastText(a)).toBe(`Sent 5 to ${to}.`);
   });
 
   test("the same resume replayed from a new HttpAgent runs nothing", async () => {

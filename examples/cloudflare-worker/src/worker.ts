@@ -10,7 +10,8 @@
  * only `{ kaboo_cancel: { threadId } }` does, and a run that died with its object is noticed by an
  * alarm and run again (a call cut off mid-way becomes a question, never a second transfer).
  *
- * Offline: `npx wrangler dev` with no secrets answers with a scripted model. Set OPENAI_API_KEY for a
+ * Offline: `npm run example:worker` from the repository root (workerd through miniflare, no account; see
+ * ../dev.mjs) answers with a scripted model; with Node 22.12+, `npx wrangler dev` here does the same. Set OPENAI_API_KEY for a
  * real one, GRANT_SECRET to hand out signed "always allow" grants (a CUSTOM `kaboo_grants` event
  * the client sends back as `forwardedProps.kaboo_grants`), BANK_API_URL to book transfers.
  */

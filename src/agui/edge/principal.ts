@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { describe } from "../../errors.js";
+import { describe, UnauthenticatedError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 
 /** The host's lookup: a verified user id from the request (its session cookie, auth header). */
@@ -42,6 +42,8 @@ export async function resolvePrincipal(
   try {
     value = await lookup(request);
   } catch (error) {
+    // The host's own words for the client; anything else a lookup throws may name internals.
+    if (error instanceof UnauthenticatedError) return { missing: `${ASK}: ${error.message.slice(0, 300)}` };
     log.warn("kaboo: the principal lookup failed", { error: describe(error) });
     return { missing: `${ASK}, and the sign-in check could not tell (it failed). Sign in and try again.` };
   }

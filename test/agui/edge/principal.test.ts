@@ -3,6 +3,7 @@
  * throw, answers 401 in plain words before a byte of the body is read.
  */
 import { describe, expect, test } from "vitest";
+import { UnauthenticatedError } from "../../../src/errors.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { bankHandler, newBank, pause } from "./fixtures.js";
 import { input } from "../helpers.js";
@@ -63,6 +64,21 @@ describe("principal fails closed", () => {
         expect(bank.transfers).toEqual([]);
       }
     });
+
+  test("a lookup that throws UnauthenticatedError: its words for the client are the 401's detail", async () => {
+    const handle = bankHandler(newBank(), {
+      secret: "s",
+      principal: () => {
+        throw new UnauthenticatedError("Send an x-kaboo-user header.");
+      },
+    });
+    const res = await handle(watchedPost(say("pay bob 5")).request);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      error: "unauthenticated",
+      detail: "This endpoint needs to know who the request is for: Send an x-kaboo-user header.",
+    });
+  });
 
   test("a thread paused for a person cannot be taken over through a lookup that found no one", async () => {
     const store = new MemoryThreadStore();

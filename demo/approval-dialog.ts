@@ -1,76 +1,19 @@
 /**
  * The approval dialog: a modal `<dialog>` showing what the agent wants to do, the scopes the
- * request offers, an argument editor validated against the tool's schema, and a countdown when
+ * request offers, a form to edit the details (./edit-form.ts), and a countdown when
  * the request has a deadline. It also asks about a call whose outcome was lost (the page stopped
  * while it ran): run it again, treat it as done, or cancel.
  *
  * Keyboard: Tab moves between the controls (the page behind is inert); Esc closes the dialog
- * *without answering* — the run stays paused and the "Review" banner reopens it. Focus starts on
+ * *without answering* — the run stays paused and the card keeps the question. Focus starts on
  * "Deny" (the choice that cannot move money) and returns where it was when the dialog closes.
  */
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
-import * as z from "zod/v4";
-import { OUTCOME_UNKNOWN, type OutcomeAction } from "kaboo-workflows";
+import type { OutcomeAction } from "kaboo-workflows";
 import { actionWords, outcomeQuestion } from "./actions.js";
-import { eur, readLedger, toolSchemas } from "./bank.js";
-
-/** The person's answer: an approval's, or what to do with a call whose outcome is unknown. */
-export type DialogAnswer =
-  | { approved: boolean; scope: "once" | "thread" | "always"; editedArgs?: Record<string, unknown> }
-  | { action: OutcomeAction };
-
-type Scope = "once" | "thread" | "always";
-
-/** What the dialog reads from an AG-UI interrupt's `metadata.kaboo` (an ApprovalRequest or OutcomeUnknownRequest). */
-interface Request {
-  /** An approval, or a call that may or may not have run. */
-  kind: "approval" | "unknown";
-  tool: string;
-  input: Record<string, unknown>;
-  subject: { key: string; label: string } | null;
-  scopes: ("once" | "thread" | "always")[];
-  message: string;
-}
-
-const requestSchema = z.looseObject({
-  tool: z.string(),
-  input: z.record(z.string(), z.unknown()).catch({}),
-  subject: z.object({ key: z.string(), label: z.string() }).nullable().catch(null),
-  scopes: z
-    .array(z.enum(["once", "thread", "always"]))
-    .min(1)
-    .catch(["once"]),
-  message: z.string().catch(""),
-});
-
-/** Reads the request behind an interrupt; `undefined` when it is not one the dialog asks. */
-export function approvalRequest(i: AguiInterrupt): Request | undefined {
-  if (i.reason !== "tool_call" && i.reason !== OUTCOME_UNKNOWN) return undefined;
-  const parsed = requestSchema.safeParse((i.metadata as { kaboo?: unknown } | undefined)?.kaboo);
-  if (!parsed.success) return undefined;
-  const kind = i.reason === "tool_call" ? "approval" : "unknown";
-  return { ...parsed.data, kind, message: parsed.data.message || i.message || `Allow ${parsed.data.tool}?` } as Request;
-}
-
-/** Checks edited arguments: the tool's zod schema when the demo knows it, else "a JSON object". */
-export function checkArgs(
-  tool: string,
-  text: string,
-): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, error: `Not valid JSON: ${(e as Error).message}` };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    return { ok: false, error: "The arguments must be a JSON object." };
-  const schema = (toolSchemas as Record<string, z.ZodType>)[tool];
-  if (!schema) return { ok: true, value: value as Record<string, unknown> };
-  const checked = schema.safeParse(value);
-  if (checked.success) return { ok: true, value: value as Record<string, unknown> };
-  return { ok: false, error: checked.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("\n") };
-}
+import { approvalRequest, type DialogAnswer, type Request, type Scope } from "./approval-request.js";
+import { eur, readLedger } from "./bank.js";
+import { EditForm } from "./edit-form.js";
 
 /** The dialog, bound to the markup in index.html. */
 export class ApprovalDialog {
@@ -80,11 +23,13 @@ export class ApprovalDialog {
   #returnFocus: HTMLElement | null = null;
   #onAnswer: ((a: DialogAnswer) => void) | undefined;
   #request: Request | undefined;
+  readonly #form: EditForm;
   /** The interrupt shown, if any. */
   current: AguiInterrupt | undefined;
 
   constructor(dialog: HTMLDialogElement) {
     this.#dialog = dialog;
+    this.#form = new EditForm(this.#q("#approval-edit-form"), () => this.#validate());
     // Esc closes natively; either way focus goes back where it was.
     dialog.addEventListener("close", () => {
       this.#stopTimer();
@@ -98,7 +43,6 @@ export class ApprovalDialog {
     for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-outcome]"))
       b.addEventListener("click", () => this.#answer({ action: b.dataset["outcome"] as OutcomeAction }));
     this.#q<HTMLButtonElement>("#edit-toggle").addEventListener("click", () => this.#toggleEdit());
-    this.#q<HTMLTextAreaElement>("#approval-edit").addEventListener("input", () => this.#validate());
     for (const b of dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
       b.addEventListener("click", () => this.#approve(b.dataset["scope"] as Scope));
     }
@@ -124,7 +68,6 @@ export class ApprovalDialog {
       request.kind === "unknown"
         ? `The page closed while the bank was booking it, so it may or may not have gone through. Checking has ${eur(readLedger().checking)} now; type “balance” below to see both accounts.`
         : request.message;
-    this.#q("#approval-tool").textContent = request.tool;
     // "Covers" belongs to the choices that remember a yes: shown only when they are offered.
     this.#q("#approval-subject").textContent = request.subject?.label ?? request.tool;
     this.#q("#approval-remember").hidden = !request.scopes.some((s) => s !== "once");
@@ -135,12 +78,10 @@ export class ApprovalDialog {
       this.#q("#approval-title").textContent = outcomeQuestion(request.tool, request.input);
       this.#q("#approval-remember").hidden = true;
     }
-    const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
-    editor.value = JSON.stringify(request.input, null, 2);
+    this.#form.show(request.tool, request.input);
     this.#q("#approval-edit-box").hidden = true;
+    this.#q("#edit-toggle").hidden = !this.#form.editable || request.kind === "unknown";
     this.#q("#edit-toggle").setAttribute("aria-expanded", "false");
-    this.#q("#approval-edit-error").textContent = "";
-    editor.removeAttribute("aria-invalid");
     this.#dialog.dataset["state"] = request.kind === "unknown" ? "unknown" : "asking";
     this.#setApproveEnabled(true);
     this.#startTimer(interrupt.expiresAt);
@@ -182,9 +123,11 @@ export class ApprovalDialog {
     box.hidden = !box.hidden;
     this.#q("#edit-toggle").setAttribute("aria-expanded", String(!box.hidden));
     if (box.hidden) {
-      this.#q<HTMLTextAreaElement>("#approval-edit").value = JSON.stringify(this.#request?.input ?? {}, null, 2);
-      this.#validate();
-    } else this.#q<HTMLTextAreaElement>("#approval-edit").focus();
+      // Closing the editor drops the edit: what is approved is what was asked.
+      this.#form.show(this.#request?.tool ?? "", this.#request?.input ?? {});
+      this.#describe(this.#request?.input ?? {});
+      this.#setApproveEnabled(true);
+    } else box.querySelector<HTMLElement>("input, select")?.focus();
   }
 
   /** The headline and facts, in words, for the arguments shown (the request's, or a valid edit). */
@@ -200,12 +143,8 @@ export class ApprovalDialog {
   }
 
   #validate(): Record<string, unknown> | undefined {
-    const editor = this.#q<HTMLTextAreaElement>("#approval-edit");
-    const checked = checkArgs(this.#request?.tool ?? "", editor.value);
+    const checked = this.#form.check();
     if (checked.ok) this.#describe(checked.value);
-    this.#q("#approval-edit-error").textContent = checked.ok ? "" : checked.error;
-    if (checked.ok) editor.removeAttribute("aria-invalid");
-    else editor.setAttribute("aria-invalid", "true");
     this.#setApproveEnabled(checked.ok);
     return checked.ok ? checked.value : undefined;
   }

@@ -6,7 +6,8 @@
  */
 import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
-import { actionWords, outcomeDecision, outcomeQuestion } from "./actions.js";
+import { actionWords, outcomeDecision } from "./actions.js";
+import { fillCard, lapsed } from "./approval-card.js";
 import { TOOL_LABELS } from "./bank.js";
 import { markdownReady, showReply } from "./markdown-loader.js";
 import type { Block } from "./transcript.js";
@@ -22,6 +23,8 @@ export interface StopMark {
 export interface ViewState {
   /** Tool calls waiting for the person's approval, by tool call id. */
   awaiting: ReadonlyMap<string, AguiInterrupt>;
+  /** Open questions answered on this page, waiting for the others to be answered too. */
+  answered: ReadonlySet<string>;
   running: boolean;
   /** Why the last run failed ("" when it did not). */
   error: string;
@@ -152,12 +155,6 @@ function notRun(text: string): { status: NotRun; badge: string; note: string } {
   return { status: "error", badge: "Failed", note: text.split("\n")[0]!.slice(0, 200) };
 }
 
-function facts(pairs: [string, string][]): HTMLDListElement {
-  const dl = el("dl", "facts");
-  for (const [k, v] of pairs) dl.append(el("dt", undefined, k), el("dd", undefined, v));
-  return dl;
-}
-
 function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewState): Block {
   const name = call.function.name;
   const args = parseArgs(call.function.arguments);
@@ -173,9 +170,11 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
         : "stopped";
   const rule = status === "done" ? view.ruleFor(name, args, call.id) : undefined;
   const interrupt = view.awaiting.get(call.id);
+  const expired = interrupt !== undefined && lapsed(interrupt);
+  const answered = interrupt !== undefined && view.answered.has(interrupt.id);
   return {
     key: `t:${call.id}`,
-    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.id, view.isOpen(call.id)]),
+    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.id, expired, answered, view.isOpen(call.id)]),
     build() {
       const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
       Object.assign(row.dataset, { tool: name, status, callId: call.id });
@@ -188,7 +187,7 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
         cancelled: "Cancelled",
         invalid: "Not run",
         error: failure?.badge ?? "Not run",
-        awaiting: lost ? "Outcome unknown" : "Needs your approval",
+        awaiting: answered ? "Answered" : expired ? "Expired" : lost ? "Outcome unknown" : "Needs your approval",
         running: "Running…",
         stopped: "Stopped",
       };
@@ -199,11 +198,15 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
         el("span", "tool-status", label[status]),
       );
       row.append(head);
-      if (status === "awaiting") {
-        row.append(el("p", "card-headline", lost ? outcomeQuestion(name, args) : words.headline), facts(words.facts));
-        const review = button("Review and decide", "review", "primary small");
-        review.dataset["callId"] = call.id;
-        row.append(review);
+      if (status === "awaiting" && interrupt && answered) {
+        row.append(
+          el("p", "card-headline", words.headline),
+          el("p", "card-note", "Answered. It goes ahead once you answer the rest."),
+        );
+        return row;
+      }
+      if (status === "awaiting" && interrupt) {
+        fillCard(row, interrupt, name, args);
         return row;
       }
       const argsEl = el("div", "tool-args", words.facts.map(([k, v]) => `${k}: ${v}`).join(" · ") || "no arguments");

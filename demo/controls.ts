@@ -4,7 +4,8 @@
  * also the toast and the Copy button of a reply.
  */
 import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/core";
-import type { ApprovalDialog, DialogAnswer } from "./approval-dialog.js";
+import type { DialogAnswer } from "./approval-request.js";
+import type { LazyDialog } from "./dialog-loader.js";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import { eur, readLedger } from "./bank.js";
 import { contentText } from "./chat-view.js";
@@ -71,7 +72,7 @@ export interface Controls {
     answers: { interruptId: string }[];
     kaboo: { pendingInterrupts: AguiInterrupt[] };
   };
-  dialog: ApprovalDialog;
+  dialog: LazyDialog;
   prompt: HTMLInputElement;
   tabs: BroadcastChannel;
   send(text: string): void;
@@ -123,11 +124,9 @@ export function setupControls(app: Controls): void {
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && app.state.running && !app.dialog.open) app.stop();
   });
-  q("#review").addEventListener("click", () => app.askNext());
+  // Closing the dialog without answering leaves the question on its card, which takes the focus.
   q("#approval").addEventListener("close", () => {
-    if (document.body.dataset["status"] !== "awaiting-approval") return;
-    q("#pending-banner").hidden = false;
-    q("#review").focus();
+    if (document.body.dataset["status"] === "awaiting-approval") app.askNext();
   });
   q("#new-thread").addEventListener("click", () => void app.openThread(crypto.randomUUID()).then(() => app.prompt.focus()));
   // Another tab ran this conversation (e.g. answered the approval shown here): show what it did.

@@ -13,7 +13,9 @@ import type { Model } from "kaboo-workflows";
 import { IndexedDbSessionStore, KabooAgent } from "kaboo-workflows/agui";
 import { IndexedDbGrantStore } from "kaboo-workflows/grants";
 import { ActivityPanels } from "./activity.js";
-import { ApprovalDialog, approvalRequest, type DialogAnswer } from "./approval-dialog.js";
+import { lapsed } from "./approval-card.js";
+import { answerOf, approvalRequest, DECISIONS, type Decision, type DialogAnswer } from "./approval-request.js";
+import { LazyDialog } from "./dialog-loader.js";
 import { toolCounts } from "./bank.js";
 import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
@@ -46,7 +48,7 @@ const THREAD_KEY = "kaboo-demo:thread";
 const grantStore = new IndexedDbGrantStore();
 const sessionStore = new IndexedDbSessionStore();
 const panels = new ActivityPanels();
-const dialog = new ApprovalDialog($<HTMLDialogElement>("#approval"));
+const dialog = new LazyDialog($<HTMLDialogElement>("#approval"));
 const prompt = $<HTMLInputElement>("#prompt");
 const stopFlags = new Map<string, boolean>();
 /** Tells the other tabs that a conversation changed (a run ended there). */
@@ -76,7 +78,8 @@ const transcript = new Transcript($("#transcript"), $<HTMLButtonElement>("#to-bo
   else if (action === "copy") void copyReply(target, state.kaboo.messages);
   else if (action === "retry" && !state.running) void run();
   else if (action === "regenerate") regenerate();
-  else if (action === "review") askNext();
+  else if (action === "review") review(target.dataset["interruptId"]);
+  else if (action === "decide") decide(target);
 });
 const threads = new ThreadList(sessionStore, {
   open: (id) => void openThread(id),
@@ -101,12 +104,15 @@ function setStatus(status: Status): void {
   $<HTMLButtonElement>("#stop").hidden = !state.running;
   $<HTMLButtonElement>("#new-thread").disabled = state.running;
   const waiting = status === "awaiting-approval";
-  $("#pending-banner").hidden = !waiting || dialog.open;
+  // Short enough for a 375 px phone.
+  const narrow = matchMedia("(max-width: 560px)").matches;
   prompt.placeholder = waiting
-    ? "Type “yes”, “no” or a question"
+    ? "Type “yes” or “no”"
     : state.running
       ? "Esc stops the answer"
-      : "Ask about your accounts, or e.g. “send 42 to Bob”";
+      : narrow
+        ? "Ask about your money"
+        : "Ask about your accounts, or e.g. “send 42 to Bob”";
   void threads.refresh(state.threadId, state.running);
 }
 
@@ -118,10 +124,12 @@ function ruleFor(tool: string, args: Record<string, unknown>, callId: string): s
 function render(): void {
   // While a run goes on, nothing waits for the person (the interrupts it answers are still listed).
   const pending = state.running ? [] : state.kaboo.pendingInterrupts;
+  watchDeadlines(pending);
   markAsked(pending.flatMap((i) => (i.toolCallId ? [i.toolCallId] : [])));
   const awaiting = new Map(pending.flatMap((i) => (i.toolCallId ? [[i.toolCallId, i] as const] : [])));
   const view = {
     awaiting,
+    answered: new Set(state.answers.map((a) => a.interruptId)),
     running: state.running,
     error: state.runError,
     marks: state.marks,
@@ -214,7 +222,8 @@ function afterRun(): void {
   askNext();
 }
 
-function askNext(): void {
+/** Asks the next open question: its card's first choice takes the focus, or the dialog shows it. */
+function askNext(inDialog = false): void {
   const next = state.kaboo.pendingInterrupts.find((i) => !state.answers.some((a) => a.interruptId === i.id));
   if (!next) return;
   if (!approvalRequest(next)) {
@@ -222,11 +231,40 @@ function askNext(): void {
     answer(next, undefined);
     return;
   }
-  dialog.show(next, (a) => answer(next, a));
-  $("#pending-banner").hidden = true;
+  if (inDialog && !lapsed(next)) {
+    void dialog.show(next, (a) => answer(next, a, true));
+    return;
+  }
+  render();
+  const card = [...document.querySelectorAll<HTMLElement>("#transcript .approval-card [data-decision]")];
+  card.find((b) => b.dataset["interruptId"] === next.id)?.focus();
 }
 
-function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
+/** "Details and edit" on a card: the dialog, the focused view of the same question. */
+function review(interruptId: string | undefined): void {
+  const i = state.kaboo.pendingInterrupts.find((p) => p.id === interruptId);
+  if (i && !state.answers.some((a) => a.interruptId === i.id)) void dialog.show(i, (a) => answer(i, a, true));
+}
+
+/** A choice on a card (Deny, Approve, Always…, It went through…). */
+function decide(button: HTMLElement): void {
+  const decision = button.dataset["decision"] as Decision;
+  const i = state.kaboo.pendingInterrupts.find((p) => p.id === button.dataset["interruptId"]);
+  if (!i || !DECISIONS.includes(decision) || state.answers.some((a) => a.interruptId === i.id)) return;
+  answer(i, answerOf(decision));
+}
+
+/** Redraws the cards when a deadline passes, so a lapsed request says it expired. */
+const deadlines = new Map<string, ReturnType<typeof setTimeout>>();
+function watchDeadlines(open: readonly AguiInterrupt[]): void {
+  for (const i of open) {
+    if (!i.expiresAt || deadlines.has(i.id)) continue;
+    const ms = Date.parse(i.expiresAt) - Date.now();
+    if (ms > 0) deadlines.set(i.id, setTimeout(scheduleRender, ms + 50));
+  }
+}
+
+function answer(i: AguiInterrupt, a: DialogAnswer | undefined, inDialog = false): void {
   // The runner refuses an answer to an expired request; cancelling it lets the gate tell the
   // model the request expired (and the call did not run).
   const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
@@ -234,7 +272,7 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined): void {
     a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" },
   );
   if (state.kaboo.pendingInterrupts.some((p) => !state.answers.some((x) => x.interruptId === p.id))) {
-    askNext();
+    askNext(inDialog);
     return;
   }
   const resume = state.answers;

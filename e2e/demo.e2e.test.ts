@@ -18,7 +18,8 @@ test("ask → the dialog shows the call → approve once → the tool runs and t
   const dialog = page.locator("dialog#approval");
   await expect.poll(() => dialog.isVisible()).toBe(true);
   expect(await page.textContent("#approval-title")).toBe("Send €42.00 to Bob?");
-  expect(await page.textContent("#approval-tool")).toBe("transfer");
+  // No developer words in the dialog: the tool's name is not shown.
+  expect(await page.textContent("dialog#approval")).not.toContain("transfer(");
   expect(await page.textContent("#approval-subject")).toBe("transfers to Bob");
   expect(await page.locator("#approval-args").textContent()).toMatch(/To\s*Bob\s*Amount\s*€42\.00/);
   // All three scopes are offered for transfers (remember: "always"); focus starts on Deny.
@@ -69,14 +70,14 @@ test("'always' for one recipient skips the dialog for that recipient only; revok
 test("deny: the tool does not run and the model's answer says it was denied", async () => {
   const page = await fresh();
   await say(page, "pay eve 7");
-  // Esc closes the dialog without answering: the run stays paused and "Review" brings it back.
+  // Esc closes the dialog without answering: the run stays paused, the card keeps the question, the
+  // focus goes back to the card's "Details and edit", which brings the dialog back.
   await page.keyboard.press("Escape");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(false);
-  await expect.poll(() => page.isVisible("#pending-banner")).toBe(true);
   expect(await page.getAttribute("body", "data-status")).toBe("awaiting-approval");
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe("review");
+  await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["action"])).toBe("review");
   await shot(page, "approval-card", true);
-  await page.click("#review");
+  await page.click("#transcript .approval-card [data-action='review']");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
   await page.click("#deny");
   await settle(page);
@@ -90,16 +91,25 @@ test("an invalid edit is refused in the dialog; a valid edit runs with the edite
   await say(page, "Send 42 to Bob");
   await page.click("#edit-toggle");
   expect(await page.getAttribute("#edit-toggle", "aria-expanded")).toBe("true");
-  await page.fill("#approval-edit", '{ "to": "bob", "amount": -5 }');
-  await expect.poll(() => page.textContent("#approval-edit-error")).toContain("amount");
+  // A form made from the tool's schema, with problems in words beside their fields.
+  expect(await page.locator("#approval-edit-form label").allTextContents()).toEqual(["Recipient", "Amount", "Currency"]);
+  await page.fill("#edit-amount", "-5");
+  await expect.poll(() => page.textContent("#edit-amount-error")).toBe("Enter an amount above 0.");
+  expect(await page.getAttribute("#edit-amount", "aria-invalid")).toBe("true");
   expect(await page.isDisabled("#approve-once")).toBe(true);
-  await page.fill("#approval-edit", '{ "to": "bob", ');
-  await expect.poll(() => page.textContent("#approval-edit-error")).toContain("Not valid JSON");
+  await page.fill("#edit-amount", "6000");
+  await expect.poll(() => page.textContent("#edit-amount-error")).toBe("The most one transfer can send is €5,000.00.");
+  await page.fill("#edit-amount", "twelve");
+  await expect.poll(() => page.textContent("#edit-amount-error")).toBe("Enter an amount in numbers, such as 42.50.");
+  await page.fill("#edit-to", "");
+  await expect.poll(() => page.textContent("#edit-to-error")).toBe("Enter the recipient.");
+  expect(await page.textContent("#approval")).not.toMatch(/expected|Too small|Invalid input|JSON/);
   await shot(page, "edit-refused");
   expect(await page.isDisabled("#approve-once")).toBe(true);
 
-  await page.fill("#approval-edit", '{ "to": "bob", "amount": 12 }');
-  await expect.poll(() => page.textContent("#approval-edit-error")).toBe("");
+  await page.fill("#edit-to", "bob");
+  await page.fill("#edit-amount", "12");
+  await expect.poll(() => page.textContent("#edit-amount-error")).toBe("");
   await page.click("#approve-once");
   await settle(page);
   await expect.poll(() => lastAnswer(page)).toContain("Sent €12.00 to Bob");
@@ -113,6 +123,9 @@ test("reload while an approval is pending: the dialog returns, and approving run
   expect(await page.isVisible("dialog#approval")).toBe(true);
   await page.reload();
   await page.waitForSelector("body[data-status='awaiting-approval']");
+  // The question is back on its card; its dialog opens from there.
+  expect(await page.textContent("#transcript .approval-card .card-headline")).toBe("Send €9.00 to Carol?");
+  await page.click("#transcript .approval-card [data-action='review']");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
   expect(await page.textContent("#approval-subject")).toBe("transfers to Carol");
   expect(await page.locator("#transcript .msg.user").first().textContent()).toBe("Send 9 to Carol");

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { expect, test } from "vitest";
-import { counts, fresh, lastAnswer, newContext, openDemo, say, settle, shot, useDemo } from "./harness.js";
+import { counts, fresh, lastAnswer, newContext, openDemo, openDetails, say, settle, shot, useDemo } from "./harness.js";
 
 useDemo();
 
@@ -37,6 +37,8 @@ test("off-script phrasing: currency signs, number words, own-account moves, undo
   // The reply's suggestions are buttons that send.
   await page.locator("#transcript .msg.assistant").last().locator(".suggestions button", { hasText: "Undo that" }).click();
   await page.waitForSelector("body[data-status='awaiting-approval']");
+  expect(await page.textContent("#transcript .approval-card .card-headline")).toBe("Move €100.00 to checking?");
+  await openDetails(page);
   expect(await page.textContent("#approval-title")).toBe("Move €100.00 to checking?");
   await page.click("#approve-once");
   await settle(page);
@@ -72,7 +74,8 @@ test("the dialog says the action in words; Covers only beside the choices that r
   expect(Math.abs(thread!.y - always!.y)).toBeLessThan(2);
   expect(thread!.y).toBeGreaterThan(once!.y);
   await page.click("#edit-toggle");
-  await page.fill("#approval-edit", '{ "to": "carol", "amount": 12.5 }');
+  await page.fill("#edit-to", "carol");
+  await page.fill("#edit-amount", "12.5");
   await expect.poll(() => page.textContent("#approval-title")).toBe("Send €12.50 to Carol?");
   expect(await page.locator("#approval-args dd").allTextContents()).toEqual(["Carol", "€12.50", "Checking"]);
   // The approval is also a card in the conversation.
@@ -144,7 +147,8 @@ test("an approval answered in another tab closes there; rule-approved transfers 
   await second.bringToFront();
   await second.click("#thread-list .thread:has-text('Send 5 to Dave')");
   await second.waitForSelector("body[data-status='awaiting-approval']");
-  await second.click("#approve-thread");
+  // Decided on the card, for this conversation.
+  await second.click("#transcript .approval-card [data-decision='thread']");
   await settle(second);
   await first.bringToFront();
   // The first tab hears that the conversation moved on: its dialog closes and it shows the result.

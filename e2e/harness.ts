@@ -81,12 +81,28 @@ export async function shot(page: Page, name: string, forReadme = false): Promise
   if (forReadme && README_SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
 }
 
-/** Sends a message and waits until the run asks for approval or ends. */
-export async function say(page: Page, text: string): Promise<"asked" | "answered"> {
+/** Sends a message and waits until the run asks a question (on its card) or ends. */
+export async function ask(page: Page, text: string): Promise<"asked" | "answered"> {
   await page.fill("#prompt", text);
   await page.press("#prompt", "Enter");
   await page.waitForSelector("body[data-status='awaiting-approval'], body[data-status='idle']");
   return (await page.getAttribute("body", "data-status")) === "awaiting-approval" ? "asked" : "answered";
+}
+
+/** Opens the dialog of the first open question ("Details and edit" on its card). */
+export async function openDetails(page: Page): Promise<void> {
+  await page.click("#transcript .approval-card [data-action='review']");
+  await page.waitForSelector("dialog#approval[open]");
+}
+
+/**
+ * Sends a message and waits until the run asks or ends; when it asks, opens the question in the
+ * dialog (the focused view of the card), as most tests decide there.
+ */
+export async function say(page: Page, text: string): Promise<"asked" | "answered"> {
+  const outcome = await ask(page, text);
+  if (outcome === "asked") await openDetails(page);
+  return outcome;
 }
 
 /** The text of the assistant's last bubble. */

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "vitest";
 import type { Page } from "playwright";
-import { counts, fresh, lastAnswer, say, settle, shot, useDemo } from "./harness.js";
+import { counts, fresh, lastAnswer, openDetails, say, settle, shot, useDemo } from "./harness.js";
 
 useDemo();
 
@@ -37,11 +37,13 @@ async function reloadMidCall(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen: string[] = [];
     (globalThis as unknown as { __asked: string[] }).__asked = seen;
-    new MutationObserver(() => {
+    const look = () => {
+      for (const h of document.querySelectorAll("#transcript .approval-card .card-headline")) seen.push(`card:${h.textContent}`);
       const d = document.querySelector("dialog#approval");
       if (d?.hasAttribute("open"))
         seen.push(`${d.getAttribute("data-state")}:${d.querySelector("#approval-title")?.textContent}`);
-    }).observe(document, { subtree: true, attributes: true, attributeFilter: ["open", "data-state"] });
+    };
+    setInterval(look, 10);
   });
   await page.reload();
   await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 15_000 });
@@ -53,13 +55,16 @@ test("one question after the reload, about the payment in words; 'it went throug
   const page = await fresh("?delay=2&bankms=4000");
   await reloadMidCall(page);
   const question = "Did the transfer of €5.00 to Bob go through?";
-  expect(await asked(page)).toEqual([`unknown:${question}`]);
-  expect(await page.textContent("#transcript .approval-card .card-headline")).toBe(question);
+  expect(await asked(page)).toEqual([`card:${question}`]);
+  expect(await page.textContent("#transcript .approval-card .tool-status")).toBe("Outcome unknown");
+  await openDetails(page);
+  expect(await page.textContent("#approval-title")).toBe(question);
   expect(await page.textContent("#approval-message")).toContain("Checking has €2,340.12 now");
   await shot(page, "outcome-unknown", true);
+  await page.keyboard.press("Escape");
+  expect(await asked(page)).toEqual([`card:${question}`, `unknown:${question}`]);
 
   // The composer works while the question waits: it shows the balances, then takes the answer.
-  await page.keyboard.press("Escape");
   expect(await page.isDisabled("#prompt")).toBe(false);
   await page.fill("#prompt", "what's my balance?");
   await page.press("#prompt", "Enter");
@@ -80,9 +85,12 @@ test("one question after the reload, about the payment in words; 'it went throug
 test("'Cancel it' after the reload shows the person's choice, not a red Failed", async () => {
   const page = await fresh("?delay=2&bankms=4000");
   await reloadMidCall(page);
-  expect((await asked(page)).map((a) => a.split(":")[0])).toEqual(["unknown"]);
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe("unknown-cancel");
-  await page.click("#unknown-cancel");
+  expect((await asked(page)).map((a) => a.split(":")[0])).toEqual(["card"]);
+  // Focus starts on the choice that cannot move money; deciding happens on the card.
+  await expect
+    .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["decision"]))
+    .toBe("cancel");
+  await page.click("#transcript .approval-card [data-decision='cancel']");
   await settle(page);
   await expect.poll(() => lastAnswer(page)).toContain("I won't run the transfer again");
   const row = page.locator("#transcript .tool-row");
@@ -98,6 +106,7 @@ test("'Run it again' after the reload books it once", async () => {
   const page = await fresh("?delay=2&bankms=4000");
   await reloadMidCall(page);
   expect((await asked(page)).length).toBe(1);
+  await openDetails(page);
   await page.click("#unknown-again");
   await page.waitForSelector("body[data-status='idle']", { timeout: 15_000 });
   await expect.poll(() => lastAnswer(page)).toContain("Sent €5.00 to Bob");

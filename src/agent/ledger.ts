@@ -94,3 +94,17 @@ const KEY_PREFIX = "kw1-";
 export function executionKey(parts: ExecutionKeyParts): string {
   return KEY_PREFIX + sha256Hex(canonicalJson([parts.threadId, parts.toolUseId, parts.input ?? null]));
 }
+
+/**
+ * The ledger key under which the answer given to one interrupt is recorded (a handler without a
+ * thread store records answers in its shared ledger, so a replayed pause cannot be answered
+ * anew): `ka1-` and the SHA-256 (hex) of the canonical JSON of thread and interrupt id. Never equal
+ * to an {@link executionKey}.
+ *
+ * @param threadId - The conversation.
+ * @param interruptId - The interrupt answered.
+ * @returns `ka1-<64 hex digits>`.
+ */
+export function answerKey(threadId: string, interruptId: string): string {
+  return `ka1-${sha256Hex(canonicalJson(["answer", threadId, interruptId]))}`;
+}

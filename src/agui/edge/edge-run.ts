@@ -9,7 +9,11 @@ import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { runContext } from "../../agent/run-context.js";
 import type { Logger } from "../../logger.js";
+import type { ExecutionLedger } from "../../agent/ledger.js";
+import { SESSION_STATE_KEY } from "../../agent/session.js";
 import { runAgui } from "../run.js";
+import { runError, runStarted } from "../run-events.js";
+import { recordAnswers } from "./answers.js";
 import { handOutGrants, type EdgeGrantOptions } from "./grants.js";
 import type { AguiHandlerOptions } from "./options.js";
 import type { RunHub } from "./run-hub.js";
@@ -31,6 +35,28 @@ export interface EdgeRun {
   log: Logger;
   /** Called when the run's events end, however they end. */
   release: () => void;
+}
+
+/**
+ * A stateless run over a shared ledger: the resume's answers are recorded first, so a replay of the
+ * same sealed pause with another answer is refused before anything runs.
+ */
+async function* answeredOnce(
+  input: RunAgentInput,
+  ledger: ExecutionLedger,
+  run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>,
+): AsyncGenerator<BaseEvent> {
+  const resume = input.resume ?? [];
+  if (resume.length) {
+    const state = input.state as Record<string, unknown> | undefined;
+    const refusal = await recordAnswers(ledger, input.threadId, state?.[SESSION_STATE_KEY], resume);
+    if (refusal) {
+      yield runStarted(input);
+      yield runError(refusal);
+      return;
+    }
+  }
+  yield* run(input);
 }
 
 /** The run's events (through the store when there is one), with new grants handed out before RUN_FINISHED. */
@@ -60,7 +86,9 @@ export async function* edgeRun({
     runAgui({ agent, input: runInput, signal, prepare, ledger, audit: options.audit, logger: log });
   const events = store
     ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop, hub })
-    : run(input);
+    : ledger
+      ? answeredOnce(input, ledger, run)
+      : run(input);
   try {
     for await (const event of events) {
       if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(invocationState, input.threadId, grants);

@@ -1,0 +1,71 @@
+/**
+ * Answers recorded in a shared ledger, for a handler without a thread store: a sealed pause proves
+ * where it came from, not that it is still open, so the same pause can be sent again. The first
+ * answer to each interrupt is written to the ledger (claimed, then settled with a digest of the
+ * answer); a later resume of that interrupt with the same answer goes on (the ledger then answers
+ * each call with its recorded result), and one with another answer is refused.
+ *
+ * @module
+ */
+import type { ResumeEntry } from "@ag-ui/core";
+import { canonicalJson } from "../../agent/canonical-json.js";
+import { answerKey, type ExecutionLedger, type LedgerResult } from "../../agent/ledger.js";
+import { sha256Hex } from "../../agent/sha256.js";
+import { pendingInterruptIds } from "../../agent/session.js";
+import { type KabooError, UnknownInterruptIdError } from "../../errors.js";
+import { ResumeInProgressError } from "./errors.js";
+
+// An answer is recorded at once after its claim: a lease only covers a process that dies between the two.
+const ANSWER_LEASE_MS = 60_000;
+
+/** The digest of one answer, as recorded. */
+const recordOf = (digest: string): LedgerResult => ({ status: "success", content: [{ type: "text", text: digest }] });
+
+/**
+ * Records the answers of a resume, or says why the resume must be refused.
+ *
+ * @param ledger - The handler's shared execution ledger.
+ * @param threadId - The run's thread.
+ * @param session - The opened (verified) `kaboo_session`: only its open interrupts are recorded.
+ * @param resume - The run's answers.
+ * @returns `undefined` to go on; else the refusal (`UNKNOWN_INTERRUPT_ID`: answered before,
+ *   differently; `RESUME_IN_PROGRESS`: another request is recording an answer to it now).
+ */
+export async function recordAnswers(
+  ledger: ExecutionLedger,
+  threadId: string,
+  session: unknown,
+  resume: readonly ResumeEntry[],
+): Promise<KabooError | undefined> {
+  const open = new Set(pendingInterruptIds(session));
+  for (const entry of resume) {
+    if (!open.has(entry.interruptId)) continue; // the agent refuses it as it stands
+    const refusal = await recordOne(ledger, threadId, entry);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+async function recordOne(ledger: ExecutionLedger, threadId: string, entry: ResumeEntry): Promise<KabooError | undefined> {
+  const key = answerKey(threadId, entry.interruptId);
+  const digest = sha256Hex(canonicalJson({ status: entry.status, payload: entry.payload ?? null }));
+  let claim = await ledger.claim(key, { leaseMs: ANSWER_LEASE_MS });
+  if (claim.status === "unknown") claim = await ledger.claim(key, { leaseMs: ANSWER_LEASE_MS, takeOverUnknown: true });
+  switch (claim.status) {
+    case "claimed":
+      await ledger.settle(key, claim.token, recordOf(digest));
+      return undefined;
+    case "done": {
+      const recorded = claim.result.content[0];
+      if (recorded?.type === "text" && recorded.text === digest) return undefined;
+      return new UnknownInterruptIdError(entry.interruptId, []);
+    }
+    case "running":
+    case "unknown":
+      return new ResumeInProgressError("Another request is answering this interrupt now; this one ran nothing.");
+    default: {
+      const never: never = claim;
+      return never;
+    }
+  }
+}

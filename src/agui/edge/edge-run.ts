@@ -44,8 +44,8 @@ export interface EdgeRun {
 async function* answeredOnce(
   input: RunAgentInput,
   ledger: ExecutionLedger,
-  run: (input: RunAgentInput) => AsyncGenerator<BaseEvent>,
-): AsyncGenerator<BaseEvent> {
+  run: (input: RunAgentInput) => AsyncGenerator<AGUIEvent>,
+): AsyncGenerator<AGUIEvent> {
   const resume = input.resume ?? [];
   if (resume.length) {
     const state = input.state as Record<string, unknown> | undefined;

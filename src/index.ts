@@ -74,7 +74,7 @@ export type {
 } from "./agent/audit.js";
 export { auditFromJsonLines, auditToJsonLines, verifyAuditTrail } from "./agent/audit-verify.js";
 export type { AuditProblem, AuditVerification, VerifyAuditOptions } from "./agent/audit-verify.js";
-export { jsonDigest, sha256Hex } from "./agent/digest.js";
+export { jsonDigest } from "./agent/digest.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
 export { estimateTokens } from "./agent/model-call.js";

@@ -64,7 +64,7 @@ export async function recordExecution(audit: RunAudit | undefined, facts: Execut
       idempotencyKey: facts.idempotencyKey,
       claim: facts.claim,
       status: result?.status ?? null,
-      resultDigest: result === undefined ? null : await jsonDigest(result),
+      resultDigest: result === undefined ? null : jsonDigest(result),
       answer: facts.answer ?? null,
     });
   } catch (error) {

@@ -82,7 +82,7 @@ export async function verifyAuditTrail(
         : fail("edited", i - 1, `Entry ${i - 1} does not match the hash entry ${i} carries.`);
     }
     // Hashed as given, not as parsed: a field the schema does not know is part of the record too.
-    prevHash = await auditEntryHash(entries[i]);
+    prevHash = auditEntryHash(entries[i]);
     if (prevHash === options.head) headSeen = true;
   }
   if (!headSeen) return fail("truncated", entries.length, "The known head is not in the trail: entries were cut off or changed.");

@@ -12,7 +12,8 @@
  */
 import * as z from "zod/v4/mini";
 import { canonicalJson } from "./canonical-json.js";
-import { sha256Hex } from "./digest.js";
+import { canonicalSha256 } from "./digest.js";
+import { sha256Hex } from "./sha256.js";
 import { KabooError } from "../errors.js";
 
 /**
@@ -123,8 +124,11 @@ export type AuditEntry = AuditChainFields & AuditRecord;
 export interface AuditChainStorage {
   /** The thread's last entry, or `undefined` when it has none. */
   last(threadId: string): Promise<AuditEntry | undefined>;
-  /** Stores `entry` under `entry.seq` unless that number is taken; `true` when it stored it. */
-  insert(entry: AuditEntry): Promise<boolean>;
+  /**
+   * Stores `entry` under `entry.seq` unless that number is taken; `true` when it stored it. `text`
+   * is the entry's canonical JSON (what its successor's `prev` hashes): store it, or the entry.
+   */
+  insert(entry: AuditEntry, text: string): Promise<boolean>;
   /** The thread's entries in sequence order (as stored; the reader verifies them). */
   list(threadId: string): Promise<unknown[]>;
 }
@@ -215,8 +219,8 @@ export const auditJsonSchema: z.ZodMiniType<unknown> = json;
  * @param entry - A stored entry (as JSON: no `undefined` fields).
  * @returns 64 hex digits.
  */
-export function auditEntryHash(entry: unknown): Promise<string> {
-  return sha256Hex(canonicalJson(entry));
+export function auditEntryHash(entry: unknown): string {
+  return canonicalSha256(entry);
 }
 
 const APPEND_TRIES = 32;
@@ -264,13 +268,14 @@ export class ChainedAuditLog implements AuditLog {
   }
 
   async #append(threadId: string, record: AuditRecord): Promise<AuditEntry> {
-    // A JSON round trip drops `undefined` fields: what is hashed is exactly what is stored and read back.
-    const body = JSON.parse(JSON.stringify(record)) as AuditRecord;
+    // Absent is null, never undefined: what is hashed must be exactly what is stored and read back.
+    const body = { ...record } as Record<string, unknown>;
+    for (const key of Object.keys(body)) if (body[key] === undefined) body[key] = null;
     let tail = this.#tails.get(threadId);
     for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
       if (tail === undefined || attempt > 0) {
         const last = await this.#storage.last(threadId);
-        tail = last === undefined ? undefined : { seq: last.seq, hash: await auditEntryHash(last) };
+        tail = last === undefined ? undefined : { seq: last.seq, hash: auditEntryHash(last) };
       }
       const entry = {
         v: AUDIT_ENTRY_VERSION,
@@ -280,14 +285,15 @@ export class ChainedAuditLog implements AuditLog {
         prev: tail?.hash ?? null,
         ...body,
       } as AuditEntry;
+      const text = canonicalJson(entry);
       let stored: boolean;
       try {
-        stored = await this.#storage.insert(entry);
+        stored = await this.#storage.insert(entry, text);
       } catch (cause) {
         throw new AuditWriteError(`The audit trail of thread "${threadId}" could not be written.`, { cause });
       }
       if (stored) {
-        this.#tails.set(threadId, { seq: entry.seq, hash: await auditEntryHash(entry) });
+        this.#tails.set(threadId, { seq: entry.seq, hash: sha256Hex(text) });
         return entry;
       }
     }
@@ -305,14 +311,14 @@ class MemoryChainStorage implements AuditChainStorage {
     return text === undefined ? undefined : (JSON.parse(text) as AuditEntry);
   }
 
-  async insert(entry: AuditEntry): Promise<boolean> {
+  async insert(entry: AuditEntry, text: string): Promise<boolean> {
     let rows = this.#threads.get(entry.threadId);
     if (!rows) {
       rows = [];
       this.#threads.set(entry.threadId, rows);
     }
     if (rows.length !== entry.seq) return false;
-    rows.push(JSON.stringify(entry));
+    rows.push(text);
     return true;
   }
 

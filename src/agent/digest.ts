@@ -1,36 +1,35 @@
 /**
- * SHA-256 digests of texts and JSON values, as lowercase hex (WebCrypto). A leaf module: the audit
- * trail and anything else that fingerprints a value use it.
+ * Digests of JSON values for the audit trail: SHA-256 of their canonical JSON, as hex. A leaf module.
+ *
+ * The SHA-256 is the package's synchronous one (`./sha256.ts`, the execution key's), not
+ * `crypto.subtle.digest`: the digest is the same, and an approved call writes several entries, each
+ * hashed, where WebCrypto's promise (a thread-pool hop in Node) would cost more than the call itself.
  *
  * @module
  */
 import { canonicalJson } from "./canonical-json.js";
-
-const encoder = new TextEncoder();
-
-/**
- * The SHA-256 of a text (UTF-8), as 64 lowercase hex digits.
- *
- * @param text - What to hash.
- * @returns The hex digest.
- * @example
- * ```ts
- * await sha256Hex("abc"); // "ba7816bf…"
- * ```
- */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
+import { sha256Hex } from "./sha256.js";
 
 /**
  * The SHA-256 of a JSON value's canonical text ({@link canonicalJson}): equal values, equal digests.
  *
  * @param value - A JSON value (`undefined` hashes as `null`).
  * @returns `sha256:` and 64 hex digits.
+ * @example
+ * ```ts
+ * jsonDigest({ b: 1, a: 2 }) === jsonDigest({ a: 2, b: 1 }); // true
+ * ```
  */
-export async function jsonDigest(value: unknown): Promise<string> {
-  return `sha256:${await sha256Hex(canonicalJson(value ?? null))}`;
+export function jsonDigest(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value ?? null))}`;
+}
+
+/**
+ * The SHA-256 (hex) of a value's canonical JSON, without a prefix: what an audit entry's `prev` holds.
+ *
+ * @param value - A JSON value.
+ * @returns 64 hex digits.
+ */
+export function canonicalSha256(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
 }

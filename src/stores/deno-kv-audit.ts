@@ -66,10 +66,10 @@ function kvStorage(kv: KvAuditLike, prefix: string): AuditChainStorage {
           return typeof row.value === "string" ? (JSON.parse(row.value) as AuditEntry) : undefined;
         return undefined;
       }),
-    insert: (entry) =>
+    insert: (entry, text) =>
       guard("audit write", async () => {
         const key = [...base(entry.threadId), entry.seq];
-        const { ok } = await kv.atomic().check({ key, versionstamp: null }).set(key, JSON.stringify(entry)).commit();
+        const { ok } = await kv.atomic().check({ key, versionstamp: null }).set(key, text).commit();
         return ok;
       }),
     list: (threadId) =>

@@ -121,8 +121,8 @@ function objectStorage(namespace: Namespace, prefix: string): AuditChainStorage 
       const { body } = await call(threadId, { op: "audit_last" });
       return typeof body === "string" ? (JSON.parse(body) as AuditEntry) : undefined;
     },
-    async insert(entry) {
-      return (await call(entry.threadId, { op: "audit_insert", seq: entry.seq, body: JSON.stringify(entry) })).ok === true;
+    async insert(entry, text) {
+      return (await call(entry.threadId, { op: "audit_insert", seq: entry.seq, body: text })).ok === true;
     },
     async list(threadId) {
       const { bodies } = await call(threadId, { op: "audit_list" });

@@ -37,7 +37,7 @@ export async function auditRequest(event: BeforeToolCallEvent, shown: ShownReque
     tool: event.toolUse.name,
     toolUseId: event.toolUse.toolUseId,
     interruptId: shown.interruptId,
-    argsDigest: await jsonDigest(shown.input),
+    argsDigest: jsonDigest(shown.input),
     subject: shown.subject,
     rule: shown.rule,
     principal: principalOf(event),
@@ -75,7 +75,7 @@ export async function auditDecision(event: BeforeToolCallEvent, read: ReadDecisi
     principal: read.principal === undefined ? principalOf(event) : read.principal,
     decision: read.decision,
     scope: read.scope ?? null,
-    editsDigest: read.editedArgs === undefined ? null : await jsonDigest(read.editedArgs),
+    editsDigest: read.editedArgs === undefined ? null : jsonDigest(read.editedArgs),
     signature: typeof signature === "string" ? signature.slice(0, 4096) : null,
     note: read.note ?? null,
   });

@@ -24,6 +24,8 @@ import {
 } from "./approval/decision.js";
 import { readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type ApprovalScope, type Decision } from "./approval/request.js";
 import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
+import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
+import { grantId } from "../grants/grant.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
 /** What the host is told before the run continues, so the tool's service can honour the decision. */
@@ -174,12 +176,17 @@ export class ToolApprovalHook implements HookProvider {
       principal: runContext.principal.find(context.invocationState) || null,
     });
     let callInput = input;
+    const read = { interruptId: id, principal: record.principal, editedArgs: record.editedArgs };
     if (record.decision === "approved" && record.editedArgs !== undefined) {
       const checked = (await inner.validate?.(record.editedArgs)) ?? { ok: true as const, value: record.editedArgs };
-      if (!checked.ok)
+      if (!checked.ok) {
+        await auditDecision(context, { ...read, decision: "refused", note: "the edited arguments are invalid" });
         return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
+      }
       callInput = checked.value;
     }
+    const note = record.unreadable === undefined ? undefined : "the answer could not be read";
+    await auditDecision(context, { ...read, decision: record.decision, scope: record.scope, note });
     if (record.unreadable !== undefined)
       this.#log.warn("approval answer not understood; treated as a denial", { tool: inner.name, problem: record.unreadable });
     return this.#decided(inner, callInput, context, { ...record, remembered: false }, reason.requestId, reason.subject ?? null);
@@ -206,8 +213,10 @@ export class ToolApprovalHook implements HookProvider {
       remember: this.#remember,
       now: this.#now(),
     });
-    if (cover)
+    if (cover) {
+      await auditGrantUse(context, cover.source === "grant" ? grantId(cover.grant) : undefined);
       return this.#decided(inner, input, context, { decision: "approved", scope: "once", remembered: true }, requestId, subject);
+    }
     const reason: ApprovalRequest = {
       kind: "tool_approval",
       agent: this.#agentName,
@@ -221,6 +230,9 @@ export class ToolApprovalHook implements HookProvider {
     const expiresAt = requestDeadline({ given: r.expiresAt, now: this.#now() });
     if (expiresAt !== undefined) reason.expiresAt = expiresAt;
     if (requestId !== undefined) reason.requestId = requestId;
+    const interruptId = toolInterruptId(context.toolUse.toolUseId, this.#name);
+    if (!context.agent.interruptState.interrupts.has(interruptId))
+      await auditRequest(context, { interruptId, rule: inner.name, input, subject, expiresAt: reason.expiresAt });
     context.interrupt({ name: this.#name, reason: reason as unknown as JsonObject });
     throw new InvalidStateError("interrupt() returned without an answer; the run should have paused.");
   }

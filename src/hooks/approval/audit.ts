@@ -9,9 +9,12 @@ import { runAudit } from "../../agent/audit-record.js";
 import type { AuditDecisionRecord } from "../../agent/audit.js";
 import { jsonDigest } from "../../agent/digest.js";
 import type { BeforeToolCallEvent } from "../../agent/events.js";
+
+/** The call being gated: a `BeforeToolCallEvent` (InterruptHook) or a `ToolContext` (ToolApprovalHook). */
+export type AuditedCall = Pick<BeforeToolCallEvent, "agent" | "invocationState" | "toolUse">;
 import { runContext } from "../../agent/run-context.js";
 
-const principalOf = (event: BeforeToolCallEvent): string | null => runContext.principal.find(event.invocationState) || null;
+const principalOf = (event: AuditedCall): string | null => runContext.principal.find(event.invocationState) || null;
 
 /** What a gate showed. */
 export interface ShownRequest {
@@ -29,7 +32,7 @@ export interface ShownRequest {
  * @param event - The gated call.
  * @param shown - The interrupt, the rule, the arguments shown, subject, deadline.
  */
-export async function auditRequest(event: BeforeToolCallEvent, shown: ShownRequest): Promise<void> {
+export async function auditRequest(event: AuditedCall, shown: ShownRequest): Promise<void> {
   const audit = runAudit(event.agent, event.invocationState);
   if (!audit) return;
   await audit.append({
@@ -62,7 +65,7 @@ export interface ReadDecision {
  * @param event - The gated call.
  * @param read - The interrupt, the decision, its scope, the edits and a note.
  */
-export async function auditDecision(event: BeforeToolCallEvent, read: ReadDecision): Promise<void> {
+export async function auditDecision(event: AuditedCall, read: ReadDecision): Promise<void> {
   const audit = runAudit(event.agent, event.invocationState);
   if (!audit) return;
   const metadata = runContext.resumeMetadata.find(event.invocationState)?.[read.interruptId];
@@ -86,7 +89,7 @@ export async function auditDecision(event: BeforeToolCallEvent, read: ReadDecisi
  * @param event - The gated call.
  * @param grantId - The grant's id, or `undefined` for an approval given earlier in this run.
  */
-export async function auditGrantUse(event: BeforeToolCallEvent, grantId: string | undefined): Promise<void> {
+export async function auditGrantUse(event: AuditedCall, grantId: string | undefined): Promise<void> {
   const audit = runAudit(event.agent, event.invocationState);
   if (!audit) return;
   await audit.append({

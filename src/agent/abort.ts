@@ -34,3 +34,42 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     );
   });
 }
+
+/** A child abort controller that follows an outer signal (see {@link linkedAbort}). */
+export interface LinkedAbort {
+  /** The child's signal: aborted when the child is, or when the outer signal is (with its reason). */
+  readonly signal: AbortSignal;
+  /** Aborts the child only (the outer signal is not touched). */
+  abort(reason?: unknown): void;
+  /** Stops following the outer signal (call it when the child's work is over). */
+  unlink(): void;
+}
+
+/**
+ * A child controller that follows `outer`: it aborts with the outer signal's reason as soon as that
+ * aborts (at once when it already has), and can also be aborted on its own (a timeout, a failed
+ * sibling) without touching the outer signal. The link lets go by itself once the child aborts.
+ * @param outer - The signal to follow. Default: none (a plain controller).
+ * @param child - The controller to link (one a caller hands out itself). Default: a new one.
+ * @returns The child's signal, `abort` and `unlink`.
+ * @example
+ * ```ts
+ * const run = linkedAbort(options.signal);
+ * try {
+ *   await work(run.signal);
+ * } finally {
+ *   run.unlink();
+ * }
+ * ```
+ */
+export function linkedAbort(outer?: AbortSignal, child: AbortController = new AbortController()): LinkedAbort {
+  const controller = child;
+  const follow = () => controller.abort(outer?.reason);
+  if (outer?.aborted) follow();
+  else outer?.addEventListener("abort", follow, { once: true, signal: controller.signal });
+  return {
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+    unlink: () => outer?.removeEventListener("abort", follow),
+  };
+}

@@ -29,6 +29,7 @@ import { AgentState } from "./state.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolExecutor } from "./tool-executor.js";
 import type { AgentTool } from "./tools.js";
+import { linkedAbort } from "./abort.js";
 
 /** Options of {@link Agent}. */
 export interface AgentConfig {
@@ -218,13 +219,9 @@ export class Agent {
     if (this.#running) throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
     const loopInput = this.#prepare(input);
     this.#running = true;
-    const controller = new AbortController();
+    const controller = linkedAbort(options.signal);
     this.#signal = controller.signal;
-    const outer = options.signal;
-    const onAbort = () => controller.abort(outer?.reason);
     let loop: Promise<AgentResult> | undefined;
-    if (outer?.aborted) onAbort();
-    else outer?.addEventListener("abort", onAbort, { once: true });
     try {
       const invocationState = options.invocationState ?? {};
       if (!this.#initialized) {
@@ -242,7 +239,7 @@ export class Agent {
       loop = runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
       return yield* queue.drain(loop);
     } finally {
-      outer?.removeEventListener("abort", onAbort);
+      controller.unlink();
       // A consumer that stops iterating early cancels the run; the agent stays busy until the
       // loop has wound down (AfterInvocation fired, transcript closed), so no second run overlaps it.
       controller.abort();

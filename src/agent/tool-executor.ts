@@ -14,7 +14,7 @@ import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
 import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
-import { raceAbort } from "./abort.js";
+import { linkedAbort, raceAbort } from "./abort.js";
 
 /** How a batch's calls run. */
 export type ToolExecutor = "concurrent" | "sequential";
@@ -151,10 +151,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
   }
   // When one call fails the run (a hook threw), its siblings are cancelled rather than awaited:
   // a hanging tool must not keep a failed run open.
-  const batch = new AbortController();
-  const forward = () => batch.abort(o.signal.reason);
-  if (o.signal.aborted) forward();
-  else o.signal.addEventListener("abort", forward, { once: true });
+  const batch = linkedAbort(o.signal);
   opts = { ...o, signal: batch.signal };
   const settled = await Promise.allSettled(
     toolUses.map((t) =>
@@ -163,7 +160,7 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
         throw error;
       }),
     ),
-  ).finally(() => o.signal.removeEventListener("abort", forward));
+  ).finally(() => batch.unlink());
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) {
     const outcomes = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));

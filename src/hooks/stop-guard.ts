@@ -7,6 +7,7 @@ import { describe, UserError } from "../errors.js";
 import { BeforeNodeCallEvent, BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { defaultLogger, type Logger } from "../logger.js";
+import { linkedAbort } from "../agent/abort.js";
 
 /** Returns `true` when the run should stop. May be async; throwing counts as "stop". */
 export type StopCheck = () => boolean | Promise<boolean>;
@@ -141,10 +142,7 @@ export function stopGuardFromSignal(
     throw new UserError(`stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`);
   }
   const controller = new AbortController();
-  if (signal) {
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true, signal: controller.signal });
-  }
+  linkedAbort(signal, controller);
   const guard = new StopGuard(function signalAborted() {
     return controller.signal.aborted;
   }, options);

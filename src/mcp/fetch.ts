@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { linkedAbort, type LinkedAbort } from "../agent/abort.js";
 
 type RpcId = string | number;
 
@@ -19,7 +20,7 @@ type RpcId = string | number;
  * @returns A fetch with the same signature.
  */
 export function boundedMcpFetch(base: typeof globalThis.fetch, headersTimeoutMs: number): typeof globalThis.fetch {
-  const open = new Map<RpcId, AbortController>();
+  const open = new Map<RpcId, LinkedAbort>();
   return async (input, init = {}) => {
     const messages = rpcMessages(init.body);
     for (const m of messages) {
@@ -29,17 +30,13 @@ export function boundedMcpFetch(base: typeof globalThis.fetch, headersTimeoutMs:
       open.delete(id);
     }
     const ids = messages.flatMap((m) => (m.method !== undefined && m.id !== undefined ? [m.id] : []));
-    const controller = new AbortController();
-    const outer = init.signal;
-    const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const controller = linkedAbort(init.signal ?? undefined);
     for (const id of ids) open.set(id, controller);
     let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
-      outer?.removeEventListener("abort", onOuterAbort);
+      controller.unlink();
       for (const id of ids) if (open.get(id) === controller) open.delete(id);
     };
     const timer = setTimeout(

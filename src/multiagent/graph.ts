@@ -18,6 +18,7 @@ import {
 } from "./base.js";
 import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
 import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
+import { linkedAbort } from "../agent/abort.js";
 
 export type { GraphEdge, GraphView } from "./graph-schedule.js";
 
@@ -143,10 +144,7 @@ export class Graph extends MultiAgentBase {
     outer: AbortSignal | undefined,
     started: number,
   ): Promise<GraphResult> {
-    const controller = new AbortController();
-    const onOuter = () => controller.abort(outer?.reason);
-    if (outer?.aborted) onOuter();
-    else outer?.addEventListener("abort", onOuter, { once: true });
+    const controller = linkedAbort(outer);
     let reason: string | undefined;
     let timedOut = false;
     const timer =
@@ -225,7 +223,7 @@ export class Graph extends MultiAgentBase {
       }
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      outer?.removeEventListener("abort", onOuter);
+      controller.unlink();
     }
     if (timedOut) reason = `The graph timed out after ${this.totalTimeoutMs} ms.`;
     return this.#result(run, reason, controller.signal.aborted && !timedOut, started);

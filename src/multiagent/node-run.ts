@@ -13,6 +13,7 @@ import { messageText, type JsonValue } from "../agent/messages.js";
 import { runContext } from "../agent/run-context.js";
 import type { MultiAgentBase, MultiAgentNode } from "./base.js";
 import { MultiAgentTimeoutError, type MultiAgentResult } from "./types.js";
+import { linkedAbort } from "../agent/abort.js";
 
 /** A node's paused execution, kept (as JSON) in the orchestrator's interrupt context. */
 export interface PausedNode {
@@ -135,10 +136,7 @@ export function nodeSignal(
   nodeId: string,
   timeoutMs: number | undefined,
 ): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const onOuter = () => controller.abort(outer.reason);
-  if (outer.aborted) onOuter();
-  else outer.addEventListener("abort", onOuter, { once: true });
+  const controller = linkedAbort(outer);
   const timer =
     timeoutMs === undefined
       ? undefined
@@ -147,7 +145,7 @@ export function nodeSignal(
     signal: controller.signal,
     dispose: () => {
       if (timer !== undefined) clearTimeout(timer);
-      outer.removeEventListener("abort", onOuter);
+      controller.unlink();
     },
   };
 }

@@ -14,6 +14,7 @@ import { UserError } from "../errors.js";
 import { MultiAgentBase, type MultiAgentInvokeOptions, type MultiAgentOptions } from "./base.js";
 import { freshSwarmRun, limit, loadSwarmRun, pingPong, type Handoff, type SwarmRun } from "./swarm-run.js";
 import { HandoffEvent, type MultiAgentResult } from "./types.js";
+import { linkedAbort } from "../agent/abort.js";
 
 export type { Handoff } from "./swarm-run.js";
 
@@ -135,10 +136,7 @@ export class Swarm extends MultiAgentBase {
   }
 
   async #execute(run: SwarmRun, invocationState: InvocationState, outer: AbortSignal, started: number): Promise<SwarmResult> {
-    const controller = new AbortController();
-    const onOuter = () => controller.abort(outer.reason);
-    if (outer.aborted) onOuter();
-    else outer.addEventListener("abort", onOuter, { once: true });
+    const controller = linkedAbort(outer);
     let timedOut = false;
     const timer =
       this.totalTimeoutMs === undefined
@@ -158,7 +156,7 @@ export class Swarm extends MultiAgentBase {
     } finally {
       registry.delete(this);
       if (timer !== undefined) clearTimeout(timer);
-      outer.removeEventListener("abort", onOuter);
+      controller.unlink();
     }
     if (timedOut) end = { stop: "failed", reason: `The swarm timed out after ${this.totalTimeoutMs} ms.` };
     else if (controller.signal.aborted && end.stop !== "paused") end = { ...end, stop: "cancelled" };

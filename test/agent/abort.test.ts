@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
+import { linkedAbort } from "../../src/agent/abort.js";
 import {
   Agent,
   AfterInvocationEvent,
@@ -249,5 +250,36 @@ describe("abort", () => {
     expect(r.stopReason).toBe("cancelled");
     expect(calls).toEqual([]);
     expectConsistentTranscript(agent.messages);
+  });
+});
+describe("linkedAbort", () => {
+  test("follows the outer signal with its reason, now or later; aborts alone without touching it", () => {
+    const outer = new AbortController();
+    const child = linkedAbort(outer.signal);
+    expect(child.signal.aborted).toBe(false);
+    outer.abort("stop");
+    expect(child.signal.reason).toBe("stop");
+    const already = linkedAbort(outer.signal);
+    expect(already.signal.aborted).toBe(true);
+    expect(already.signal.reason).toBe("stop");
+    const other = new AbortController();
+    const alone = linkedAbort(other.signal);
+    alone.abort("timeout");
+    expect(alone.signal.reason).toBe("timeout");
+    expect(other.signal.aborted).toBe(false);
+  });
+
+  test("unlinked, it no longer follows; without an outer signal it is a plain controller; a given one is linked", () => {
+    const outer = new AbortController();
+    const child = linkedAbort(outer.signal);
+    child.unlink();
+    outer.abort();
+    expect(child.signal.aborted).toBe(false);
+    expect(linkedAbort().signal.aborted).toBe(false);
+    const mine = new AbortController();
+    const source = new AbortController();
+    linkedAbort(source.signal, mine);
+    source.abort("x");
+    expect(mine.signal.reason).toBe("x");
   });
 });

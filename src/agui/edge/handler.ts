@@ -26,6 +26,7 @@ import { eventId, RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
+import { linkedAbort, type LinkedAbort } from "../../agent/abort.js";
 
 export { GRANTS_EVENT } from "./grants.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./options.js";
@@ -191,12 +192,9 @@ async function startRun(
     void hub.pump(sealOutgoing(events, input.threadId, options.secret, principal));
     return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
-  const controller = new AbortController();
-  const abort = () => controller.abort(request.signal.reason);
-  if (request.signal.aborted) abort();
-  else request.signal.addEventListener("abort", abort, { once: true });
+  const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
-  const release = () => request.signal.removeEventListener("abort", abort);
+  const release = controller.unlink;
   const hub = new RunHub(input.runId);
   const events = edgeRun({ agent, input, signal: controller.signal, stop, hub, request, options, grants, log, release });
   return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
@@ -210,7 +208,7 @@ function sse(
   events: AsyncIterable<AGUIEvent>,
   options: AguiHandlerOptions,
   cors: Record<string, string>,
-  controller?: AbortController,
+  controller?: LinkedAbort,
   id?: (event: AGUIEvent) => string | undefined,
 ): Response {
   const stream = sseStream(events, {

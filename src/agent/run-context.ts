@@ -24,6 +24,7 @@ import type { ExecutionLedger } from "./ledger.js";
 import { SessionExchange } from "./session.js";
 import type { PausedBatch } from "./paused-batch.js";
 import type { Agent } from "./agent.js";
+import { isObject } from "./guards.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
@@ -143,12 +144,11 @@ const isFunction = (v: unknown): v is BatchCheckpoint => typeof v === "function"
  * asking the model again (which would make new calls of the same request).
  */
 export type BatchCheckpoint = (batch: PausedBatch, agent: Agent) => Promise<void>;
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 const isLedger = (v: unknown): v is ExecutionLedger =>
-  isRecord(v) && typeof v.claim === "function" && typeof v.settle === "function" && typeof v.release === "function";
+  isObject(v) && typeof v.claim === "function" && typeof v.settle === "function" && typeof v.release === "function";
 const isAuditLog = (v: unknown): v is AuditLog =>
-  isRecord(v) && typeof v.append === "function" && typeof v.entries === "function";
+  isObject(v) && typeof v.append === "function" && typeof v.entries === "function";
 
 /** The run's keys. */
 export const runContext = {
@@ -165,17 +165,17 @@ export const runContext = {
   /** The tool-call id a coordinator delegated to this agent under. */
   delegationId: runKey<string>(DELEGATION_ID_KEY, "a string", isString),
   /** The run's forwarded props (AG-UI `forwardedProps`), a JSON object; grants come in under {@link GRANTS_PROP}. */
-  forwardedProps: runKey<Record<string, unknown>>(FORWARDED_PROPS_KEY, "a JSON object", isRecord),
+  forwardedProps: runKey<Record<string, unknown>>(FORWARDED_PROPS_KEY, "a JSON object", isObject),
   /** The run's AG-UI context items (untrusted; `ContextHook` validates each). */
   contextItems: runKey<unknown[]>(CONTEXT_ITEMS_KEY, "an array", isArray),
   /** The run's shared state (AG-UI `state`). */
-  sharedState: runKey<Record<string, unknown>>(SHARED_STATE_KEY, "a JSON object", isRecord),
+  sharedState: runKey<Record<string, unknown>>(SHARED_STATE_KEY, "a JSON object", isObject),
   /** The run's execution ledger. */
   executionLedger: runKey<ExecutionLedger>(EXECUTION_LEDGER_KEY, "an ExecutionLedger", isLedger),
   /** The run's audit trail (the host's; else the agent's own, if it has one). */
   auditLog: runKey<AuditLog>(AUDIT_LOG_KEY, "an AuditLog", isAuditLog),
   /** The resume entries' `metadata`, by interrupt id (untrusted JSON objects). */
-  resumeMetadata: runKey<Record<string, unknown>>(RESUME_METADATA_KEY, "a JSON object", isRecord),
+  resumeMetadata: runKey<Record<string, unknown>>(RESUME_METADATA_KEY, "a JSON object", isObject),
   /**
    * Called with each tool batch before its calls run (see {@link BatchCheckpoint}), with the agent
    * that runs it: child runs share the key, so a host checks that the agent is its own.
@@ -202,7 +202,7 @@ export function grantsIn(state: InvocationState): { sent: false } | { sent: true
  * @returns A fresh object; `props` is not modified.
  */
 export function forwardedPropsWithGrants(props: unknown, grants?: readonly unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = isRecord(props) ? { ...props } : {};
+  const out: Record<string, unknown> = isObject(props) ? { ...props } : {};
   if (grants !== undefined) out[GRANTS_PROP] = grants;
   return out;
 }

@@ -14,6 +14,7 @@ import { jsonValueSchema, type InterruptState, type InterruptStateJson } from ".
 import { withinDepth } from "./json-depth.js";
 import type { JsonObject, JsonValue, Message } from "./messages.js";
 import { pausedCallIds } from "./paused-batch.js";
+import { isObject } from "./guards.js";
 
 /** Key of the AG-UI state (and of a thread store's record) that carries the paused session. */
 export const SESSION_STATE_KEY = "kaboo_session";
@@ -163,8 +164,8 @@ export function sessionSnapshot(
 }
 
 function interruptStateOf(session: unknown): Record<string, unknown> | undefined {
-  const state = isRecord(session) ? session.interrupt_state : undefined;
-  return isRecord(state) ? state : undefined;
+  const state = isObject(session) ? session.interrupt_state : undefined;
+  return isObject(state) ? state : undefined;
 }
 
 /**
@@ -177,8 +178,8 @@ function interruptStateOf(session: unknown): Record<string, unknown> | undefined
 export function pendingInterruptIds(session: unknown): string[] {
   const state = interruptStateOf(session);
   const interrupts = state?.interrupts;
-  if (!isRecord(interrupts)) return [];
-  const open = Object.entries(interrupts).flatMap(([id, i]) => (isRecord(i) && i.response === undefined ? [id] : []));
+  if (!isObject(interrupts)) return [];
+  const open = Object.entries(interrupts).flatMap(([id, i]) => (isObject(i) && i.response === undefined ? [id] : []));
   return open.length === 0 && state?.activated === true ? Object.keys(interrupts) : open;
 }
 
@@ -191,11 +192,11 @@ export function pendingInterruptIds(session: unknown): string[] {
  */
 export function onlyQuorumQuestions(session: unknown, ids: readonly string[]): boolean {
   const interrupts = interruptStateOf(session)?.interrupts;
-  if (!isRecord(interrupts) || ids.length === 0) return false;
+  if (!isObject(interrupts) || ids.length === 0) return false;
   return ids.every((id) => {
     const i = Object.hasOwn(interrupts, id) ? interrupts[id] : undefined;
-    const reason = isRecord(i) && i.response === undefined ? i.reason : undefined;
-    return isRecord(reason) && isRecord(reason.approvals);
+    const reason = isObject(i) && i.response === undefined ? i.reason : undefined;
+    return isObject(reason) && isObject(reason.approvals);
   });
 }
 
@@ -270,8 +271,4 @@ export function readDelegateSnapshot(
   const parsed = withinDepth(saved) ? delegateSchema.safeParse(saved) : undefined;
   if (!parsed?.success || parsed.data.tool_use_id !== toolUseId) return undefined;
   return { interruptState: parsed.data.interrupt_state, messages: parsed.data.messages as unknown as Message[] };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -36,6 +36,7 @@ import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./
 import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
 import { saveNewGrants } from "./new-grants.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
+import { isObject } from "../agent/guards.js";
 
 export { SESSION_STATE_KEY } from "../agent/session.js";
 
@@ -267,10 +268,6 @@ function* snapshots(
   else delete outState[SESSION_STATE_KEY];
   yield stateSnapshot(outState);
   yield messagesSnapshot(toAguiMessages([...transcript], ids.newId, ids.toolMessageIds));
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** Tool call ids of the agent's paused batch. */

@@ -14,6 +14,7 @@ import { describe } from "../errors.js";
 import { compileGlob } from "./glob.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";
+import { isObject } from "../agent/guards.js";
 
 export type { Operation } from "fast-json-patch";
 
@@ -202,7 +203,7 @@ export class StateEffectsHook implements HookProvider {
         const error = jsonpatch.validate(patch, doc);
         if (error) return fail(`invalid JSON Patch: ${error.message}`);
         const next = jsonpatch.applyPatch(doc, patch, true, true).newDocument as unknown;
-        if (!isObject(next) || !jsonValueSchema.safeParse(next).success)
+        if (!isObject<JsonValue>(next) || !jsonValueSchema.safeParse(next).success)
           return fail("the patch would make the state something other than a JSON object.");
         return { state: next, ops: patch };
       } catch (error) {
@@ -210,7 +211,7 @@ export class StateEffectsHook implements HookProvider {
       }
     }
     const partial = partialSchema.safeParse(change);
-    if (!isObject(change) || !partial.success)
+    if (!isObject<JsonValue>(change) || !partial.success)
       return fail("a mapper must return JSON Patch ops, a partial JSON object, or null.");
     // One add/replace per top-level key is the exact delta of a shallow merge; a deep
     // compare() would also address nested keys, and a nested "__proto__" gives ops that
@@ -248,14 +249,10 @@ export class StateEffectsHook implements HookProvider {
   #state(invocationState: InvocationState): JsonObject {
     const raw = runContext.sharedState.raw(invocationState);
     if (raw === undefined || raw === null) return {};
-    if (isObject(raw) && jsonValueSchema.safeParse(raw).success) return raw;
+    if (isObject<JsonValue>(raw) && jsonValueSchema.safeParse(raw).success) return raw;
     this.#logger.warn("kaboo: StateEffectsHook found a shared state that is not a JSON object; effects start from {}.");
     return {};
   }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function safeClone(value: unknown): unknown {

@@ -12,6 +12,7 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
 import { runContext } from "../agent/run-context.js";
+import { isObject } from "../agent/guards.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
 import {
   checkScopeOption,
@@ -293,8 +294,8 @@ function approvalRequestIn(output: ToolOutput): { ok: true; value: z.infer<typeo
     }
   }
   for (const c of candidates) {
-    if (typeof c === "object" && c !== null && !Array.isArray(c) && Object.hasOwn(c, TOOL_APPROVAL_KEY)) {
-      const parsed = requestSchema.safeParse((c as Record<string, unknown>)[TOOL_APPROVAL_KEY]);
+    if (isObject(c) && Object.hasOwn(c, TOOL_APPROVAL_KEY)) {
+      const parsed = requestSchema.safeParse(c[TOOL_APPROVAL_KEY]);
       return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
     }
   }

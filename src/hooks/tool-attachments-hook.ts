@@ -7,6 +7,7 @@ import * as z from "zod/v4/mini";
 import { AfterToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { DocumentBlock, ImageBlock, JsonValue, ToolResultBlock, ToolResultContent } from "../agent/messages.js";
+import { isObject } from "../agent/guards.js";
 
 /** MIME types that become image blocks. */
 export const ATTACHMENT_IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -75,16 +76,12 @@ function isBase64(s: string): boolean {
   }
 }
 
-function isObject(v: unknown): v is Record<string, JsonValue> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 // A tool's own data may legitimately have an `attachments` field (an email tool
 // listing file names); only a list with at least one attachment-shaped object is ours.
 function attachmentList(v: unknown): unknown[] | undefined {
-  if (!isObject(v) || !Array.isArray(v.attachments)) return undefined;
+  if (!isObject<JsonValue>(v) || !Array.isArray(v.attachments)) return undefined;
   const list = v.attachments;
-  return list.some((a) => isObject(a) && ("mimeType" in a || "data" in a || "url" in a)) ? list : undefined;
+  return list.some((a) => isObject<JsonValue>(a) && ("mimeType" in a || "data" in a || "url" in a)) ? list : undefined;
 }
 
 function without(obj: Record<string, JsonValue>): Record<string, JsonValue> {
@@ -169,7 +166,7 @@ export function unpackAttachments(result: ToolResultBlock): ToolResultBlock {
     const checked = checkAttachment(raw);
     if (checked.ok) content.push(checked.block);
     else {
-      const name = isObject(raw) && typeof raw.name === "string" ? ` (${JSON.stringify(raw.name)})` : "";
+      const name = isObject<JsonValue>(raw) && typeof raw.name === "string" ? ` (${JSON.stringify(raw.name)})` : "";
       notes.push(`Attachment ${i + 1}${name} was dropped: ${checked.why}.`);
     }
   });

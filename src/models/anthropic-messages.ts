@@ -6,6 +6,7 @@
 import type { ContentBlock, DocumentBlock, ImageBlock, Message, ToolResultBlock } from "../agent/messages.js";
 import { decodeBase64Text, documentAsText, isTextDocument, mediaNote } from "./media.js";
 import type { ToolSpec } from "../agent/model.js";
+import { isObject } from "../agent/guards.js";
 
 /** A content block of the Messages API (the subset this package sends). */
 export type AnthropicBlock =
@@ -72,7 +73,7 @@ function assistantBlocks(content: readonly ContentBlock[]): AnthropicBlock[] {
     } else if (block.type === "toolUse") {
       // A string input means the arguments did not parse; the API only takes an object,
       // and the error result that answers the call tells the model what went wrong.
-      const input = isPlainObject(block.input) ? block.input : {};
+      const input = isObject(block.input) ? block.input : {};
       out.push({ type: "tool_use", id: block.toolUseId, name: block.name, input });
     }
   }
@@ -131,10 +132,6 @@ function mediaBlock(block: ImageBlock | DocumentBlock): AnthropicBlock {
     if (text !== undefined) return titled({ type: "document", source: { type: "text", media_type: "text/plain", data: text } });
   }
   return { type: "text", text: documentAsText(block) };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import { KabooError } from "../errors.js";
+import { isObject } from "../agent/guards.js";
 
 /** Which wire format produced an error. */
 export type ModelProvider = "openai" | "anthropic";
@@ -121,9 +122,9 @@ export interface ErrorFields {
  */
 export function readErrorFields(body: unknown): ErrorFields {
   const out: ErrorFields = { message: undefined, type: undefined, code: undefined };
-  if (!isRecord(body)) return out;
+  if (!isObject(body)) return out;
   const inner = body["error"];
-  const source = isRecord(inner) ? inner : body;
+  const source = isObject(inner) ? inner : body;
   if (typeof inner === "string") out.message = inner;
   else if (typeof source["message"] === "string") out.message = source["message"];
   if (typeof source["type"] === "string" && source["type"] !== "error") out.type = source["type"];
@@ -197,8 +198,4 @@ export function errorFromFields(
     return new ContextWindowOverflowError(`The ${provider} model's context window overflowed (${where}): ${what}`, details);
   }
   return new ModelError(`The ${provider} model call failed (${where}): ${what}`, details);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -14,6 +14,7 @@ import { canonicalJson } from "../../agent/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
 import { InvalidSessionError } from "./errors.js";
 import { SESSION_STATE_KEY } from "../../agent/session.js";
+import { isObject } from "../../agent/guards.js";
 
 /**
  * Version of the seal.
@@ -138,8 +139,4 @@ export async function* sealOutgoing(
     const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal) };
     yield { ...event, snapshot: out } satisfies StateSnapshotEvent;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -34,6 +34,7 @@ import { lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
+import { isObject } from "../../agent/guards.js";
 
 /** Options of {@link storedRun}. */
 export interface StoredRunOptions {
@@ -241,8 +242,4 @@ async function* replayed(input: RunAgentInput, record: ThreadRecord, answered: R
   // The record keeps the messages of the run's own MESSAGES_SNAPSHOT.
   yield messagesSnapshot(record.messages as AguiMessage[]);
   yield runFinished(input, answered.outcome as RunFinishedOutcome);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -6,6 +6,7 @@
 import type { Interrupt as AguiInterrupt, Message as AguiMessage, RunAgentInput } from "@ag-ui/core";
 import type { RunCheckpoint } from "../checkpoint.js";
 import { THREAD_SNAPSHOT_VERSION, type RunRecord, type SessionStore, type ThreadSnapshot } from "./session-store.js";
+import { isObject } from "../../agent/guards.js";
 
 /** Writes one run's snapshots in order (each write waits for the one before). */
 export class RunRecorder {
@@ -90,8 +91,4 @@ export class RunRecorder {
     this.#chain = write.then(undefined, () => undefined);
     return write;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -9,13 +9,38 @@ import { createAguiHandler } from "../../src/agui/index.js";
 import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";
 import { runAuditContract } from "../agent/audit-contract.js";
-import { edgeBank, newLedger } from "./agui-agent.js";
+import * as z from "zod/v4";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { edgeBank, newLedger, type EdgeLedger } from "./agui-agent.js";
 import { runGrantChecks } from "./governance-checks.js";
 
 export const GOVERNANCE_SECRET = "governance-secret";
 
 const ledger = newLedger();
 const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+
+/** "wire <name> <amount>" → a transfer that needs two of bob, carol and dan, never the requester. */
+function fourEyesBank(record: EdgeLedger): Agent {
+  const model = new ScriptedModel({
+    script: ({ lastToolResults, lastUserText }) => {
+      if (lastToolResults.length) return { text: "done" };
+      const wire = /wire (\w+) (\d+)/.exec(lastUserText);
+      return wire ? { toolCalls: [{ name: "transfer", input: { to: wire[1], amount: Number(wire[2]) } }] } : { text: "hi" };
+    },
+  });
+  const transfer = tool({
+    name: "transfer",
+    description: "Send money.",
+    inputSchema: z.object({ to: z.string(), amount: z.number() }),
+    callback: (input) => {
+      record.transfers.push(input);
+      return "sent";
+    },
+  });
+  const approvals = { required: 2, eligible: (p: string) => ["bob", "carol", "dan"].includes(p), forbidRequester: true };
+  return new Agent({ name: "bank", model, tools: [transfer], hooks: [new InterruptHook([{ pattern: "transfer", approvals }])] });
+}
 
 /** What one instance of the app (one isolate, one process) is built on. */
 export interface GovernanceParts {
@@ -40,12 +65,24 @@ export function governanceApp(parts: GovernanceParts): (request: Request) => Pro
     heartbeatMs: 0,
     logger,
   });
+  const fourEyes = createAguiHandler({
+    agent: () => fourEyesBank(ledger),
+    store: parts.store,
+    audit: parts.newAudit(),
+    principal: (request) => request.headers.get("x-user") ?? "",
+    heartbeatMs: 0,
+    logger,
+  });
   return async (request) => {
     const url = new URL(request.url);
     const principal = url.searchParams.get("principal") ?? undefined;
     switch (url.pathname) {
       case "/agui":
         return handler(request);
+      case "/agui-four-eyes":
+        return fourEyes(request);
+      case "/audit":
+        return Response.json(await parts.newAudit().entries(url.searchParams.get("thread") ?? ""));
       case "/revoke": {
         const id = url.searchParams.get("id");
         const tool = url.searchParams.get("tool") ?? undefined;

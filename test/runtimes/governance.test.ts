@@ -13,6 +13,8 @@ import { EventType, type BaseEvent, type Message } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AuditEntry } from "../../src/agent/audit.js";
+import { verifyAuditTrail } from "../../src/agent/audit-verify.js";
 import type { Grant } from "../../src/grants/grant.js";
 import { signGrant } from "../../src/grants/signing.js";
 import { AUDIT_CONTRACT_CHECKS } from "../agent/audit-contract.js";
@@ -34,8 +36,9 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-async function workerd(): Promise<Deployment> {
+async function workerd(persist?: string): Promise<Deployment> {
   const mf = new Miniflare({
+    ...(persist ? { durableObjectsPersist: persist } : {}),
     modules: true,
     script: await bundleEntry("governance-entry-worker.ts"),
     compatibilityDate: "2025-04-01",
@@ -83,8 +86,8 @@ async function deno(): Promise<Deployment> {
 const user = (content: string): Message => ({ id: crypto.randomUUID(), role: "user", content });
 
 /** One AG-UI run through `call`; its events. */
-async function run(call: Deployment["a"], who: string, body: Record<string, unknown>): Promise<BaseEvent[]> {
-  const res = await call("/agui", {
+async function run(call: Deployment["a"], who: string, body: Record<string, unknown>, path = "/agui"): Promise<BaseEvent[]> {
+  const res = await call(path, {
     method: "POST",
     headers: { "content-type": "application/json", "x-user": who },
     body: JSON.stringify({ runId: crypto.randomUUID(), state: {}, tools: [], context: [], ...body }),
@@ -104,7 +107,7 @@ const transfers = async (call: Deployment["a"]) =>
   ((await (await call("/ledger")).json()) as { transfers: { to: string; amount: number }[] }).transfers;
 
 describe.each([
-  ["workerd (Durable Objects)", workerd],
+  ["workerd (Durable Objects)", () => workerd()],
   ["Deno (Deno KV, two processes)", deno],
 ] as const)("%s", (_name, deploy) => {
   let d: Deployment;
@@ -157,4 +160,60 @@ describe.each([
     expect((await transfers(d.b)).filter((t) => t.amount === 9)).toEqual([]);
     expect((await transfers(d.a)).filter((t) => t.amount === 9)).toEqual([]);
   }, 60_000);
+
+  test("four eyes across isolates: asked on A, approved by bob on B and by carol on A, the wire runs once", async () => {
+    const amount = 10_000 + Math.floor(Math.random() * 1e6);
+    const threadId = crypto.randomUUID();
+    const asked = await fourEyes(d.a, "ann", { threadId, messages: [user(`wire mallory ${amount}`)] });
+    const bob = await fourEyes(d.b, "bob", answerAfter(threadId, asked));
+    expect(outcome(bob)?.type).toBe("interrupt");
+    expect((await allTransfers(d)).filter((t) => t.amount === amount)).toEqual([]);
+    const carol = await fourEyes(d.a, "carol", answerAfter(threadId, bob));
+    expect(outcome(carol)?.type).toBe("success");
+    expect((await allTransfers(d)).filter((t) => t.amount === amount)).toHaveLength(1);
+    const trail = (await (await d.b(`/audit?thread=${threadId}`)).json()) as AuditEntry[];
+    expect(await verifyAuditTrail(trail)).toMatchObject({ ok: true });
+    expect(trail.flatMap((e) => (e.kind === "decision" ? [e.principal] : []))).toEqual(["bob", "carol"]);
+  }, 60_000);
+});
+
+/** What the tools did in every isolate of `d` (in workerd both ways in are one isolate). */
+const allTransfers = async (d: Deployment) =>
+  d.a === d.b ? transfers(d.a) : [...(await transfers(d.a)), ...(await transfers(d.b))];
+const fourEyes = (call: Deployment["a"], who: string, body: Record<string, unknown>) => run(call, who, body, "/agui-four-eyes");
+/** The resume that answers the open question of `turn` with an approval. */
+function answerAfter(threadId: string, turn: BaseEvent[]): Record<string, unknown> {
+  const interruptId = outcome(turn)?.interrupts?.[0]?.id ?? "";
+  return {
+    threadId,
+    messages: snapshotMessages(turn),
+    resume: [{ interruptId, status: "resolved", payload: { approved: true } }],
+  };
+}
+
+describe("workerd, restarted between two approvals", () => {
+  test("the first approval lives in the Durable Object: after a restart the second one runs the wire, once", async () => {
+    const persist = join(dir, `do-${crypto.randomUUID()}`);
+    const threadId = crypto.randomUUID();
+    const before = await workerd(persist);
+    let bob: BaseEvent[];
+    try {
+      const asked = await fourEyes(before.a, "ann", { threadId, messages: [user("wire mallory 20000")] });
+      bob = await fourEyes(before.a, "bob", answerAfter(threadId, asked));
+      expect(outcome(bob)?.type).toBe("interrupt");
+      expect(await transfers(before.a)).toEqual([]);
+    } finally {
+      await before.stop();
+    }
+    const after = await workerd(persist);
+    try {
+      const carol = await fourEyes(after.a, "carol", answerAfter(threadId, bob));
+      expect(outcome(carol)?.type).toBe("success");
+      expect(await transfers(after.a)).toEqual([{ to: "mallory", amount: 20000 }]);
+      const trail = (await (await after.a(`/audit?thread=${threadId}`)).json()) as AuditEntry[];
+      expect(await verifyAuditTrail(trail)).toMatchObject({ ok: true });
+    } finally {
+      await after.stop();
+    }
+  }, 90_000);
 });

@@ -15,6 +15,7 @@ import { writePausedBatch, type PausedBatch } from "../agent/paused-batch.js";
 import { runContext } from "../agent/run-context.js";
 import type { AgentStreamEvent } from "../agent/stream-events.js";
 import { sessionStateSnapshot, type SessionSnapshot } from "../hooks/session-state-hook.js";
+import { InvalidStateError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { GrantStore } from "../grants/store.js";
 import { approvalDecisions, grantsFromDecisions } from "../hooks/approval/run.js";
@@ -191,4 +192,19 @@ export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
     toolMessageIds: o.toolMessageIds,
     logger: o.logger,
   });
+}
+
+/**
+ * A checkpoint that holds a batch in flight the agent could not take up (corrupt or forged): the
+ * run is not continued. Asking the model again instead would make new calls for ones that may have
+ * run already.
+ * @param agent - The runner agent, its paused state restored from `session`.
+ * @param session - The checkpoint's paused session (AG-UI state under the session key).
+ * @throws InvalidStateError
+ */
+export function assertContinuable(agent: Agent, session: unknown): void {
+  const held = (session as { interrupt_state?: { activated?: unknown } } | null)?.interrupt_state?.activated === true;
+  if (held && !agent.interruptState.activated) {
+    throw new InvalidStateError("The checkpoint's batch in flight could not be read; the run was not continued.");
+  }
 }

@@ -14,6 +14,9 @@
  */
 export { KabooAgent } from "./page/kaboo-agent.js";
 export type { KabooAgentConfig } from "./page/kaboo-agent.js";
+export { RunInProgressError } from "./page/errors.js";
+export type { RunFailure } from "./page/reattach.js";
+export type { RunCheckpoint } from "./checkpoint.js";
 export { runAgui, SESSION_STATE_KEY } from "./run.js";
 export type { AguiRunOptions } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./edge/handler.js";
@@ -50,6 +53,6 @@ export {
   parseThreadSnapshot,
   THREAD_SNAPSHOT_VERSION,
 } from "./page/session-store.js";
-export type { IndexedDbSessionStoreOptions, SessionStore, ThreadSnapshot } from "./page/session-store.js";
+export type { IndexedDbSessionStoreOptions, RunRecord, SessionStore, ThreadSnapshot } from "./page/session-store.js";
 export { toAguiEvents, HANDOFF_CUSTOM_EVENT } from "./multiagent-events.js";
 export type { ToAguiOptions } from "./multiagent-events.js";

@@ -29,7 +29,7 @@ import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
 import { stateDeltas } from "../hooks/state-effects.js";
 import { createReferenceRegistry } from "../hooks/references/registry.js";
-import { runCheckpoints, type CheckpointTracker, type RunCheckpoint } from "./checkpoint.js";
+import { assertContinuable, runCheckpoints, type CheckpointTracker, type RunCheckpoint } from "./checkpoint.js";
 import { installClientTools, type ClientToolHandler } from "./client-tools.js";
 import { AguiEventMapper } from "./events.js";
 import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
@@ -180,6 +180,7 @@ async function prepareAgent(
   // A cold agent needs the paused state before invoke() can tell a resume from new input
   // (restoring is a no-op on a fresh run or a warm agent).
   restoreSessionState(agent, invocationState, logger);
+  if (o.continueRun) assertContinuable(agent, state[SESSION_STATE_KEY]);
   // This adapter publishes every open request (RUN_FINISHED interrupts + the state snapshot).
   exchange.publishesApprovals = true;
   // The person's attachments, for a ReferenceHook (a host's prepare() may replace the registry).

@@ -152,6 +152,11 @@ export class ReloadWorld {
     return page;
   }
 
+  /** The session store's database (to read or tamper with it as another script would). */
+  get sessionsDb(): string {
+    return `${this.#db}-sessions`;
+  }
+
   /** Reads the stored thread as a page would (never dies). */
   stored(): Promise<ThreadSnapshot | undefined> {
     return new IndexedDbSessionStore({ dbName: `${this.#db}-sessions` }).load(this.threadId);

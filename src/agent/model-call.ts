@@ -290,9 +290,24 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
   }
 }
 
-/** Ids of the calls a transcript already holds. */
-function transcriptCallIds(messages: readonly Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const m of messages) for (const b of m.content) if (b.type === "toolUse") ids.add(b.toolUseId);
-  return ids;
+/** Per transcript array: how far it was read, its last message then, and the call ids found. */
+const callIdsRead = new WeakMap<readonly Message[], { count: number; last: Message | undefined; ids: Set<string> }>();
+
+/**
+ * Ids of the calls a transcript already holds. A tool loop appends two messages per cycle, so the ids
+ * found before are kept per transcript array and only new messages are read (building the set anew each
+ * cycle was a fifth of a 1,000-cycle loop's time). A transcript that shrank, or whose last message read
+ * before is no longer in its place (cut, trimmed, replaced), is read again in full.
+ */
+function transcriptCallIds(messages: readonly Message[]): ReadonlySet<string> {
+  let read = callIdsRead.get(messages);
+  if (!read || messages.length < read.count || (read.count > 0 && messages[read.count - 1] !== read.last)) {
+    read = { count: 0, last: undefined, ids: new Set() };
+    callIdsRead.set(messages, read);
+  }
+  for (let i = read.count; i < messages.length; i++)
+    for (const b of (messages[i] as Message).content) if (b.type === "toolUse") read.ids.add(b.toolUseId);
+  read.count = messages.length;
+  read.last = messages.at(-1);
+  return read.ids;
 }

@@ -49,4 +49,26 @@ describe("duplicate tool-call ids", () => {
     }
     expect(sent).toEqual([{ to: "bob" }, { to: "bob" }]);
   });
+
+  it("(c) the ids read before stay right when the transcript is cut, trimmed or replaced between turns", async () => {
+    const { sent, make } = setup(({ lastToolResults }) =>
+      lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
+    );
+    const agent = make();
+    const pay = async (turn: number) => {
+      const r = await agent.invoke(`pay bob (${turn})`);
+      const answers = r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+      await agent.invoke(answers);
+    };
+    await pay(0);
+    // Trimmed in place: the first turn's user message goes, its call stays (at another index).
+    agent.messages.splice(0, 1);
+    await pay(1);
+    // Replaced by a copy (a reload): the ids are read from the new array.
+    agent.messages = structuredClone(agent.messages);
+    await pay(2);
+    expect(sent).toEqual([{ to: "bob" }, { to: "bob" }, { to: "bob" }]);
+    const ids = agent.messages.flatMap((m) => m.content.flatMap((b) => (b.type === "toolUse" ? [b.toolUseId] : [])));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
 });

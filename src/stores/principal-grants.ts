@@ -95,6 +95,15 @@ export class PrincipalGrantStore implements GrantStore {
     return all.flat();
   }
 
+  /**
+   * Every valid grant of one person (expired ones included), read from that person's record only.
+   * @param principal - Whose grants (`undefined`: grants that name no person).
+   * @returns The grants.
+   */
+  grantsOf(principal: string | undefined): Promise<Grant[]> {
+    return this.#of(principal ?? "");
+  }
+
   async grantsFor(threadId: string, options: GrantsForOptions = {}): Promise<Grant[]> {
     const grants = await this.#of(options.principal ?? "");
     return selectForThread(grants, threadId, options.now ?? this.#now(), options.principal);

@@ -10,6 +10,7 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import type { JsonValue } from "../agent/messages.js";
 import {
   decideClaim,
   decodeThread,
@@ -17,6 +18,7 @@ import {
   encodeThread,
   parseLedgerRow,
   releasable,
+  type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
   ThreadStoreError,
@@ -32,7 +34,7 @@ export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./princi
 export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
 /** A Deno KV key. */
 export type KvKeyLike = readonly (string | number)[];
@@ -76,6 +78,11 @@ interface Head {
   version: number;
   gen: string;
   chunks: number;
+}
+
+/** Where a thread's logged events are: per run, its batches (chunked) and when it ended. */
+interface EventIndex {
+  runs: Record<string, { batches: { from: number; count: number; gen: string; chunks: number }[]; endedAt: number | null }>;
 }
 
 interface StoredRow {
@@ -137,6 +144,64 @@ export class DenoKvThreadStore implements ThreadStore {
     const stale = ok ? head : next;
     if (stale) await deleteChunks(this.#kv, [this.#prefix, "chunk", threadId, stale.gen], stale.chunks);
     return ok;
+  }
+
+  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+    const indexKey = [this.#prefix, "eventlog", threadId];
+    const gen = crypto.randomUUID();
+    const base = [this.#prefix, "events", threadId, gen];
+    // The batch goes in first, unreferenced; only the checked index write below makes it part of the log.
+    const chunks = await writeChunks(this.#kv, base, encoder.encode(JSON.stringify(events)));
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const entry = await this.#kv.get(indexKey);
+      const index = (entry.value as EventIndex | null) ?? { runs: {} };
+      const run = index.runs[runId] ?? { batches: [], endedAt: null };
+      const next = run.batches.reduce((n, b) => Math.max(n, b.from + b.count), 0);
+      // Only the next batch counts: a batch written again (a retried write) changes nothing.
+      if (from !== next || run.endedAt !== null) break;
+      const batches = [...run.batches, { from, count: events.length, gen, chunks }];
+      const written: EventIndex = { runs: { ...index.runs, [runId]: { batches, endedAt: ended ? this.#now() : null } } };
+      const { ok } = await this.#kv
+        .atomic()
+        .check({ key: indexKey, versionstamp: entry.versionstamp })
+        .set(indexKey, written)
+        .commit();
+      if (ok) return;
+    }
+    await deleteChunks(this.#kv, base, chunks);
+  }
+
+  async readEvents(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined> {
+    const index = (await this.#kv.get([this.#prefix, "eventlog", threadId])).value as EventIndex | null;
+    const run = index?.runs[runId];
+    if (!run) return undefined;
+    const events: JsonValue[] = [];
+    for (const b of run.batches) {
+      if (b.from + b.count - 1 <= after) continue;
+      const bytes = await readChunks(this.#kv, [this.#prefix, "events", threadId, b.gen], b.chunks);
+      if (bytes === undefined) throw new ThreadStoreError(`A batch of run "${runId}" is missing from the event log.`);
+      const batch = JSON.parse(decoder.decode(bytes)) as JsonValue[];
+      events.push(...batch.slice(Math.max(0, after + 1 - b.from)));
+    }
+    return { events, ended: run.endedAt !== null };
+  }
+
+  async compactEvents(threadId: string, before: number): Promise<void> {
+    const indexKey = [this.#prefix, "eventlog", threadId];
+    const entry = await this.#kv.get(indexKey);
+    const index = entry.value as EventIndex | null;
+    if (!index) return;
+    const old = Object.entries(index.runs).filter(([, r]) => r.endedAt !== null && r.endedAt < before);
+    if (!old.length) return;
+    const runs = Object.fromEntries(Object.entries(index.runs).filter(([, r]) => !(r.endedAt !== null && r.endedAt < before)));
+    const { ok } = await this.#kv
+      .atomic()
+      .check({ key: indexKey, versionstamp: entry.versionstamp })
+      .set(indexKey, { runs })
+      .commit();
+    if (!ok) return;
+    for (const [, r] of old)
+      for (const b of r.batches) await deleteChunks(this.#kv, [this.#prefix, "events", threadId, b.gen], b.chunks);
   }
 
   ledger(threadId: string): ExecutionLedger {

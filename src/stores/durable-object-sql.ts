@@ -6,6 +6,7 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import type { JsonValue } from "../agent/messages.js";
 import {
   decideClaim,
   decodeThread,
@@ -15,6 +16,7 @@ import {
   releasable,
   settledRow,
   type LedgerRow,
+  type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
   type ThreadStore,
@@ -29,6 +31,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
+  "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
 ];
 
 /**
@@ -131,6 +135,58 @@ export class SqlThreadStore implements ThreadStore {
     return this.#sql
       .exec("UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? RETURNING key", now, now)
       .toArray().length;
+  }
+
+  async appendEvents(_threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+    this.appendEventsNow(runId, from, events, ended);
+  }
+
+  /** {@link appendEvents}, synchronously. */
+  appendEventsNow(runId: string, from: number, events: JsonValue[], ended: boolean): void {
+    this.#sql.exec(
+      "INSERT INTO kaboo_event_runs (run_id, next, ended_at) VALUES (?, 0, NULL) ON CONFLICT(run_id) DO NOTHING",
+      runId,
+    );
+    const run = this.#sql.exec("SELECT next, ended_at FROM kaboo_event_runs WHERE run_id = ?", runId).toArray()[0];
+    // Only the next batch counts: a batch written again (a retried write) changes nothing.
+    if (!run || run.next !== from || run.ended_at !== null) return;
+    for (const [i, e] of events.entries())
+      this.#sql.exec("INSERT INTO kaboo_events (run_id, idx, body) VALUES (?, ?, ?)", runId, from + i, JSON.stringify(e));
+    this.#sql.exec(
+      "UPDATE kaboo_event_runs SET next = ?, ended_at = ? WHERE run_id = ?",
+      from + events.length,
+      ended ? this.#now() : null,
+      runId,
+    );
+  }
+
+  async readEvents(_threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined> {
+    return this.readEventsNow(runId, after);
+  }
+
+  /** {@link readEvents}, synchronously. */
+  readEventsNow(runId: string, after: number): LoggedEvents | undefined {
+    const run = this.#sql.exec("SELECT ended_at FROM kaboo_event_runs WHERE run_id = ?", runId).toArray()[0];
+    if (!run) return undefined;
+    const rows = this.#sql
+      .exec("SELECT body FROM kaboo_events WHERE run_id = ? AND idx > ? ORDER BY idx", runId, after)
+      .toArray();
+    return { events: rows.map((r) => JSON.parse(String(r.body)) as JsonValue), ended: run.ended_at !== null };
+  }
+
+  async compactEvents(_threadId: string, before: number): Promise<void> {
+    this.compactEventsNow(before);
+  }
+
+  /** {@link compactEvents}, synchronously. */
+  compactEventsNow(before: number): void {
+    const old = this.#sql
+      .exec("SELECT run_id FROM kaboo_event_runs WHERE ended_at IS NOT NULL AND ended_at < ?", before)
+      .toArray();
+    for (const { run_id } of old) {
+      this.#sql.exec("DELETE FROM kaboo_events WHERE run_id = ?", String(run_id));
+      this.#sql.exec("DELETE FROM kaboo_event_runs WHERE run_id = ?", String(run_id));
+    }
   }
 
   /** A value this object keeps beside its thread (the thread id, the hosted run's request). */

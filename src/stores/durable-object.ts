@@ -10,11 +10,13 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import type { JsonValue } from "../agent/messages.js";
 import { SqlThreadStore, type SqlStorageLike } from "./durable-object-sql.js";
 import {
   decodeThread,
   emptyThread,
   liveLease,
+  type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
   ThreadStoreError,
@@ -32,7 +34,7 @@ export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 export { SqlThreadStore } from "./durable-object-sql.js";
 export type { SqlStorageLike } from "./durable-object-sql.js";
 
@@ -72,7 +74,10 @@ type Op =
   | { op: "cas"; expected: number; data: ThreadData }
   | { op: "claim"; key: string; options?: ClaimOptions }
   | { op: "settle"; key: string; token: string; result: LedgerResult }
-  | { op: "release"; key: string; token: string };
+  | { op: "release"; key: string; token: string }
+  | { op: "events.append"; runId: string; from: number; events: JsonValue[]; ended: boolean }
+  | { op: "events.read"; runId: string; after: number }
+  | { op: "events.compact"; before: number };
 
 /** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
 const HOSTED_RUN_META = "hosted_run";
@@ -207,6 +212,14 @@ export class KabooThread {
       case "release":
         store.releaseNow(op.key, op.token);
         return { ok: true };
+      case "events.append":
+        store.appendEventsNow(op.runId, op.from, op.events, op.ended);
+        return { ok: true };
+      case "events.read":
+        return { logged: store.readEventsNow(op.runId, op.after) ?? null };
+      case "events.compact":
+        store.compactEventsNow(op.before);
+        return { ok: true };
       default:
         throw new Error(`unknown operation ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
@@ -290,6 +303,19 @@ export class DurableObjectThreadStore implements ThreadStore {
     return ((await this.#call(threadId, { op: "cas", expected: expectedVersion, data })) as { ok: boolean }).ok === true;
   }
 
+  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+    await this.#call(threadId, { op: "events.append", runId, from, events, ended });
+  }
+
+  async readEvents(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined> {
+    const { logged } = (await this.#call(threadId, { op: "events.read", runId, after })) as { logged: LoggedEvents | null };
+    return logged ?? undefined;
+  }
+
+  async compactEvents(threadId: string, before: number): Promise<void> {
+    await this.#call(threadId, { op: "events.compact", before });
+  }
+
   ledger(threadId: string): ExecutionLedger {
     const call = (op: Op) => this.#call(threadId, op);
     return {
@@ -301,7 +327,8 @@ export class DurableObjectThreadStore implements ThreadStore {
 
   async #call(threadId: string, op: Op): Promise<unknown> {
     // Reads and the holder's own settle/release are safe to send again; a write that may have landed is not.
-    if (op.op === "load" || op.op === "settle" || op.op === "release")
+    // An append is safe too: the same batch written again changes nothing.
+    if (op.op === "load" || op.op === "settle" || op.op === "release" || op.op === "events.read" || op.op === "events.append")
       return whileBusy(() => this.#once(threadId, op), transient, op.op, this.#busy);
     return this.#once(threadId, op);
   }

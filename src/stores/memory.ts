@@ -5,12 +5,14 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import type { JsonValue } from "../agent/messages.js";
 import {
   decideClaim,
   emptyThread,
   releasable,
   settledRow,
   type LedgerRow,
+  type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
   type ThreadStore,
@@ -25,7 +27,7 @@ export {
   THREAD_RECORD_FORMAT,
   ThreadStoreError,
 } from "./thread-store.js";
-export type { RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -47,6 +49,7 @@ export class MemoryThreadStore implements ThreadStore {
   // Records are kept as JSON text so a caller can never change a stored record through a reference.
   readonly #threads = new Map<string, string>();
   readonly #ledgers = new Map<string, Map<string, LedgerRow>>();
+  readonly #events = new Map<string, Map<string, { events: string[]; endedAt: number | null }>>();
   readonly #now: () => number;
 
   /** @param options - `now` (default `Date.now`). */
@@ -67,6 +70,28 @@ export class MemoryThreadStore implements ThreadStore {
     const record: ThreadRecord = { version: expectedVersion + 1, owner, session, messages, state, answered, lease, updatedAt };
     this.#threads.set(threadId, JSON.stringify(record));
     return true;
+  }
+
+  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+    let runs = this.#events.get(threadId);
+    if (!runs) this.#events.set(threadId, (runs = new Map()));
+    let run = runs.get(runId);
+    if (!run) runs.set(runId, (run = { events: [], endedAt: null }));
+    // Only the next batch counts: a batch written again (a retried write) changes nothing.
+    if (from !== run.events.length || run.endedAt !== null) return;
+    run.events.push(...events.map((e) => JSON.stringify(e)));
+    if (ended) run.endedAt = this.#now();
+  }
+
+  async readEvents(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined> {
+    const run = this.#events.get(threadId)?.get(runId);
+    if (!run) return undefined;
+    return { events: run.events.slice(after + 1).map((e) => JSON.parse(e) as JsonValue), ended: run.endedAt !== null };
+  }
+
+  async compactEvents(threadId: string, before: number): Promise<void> {
+    const runs = this.#events.get(threadId);
+    for (const [runId, run] of runs ?? []) if (run.endedAt !== null && run.endedAt < before) runs?.delete(runId);
   }
 
   ledger(threadId: string): ExecutionLedger {

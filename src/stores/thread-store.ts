@@ -97,6 +97,24 @@ export interface ThreadStore {
   compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean>;
   /** The thread's execution ledger (claims are atomic per key). */
   ledger(threadId: string): ExecutionLedger;
+  /**
+   * Appends events `from … from + events.length - 1` of a run to the thread's event log (a client
+   * that lost the stream reads them back). `ended`: the last one ends the run. Writing the same
+   * batch again changes nothing. Optional: without it, a run can be reattached to only where it runs.
+   */
+  appendEvents?(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void>;
+  /** The logged events of a run after index `after` (all for `-1`), or `undefined` when none are logged. */
+  readEvents?(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined>;
+  /** Drops the logs of the thread's runs that ended before `before` (epoch ms). */
+  compactEvents?(threadId: string, before: number): Promise<void>;
+}
+
+/** What {@link ThreadStore.readEvents} returns. */
+export interface LoggedEvents {
+  /** The events after the index asked for, in order. */
+  events: JsonValue[];
+  /** Whether the run's last event is among the logged ones. */
+  ended: boolean;
 }
 
 /** The platform's storage could not be reached, failed, or kept changing under a read. */

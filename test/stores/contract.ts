@@ -142,6 +142,25 @@ const CHECKS: Record<string, (store: ThreadStore, id: () => string) => Promise<v
     await ledger.settle("big", c.token, result(text));
     same(await ledger.claim("big"), { status: "done", result: result(text) }, "big result");
   },
+  async "the event log gives back a run's events after an index, batch by batch, and compacts ended runs"(store, id) {
+    const t = id();
+    assert(store.appendEvents && store.readEvents && store.compactEvents, "the store has no event log");
+    same(await store.readEvents(t, "r1", -1), undefined, "an unlogged run");
+    const big = "x".repeat(70_000);
+    await store.appendEvents(t, "r1", 0, [{ n: 0 }, { n: 1 }], false);
+    await store.appendEvents(t, "r1", 2, [{ n: 2, big }], false);
+    // The same batch again (a retried write), and a batch out of order, change nothing.
+    await store.appendEvents(t, "r1", 2, [{ n: 2, big }], false);
+    await store.appendEvents(t, "r1", 9, [{ n: 9 }], false);
+    same(await store.readEvents(t, "r1", 0), { events: [{ n: 1 }, { n: 2, big }], ended: false }, "after index 0");
+    await store.appendEvents(t, "r1", 3, [{ n: 3 }], true);
+    await store.appendEvents(t, "r1", 4, [{ n: 4 }], false);
+    same(await store.readEvents(t, "r1", 2), { events: [{ n: 3 }], ended: true }, "an ended run");
+    await store.appendEvents(t, "r2", 0, [{ n: 0 }], false);
+    await store.compactEvents(t, Date.now() + 1_000);
+    same(await store.readEvents(t, "r1", -1), undefined, "an ended run after compaction");
+    same(await store.readEvents(t, "r2", -1), { events: [{ n: 0 }], ended: false }, "a live run after compaction");
+  },
 };
 
 /**

@@ -11,7 +11,8 @@ import type { AGUIEvent } from "@ag-ui/core";
 import * as z from "zod/v4/mini";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
-import { parseEventId } from "./run-hub.js";
+import { loggedRun } from "./event-log.js";
+import { parseEventId, type IndexedEvent } from "./run-hub.js";
 
 /** Key of a reattach request's body. */
 export const CONNECT_KEY = "kaboo_connect";
@@ -67,14 +68,31 @@ export async function connectRun(
   const here = liveRuns(o.store).get(ask.threadId);
   const owner = here?.principal ?? (await o.store.load(ask.threadId)).owner ?? undefined;
   if (owner !== undefined && owner !== o.principal) return fail(403, "forbidden", "This thread belongs to someone else.");
-  if (!here || (runId !== undefined && here.runId !== runId))
-    return fail(
-      404,
-      "no_run",
-      `No run ${runId === undefined ? "" : `${JSON.stringify(runId)} `}of this thread can be reattached to here.`,
-    );
-  const hub = here.hub;
-  return { events: hub.watch(after), runId: hub.runId, indexOf: (e) => hub.indexOf(e) };
+  if (here && (runId === undefined || here.runId === runId)) {
+    const hub = here.hub;
+    return { events: hub.watch(after), runId: hub.runId, indexOf: (e) => hub.indexOf(e) };
+  }
+  // Not live here: another isolate runs it, or ran it. The thread's log has its events.
+  const logRun = runId ?? (await o.store.load(ask.threadId)).lease?.runId;
+  const logged =
+    logRun === undefined ? undefined : await loggedRun({ store: o.store, threadId: ask.threadId, runId: logRun, after });
+  if (!logged || logRun === undefined) {
+    const which = runId === undefined ? "" : `${JSON.stringify(runId)} `;
+    return fail(404, "no_run", `No run ${which}of this thread can be reattached to.`);
+  }
+  return indexed(logged, logRun);
+}
+
+/** Events with their indexes as an event stream and an index lookup. */
+function indexed(source: AsyncIterable<IndexedEvent>, runId: string): ConnectAnswer {
+  const indexes = new WeakMap<AGUIEvent, number>();
+  async function* events(): AsyncGenerator<AGUIEvent> {
+    for await (const { index, event } of source) {
+      indexes.set(event, index);
+      yield event;
+    }
+  }
+  return { events: events(), runId, indexOf: (e) => indexes.get(e) };
 }
 
 function fail(status: 400 | 403 | 404, error: string, detail: string): ConnectAnswer {

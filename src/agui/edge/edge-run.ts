@@ -85,7 +85,17 @@ export async function* edgeRun({
   const run = (runInput: RunAgentInput) =>
     runAgui({ agent, input: runInput, signal, prepare, ledger, audit: options.audit, logger: log });
   const events = store
-    ? storedRun({ store, input, principal: grants.principal, log, leaseMs: options.runLeaseMs, run, stop, hub })
+    ? storedRun({
+        store,
+        input,
+        principal: grants.principal,
+        log,
+        leaseMs: options.runLeaseMs,
+        eventLogRetentionMs: options.eventLogRetentionMs,
+        run,
+        stop,
+        hub,
+      })
     : ledger
       ? answeredOnce(input, ledger, run)
       : run(input);

@@ -105,6 +105,11 @@ export interface AguiHandlerOptions {
    * the thread at most this long. Default 30 s ({@link DEFAULT_RUN_LEASE_MS}).
    */
   runLeaseMs?: number;
+  /**
+   * How long a finished run's events stay in the thread's event log (with a `store` that keeps one),
+   * for a client that reattaches late, ms. Default 10 minutes.
+   */
+  eventLogRetentionMs?: number;
   /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
   heartbeatMs?: number;
   /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */

@@ -51,6 +51,7 @@ export class RunHub {
   readonly #events: AGUIEvent[] = [];
   readonly #index = new WeakMap<AGUIEvent, number>();
   readonly #waiters = new Set<() => void>();
+  readonly #listeners: ((e: IndexedEvent) => void)[] = [];
   #ended = false;
 
   /** @param runId - The run. */
@@ -89,6 +90,15 @@ export class RunHub {
     }
   }
 
+  /**
+   * Calls `listener` with every event from now on (the event log's writer).
+   *
+   * @param listener - Called in index order.
+   */
+  attach(listener: (e: IndexedEvent) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** The index of an event this hub kept. */
   indexOf(event: AGUIEvent): number | undefined {
     return this.#index.get(event);
@@ -114,6 +124,7 @@ export class RunHub {
     this.#events.push(event);
     this.#index.set(event, index);
     onEvent?.({ index, event });
+    for (const listener of this.#listeners) listener({ index, event });
     this.#wake();
   }
 

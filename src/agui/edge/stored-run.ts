@@ -28,6 +28,7 @@ import {
   ThreadForbiddenError,
 } from "./errors.js";
 import { onlyQuorumQuestions, pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
+import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
 import { continueHistory } from "./history.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 import { lingerThenDrop, liveRuns } from "./live-runs.js";
@@ -50,6 +51,8 @@ export interface StoredRunOptions {
   /** The run's events as they happen: found by a client that reattaches. */
   hub: RunHub;
   log: Logger;
+  /** How long a finished run's events stay in the thread's event log. Default {@link DEFAULT_EVENT_LOG_RETENTION_MS}. */
+  eventLogRetentionMs?: number | undefined;
   /** How long the run's hold lasts without renewal. Default {@link DEFAULT_RUN_LEASE_MS}. */
   leaseMs?: number | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
@@ -85,6 +88,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
   const held = taken.record;
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
   const live = liveRuns(store);
+  if (store.appendEvents) logEvents(o, now());
   live.set(threadId, { runId, token: held.lease?.token ?? "", principal: held.owner ?? undefined, stop: o.stop, hub: o.hub });
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   if (held.session) state[SESSION_STATE_KEY] = held.session;
@@ -132,6 +136,16 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
     if (!ended) await releaseThread(hold, threadId, held, now(), log);
     lingerThenDrop(live, threadId, runId);
   }
+}
+
+/** Sends the run's events to its thread's log, and drops the logs of runs that ended long ago. */
+function logEvents(o: StoredRunOptions, now: number): void {
+  const { store, input, log } = o;
+  const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log });
+  o.hub.attach((e) => writer.add(e));
+  store.compactEvents?.(input.threadId, now - (o.eventLogRetentionMs ?? DEFAULT_EVENT_LOG_RETENTION_MS)).catch((error) => {
+    log.warn("kaboo: could not compact a thread's event log", { threadId: input.threadId, error: describe(error) });
+  });
 }
 
 /**

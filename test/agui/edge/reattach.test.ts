@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { post, quietLogger, send } from "./fixtures.js";
 import { input } from "../helpers.js";
 
@@ -93,5 +94,57 @@ describe("reattach to a stored run", () => {
     expect((await handle(post({ kaboo_connect: { threadId: "none" } }, { "x-user": "ann" }))).status).toBe(404);
     const bad = await handle(post({ kaboo_connect: { threadId: "t" } }, { "x-user": "ann", "last-event-id": "nope" }));
     expect(bad.status).toBe(400);
+  });
+});
+
+describe("reattach from the thread's event log", () => {
+  /** The same stored thread seen from another isolate: its own live runs, the shared storage. */
+  function elsewhere(store: MemoryThreadStore): ThreadStore {
+    return {
+      load: (t) => store.load(t),
+      compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+      ledger: (t) => store.ledger(t),
+      appendEvents: (t, r, f, e, end) => store.appendEvents(t, r, f, e, end),
+      readEvents: (t, r, a) => store.readEvents(t, r, a),
+      compactEvents: (t, b) => store.compactEvents(t, b),
+    };
+  }
+
+  test("a client that drops and reconnects to another isolate gets exactly the missed events, live and after the end", async () => {
+    const { store, handle } = storyHandler();
+    const other = createAguiHandler({
+      store: elsewhere(store),
+      agent: () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "x" }) }) }),
+      logger: quietLogger(),
+    });
+    const whole = await frames(await handle(post(story("ref"))));
+    for (const k of [1, 3, whole.length - 2]) {
+      const threadId = `log${k}`;
+      const first = await frames(await handle(post(story(threadId))), k);
+      const rest = await frames(await other(post({ kaboo_connect: { threadId } }, { "last-event-id": first.at(-1)!.id! })));
+      expect([...first, ...rest].map((f) => f.data.type)).toEqual(whole.map((f) => f.data.type));
+      expect([...first, ...rest].map((f) => f.id)).toEqual(whole.map((_, i) => `${first[0]!.id!.split(":")[0]}:${i}`));
+    }
+  });
+
+  test("the log is written in a few batches, not one write per event", async () => {
+    const { store } = storyHandler();
+    let writes = 0;
+    const counted = elsewhere(store);
+    const append = counted.appendEvents!;
+    counted.appendEvents = (...a) => {
+      writes++;
+      return append(...a);
+    };
+    const h = createAguiHandler({
+      store: counted,
+      agent: () =>
+        new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8 }) }),
+      logger: quietLogger(),
+    });
+    const events = await frames(await h(post(story("w"))));
+    expect(events.length).toBeGreaterThan(40);
+    expect(writes).toBeLessThanOrEqual(4);
+    expect((await store.readEvents("w", events[0]!.id!.split(":")[0]!, -1))?.events).toHaveLength(events.length);
   });
 });

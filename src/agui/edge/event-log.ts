@@ -1,0 +1,132 @@
+/**
+ * The thread's event log at the edge: every event of a stored run is appended to the store in
+ * batches (a few writes per run, not one per event), so a client can reattach from its last event
+ * even in another isolate or after the one that ran it is gone. Logs are kept for the run's life
+ * plus {@link DEFAULT_EVENT_LOG_RETENTION_MS}, then dropped when a later run of the thread starts;
+ * what they held is in the thread's record (its transcript and state snapshots).
+ *
+ * @module
+ */
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import type { JsonValue } from "../../agent/messages.js";
+import { describe } from "../../errors.js";
+import type { Logger } from "../../logger.js";
+import { InvalidThreadRecordError, type ThreadStore } from "../../stores/thread-store.js";
+import type { IndexedEvent } from "./run-hub.js";
+
+/** How long a finished run's events stay in the log: 10 minutes. */
+export const DEFAULT_EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
+
+/** Events wait at most this long for their batch to fill (the first event of a run is written at once). */
+const BATCH_MS = 50;
+/** A run no longer holding its thread whose log does not end within this long died unlogged. */
+const ORPHAN_MS = 3_000;
+/** Most events in one write. */
+const MAX_BATCH = 128;
+
+function isTerminal(event: AGUIEvent): boolean {
+  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+}
+
+/** Writes one run's events to its thread's log, in order, a batch at a time. */
+export class EventLogWriter {
+  readonly #store: ThreadStore;
+  readonly #threadId: string;
+  readonly #runId: string;
+  readonly #log: Logger;
+  #batch: IndexedEvent[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #chain: Promise<void> = Promise.resolve();
+  #failed = false;
+  /** Writes made so far (for the benchmark's cost per run). */
+  writes = 0;
+
+  /** @param o - The store (with `appendEvents`), the run, and where a failed write is reported. */
+  constructor(o: { store: ThreadStore; threadId: string; runId: string; log: Logger }) {
+    this.#store = o.store;
+    this.#threadId = o.threadId;
+    this.#runId = o.runId;
+    this.#log = o.log;
+  }
+
+  /** Takes one event of the run (in index order). */
+  add(e: IndexedEvent): void {
+    this.#batch.push(e);
+    if (isTerminal(e.event) || this.#batch.length >= MAX_BATCH || e.index === 0) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), BATCH_MS);
+  }
+
+  /** Resolves when every event taken so far is written (or its write failed). */
+  settled(): Promise<void> {
+    this.#flush();
+    return this.#chain;
+  }
+
+  #flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#batch;
+    this.#batch = [];
+    if (!batch.length || this.#failed) return;
+    this.#chain = this.#chain.then(() => this.#write(batch));
+  }
+
+  async #write(batch: IndexedEvent[]): Promise<void> {
+    const first = batch[0] as IndexedEvent;
+    const ended = isTerminal((batch.at(-1) as IndexedEvent).event);
+    try {
+      this.writes++;
+      const events = batch.map((e) => e.event as unknown as JsonValue);
+      await this.#store.appendEvents?.(this.#threadId, this.#runId, first.index, events, ended);
+    } catch (error) {
+      // The live stream goes on; only a client that reattaches elsewhere misses the rest.
+      this.#failed = true;
+      this.#log.warn("kaboo: could not write a run's events to its thread's log", {
+        threadId: this.#threadId,
+        error: describe(error),
+      });
+    }
+  }
+}
+
+/**
+ * A run's events read back from the log after `after`, then, while the run goes on elsewhere,
+ * polled until its last event (or until the thread no longer names the run: it died unlogged).
+ *
+ * @param o - The store, the thread and run, the index the client has, how often to poll (ms).
+ * @returns The events and their indexes, or `undefined` when the log has no such run.
+ */
+export async function loggedRun(o: {
+  store: ThreadStore;
+  threadId: string;
+  runId: string;
+  after: number;
+  pollMs?: number;
+}): Promise<AsyncIterable<IndexedEvent> | undefined> {
+  // A run that holds its thread but has not written its first batch yet is logged, just empty.
+  const first =
+    (await o.store.readEvents?.(o.threadId, o.runId, o.after)) ??
+    ((await o.store.load(o.threadId)).lease?.runId === o.runId ? { events: [], ended: false } : undefined);
+  if (!first) return undefined;
+  return (async function* tail(): AsyncGenerator<IndexedEvent> {
+    let logged = first;
+    let at = o.after;
+    let orphanedAt: number | undefined;
+    for (;;) {
+      for (const value of logged.events) {
+        // Read back as written, but checked: storage is outside this process.
+        const parsed = EventSchemas.safeParse(value);
+        if (!parsed.success) throw new InvalidThreadRecordError(`Event ${at + 1} of run "${o.runId}" in the log is malformed.`);
+        yield { index: ++at, event: parsed.data as AGUIEvent };
+      }
+      if (logged.ended) return;
+      // The run's last batch is written just after it lets go of the thread: wait a little for it.
+      const held = (await o.store.load(o.threadId)).lease?.runId === o.runId;
+      orphanedAt = held || logged.events.length ? undefined : (orphanedAt ?? Date.now());
+      if (orphanedAt !== undefined && Date.now() - orphanedAt > ORPHAN_MS) return;
+      await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
+      logged = (await o.store.readEvents?.(o.threadId, o.runId, at)) ?? { events: [], ended: true };
+    }
+  })();
+}

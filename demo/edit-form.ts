@@ -5,7 +5,7 @@
  * can send is €5,000.00."), each beside its field. A tool the demo has no schema for is not editable.
  */
 import * as z from "zod/v4";
-import { toolSchemas } from "./bank.js";
+import { toolSchemas } from "./bank-tools.js";
 import { formatMoney } from "./money.js";
 
 /** One field of the form, read from the tool's JSON Schema. */

@@ -32,7 +32,9 @@ import {
 } from "./marks.js";
 import { copyReply, setupControls, toast } from "./controls.js";
 import { setupChrome } from "./page-chrome.js";
-import { createRunner, GATE_SUBJECTS, modelMaker } from "./runner.js";
+import { modelMaker } from "./models.js";
+import type { createRunner } from "./runner.js";
+import { GATE_SUBJECTS } from "./subjects.js";
 import { loadSettings, modelLabel, setupSettings } from "./settings.js";
 import { setThemeTool, setupTheme, THEME_TOOL } from "./theme.js";
 import { ThreadList } from "./threads.js";
@@ -147,11 +149,24 @@ function scheduleRender(): void {
   });
 }
 
+/**
+ * The agent loop, its hooks and the bank's tools (./runner.ts) load with the first run, not with the
+ * page: {@link run} waits for them before it starts one.
+ */
+const runner = { create: undefined as typeof createRunner | undefined, loading: undefined as Promise<void> | undefined };
+function loadRunner(): Promise<void> {
+  runner.loading ??= import("./runner.js").then((m) => {
+    runner.create = m.createRunner;
+  });
+  return runner.loading;
+}
+
 function makeAgent(id: string): KabooAgent {
   const agent = new KabooAgent({
     threadId: id,
-    agent: (t) =>
-      createRunner(
+    agent: (t) => {
+      if (!runner.create) throw new Error("The agent is still loading.");
+      return runner.create(
         t,
         state.model,
         {
@@ -160,7 +175,8 @@ function makeAgent(id: string): KabooAgent {
           onEvent: (event) => panels.add(event),
         },
         ttl,
-      ),
+      );
+    },
     grantStore,
     sessionStore,
     clientToolHandlers: { set_theme: setThemeTool },
@@ -187,6 +203,9 @@ async function openThread(id: string): Promise<void> {
   state.marks = stopMarks(id);
   state.kaboo = makeAgent(id);
   setStatus("loading");
+  // A run the page left unfinished (or one another tab drives) continues on connect: it needs the runner.
+  const stored = await sessionStore.load(id);
+  if (stored?.run?.status === "running" || answering(id).length) await loadRunner();
   await state.kaboo.connectAgent();
   panels.showThread(id, state.kaboo.messages);
   render();
@@ -289,6 +308,7 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   const agent = state.kaboo;
   if (extra.resume) noteAnswering(threadId, extra.resume);
   try {
+    await loadRunner();
     await agent.runAgent({ tools: [THEME_TOOL], ...extra });
   } catch (error) {
     if (!stopFlags.get(threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
@@ -320,6 +340,7 @@ function markStopped(): void {
 function send(text: string): void {
   if (!text || state.running || document.body.dataset["status"] !== "idle") return;
   void loadMarkdown();
+  void loadRunner();
   state.kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
   void run();
 }
@@ -345,6 +366,15 @@ function stop(): void {
 }
 
 onMarkdownReady(scheduleRender);
+// The first key typed warms up what a reply needs, so Send does not wait for it.
+prompt.addEventListener(
+  "input",
+  () => {
+    void loadRunner();
+    void loadMarkdown();
+  },
+  { once: true },
+);
 setupControls({ state, dialog, prompt, tabs, send, stop, askNext, answer, openThread });
 setupChrome();
 setupTheme($<HTMLButtonElement>("#theme-toggle"));

@@ -1,6 +1,6 @@
 /**
- * The runner agent of one conversation, with the demo's full hook stack, and the model the
- * settings chose (the scripted one by default).
+ * The runner agent of one conversation, with the demo's full hook stack. Loaded with the first run,
+ * not with the page (the agent loop, the hooks and the bank's tools wait until someone asks).
  */
 import { Agent, type Model } from "kaboo-workflows";
 import {
@@ -14,10 +14,9 @@ import {
   ToolApprovalHook,
   ToolNameSanitizer,
 } from "kaboo-workflows/hooks";
-import { TOOL_LABELS, bankTools, cardService, person } from "./bank.js";
-import { formatMoney } from "./money.js";
-import { scriptedModel } from "./scripted.js";
-import type { ModelSettings } from "./settings.js";
+import { TOOL_LABELS } from "./bank.js";
+import { bankTools, cardService } from "./bank-tools.js";
+import { accountMove, recipient, wireSubject } from "./subjects.js";
 
 /** The agent's name: in interrupt names, events and the event log. */
 export const AGENT_NAME = "bank";
@@ -35,68 +34,6 @@ export interface RunnerHooks {
   stopRequested: (threadId: string) => boolean;
   onContext: (threadId: string, report: ContextReport) => void;
   onEvent: (event: StreamEvent) => void;
-}
-
-/** Model calls of the scripted model still to fail (`?fail=N`), shared by every runner of the page. */
-const outage = { failures: 0 };
-
-/**
- * Makes the models the settings choose. The providers' code is loaded only when one is chosen, so
- * the page people usually see (the scripted model) does not download it.
- * @param settings - Which model.
- * @param delayMs - The scripted model's pause between chunks.
- * @param failures - Scripted model calls to fail first (to try Retry). Default 0.
- * @returns A function that makes one model per runner.
- */
-export async function modelMaker(settings: ModelSettings, delayMs: number, failures = 0): Promise<() => Model> {
-  if (settings.provider === "openai") {
-    const { OpenAIChatModel } = await import("kaboo-workflows/models/openai");
-    return () =>
-      new OpenAIChatModel({
-        model: settings.model,
-        baseUrl: settings.baseUrl || "https://api.openai.com/v1",
-        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-      });
-  }
-  if (settings.provider === "anthropic") {
-    const { AnthropicModel } = await import("kaboo-workflows/models/anthropic");
-    return () =>
-      new AnthropicModel({
-        model: settings.model,
-        maxTokens: 2048,
-        dangerouslyAllowBrowser: true,
-        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-        ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-      });
-  }
-  outage.failures = failures;
-  return () => scriptedModel(delayMs, outage);
-}
-
-function accountMove(_tool: string, input: unknown): { key: string; label: string } {
-  const to = String((input as { to?: unknown }).to ?? "");
-  return { key: `account:${to}`, label: `moves to your ${to} account` };
-}
-
-function recipient(_tool: string, input: unknown): { key: string; label: string } {
-  const to = String((input as { to?: unknown }).to ?? "")
-    .trim()
-    .toLowerCase();
-  return { key: `to:${to}`, label: `transfers to ${person(to)}` };
-}
-
-/** The subject of each gate with remembered answers: what a grant for the call covers. */
-export const GATE_SUBJECTS: Partial<Record<string, (tool: string, input: unknown) => { key: string; label: string }>> = {
-  transfer: recipient,
-  move_money: accountMove,
-};
-
-function wireSubject(_tool: string, input: unknown): { key: string; label: string } {
-  const w = input as { to?: unknown; iban?: unknown; amount?: unknown; currency?: unknown };
-  return {
-    key: `iban:${String(w.iban)}`,
-    label: `a wire of ${formatMoney(Number(w.amount), String(w.currency))} to ${person(String(w.to))}`,
-  };
 }
 
 /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every check in order, stopping at the first that fails.
-// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> vitest (unit,
+// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> demo size -> vitest (unit,
 // browser, runtimes) -> e2e (the demo in Chromium). Ends with one plain "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
@@ -61,6 +61,8 @@ step("format and lint (biome ci)", bin("biome"), ["ci", "."]);
 step("typecheck src (Web APIs only, no @types/node)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
 step("typecheck tests, demo and configs", bin("tsc"), ["-p", "tsconfig.test.json"]);
 step("build dist/", process.execPath, [join(root, "scripts/build.mjs")]);
+// The demo's production build: the JavaScript loaded at start stays within its budget.
+step("demo start-up JS ≤ 100 KiB gzip", process.execPath, [join(root, "bench/demo-size.mjs"), "--budget=100"]);
 vitest("vitest: unit, browser, runtimes", ["unit", "browser", "runtimes"], join(reportDir, "vitest.json"));
 const hasE2e =
   existsSync(join(root, "e2e")) &&

@@ -91,8 +91,10 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   const mapper = new AguiEventMapper(newId, (name) => agent.tool(name)?.kind);
   const baseSystemPrompt = agent.systemPrompt;
   let started: { invocationState: InvocationState; toolMessageIds: Map<string, string> } | undefined;
+  let watched: WatchedAudit | undefined;
   try {
     const { invocationState, state, audit } = await contextOf(o);
+    watched = audit;
     const resume = input.resume ?? [];
     if (await isReplay(o, state, resume)) {
       // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
@@ -126,6 +128,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
         : agent.messages;
       yield* snapshots(o, started.invocationState, transcript, { newId, toolMessageIds: started.toolMessageIds });
     }
+    // What the failed run recorded (an answer read before the call was refused, say) still reaches the client.
+    if (watched) yield* watched.drain();
     yield runError(error);
   } finally {
     agent.systemPrompt = baseSystemPrompt;

@@ -66,3 +66,35 @@ describe("the edge handler's audit trail", () => {
     }
   });
 });
+
+describe("a run that fails after an answer was read", () => {
+  test("still sends the entries it wrote before the RUN_ERROR", async () => {
+    const { runAgui } = await import("../../../src/agui/run.js");
+    const { bankRunner } = await import("../fixtures.js");
+    const { collect, input: runInput, interruptsOf, snap, stateOf, user } = await import("../helpers.js");
+    const bank = { transfers: [] as { to: string; amount: number }[] };
+    const audit = new MemoryAuditLog();
+    const first = await collect(
+      runAgui({ agent: bankRunner(bank), audit, input: runInput({ threadId: "t", messages: [user("pay ann 3")] }) }),
+    );
+    const resume = [{ interruptId: interruptsOf(first)[0]?.id ?? "", status: "resolved" as const, payload: { approved: true } }];
+    // Another holder runs the call now: this resume claims nothing and ends with CALL_IN_PROGRESS.
+    const busy = {
+      claim: async () => ({ status: "running" as const, leaseExpiresAt: Date.now() + 60_000 }),
+      settle: async () => {},
+      release: async () => {},
+    };
+    const events = await collect(
+      runAgui({
+        agent: bankRunner(bank),
+        audit,
+        ledger: busy,
+        input: runInput({ threadId: "t", messages: snap(first), state: stateOf(first), resume }),
+      }),
+      false,
+    );
+    expect((events.at(-1) as unknown as { code?: string }).code).toBe("CALL_IN_PROGRESS");
+    expect(auditEvents(events).map((e) => e.kind)).toEqual(["decision"]);
+    expect(bank.transfers).toEqual([]);
+  });
+});

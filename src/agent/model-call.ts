@@ -4,7 +4,7 @@
  * @module
  */
 import { MaxModelRetriesError, ModelStreamError } from "../errors.js";
-import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "./model.js";
+import type { ContentBlockDelta, Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import type { Agent } from "./agent.js";
 import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from "./events.js";
 import type { ContentBlock, Message } from "./messages.js";
@@ -38,6 +38,13 @@ type Open =
   | { kind: "reasoning"; text: string; signature?: string; redacted?: string }
   | { kind: "toolUse"; toolUseId: string; name: string; json: string };
 
+/** What the stream has produced so far: blocks still open by index, closed ones, the stop reason. */
+interface Assembly {
+  open: Map<number, Open>;
+  done: { index: number; block: ContentBlock }[];
+  stopReason: ModelStopReason | undefined;
+}
+
 /**
  * Consumes a model stream into one assistant message.
  * @param usedIds - Call ids the transcript already holds (read only when the response calls tools);
@@ -51,9 +58,17 @@ export async function assembleResponse(
   signal: AbortSignal | undefined,
   usedIds?: () => ReadonlySet<string>,
 ): Promise<(ModelResponse & { partial?: false }) | { partial: true; message: Message }> {
-  const open = new Map<number, Open>();
-  const done: { index: number; block: ContentBlock }[] = [];
-  let stopReason: ModelStopReason | undefined;
+  const assembly: Assembly = { open: new Map(), done: [], stopReason: undefined };
+  await consume(stream, signal, (event) => {
+    onEvent(event);
+    applyEvent(assembly, event, metrics);
+  });
+  if (signal?.aborted) return partialResponse(assembly);
+  return completeResponse(assembly, usedIds);
+}
+
+/** Reads the stream until it ends or the signal aborts, then releases it. */
+async function consume<T>(stream: AsyncIterable<T>, signal: AbortSignal | undefined, each: (event: T) => void): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
   const steps = new AbortableNext(iterator, signal);
   let exhausted = false;
@@ -65,60 +80,7 @@ export async function assembleResponse(
         exhausted = true;
         break;
       }
-      const event = step.value;
-      onEvent(event);
-      switch (event.type) {
-        case "messageStart":
-          break;
-        case "contentBlockStart": {
-          const s = event.start;
-          open.set(
-            event.index,
-            s.type === "toolUse"
-              ? { kind: "toolUse", toolUseId: s.toolUseId, name: s.name, json: "" }
-              : s.type === "reasoning"
-                ? { kind: "reasoning", text: "" }
-                : { kind: "text", text: "" },
-          );
-          break;
-        }
-        case "contentBlockDelta": {
-          const d = event.delta;
-          let block = open.get(event.index);
-          if (!block) {
-            // Providers may omit a start for text/reasoning blocks; tool input needs its start.
-            if (d.type === "toolUseInput")
-              throw new ModelStreamError(`Tool input delta for block ${event.index} arrived before its start.`);
-            block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
-            open.set(event.index, block);
-          }
-          if (d.type === "text" && block.kind === "text") block.text += d.text;
-          else if (d.type === "toolUseInput" && block.kind === "toolUse") block.json += d.input;
-          else if (d.type === "reasoning" && block.kind === "reasoning") {
-            if (d.text) block.text += d.text;
-            if (d.signature) block.signature = (block.signature ?? "") + d.signature;
-            if (d.redacted) block.redacted = (block.redacted ?? "") + d.redacted;
-          } else throw new ModelStreamError(`A ${d.type} delta does not fit content block ${event.index} (${block.kind}).`);
-          break;
-        }
-        case "contentBlockStop": {
-          const block = open.get(event.index);
-          if (!block) break;
-          open.delete(event.index);
-          done.push({ index: event.index, block: close(block) });
-          break;
-        }
-        case "messageStop":
-          stopReason = event.stopReason;
-          break;
-        case "metadata":
-          if (event.usage) addUsage(metrics.usage, event.usage);
-          break;
-        default: {
-          const never: never = event;
-          throw new ModelStreamError(`Unknown model event ${JSON.stringify(never)}.`);
-        }
-      }
+      each(step.value);
     }
   } finally {
     steps.dispose();
@@ -126,19 +88,84 @@ export async function assembleResponse(
     // ignores the signal may never settle, so this is not awaited.
     if (!exhausted) iterator.return?.()?.then(undefined, () => undefined);
   }
-  if (signal?.aborted) {
-    // Keep what was said so far, but never a tool call that will not get a result.
-    const text = done.map((d) => d.block).filter((b) => b.type === "text" || b.type === "reasoning");
-    for (const b of open.values()) if (b.kind === "text" && b.text) text.push({ type: "text", text: b.text });
-    return { partial: true, message: { role: "assistant", content: text } };
+}
+
+/** Applies one stream event to the assembly. */
+function applyEvent(a: Assembly, event: ModelStreamEvent, metrics: AgentMetrics): void {
+  switch (event.type) {
+    case "messageStart":
+      break;
+    case "contentBlockStart": {
+      const s = event.start;
+      a.open.set(
+        event.index,
+        s.type === "toolUse"
+          ? { kind: "toolUse", toolUseId: s.toolUseId, name: s.name, json: "" }
+          : s.type === "reasoning"
+            ? { kind: "reasoning", text: "" }
+            : { kind: "text", text: "" },
+      );
+      break;
+    }
+    case "contentBlockDelta":
+      applyDelta(a.open, event.index, event.delta);
+      break;
+    case "contentBlockStop": {
+      const block = a.open.get(event.index);
+      if (!block) break;
+      a.open.delete(event.index);
+      a.done.push({ index: event.index, block: close(block) });
+      break;
+    }
+    case "messageStop":
+      a.stopReason = event.stopReason;
+      break;
+    case "metadata":
+      if (event.usage) addUsage(metrics.usage, event.usage);
+      break;
+    default: {
+      const never: never = event;
+      throw new ModelStreamError(`Unknown model event ${JSON.stringify(never)}.`);
+    }
   }
-  const openTool = [...open.values()].find((b) => b.kind === "toolUse");
+}
+
+/** Adds a delta to its open block (opening a text or reasoning block a provider did not start). */
+function applyDelta(open: Map<number, Open>, index: number, d: ContentBlockDelta): void {
+  let block = open.get(index);
+  if (!block) {
+    // Providers may omit a start for text/reasoning blocks; tool input needs its start.
+    if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${index} arrived before its start.`);
+    block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
+    open.set(index, block);
+  }
+  if (d.type === "text" && block.kind === "text") block.text += d.text;
+  else if (d.type === "toolUseInput" && block.kind === "toolUse") block.json += d.input;
+  else if (d.type === "reasoning" && block.kind === "reasoning") {
+    if (d.text) block.text += d.text;
+    if (d.signature) block.signature = (block.signature ?? "") + d.signature;
+    if (d.redacted) block.redacted = (block.redacted ?? "") + d.redacted;
+  } else throw new ModelStreamError(`A ${d.type} delta does not fit content block ${index} (${block.kind}).`);
+}
+
+/** What a cancelled stream had said so far, but never a tool call that will not get a result. */
+function partialResponse(a: Assembly): { partial: true; message: Message } {
+  const text = a.done.map((d) => d.block).filter((b) => b.type === "text" || b.type === "reasoning");
+  for (const b of a.open.values()) if (b.kind === "text" && b.text) text.push({ type: "text", text: b.text });
+  return { partial: true, message: { role: "assistant", content: text } };
+}
+
+/** The finished message: blocks in order, the stop reason checked against the content, call ids unique. */
+function completeResponse(a: Assembly, usedIds: (() => ReadonlySet<string>) | undefined): ModelResponse {
+  const openTool = [...a.open.values()].find((b) => b.kind === "toolUse");
   if (openTool && openTool.kind === "toolUse") {
     throw new ModelStreamError(`The model's stream ended in the middle of a call to tool "${openTool.name}".`);
   }
+  let stopReason = a.stopReason;
   if (stopReason === undefined) throw new ModelStreamError("The model's stream ended before its stop event.");
-  for (const [index, block] of open) done.push({ index, block: close(block) });
-  done.sort((a, b) => a.index - b.index);
+  const done = [...a.done];
+  for (const [index, block] of a.open) done.push({ index, block: close(block) });
+  done.sort((x, y) => x.index - y.index);
   let content = done.map((d) => d.block).filter((b) => !(b.type === "text" && b.text === ""));
   const hasTools = content.some((b) => b.type === "toolUse");
   // Some servers finish a tool-calling turn with "stop"; trust the content over the label.
@@ -147,11 +174,17 @@ export async function assembleResponse(
   // A turn cut short (maxTokens, contentFiltered …) ends the run: its calls would never get results,
   // and a toolUse without its toolResult breaks the transcript (and the next provider request).
   if (hasTools && stopReason !== "toolUse") content = content.filter((b) => b.type !== "toolUse");
-  // Ids identify calls, their results, their interrupts and their ledger entries: a server that
-  // repeats one in a response, or reuses one of an earlier turn (`usedIds`), would make two calls
-  // share an approval or a recorded result. Repeats get a suffix (the transcript sends it back as is).
+  if (hasTools) uniqueCallIds(content, usedIds ? usedIds() : new Set());
+  return { message: { role: "assistant", content }, stopReason };
+}
+
+/**
+ * Ids identify calls, their results, their interrupts and their ledger entries: a server that
+ * repeats one in a response, or reuses one of an earlier turn (`used`), would make two calls share
+ * an approval or a recorded result. Repeats get a suffix (the transcript sends it back as is).
+ */
+function uniqueCallIds(content: ContentBlock[], used: ReadonlySet<string>): void {
   const seen = new Set<string>();
-  const used = hasTools && usedIds ? usedIds() : new Set<string>();
   for (const b of content) {
     if (b.type !== "toolUse") continue;
     let id = b.toolUseId;
@@ -159,7 +192,6 @@ export async function assembleResponse(
     b.toolUseId = id;
     seen.add(id);
   }
-  return { message: { role: "assistant", content }, stopReason };
 }
 
 /**

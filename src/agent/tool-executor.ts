@@ -59,103 +59,42 @@ export class BatchFailure extends Error {
 
 const CANCELLED_BY_ABORT = "The run was cancelled before this tool finished.";
 
+/** What hooks of the batch said that outlives one call: a hook set `stopLoop`. */
+interface BatchFlags {
+  stopLoop: boolean;
+}
+
 /**
  * Runs the calls of one model response.
  * @param toolUses - Calls still to run (those already answered on a resume are excluded by the caller).
  */
 export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOptions): Promise<BatchOutcome> {
-  let stopLoop = false;
-  // Concurrent batches swap in a signal of their own (see below); runOne reads it through `opts`.
-  let opts = o;
-  const runOne = async (original: ToolUseBlock): Promise<CallOutcome> => {
-    const { agent, invocationState } = o;
-    // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
-    const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
-    try {
-      await agent.hooks.invoke(before);
-    } catch (error) {
-      if (error instanceof InterruptSignal) return { kind: "interrupted", toolUse: original };
-      throw error;
-    }
-    if (before.stopLoop) stopLoop = true;
-    // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
-    const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
-    const selected = before.selectedTool;
-    // Any value but `false` cancels (an empty message gets the default): a gate must never pass by accident.
-    const cancelMessage =
-      before.cancel === false
-        ? undefined
-        : typeof before.cancel === "string" && before.cancel !== ""
-          ? before.cancel
-          : `Tool call "${toolUse.name}" was cancelled.`;
-    opts.emit({ type: "toolStart", toolUse });
-    let call: OpenCall | ToolResultBlock | undefined;
-    if (cancelMessage === undefined && selected) {
-      try {
-        call = await prepareCall(selected, toolUse, original.input, opts);
-      } catch (e) {
-        if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
-        throw e;
-      }
-    }
-    let cutOff = false;
-    for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
-      let result: ToolResultBlock;
-      let error: unknown;
-      if (cancelMessage !== undefined) result = errorResult(toolUse.toolUseId, cancelMessage);
-      else if (!selected || !call) result = errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, agent));
-      else if ("type" in call) result = call;
-      else {
-        try {
-          result = await invokeTool(selected, toolUse, call, opts);
-        } catch (e) {
-          if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
-          error = e;
-          cutOff = opts.signal.aborted;
-          result = errorResult(toolUse.toolUseId, opts.signal.aborted ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
-        }
-      }
-      recordTool(opts.metrics, toolUse.name, result.status === "success", performance.now() - started);
-      const after = new AfterToolCallEvent({
-        agent,
-        invocationState,
-        toolUse,
-        selectedTool: selected,
-        result,
-        error,
-        cancelMessage,
-      });
-      try {
-        await agent.hooks.invoke(after);
-      } catch (e) {
-        if (e instanceof InterruptSignal) return { kind: "interrupted", toolUse };
-        throw e;
-      }
-      if (after.stopLoop) stopLoop = true;
-      if (after.retry && attempt <= opts.maxToolRetries && cancelMessage === undefined && !opts.signal.aborted) continue;
-      const final = { ...after.result, toolUseId: toolUse.toolUseId };
-      opts.emit({ type: "toolResult", toolUse, result: final });
-      return cutOff ? { kind: "done", toolUse, result: final, cutOff } : { kind: "done", toolUse, result: final };
-    }
-  };
+  const flags: BatchFlags = { stopLoop: false };
+  const outcomes = o.executor === "sequential" ? await runInOrder(toolUses, o, flags) : await runTogether(toolUses, o, flags);
+  return { outcomes, stopLoop: flags.stopLoop };
+}
 
-  if (o.executor === "sequential") {
-    const outcomes: CallOutcome[] = [];
-    try {
-      for (const t of toolUses) outcomes.push(await runOne(t));
-    } catch (error) {
-      throw new BatchFailure(error, outcomes);
-    }
-    return { outcomes, stopLoop };
+/** One call after the other; a failure keeps the outcomes before it. */
+async function runInOrder(toolUses: readonly ToolUseBlock[], o: BatchOptions, flags: BatchFlags): Promise<CallOutcome[]> {
+  const outcomes: CallOutcome[] = [];
+  try {
+    for (const t of toolUses) outcomes.push(await runCall(t, o, flags));
+  } catch (error) {
+    throw new BatchFailure(error, outcomes);
   }
-  // When one call fails the run (a hook threw), its siblings are cancelled rather than awaited:
-  // a hanging tool must not keep a failed run open.
+  return outcomes;
+}
+
+/**
+ * All calls at once, under a signal of the batch's own: when one call fails the run (a hook threw),
+ * its siblings are cancelled rather than awaited, since a hanging tool must not keep a failed run open.
+ */
+async function runTogether(toolUses: readonly ToolUseBlock[], o: BatchOptions, flags: BatchFlags): Promise<CallOutcome[]> {
   const batch = linkedAbort(o.signal);
-  opts = { ...o, signal: batch.signal };
+  const opts = { ...o, signal: batch.signal };
   const settled = await Promise.allSettled(
     toolUses.map((t) =>
-      runOne(t).catch((error: unknown) => {
+      runCall(t, opts, flags).catch((error: unknown) => {
         batch.abort(error);
         throw error;
       }),
@@ -166,7 +105,111 @@ export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOp
     const outcomes = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
     throw new BatchFailure(failed.reason, outcomes);
   }
-  return { outcomes: settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value), stopLoop };
+  return settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value);
+}
+
+/** A call past its BeforeToolCall hooks: as it will run (or not), validated and claimed. */
+interface PreparedCall {
+  toolUse: ToolUseBlock;
+  selected: AgentTool | undefined;
+  /** The claimed call, or the result it has instead (invalid input, a recorded result, …). */
+  call: OpenCall | ToolResultBlock | undefined;
+  /** Set when a hook cancelled the call: what the model reads. */
+  cancelMessage: string | undefined;
+}
+
+/** One call: BeforeToolCall, validation and the ledger claim, then attempts until a result stands. */
+async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlags): Promise<CallOutcome> {
+  const { agent, invocationState } = o;
+  // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
+  const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
+  if ((await interruptedBy(agent.hooks.invoke(before))) === INTERRUPTED) return { kind: "interrupted", toolUse: original };
+  if (before.stopLoop) flags.stopLoop = true;
+  // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
+  const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
+  const selected = before.selectedTool;
+  // Any value but `false` cancels (an empty message gets the default): a gate must never pass by accident.
+  const cancelMessage =
+    before.cancel === false
+      ? undefined
+      : typeof before.cancel === "string" && before.cancel !== ""
+        ? before.cancel
+        : `Tool call "${toolUse.name}" was cancelled.`;
+  o.emit({ type: "toolStart", toolUse });
+  let call: OpenCall | ToolResultBlock | undefined;
+  if (cancelMessage === undefined && selected) {
+    const prepared = await interruptedBy(prepareCall(selected, toolUse, original.input, o));
+    if (prepared === INTERRUPTED) return { kind: "interrupted", toolUse };
+    call = prepared;
+  }
+  return attempts({ toolUse, selected, call, cancelMessage }, o, flags);
+}
+
+/** Runs the call, with AfterToolCall hooks after each attempt, until no hook asks to retry. */
+async function attempts(c: PreparedCall, o: BatchOptions, flags: BatchFlags): Promise<CallOutcome> {
+  const { agent, invocationState } = o;
+  const { toolUse, selected, cancelMessage } = c;
+  let cutOff = false;
+  for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
+    const ran = await attemptOnce(c, o);
+    if (ran === INTERRUPTED) return { kind: "interrupted", toolUse };
+    if (ran.threw) cutOff = ran.cutOff;
+    const { result, error } = ran;
+    recordTool(o.metrics, toolUse.name, result.status === "success", performance.now() - started);
+    const after = new AfterToolCallEvent({
+      agent,
+      invocationState,
+      toolUse,
+      selectedTool: selected,
+      result,
+      error,
+      cancelMessage,
+    });
+    if ((await interruptedBy(agent.hooks.invoke(after))) === INTERRUPTED) return { kind: "interrupted", toolUse };
+    if (after.stopLoop) flags.stopLoop = true;
+    if (after.retry && attempt <= o.maxToolRetries && cancelMessage === undefined && !o.signal.aborted) continue;
+    const final = { ...after.result, toolUseId: toolUse.toolUseId };
+    o.emit({ type: "toolResult", toolUse, result: final });
+    return cutOff ? { kind: "done", toolUse, result: final, cutOff } : { kind: "done", toolUse, result: final };
+  }
+}
+
+/** One attempt's result: the tool's, or the note that stands in for it (cancelled, unknown, failed). */
+async function attemptOnce(
+  c: PreparedCall,
+  o: BatchOptions,
+): Promise<{ result: ToolResultBlock; error: unknown; threw: boolean; cutOff: boolean } | typeof INTERRUPTED> {
+  const { toolUse, selected, call, cancelMessage } = c;
+  const note = (text: string) => ({
+    result: errorResult(toolUse.toolUseId, text),
+    error: undefined,
+    threw: false,
+    cutOff: false,
+  });
+  if (cancelMessage !== undefined) return note(cancelMessage);
+  if (!selected || !call) return note(unknownToolMessage(toolUse.name, o.agent));
+  if ("type" in call) return { result: call, error: undefined, threw: false, cutOff: false };
+  try {
+    return { result: await invokeTool(selected, toolUse, call, o), error: undefined, threw: false, cutOff: false };
+  } catch (e) {
+    if (e instanceof InterruptSignal) return INTERRUPTED;
+    const cutOff = o.signal.aborted;
+    const result = errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
+    return { result, error: e, threw: true, cutOff };
+  }
+}
+
+const INTERRUPTED = Symbol("interrupted");
+
+/** The work's value, or {@link INTERRUPTED} when it raised an interrupt (the call pauses). */
+async function interruptedBy<T>(work: Promise<T>): Promise<T | typeof INTERRUPTED> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof InterruptSignal) return INTERRUPTED;
+    throw error;
+  }
 }
 
 /** Validates a call and claims it in the ledger; a result instead when it must not run. */

@@ -18,7 +18,7 @@ import {
 } from "./base.js";
 import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
 import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
-import { linkedAbort } from "../agent/abort.js";
+import { linkedAbort, type LinkedAbort } from "../agent/abort.js";
 
 export type { GraphEdge, GraphView } from "./graph-schedule.js";
 
@@ -56,6 +56,19 @@ type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
   results: Record<string, NodeResult>;
   paused: Record<string, PausedNode>;
 };
+
+/** One execution of the graph in progress: its run record, the nodes running, and why it stops. */
+interface Execution {
+  run: GraphRun;
+  invocationState: InvocationState;
+  controller: LinkedAbort;
+  running: Map<string, Promise<void>>;
+  /** A node paused: no new node starts, the running ones finish. */
+  pausing: boolean;
+  /** Why the graph stopped early (a limit, a deadlock, the timeout). */
+  reason: string | undefined;
+  timedOut: boolean;
+}
 
 /**
  * A graph of nodes. **When a node runs:** it has an incoming edge whose source completed after
@@ -144,89 +157,115 @@ export class Graph extends MultiAgentBase {
     outer: AbortSignal | undefined,
     started: number,
   ): Promise<GraphResult> {
-    const controller = linkedAbort(outer);
-    let reason: string | undefined;
-    let timedOut = false;
+    const ex: Execution = {
+      run,
+      invocationState,
+      controller: linkedAbort(outer),
+      running: new Map(),
+      pausing: false,
+      reason: undefined,
+      timedOut: false,
+    };
+    const limit = this.totalTimeoutMs;
     const timer =
-      this.totalTimeoutMs === undefined
+      limit === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = true;
-            controller.abort(new MultiAgentTimeoutError(`Graph "${this.name}"`, this.totalTimeoutMs as number));
-          }, this.totalTimeoutMs);
-    const running = new Map<string, Promise<void>>();
+            ex.timedOut = true;
+            ex.controller.abort(new MultiAgentTimeoutError(`Graph "${this.name}"`, limit));
+          }, limit);
     const toResume = Object.entries(run.paused);
     run.paused = {};
-    let pausing = false;
-    const start = (id: string, resume?: PausedNode) => {
-      const fresh = !resume?.started;
-      const view = this.#view(run, invocationState);
-      const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && fires(e, run, view)).map((e) => e.from);
-      if (fresh && !resume) {
-        run.executions++;
-        run.counts[id] = (run.counts[id] ?? 0) + 1;
-        run.executionOrder.push(id);
-      }
-      run.starts[id] = run.seq++;
-      run.entryPending = run.entryPending.filter((e) => e !== id);
-      const input = resume?.input ?? this.#input(run, id, fromIds);
-      const p = (async () => {
-        if (fromIds.length) {
-          await this.hooks.invoke(new HandoffEvent(this, invocationState, fromIds, [id]));
-          this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: fromIds, toNodeIds: [id] });
-        }
-        const step = await this.executeNode({
-          nodeId: id,
-          node: this.nodes[id] as MultiAgentNode,
-          input,
-          invocationState,
-          signal: controller.signal,
-          executionId: this.executionId(invocationState, id, run.counts[id] ?? 1),
-          ...(resume ? { resume } : {}),
-        });
-        run.results[id] = step.result;
-        if (step.kind === "paused") {
-          run.paused[id] = step.paused;
-          pausing = true;
-        } else {
-          if (step.cancelled) run.cancelledNodes.push(id);
-          if (step.result.status === "completed") run.completions[id] = run.seq++;
-        }
-      })().finally(() => running.delete(id));
-      running.set(id, p);
-    };
-    const aborted = new Promise<void>((resolve) => controller.signal.addEventListener("abort", () => resolve(), { once: true }));
     try {
-      for (const [id, paused] of toResume) start(id, paused);
-      for (;;) {
-        if (!pausing && !controller.signal.aborted && reason === undefined) {
-          const view = this.#view(run, invocationState);
-          const { ready, waiting } = readyNodes(this, run, view, new Set(running.keys()));
-          for (const id of ready) {
-            if (run.executions >= this.maxNodeExecutions) {
-              reason = `maxNodeExecutions (${this.maxNodeExecutions}) reached; node "${id}" did not run.`;
-              break;
-            }
-            start(id);
-          }
-          if (running.size === 0 && waiting.length > 0 && reason === undefined) {
-            reason = `The graph cannot finish: nodes ${waiting.map((w) => `"${w}"`).join(", ")} wait on each other.`;
-          }
-        }
-        if (running.size === 0) break;
-        await Promise.race([...running.values(), aborted]);
-        if (controller.signal.aborted) {
-          // Nodes race the same signal, so they settle promptly; wait for their records.
-          await Promise.allSettled([...running.values()]);
-          break;
-        }
-      }
+      await this.#drive(ex, toResume);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      controller.unlink();
+      ex.controller.unlink();
     }
-    if (timedOut) reason = `The graph timed out after ${this.totalTimeoutMs} ms.`;
-    return this.#result(run, reason, controller.signal.aborted && !timedOut, started);
+    if (ex.timedOut) ex.reason = `The graph timed out after ${this.totalTimeoutMs} ms.`;
+    return this.#result(run, ex.reason, ex.controller.signal.aborted && !ex.timedOut, started);
+  }
+
+  /** Resumes the paused nodes, then starts nodes as they become ready until none runs. */
+  async #drive(ex: Execution, toResume: [string, PausedNode][]): Promise<void> {
+    const { signal } = ex.controller;
+    const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    for (const [id, paused] of toResume) this.#start(ex, id, paused);
+    for (;;) {
+      if (!ex.pausing && !signal.aborted && ex.reason === undefined) this.#startReady(ex);
+      if (ex.running.size === 0) return;
+      await Promise.race([...ex.running.values(), aborted]);
+      if (signal.aborted) {
+        // Nodes race the same signal, so they settle promptly; wait for their records.
+        await Promise.allSettled([...ex.running.values()]);
+        return;
+      }
+    }
+  }
+
+  /** Starts every ready node, within `maxNodeExecutions`; notes why the graph cannot go on, if so. */
+  #startReady(ex: Execution): void {
+    const view = this.#view(ex.run, ex.invocationState);
+    const { ready, waiting } = readyNodes(this, ex.run, view, new Set(ex.running.keys()));
+    for (const id of ready) {
+      if (ex.run.executions >= this.maxNodeExecutions) {
+        ex.reason = `maxNodeExecutions (${this.maxNodeExecutions}) reached; node "${id}" did not run.`;
+        break;
+      }
+      this.#start(ex, id);
+    }
+    if (ex.running.size === 0 && waiting.length > 0 && ex.reason === undefined) {
+      ex.reason = `The graph cannot finish: nodes ${waiting.map((w) => `"${w}"`).join(", ")} wait on each other.`;
+    }
+  }
+
+  /** Starts one node (fresh, or resuming its pause) and records it among the running ones. */
+  #start(ex: Execution, id: string, resume?: PausedNode): void {
+    const { run } = ex;
+    const view = this.#view(run, ex.invocationState);
+    const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && fires(e, run, view)).map((e) => e.from);
+    if (!resume) {
+      run.executions++;
+      run.counts[id] = (run.counts[id] ?? 0) + 1;
+      run.executionOrder.push(id);
+    }
+    run.starts[id] = run.seq++;
+    run.entryPending = run.entryPending.filter((e) => e !== id);
+    const input = resume?.input ?? this.#input(run, id, fromIds);
+    const p = this.#runNode(ex, id, input, fromIds, resume).finally(() => ex.running.delete(id));
+    ex.running.set(id, p);
+  }
+
+  /** Hands off to a node, runs it and records its result (or its pause). */
+  async #runNode(
+    ex: Execution,
+    id: string,
+    input: Parameters<Graph["executeNode"]>[0]["input"],
+    fromIds: string[],
+    resume: PausedNode | undefined,
+  ): Promise<void> {
+    const { run, invocationState } = ex;
+    if (fromIds.length) {
+      await this.hooks.invoke(new HandoffEvent(this, invocationState, fromIds, [id]));
+      this.onEvent?.({ type: "multiagent_handoff", fromNodeIds: fromIds, toNodeIds: [id] });
+    }
+    const step = await this.executeNode({
+      nodeId: id,
+      node: this.nodes[id] as MultiAgentNode,
+      input,
+      invocationState,
+      signal: ex.controller.signal,
+      executionId: this.executionId(invocationState, id, run.counts[id] ?? 1),
+      ...(resume ? { resume } : {}),
+    });
+    run.results[id] = step.result;
+    if (step.kind === "paused") {
+      run.paused[id] = step.paused;
+      ex.pausing = true;
+    } else {
+      if (step.cancelled) run.cancelledNodes.push(id);
+      if (step.result.status === "completed") run.completions[id] = run.seq++;
+    }
   }
 
   #result(run: GraphRun, reason: string | undefined, cancelled: boolean, started: number): GraphResult {

@@ -34,8 +34,11 @@ function bankAgent(env: Env): Agent {
     },
   });
   const model = new ScriptedModel({
+    chunkSize: 8,
+    delayMs: 5,
     script: ({ lastUserText, lastToolResults }) => {
       if (lastToolResults.length) return { text: "Done." };
+      if (lastUserText === "a story") return { text: "a long story ".repeat(30) };
       const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
       if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
       return { text: `You said: ${lastUserText}` };

@@ -7,6 +7,8 @@
  */
 import type { DurableObjectNamespaceLike } from "../../stores/durable-object.js";
 import { HOSTED_RUN_PATH } from "../../stores/durable-object.js";
+import { CANCEL_KEY } from "./cancel.js";
+import { CONNECT_KEY } from "./connect.js";
 import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";
 
 /** Options of {@link forwardToThread}. */
@@ -19,7 +21,7 @@ export interface ForwardToThreadOptions {
 
 /**
  * Forwards an AG-UI request (a run, a Stop, a reattach) to the Durable Object of the thread it
- * names (`threadId`, or `kaboo_cancel.threadId`). A preflight or a body that names no thread goes
+ * names (`threadId`, `kaboo_cancel.threadId` or `kaboo_connect.threadId`). A preflight or a body that names no thread goes
  * to the object named by the prefix alone, whose handler answers it (CORS, 400). That is the
  * Worker's only Durable Object round trip before the run's first event.
  *
@@ -59,8 +61,12 @@ export async function forwardToThread(
 /** The thread a body names, without trusting anything else in it (the object's handler validates it). */
 function threadOf(text: string): string | undefined {
   try {
-    const body = JSON.parse(text) as { threadId?: unknown; kaboo_cancel?: { threadId?: unknown } };
-    const id = body?.threadId ?? body?.kaboo_cancel?.threadId;
+    const body = JSON.parse(text) as {
+      threadId?: unknown;
+      [CANCEL_KEY]?: { threadId?: unknown };
+      [CONNECT_KEY]?: { threadId?: unknown };
+    };
+    const id = body?.threadId ?? body?.[CANCEL_KEY]?.threadId ?? body?.[CONNECT_KEY]?.threadId;
     return typeof id === "string" && id !== "" ? id : undefined;
   } catch {
     return undefined;

@@ -224,6 +224,8 @@ export function auditEntryHash(entry: unknown): string {
 }
 
 const APPEND_TRIES = 32;
+/** Threads whose last entry an instance remembers (the rest read their tail from storage). */
+const MAX_TAILS = 1024;
 
 /**
  * The {@link AuditLog} over any {@link AuditChainStorage}: appends in one instance are queued per
@@ -233,7 +235,7 @@ const APPEND_TRIES = 32;
 export class ChainedAuditLog implements AuditLog {
   readonly #storage: AuditChainStorage;
   readonly #now: () => number;
-  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #queues = new Map<string, Promise<AuditEntry>>();
   /** The tail this instance wrote last, per thread, so an uncontended append skips the read. */
   readonly #tails = new Map<string, { seq: number; hash: string }>();
 
@@ -247,19 +249,14 @@ export class ChainedAuditLog implements AuditLog {
   }
 
   append(threadId: string, record: AuditRecord): Promise<AuditEntry> {
-    const before = this.#queues.get(threadId) ?? Promise.resolve();
-    const next = before.then(
-      () => this.#append(threadId, record),
-      () => this.#append(threadId, record),
-    );
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(threadId, settled);
-    void settled.then(() => {
-      if (this.#queues.get(threadId) === settled) this.#queues.delete(threadId);
-    });
+    const prior = this.#queues.get(threadId);
+    const run = () => this.#append(threadId, record);
+    const next = prior ? prior.then(run, run) : run();
+    this.#queues.set(threadId, next);
+    const done = () => {
+      if (this.#queues.get(threadId) === next) this.#queues.delete(threadId);
+    };
+    next.then(done, done);
     return next;
   }
 
@@ -293,6 +290,9 @@ export class ChainedAuditLog implements AuditLog {
         throw new AuditWriteError(`The audit trail of thread "${threadId}" could not be written.`, { cause });
       }
       if (stored) {
+        // Bounded: a server appends to many threads; a thread whose tail was dropped reads it back.
+        if (this.#tails.size >= MAX_TAILS && !this.#tails.has(threadId))
+          this.#tails.delete(this.#tails.keys().next().value as string);
         this.#tails.set(threadId, { seq: entry.seq, hash: sha256Hex(text) });
         return entry;
       }

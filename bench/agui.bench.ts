@@ -49,7 +49,12 @@ describe("100,000 token events to SSE bytes", () => {
     let bytes = 0;
     for (let i = 0; i < N; i++) {
       const d = deltas[i] as { event: { delta: { text: string } } };
-      const event = { type: "TEXT_MESSAGE_CONTENT", timestamp: Date.now(), messageId: MESSAGE_ID, delta: d.event.delta.text };
+      const event = {
+        type: "TEXT_MESSAGE_CONTENT",
+        timestamp: Date.now(),
+        messageId: MESSAGE_ID,
+        delta: d.event.delta.text,
+      };
       bytes += encoder.encode(`data: ${JSON.stringify(event)}\n\n`).byteLength;
     }
     if (bytes === 0) throw new Error("nothing encoded");

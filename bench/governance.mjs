@@ -72,7 +72,9 @@ async function approvedCalls(audited) {
     });
     const state = () => ({ invocationState: { threadId: `t${seq}`, kabooPrincipal: "ann" } });
     const paused = await agent.invoke("pay bob", state());
-    const answers = paused.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+    const answers = paused.interrupts.map((i) => ({
+      interruptResponse: { interruptId: i.id, response: { approved: true } },
+    }));
     await agent.invoke(answers, state());
   }
 }
@@ -103,7 +105,9 @@ async function handlerCalls(audited) {
       new Agent({
         model: new ScriptedModel({
           script: ({ lastToolResults }) =>
-            lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob", cents: 500 } }] },
+            lastToolResults.length
+              ? { text: "done" }
+              : { toolCalls: [{ name: "transfer", input: { to: "bob", cents: 500 } }] },
         }),
         tools: [pay],
         hooks: [new InterruptHook(["transfer"], { logger: quiet })],
@@ -124,7 +128,11 @@ async function handlerCalls(audited) {
   for (let r = 0; r < HANDLER_RUNS; r++) {
     const threadId = `h${++seq}`;
     const base = { threadId, state: {}, tools: [], context: [], forwardedProps: {} };
-    const first = await post({ ...base, runId: `r${seq}a`, messages: [{ id: `m${seq}`, role: "user", content: "pay bob" }] });
+    const first = await post({
+      ...base,
+      runId: `r${seq}a`,
+      messages: [{ id: `m${seq}`, role: "user", content: "pay bob" }],
+    });
     const finished = first.find((e) => e.type === "RUN_FINISHED");
     const messages = first.findLast((e) => e.type === "MESSAGES_SNAPSHOT").messages;
     const resume = finished.outcome.interrupts.map((i) => ({
@@ -184,10 +192,15 @@ kv.close();
       join(dir, "kv.sqlite"),
       String(rounds),
     ],
-    { env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" }, encoding: "utf8" },
+    {
+      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      encoding: "utf8",
+    },
   );
   const g = JSON.parse(out.trim().split("\n").at(-1));
-  console.log(`grant lookup: grantsFor of 20 grants, ${g.lookups} lookups, best of ${rounds} interleaved rounds (Deno)`);
+  console.log(
+    `grant lookup: grantsFor of 20 grants, ${g.lookups} lookups, best of ${rounds} interleaved rounds (Deno)`,
+  );
   console.log(`  MemoryGrantStore        ${g.memoryUs.toFixed(1)} µs/lookup`);
   console.log(`  DenoKvGrantStore (file) ${g.serverUs.toFixed(1)} µs/lookup`);
   console.log(`  server / memory         ${(g.serverUs / g.memoryUs).toFixed(1)}×`);

@@ -4,7 +4,14 @@
  * `forwardedProps`, verifying signatures, and one lookup by scan vs by index.
  */
 import { bench, describe } from "vitest";
-import { filterVerified, findGrant, findVerifiedGrant, indexGrants, parseGrants, signGrant } from "../src/grants/index.js";
+import {
+  filterVerified,
+  findGrant,
+  findVerifiedGrant,
+  indexGrants,
+  parseGrants,
+  signGrant,
+} from "../src/grants/index.js";
 import type { Grant } from "../src/grants/index.js";
 
 const N = 1_000;

@@ -24,7 +24,11 @@ function agentWith(hinted: boolean): Agent {
   // Fresh ids per run: a repeated id would be answered from the ledger instead of running.
   const script = [
     (): ScriptedTurn => ({
-      toolCalls: Array.from({ length: CALLS }, (_, i) => ({ name: "echo", input: { x: i, to: "bob" }, id: `c${++seq}` })),
+      toolCalls: Array.from({ length: CALLS }, (_, i) => ({
+        name: "echo",
+        input: { x: i, to: "bob" },
+        id: `c${++seq}`,
+      })),
     }),
     { text: "done" },
   ];
@@ -42,6 +46,7 @@ describe(`one run of ${CALLS} tool calls`, () => {
 
 describe("the key alone", () => {
   bench(`${CALLS} × executionKey (SHA-256 of canonical JSON)`, async () => {
-    for (let i = 0; i < CALLS; i++) await executionKey({ threadId: "bench", toolUseId: `c${i}`, input: { x: i, to: "bob" } });
+    for (let i = 0; i < CALLS; i++)
+      await executionKey({ threadId: "bench", toolUseId: `c${i}`, input: { x: i, to: "bob" } });
   });
 });

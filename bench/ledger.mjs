@@ -54,7 +54,11 @@ function agentWith(hinted, lib = shipped) {
   });
   const script = [
     () => ({
-      toolCalls: Array.from({ length: CALLS }, (_, i) => ({ name: "echo", input: { x: i, to: "bob" }, id: `c${++seq}` })),
+      toolCalls: Array.from({ length: CALLS }, (_, i) => ({
+        name: "echo",
+        input: { x: i, to: "bob" },
+        id: `c${++seq}`,
+      })),
     }),
     { text: "done" },
   ];

@@ -13,9 +13,18 @@ export function openAIChunks(): Uint8Array[] {
     `data: ${JSON.stringify({ id: "chatcmpl-b", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   const half = N / 2;
   for (let i = 0; i < half; i++) out.push(chunk({ content: `word${i % 100} ` }));
-  out.push(chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "a", arguments: '{"xs":[' } }] }));
-  out.push(chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "b", arguments: '{"xs":[' } }] }));
-  for (let i = 2; i < half - 4; i++) out.push(chunk({ tool_calls: [{ index: i % 2, function: { arguments: `${i},` } }] }));
+  out.push(
+    chunk({
+      tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "a", arguments: '{"xs":[' } }],
+    }),
+  );
+  out.push(
+    chunk({
+      tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "b", arguments: '{"xs":[' } }],
+    }),
+  );
+  for (let i = 2; i < half - 4; i++)
+    out.push(chunk({ tool_calls: [{ index: i % 2, function: { arguments: `${i},` } }] }));
   out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: "0]}" } }] }));
   out.push(chunk({ tool_calls: [{ index: 1, function: { arguments: "0]}" } }] }));
   out.push(chunk({}, "tool_calls"));
@@ -46,7 +55,9 @@ export function anthropicChunks(): Uint8Array[] {
   for (let i = 0; i < half; i++)
     out.push(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: `word${i % 100} ` } }));
   out.push(ev("content_block_stop", { index: 0 }));
-  out.push(ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_a", name: "a", input: {} } }));
+  out.push(
+    ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_a", name: "a", input: {} } }),
+  );
   out.push(ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: '{"xs":[' } }));
   for (let i = 0; i < half - 10; i++)
     out.push(ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: `${i},` } }));
@@ -77,7 +88,8 @@ export async function bareParser(pieces: Uint8Array[], json: boolean): Promise<n
   const parser = createParser({ onEvent: (e) => void (json && e.data !== "[DONE]" ? JSON.parse(e.data) : n++) });
   const reader = body(pieces).getReader();
   const decoder = new TextDecoder();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) parser.feed(decoder.decode(r.value, { stream: true }));
+  for (let r = await reader.read(); !r.done; r = await reader.read())
+    parser.feed(decoder.decode(r.value, { stream: true }));
   return n;
 }
 

@@ -87,7 +87,10 @@ export const TOOL_KINDS = {
     'import * as v from "valibot";',
     "inputSchema: v.object({ city: v.string() }), jsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }",
   ],
-  "plain JSON Schema": ["", "jsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }"],
+  "plain JSON Schema": [
+    "",
+    "jsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }",
+  ],
 };
 
 /**

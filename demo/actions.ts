@@ -52,7 +52,10 @@ export function actionWords(tool: string, input: Record<string, unknown>): Actio
         ],
       };
     case "freeze_card":
-      return { headline: `Freeze card •••• ${str(input["last4"], "????")}?`, facts: [["Card", `•••• ${str(input["last4"])}`]] };
+      return {
+        headline: `Freeze card •••• ${str(input["last4"], "????")}?`,
+        facts: [["Card", `•••• ${str(input["last4"])}`]],
+      };
     default:
       return {
         headline: `Allow ${tool.replace(/_/g, " ")}?`,

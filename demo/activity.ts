@@ -14,7 +14,8 @@ const KEY = "kaboo-demo:activity:";
 /** The part of an event the log shows and keeps. */
 type Logged = Pick<StreamEvent, "type" | "timestamp" | "data">;
 
-const str = (d: Logged["data"], k: string) => (typeof d[k] === "string" || typeof d[k] === "number" ? String(d[k]) : "");
+const str = (d: Logged["data"], k: string) =>
+  typeof d[k] === "string" || typeof d[k] === "number" ? String(d[k]) : "";
 
 const RUN_ENDS: Record<string, string> = {
   endTurn: "Run complete",
@@ -165,7 +166,9 @@ export class ActivityPanels {
   /** Adds a row, or updates the row of the same tool call. */
   #show(e: Logged): void {
     const callId = str(e.data, "tool_use_id");
-    const existing = callId ? this.#list.querySelector<HTMLLIElement>(`li[data-call-id="${CSS.escape(callId)}"]`) : null;
+    const existing = callId
+      ? this.#list.querySelector<HTMLLIElement>(`li[data-call-id="${CSS.escape(callId)}"]`)
+      : null;
     const li = existing ?? document.createElement("li");
     if (callId) li.dataset["callId"] = callId;
     li.dataset["type"] = e.type;
@@ -173,7 +176,11 @@ export class ActivityPanels {
     li.dataset["outcome"] = outcome;
     const time = document.createElement("time");
     time.dateTime = new Date(e.timestamp).toISOString();
-    time.textContent = new Date(e.timestamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    time.textContent = new Date(e.timestamp).toLocaleTimeString([], {
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
     const kind = Object.assign(document.createElement("span"), { className: "kind", textContent: title });
     const text = Object.assign(document.createElement("span"), { className: "detail", textContent: detail });
     li.replaceChildren(time, kind, text);

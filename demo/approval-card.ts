@@ -10,14 +10,24 @@ import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
 import { actionWords, outcomeQuestion } from "./actions.js";
 import { approvalRequest, type Decision } from "./approval-request.js";
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
 }
 
-function decide(i: AguiInterrupt, decision: Decision, text: string, className: string, label?: string): HTMLButtonElement {
+function decide(
+  i: AguiInterrupt,
+  decision: Decision,
+  text: string,
+  className: string,
+  label?: string,
+): HTMLButtonElement {
   const b = el("button", className, text);
   b.type = "button";
   Object.assign(b.dataset, { action: "decide", decision, interruptId: i.id });
@@ -49,7 +59,11 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
   const request = approvalRequest(i);
   const input = request && Object.keys(request.input).length ? request.input : args;
   const words = actionWords(tool, input);
-  const headline = el("p", "card-headline", request?.kind === "unknown" ? outcomeQuestion(tool, input) : words.headline);
+  const headline = el(
+    "p",
+    "card-headline",
+    request?.kind === "unknown" ? outcomeQuestion(tool, input) : words.headline,
+  );
   headline.id = `q-${i.id.replace(/[^\w-]/g, "_")}`;
   card.setAttribute("role", "group");
   card.setAttribute("aria-labelledby", headline.id);
@@ -60,7 +74,9 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
   card.append(dl);
   const actions = el("div", "card-actions");
   if (lapsed(i)) {
-    card.append(el("p", "card-note", "This request expired before it was answered, so it cannot be approved. It did not run."));
+    card.append(
+      el("p", "card-note", "This request expired before it was answered, so it cannot be approved. It did not run."),
+    );
     actions.append(decide(i, "dismiss", "Dismiss", "primary small"));
   } else if (request?.kind === "unknown") {
     actions.append(
@@ -70,10 +86,12 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
     );
   } else {
     actions.append(decide(i, "deny", "Deny", "ghost small"), decide(i, "once", "Approve", "primary small"));
-    if (i.expiresAt) actions.append(el("span", "card-deadline", `Answer by ${new Date(i.expiresAt).toLocaleTimeString()}`));
+    if (i.expiresAt)
+      actions.append(el("span", "card-deadline", `Answer by ${new Date(i.expiresAt).toLocaleTimeString()}`));
   }
   card.append(actions);
-  const remember = request && !lapsed(i) && request.kind === "approval" ? request.scopes.filter((s) => s !== "once") : [];
+  const remember =
+    request && !lapsed(i) && request.kind === "approval" ? request.scopes.filter((s) => s !== "once") : [];
   if (remember.length) {
     const group = el("div", "card-remember");
     group.setAttribute("role", "group");

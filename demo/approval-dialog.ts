@@ -35,7 +35,9 @@ export class ApprovalDialog {
       this.#stopTimer();
       if (this.#returnFocus?.isConnected && !this.#returnFocus.matches(":disabled")) this.#returnFocus.focus();
     });
-    this.#q<HTMLButtonElement>("#deny").addEventListener("click", () => this.#answer({ approved: false, scope: "once" }));
+    this.#q<HTMLButtonElement>("#deny").addEventListener("click", () =>
+      this.#answer({ approved: false, scope: "once" }),
+    );
     this.#q<HTMLButtonElement>("#approval-dismiss").addEventListener("click", () =>
       this.#answer({ approved: false, scope: "once" }),
     );
@@ -89,7 +91,8 @@ export class ApprovalDialog {
       this.#returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       this.#dialog.showModal();
     }
-    const first = { expired: "#approval-dismiss", unknown: "#unknown-cancel" }[this.#dialog.dataset["state"] ?? ""] ?? "#deny";
+    const first =
+      { expired: "#approval-dismiss", unknown: "#unknown-cancel" }[this.#dialog.dataset["state"] ?? ""] ?? "#deny";
     this.#q<HTMLButtonElement>(first).focus();
   }
 

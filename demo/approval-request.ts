@@ -11,7 +11,9 @@ import { OUTCOME_UNKNOWN, type OutcomeAction } from "kaboo-workflows";
 export type Scope = "once" | "thread" | "always";
 
 /** The person's answer: an approval's, or what to do with a call whose outcome is unknown. */
-export type DialogAnswer = { approved: boolean; scope: Scope; editedArgs?: Record<string, unknown> } | { action: OutcomeAction };
+export type DialogAnswer =
+  | { approved: boolean; scope: Scope; editedArgs?: Record<string, unknown> }
+  | { action: OutcomeAction };
 
 /** An open question, as the page shows it. */
 export interface Request {
@@ -52,7 +54,16 @@ export function approvalRequest(i: AguiInterrupt): Request | undefined {
 }
 
 /** The decisions a card's buttons carry (`data-decision`). */
-export const DECISIONS = ["deny", "once", "thread", "always", "cancel", "treat_as_done", "run_again", "dismiss"] as const;
+export const DECISIONS = [
+  "deny",
+  "once",
+  "thread",
+  "always",
+  "cancel",
+  "treat_as_done",
+  "run_again",
+  "dismiss",
+] as const;
 /** One of {@link DECISIONS}. */
 export type Decision = (typeof DECISIONS)[number];
 

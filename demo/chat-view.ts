@@ -36,7 +36,11 @@ export interface ViewState {
 
 type ToolCall = { id: string; function: { name: string; arguments: string } };
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -55,7 +59,9 @@ export function contentText(m: AguiMessage): string {
   const c = (m as { content?: unknown }).content;
   if (typeof c === "string") return c;
   if (Array.isArray(c))
-    return c.map((p) => (typeof p === "object" && p && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
+    return c
+      .map((p) => (typeof p === "object" && p && "text" in p ? String((p as { text: unknown }).text) : ""))
+      .join("");
   return "";
 }
 
@@ -146,9 +152,14 @@ function notRun(text: string): { status: NotRun; badge: string; note: string } {
       badge: "Cancelled",
       note: "You chose not to run it again. Whether it went through before the page closed is not known; your statement will show it.",
     };
-  if (/denied/i.test(text)) return { status: "declined", badge: "Declined", note: "You declined this, so it did not run." };
+  if (/denied/i.test(text))
+    return { status: "declined", badge: "Declined", note: "You declined this, so it did not run." };
   if (/expired/i.test(text))
-    return { status: "expired", badge: "Expired", note: "The approval expired before it was answered, so it did not run." };
+    return {
+      status: "expired",
+      badge: "Expired",
+      note: "The approval expired before it was answered, so it did not run.",
+    };
   if (/stopped/i.test(text)) return { status: "stopped", badge: "Stopped", note: "Stopped before it ran." };
   if (/edited arguments/i.test(text))
     return { status: "invalid", badge: "Not run", note: "The edited details were not valid, so it did not run." };
@@ -174,7 +185,16 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
   const answered = interrupt !== undefined && view.answered.has(interrupt.id);
   return {
     key: `t:${call.id}`,
-    sig: JSON.stringify([status, call.function.arguments, text, rule, interrupt?.id, expired, answered, view.isOpen(call.id)]),
+    sig: JSON.stringify([
+      status,
+      call.function.arguments,
+      text,
+      rule,
+      interrupt?.id,
+      expired,
+      answered,
+      view.isOpen(call.id),
+    ]),
     build() {
       const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
       Object.assign(row.dataset, { tool: name, status, callId: call.id });
@@ -273,8 +293,14 @@ export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewSta
   }
   if (view.running && waitingForModel) blocks.push(note("thinking", "thinking", "Thinking…"));
   const last = messages.at(-1);
-  if (view.error) blocks.push(note("error", "run-mark run-error", `Something went wrong: ${view.error}`, ["↻ Retry", "retry"]));
-  else if (!view.running && !view.awaiting.size && last?.role === "assistant" && !view.marks.some((k) => k.after === last.id))
+  if (view.error)
+    blocks.push(note("error", "run-mark run-error", `Something went wrong: ${view.error}`, ["↻ Retry", "retry"]));
+  else if (
+    !view.running &&
+    !view.awaiting.size &&
+    last?.role === "assistant" &&
+    !view.marks.some((k) => k.after === last.id)
+  )
     blocks.push(note("turn-actions", "turn-actions", "", ["↻ Regenerate", "regenerate"]));
   return blocks;
 }

@@ -128,7 +128,10 @@ export function setupControls(app: Controls): void {
   q("#approval").addEventListener("close", () => {
     if (document.body.dataset["status"] === "awaiting-approval") app.askNext();
   });
-  q("#new-thread").addEventListener("click", () => void app.openThread(crypto.randomUUID()).then(() => app.prompt.focus()));
+  q("#new-thread").addEventListener(
+    "click",
+    () => void app.openThread(crypto.randomUUID()).then(() => app.prompt.focus()),
+  );
   // Another tab ran this conversation (e.g. answered the approval shown here): show what it did.
   app.tabs.addEventListener("message", (e: MessageEvent<{ threadId?: unknown }>) => {
     if (e.data.threadId === app.state.threadId && !app.state.running) void app.openThread(app.state.threadId);

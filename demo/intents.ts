@@ -67,7 +67,8 @@ const NO_RECIPIENT = new RegExp(
   String.raw`${CLAUSE_START}(send|pay|transfer|give|wire)\s+${AMOUNT}\s*(?:please|now)?[\s.!?]*$`,
   "i",
 );
-const THEME = /\b(dark|light|ocean|forest|sunset)\s+(?:mode|theme)\b|\btheme\s+(?:to\s+)?(dark|light|ocean|forest|sunset)\b/i;
+const THEME =
+  /\b(dark|light|ocean|forest|sunset)\s+(?:mode|theme)\b|\btheme\s+(?:to\s+)?(dark|light|ocean|forest|sunset)\b/i;
 const UNDO =
   /^\s*(?:please\s+)?(?:undo|cancel|revert|reverse|take (?:it|that) back|never\s*mind)\b|\b(?:undo|cancel|revert|reverse)\s+(?:that|it|this|the last\b)/i;
 const RECAP =
@@ -122,12 +123,18 @@ function payment(said: string): Intent | undefined {
   }
   m = NO_AMOUNT.exec(said);
   if (m && isName(m[2]) && !["savings", "checking"].includes(m[2]!.toLowerCase())) {
-    return { kind: "need", action: /wire/i.test(m[1]!) ? "wire" : "transfer", missing: "amount", to: m[2]!.toLowerCase() };
+    return {
+      kind: "need",
+      action: /wire/i.test(m[1]!) ? "wire" : "transfer",
+      missing: "amount",
+      to: m[2]!.toLowerCase(),
+    };
   }
   m = NO_RECIPIENT.exec(said);
   if (m) {
     const amount = money(m, 2);
-    if (amount) return { kind: "need", action: /wire/i.test(m[1]!) ? "wire" : "transfer", missing: "recipient", amount };
+    if (amount)
+      return { kind: "need", action: /wire/i.test(m[1]!) ? "wire" : "transfer", missing: "recipient", amount };
   }
   return undefined;
 }
@@ -180,7 +187,8 @@ export function readIntent(text: string): Intent {
   if (/\b(?:freeze|block|lost|stolen)\b/i.test(said) && /\bcard\b/i.test(said))
     return { kind: "freeze", last4: /\b(\d{4})\b/.exec(said)?.[1] ?? "4821" };
   if (/\bexplain|how does|how do(?:es)? (?:approvals?|it) work/i.test(said)) return { kind: "explain" };
-  if (/^\s*(?:hi|hello|hey|help|what can you do|good (?:morning|afternoon|evening))\b/i.test(said)) return { kind: "hello" };
+  if (/^\s*(?:hi|hello|hey|help|what can you do|good (?:morning|afternoon|evening))\b/i.test(said))
+    return { kind: "hello" };
   if (said.length <= 60 && THANKS.test(said)) return { kind: "thanks" };
   return { kind: "unknown" };
 }
@@ -193,9 +201,10 @@ export function readIntent(text: string): Intent {
 export function fillNeed(need: Need, reply: string): Payment | Need | undefined {
   const said = reply.trim();
   if (need.missing === "amount") {
-    const m = new RegExp(String.raw`^(?:(?:make it|it's|it is|about|send|pay)\s+)?${AMOUNT}[\s.!]*(?:please)?[\s.!]*$`, "i").exec(
-      said,
-    );
+    const m = new RegExp(
+      String.raw`^(?:(?:make it|it's|it is|about|send|pay)\s+)?${AMOUNT}[\s.!]*(?:please)?[\s.!]*$`,
+      "i",
+    ).exec(said);
     const amount = m ? money(m, 1) : undefined;
     return amount ? complete({ ...need, amount }) : undefined;
   }

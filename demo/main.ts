@@ -153,7 +153,10 @@ function scheduleRender(): void {
  * The agent loop, its hooks and the bank's tools (./runner.ts) load with the first run, not with the
  * page: {@link run} waits for them before it starts one.
  */
-const runner = { create: undefined as typeof createRunner | undefined, loading: undefined as Promise<void> | undefined };
+const runner = {
+  create: undefined as typeof createRunner | undefined,
+  loading: undefined as Promise<void> | undefined,
+};
 function loadRunner(): Promise<void> {
   runner.loading ??= import("./runner.js").then((m) => {
     runner.create = m.createRunner;
@@ -288,7 +291,9 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined, inDialog = false)
   // model the request expired (and the call did not run).
   const expired = i.expiresAt !== undefined && Date.parse(i.expiresAt) <= Date.now();
   state.answers.push(
-    a && !expired ? { interruptId: i.id, status: "resolved", payload: { ...a } } : { interruptId: i.id, status: "cancelled" },
+    a && !expired
+      ? { interruptId: i.id, status: "resolved", payload: { ...a } }
+      : { interruptId: i.id, status: "cancelled" },
   );
   if (state.kaboo.pendingInterrupts.some((p) => !state.answers.some((x) => x.interruptId === p.id))) {
     askNext(inDialog);

@@ -96,7 +96,8 @@ export interface Amount {
 /** Reads the groups {@link AMOUNT} captured (starting at `groups[0]`). */
 export function readAmount(groups: readonly (string | undefined)[]): Amount | undefined {
   const [signBefore, codeBefore, digits, words, after, codeAfter] = groups;
-  const value = digits !== undefined ? Number(digits.replace(/,(?=\d{3}\b)/g, "").replace(",", ".")) : wordsToNumber(words ?? "");
+  const value =
+    digits !== undefined ? Number(digits.replace(/,(?=\d{3}\b)/g, "").replace(",", ".")) : wordsToNumber(words ?? "");
   if (value === undefined || !Number.isFinite(value) || value <= 0) return undefined;
   const mark = signBefore ?? after ?? codeBefore ?? codeAfter;
   const currency = mark ? (SIGNS[mark] ?? CODES[mark.toLowerCase()]) : undefined;
@@ -106,7 +107,9 @@ export function readAmount(groups: readonly (string | undefined)[]): Amount | un
 /** An amount as people read it: "€42.00", "$5.00", "CHF 900.00". */
 export function formatMoney(amount: number, currency: string = "EUR"): string {
   try {
-    return new Intl.NumberFormat("en-IE", { style: "currency", currency, currencyDisplay: "narrowSymbol" }).format(amount);
+    return new Intl.NumberFormat("en-IE", { style: "currency", currency, currencyDisplay: "narrowSymbol" }).format(
+      amount,
+    );
   } catch {
     return `${amount} ${currency}`;
   }

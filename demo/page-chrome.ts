@@ -17,7 +17,8 @@ function toggle(name: Drawer, open: boolean): void {
   const was = openDrawer();
   document.body.classList.remove("show-threads", "show-panel");
   document.body.classList.toggle(`show-${name}`, open);
-  for (const d of ["threads", "panel"] as const) q(`#toggle-${d}`).setAttribute("aria-expanded", String(open && d === name));
+  for (const d of ["threads", "panel"] as const)
+    q(`#toggle-${d}`).setAttribute("aria-expanded", String(open && d === name));
   q("#scrim").hidden = !open;
   if (open) q<HTMLButtonElement>(`#${name} .drawer-close`).focus();
   else if (was) q<HTMLButtonElement>(`#toggle-${was}`).focus();

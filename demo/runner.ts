@@ -68,7 +68,12 @@ export function createRunner(threadId: string, model: () => Model, hooks: Runner
         remember: "once",
       }),
       new ToolApprovalHook({ agentName: AGENT_NAME, onDecision: (d) => cardService.onDecision(d) }),
-      new ContextHook({ clearTrigger: 1200, keepLast: 1, minChars: 600, onReport: (r) => hooks.onContext(threadId, r) }),
+      new ContextHook({
+        clearTrigger: 1200,
+        keepLast: 1,
+        minChars: 600,
+        onReport: (r) => hooks.onContext(threadId, r),
+      }),
       new EventPublisher(hooks.onEvent, AGENT_NAME, { toolLabels: TOOL_LABELS }),
     ],
   });

@@ -20,11 +20,17 @@ function call(p: Payment): Call {
   const { value, currency } = p.amount;
   switch (p.kind) {
     case "transfer":
-      return { name: "transfer", input: { to: p.to, amount: value, ...(currency && currency !== "EUR" ? { currency } : {}) } };
+      return {
+        name: "transfer",
+        input: { to: p.to, amount: value, ...(currency && currency !== "EUR" ? { currency } : {}) },
+      };
     case "move":
       return { name: "move_money", input: { to: p.to, amount: value } };
     case "wire":
-      return { name: "wire_abroad", input: { to: p.to, iban: p.iban, amount: value, currency: p.amount.currency ?? "EUR" } };
+      return {
+        name: "wire_abroad",
+        input: { to: p.to, iban: p.iban, amount: value, currency: p.amount.currency ?? "EUR" },
+      };
     default:
       return p satisfies never;
   }
@@ -51,9 +57,13 @@ function overLimit(p: Payment): string | undefined {
 export function ask(need: Need): ScriptedTurn {
   const to = person(need.to ?? "");
   if (need.missing === "amount")
-    return { text: `How much should I ${need.action === "wire" ? "wire" : "send"} to ${to}? Nothing has been sent yet.` };
+    return {
+      text: `How much should I ${need.action === "wire" ? "wire" : "send"} to ${to}? Nothing has been sent yet.`,
+    };
   if (need.missing === "recipient")
-    return { text: `Who should I send ${formatMoney(need.amount!.value, need.amount!.currency)} to? Nothing has been sent yet.` };
+    return {
+      text: `Who should I send ${formatMoney(need.amount!.value, need.amount!.currency)} to? Nothing has been sent yet.`,
+    };
   return {
     text: `What is ${to}'s IBAN? A wire needs the account it goes to, so I won't guess it. Type it and I'll prepare the wire of ${formatMoney(need.amount!.value, need.amount!.currency ?? "EUR")}.`,
   };
@@ -128,7 +138,8 @@ export function intentInContext(messages: Message[]): Intent {
     const own = readIntent(textOf(m));
     const asked = prev && intent.kind === "need" && !callsBetween(messages, prev, m);
     if (asked && own.kind === "undo") intent = { kind: "dropped" };
-    else if (asked && (own.kind === "unknown" || own.kind === "need")) intent = fillNeed(intent as Need, textOf(m)) ?? own;
+    else if (asked && (own.kind === "unknown" || own.kind === "need"))
+      intent = fillNeed(intent as Need, textOf(m)) ?? own;
     else intent = own;
     prev = m;
   }

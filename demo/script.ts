@@ -4,7 +4,13 @@
  * or in words, "cancel"/"undo" in context), answers anything else briefly, and ends replies with
  * suggestions ("Try: “…” · “…”") that the page turns into buttons.
  */
-import { type Message, type ScriptedRequest, type ScriptedTurn, type ToolResultBlock, toolResultText } from "kaboo-workflows";
+import {
+  type Message,
+  type ScriptedRequest,
+  type ScriptedTurn,
+  type ToolResultBlock,
+  toolResultText,
+} from "kaboo-workflows";
 import { actionNoun, outcomeDecision } from "./actions.js";
 import { person } from "./bank.js";
 import type { Intent } from "./intents.js";
@@ -25,7 +31,14 @@ function calls(messages: Message[]): Call[] {
   return messages.flatMap((m) =>
     m.content.flatMap((b) =>
       b.type === "toolUse"
-        ? [{ id: b.toolUseId, name: b.name, input: (b.input ?? {}) as Record<string, unknown>, result: results.get(b.toolUseId) }]
+        ? [
+            {
+              id: b.toolUseId,
+              name: b.name,
+              input: (b.input ?? {}) as Record<string, unknown>,
+              result: results.get(b.toolUseId),
+            },
+          ]
         : [],
     ),
   );
@@ -43,7 +56,8 @@ function afterResult(call: Call | undefined, result: ToolResultBlock): string {
     if (name === "get_balance") return `Your balances — ${text}${suggest("Show my statement", "Move 100 to savings")}`;
     if (name === "get_statement")
       return `Here are your last 30 card payments. Groceries were your biggest spend this month; nothing looks unusual.${suggest("What's my balance?")}`;
-    if (name === "set_theme" || name === "move_money") return `Done — ${text}${suggest("Undo that", "What's my balance?")}`;
+    if (name === "set_theme" || name === "move_money")
+      return `Done — ${text}${suggest("Undo that", "What's my balance?")}`;
     return `Done. ${text}${suggest("What's my balance?", "Show my statement")}`;
   }
   if (/denied/i.test(text)) return `Understood — you declined ${noun}, so I didn't do it. Nothing was sent or changed.`;
@@ -109,7 +123,9 @@ function forIntent(intent: Intent, said: string, messages: Message[]): ScriptedT
     case "recap":
       return recap(calls(messages));
     case "thanks":
-      return { text: `You're welcome! Is there anything else I can do?${suggest("What's my balance?", "What did I just do?")}` };
+      return {
+        text: `You're welcome! Is there anything else I can do?${suggest("What's my balance?", "What did I just do?")}`,
+      };
     case "dropped":
       return { text: "Okay, I won't send anything." };
     case "theme":
@@ -118,9 +134,15 @@ function forIntent(intent: Intent, said: string, messages: Message[]): ScriptedT
         toolCalls: [{ name: "set_theme", input: { theme: intent.theme } }],
       };
     case "balance":
-      return { reasoning: "A read-only lookup; it never needs approval.", toolCalls: [{ name: "get_balance", input: {} }] };
+      return {
+        reasoning: "A read-only lookup; it never needs approval.",
+        toolCalls: [{ name: "get_balance", input: {} }],
+      };
     case "statement":
-      return { text: "Fetching your statement.", toolCalls: [{ name: "get_statement", input: { account: "checking" } }] };
+      return {
+        text: "Fetching your statement.",
+        toolCalls: [{ name: "get_statement", input: { account: "checking" } }],
+      };
     case "freeze":
       return {
         reasoning: "Freezing a card goes through the card service; it will ask the person itself.",

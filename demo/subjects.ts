@@ -21,10 +21,11 @@ export function recipient(_tool: string, input: unknown): { key: string; label: 
 }
 
 /** The subject of each gate with remembered answers: what a grant for the call covers. */
-export const GATE_SUBJECTS: Partial<Record<string, (tool: string, input: unknown) => { key: string; label: string }>> = {
-  transfer: recipient,
-  move_money: accountMove,
-};
+export const GATE_SUBJECTS: Partial<Record<string, (tool: string, input: unknown) => { key: string; label: string }>> =
+  {
+    transfer: recipient,
+    move_money: accountMove,
+  };
 
 /** A wire's subject: its IBAN. */
 export function wireSubject(_tool: string, input: unknown): { key: string; label: string } {

@@ -84,7 +84,12 @@ export class ThreadList {
     const infos = await Promise.all(
       ids.map(async (id) => {
         const s = await this.#store.load(id);
-        return { id, title: given[id] ?? titleOf(s), savedAt: s?.savedAt ?? 0, pending: (s?.interrupts.length ?? 0) > 0 };
+        return {
+          id,
+          title: given[id] ?? titleOf(s),
+          savedAt: s?.savedAt ?? 0,
+          pending: (s?.interrupts.length ?? 0) > 0,
+        };
       }),
     );
     if (!infos.some((t) => t.id === current))
@@ -107,7 +112,10 @@ export class ThreadList {
     if (t.id === this.#current) b.setAttribute("aria-current", "true");
     b.append(Object.assign(document.createElement("span"), { textContent: t.title }));
     if (t.pending) {
-      const dot = Object.assign(document.createElement("span"), { className: "pending-dot", title: "Waiting for your approval" });
+      const dot = Object.assign(document.createElement("span"), {
+        className: "pending-dot",
+        title: "Waiting for your approval",
+      });
       dot.setAttribute("role", "img");
       dot.setAttribute("aria-label", "waiting for approval");
       b.append(dot);

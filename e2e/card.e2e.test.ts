@@ -11,7 +11,8 @@ import { ask, counts, fresh, lastAnswer, openDetails, settle, shot, useDemo } fr
 useDemo();
 
 const card = (page: Page, n = 0) => page.locator("#transcript .approval-card").nth(n);
-const dialogOpened = (page: Page) => page.evaluate(() => (globalThis as unknown as { __opened?: boolean }).__opened === true);
+const dialogOpened = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { __opened?: boolean }).__opened === true);
 
 async function watchDialog(page: Page): Promise<void> {
   await page.evaluate(() => {
@@ -29,7 +30,9 @@ test("Approve on the card runs the transfer once; the dialog never opens", async
   expect(await card(page).locator(".card-headline").textContent()).toBe("Send €42.00 to Bob?");
   expect(await card(page).locator(".facts dd").allTextContents()).toEqual(["Bob", "€42.00", "Checking"]);
   // Focus starts on the choice that cannot move money.
-  await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["decision"])).toBe("deny");
+  await expect
+    .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["decision"]))
+    .toBe("deny");
   expect(await card(page).locator(".card-remember button").allTextContents()).toEqual([
     "Approve for this conversation",
     "Always approve transfers to Bob",

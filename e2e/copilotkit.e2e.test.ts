@@ -53,8 +53,10 @@ async function say(page: Page, text: string): Promise<void> {
 }
 
 // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText (the rendered text, line breaks included), not the DOM property
-const chatText = async (page: Page) => (await page.getByTestId("copilot-message-list").innerText()).replace(/\s+/g, " ");
-const transfers = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem("transfers") ?? "[]") as unknown[]);
+const chatText = async (page: Page) =>
+  (await page.getByTestId("copilot-message-list").innerText()).replace(/\s+/g, " ");
+const transfers = (page: Page) =>
+  page.evaluate(() => JSON.parse(localStorage.getItem("transfers") ?? "[]") as unknown[]);
 
 test("chat: a message gets the agent's answer in CopilotKit's chat", async () => {
   const page = await open();

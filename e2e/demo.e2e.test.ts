@@ -75,7 +75,9 @@ test("deny: the tool does not run and the model's answer says it was denied", as
   await page.keyboard.press("Escape");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(false);
   expect(await page.getAttribute("body", "data-status")).toBe("awaiting-approval");
-  await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["action"])).toBe("review");
+  await expect
+    .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset["action"]))
+    .toBe("review");
   await shot(page, "approval-card", true);
   await page.click("#transcript .approval-card [data-action='review']");
   await expect.poll(() => page.isVisible("dialog#approval")).toBe(true);
@@ -92,7 +94,11 @@ test("an invalid edit is refused in the dialog; a valid edit runs with the edite
   await page.click("#edit-toggle");
   expect(await page.getAttribute("#edit-toggle", "aria-expanded")).toBe("true");
   // A form made from the tool's schema, with problems in words beside their fields.
-  expect(await page.locator("#approval-edit-form label").allTextContents()).toEqual(["Recipient", "Amount", "Currency"]);
+  expect(await page.locator("#approval-edit-form label").allTextContents()).toEqual([
+    "Recipient",
+    "Amount",
+    "Currency",
+  ]);
   await page.fill("#edit-amount", "-5");
   await expect.poll(() => page.textContent("#edit-amount-error")).toBe("Enter an amount above 0.");
   expect(await page.getAttribute("#edit-amount", "aria-invalid")).toBe("true");
@@ -146,7 +152,8 @@ test("reload after the approved tool ran but before the run ended: nothing moves
   await say(page, "Send 5 to Bob");
   await page.click("#approve-once");
   await page.waitForFunction(
-    () => ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1,
+    () =>
+      ((globalThis as unknown as { __demo: { counts: Record<string, number> } }).__demo.counts["transfer"] ?? 0) >= 1,
   );
   await page.reload();
   await page.waitForSelector("body[data-status='idle'], body[data-status='awaiting-approval']");
@@ -160,7 +167,9 @@ test("reload after the approved tool ran but before the run ended: nothing moves
     await expect.poll(() => lastAnswer(page)).toContain("not repeated");
   }
   expect((await counts(page))["transfer"]).toBe(1);
-  expect(await page.evaluate(() => JSON.parse(localStorage.getItem("kaboo-demo:ledger") ?? "{}").checking)).toBe(2335.12);
+  expect(await page.evaluate(() => JSON.parse(localStorage.getItem("kaboo-demo:ledger") ?? "{}").checking)).toBe(
+    2335.12,
+  );
 });
 
 test("Stop ends a streaming answer", async () => {
@@ -274,7 +283,9 @@ test("the context meter counts tokens, and old long tool results are cleared pas
   expect(await page.textContent("#context-cleared")).toMatch(/cleared · ~[\d,]+ tokens saved/);
   expect(await page.textContent("#context-text")).toMatch(/~[\d,]+ tokens sent/);
   // Clearing changes what the model is sent, never the transcript the person sees.
-  expect(await page.locator("#transcript .tool-row .tool-result pre").first().textContent()).toContain("Statement (checking)");
+  expect(await page.locator("#transcript .tool-row .tool-result pre").first().textContent()).toContain(
+    "Statement (checking)",
+  );
   await shot(page, "context-cleared");
 });
 
@@ -290,7 +301,10 @@ test("settings: a real model's key stays in sessionStorage only", async () => {
   await page.fill("#settings input[name='apiKey']", "sk-test-123");
   await page.click("#settings button[value='save']");
   await expect.poll(() => page.textContent("#model-label")).toBe("OpenAI-compatible · llama3.2");
-  const stored = await page.evaluate(() => ({ session: JSON.stringify(sessionStorage), local: JSON.stringify(localStorage) }));
+  const stored = await page.evaluate(() => ({
+    session: JSON.stringify(sessionStorage),
+    local: JSON.stringify(localStorage),
+  }));
   expect(stored.session).toContain("sk-test-123");
   expect(stored.local).not.toContain("sk-test-123");
   await page.click("#open-settings");

@@ -9,7 +9,8 @@ import { counts, fresh, lastAnswer, newContext, openDemo, openDetails, say, sett
 
 useDemo();
 
-const transcriptText = (page: Awaited<ReturnType<typeof fresh>>) => page.textContent("#transcript").then((t) => t ?? "");
+const transcriptText = (page: Awaited<ReturnType<typeof fresh>>) =>
+  page.textContent("#transcript").then((t) => t ?? "");
 
 test("off-script phrasing: currency signs, number words, own-account moves, undo in context, cancel by typing", async () => {
   const page = await fresh();
@@ -35,7 +36,11 @@ test("off-script phrasing: currency signs, number words, own-account moves, undo
   await page.click("#approve-once");
   await settle(page);
   // The reply's suggestions are buttons that send.
-  await page.locator("#transcript .msg.assistant").last().locator(".suggestions button", { hasText: "Undo that" }).click();
+  await page
+    .locator("#transcript .msg.assistant")
+    .last()
+    .locator(".suggestions button", { hasText: "Undo that" })
+    .click();
   await page.waitForSelector("body[data-status='awaiting-approval']");
   expect(await page.textContent("#transcript .approval-card .card-headline")).toBe("Move €100.00 to checking?");
   await openDetails(page);
@@ -114,7 +119,9 @@ test("Stop leaves a mark (also before any text), the log says the run stopped, a
   await page.keyboard.press("Escape");
   await settle(page);
   expect(await page.textContent("#transcript .run-mark.stopped")).toContain("the answer was cut short here");
-  await expect.poll(() => page.locator("#events li[data-type='agent_complete'] .kind").last().textContent()).toBe("Run stopped");
+  await expect
+    .poll(() => page.locator("#events li[data-type='agent_complete'] .kind").last().textContent())
+    .toBe("Run stopped");
   expect(await page.getAttribute("#events li[data-type='agent_complete']", "data-outcome")).toBe("warn");
 
   // Stopped before the first word (a slow model here; "Thinking…" shows meanwhile): the question still gets a mark.
@@ -236,7 +243,9 @@ test("markdown is rendered, raw HTML stays text; copy, regenerate, scroll to the
   await shot(page, "markdown", true);
 
   await page.locator("#transcript .msg.assistant .msg-actions button").last().click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("**The model proposes, the page decides.**");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+    "**The model proposes, the page decides.**",
+  );
 
   // Scrolled up, a button brings the latest back.
   await page.evaluate(() => document.querySelector("#transcript")!.scrollTo({ top: 0, behavior: "instant" }));

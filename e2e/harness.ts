@@ -130,7 +130,9 @@ export async function axeProblems(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const axe = (
       globalThis as unknown as {
-        axe: { run(o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+        axe: {
+          run(o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
       }
     ).axe;
     const { violations } = await axe.run({ resultTypes: ["violations"] });

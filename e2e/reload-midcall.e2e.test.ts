@@ -38,7 +38,8 @@ async function reloadMidCall(page: Page): Promise<void> {
     const seen: string[] = [];
     (globalThis as unknown as { __asked: string[] }).__asked = seen;
     const look = () => {
-      for (const h of document.querySelectorAll("#transcript .approval-card .card-headline")) seen.push(`card:${h.textContent}`);
+      for (const h of document.querySelectorAll("#transcript .approval-card .card-headline"))
+        seen.push(`card:${h.textContent}`);
       const d = document.querySelector("dialog#approval");
       if (d?.hasAttribute("open"))
         seen.push(`${d.getAttribute("data-state")}:${d.querySelector("#approval-title")?.textContent}`);
@@ -49,7 +50,8 @@ async function reloadMidCall(page: Page): Promise<void> {
   await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 15_000 });
 }
 
-const asked = (page: Page) => page.evaluate(() => [...new Set((globalThis as unknown as { __asked: string[] }).__asked)]);
+const asked = (page: Page) =>
+  page.evaluate(() => [...new Set((globalThis as unknown as { __asked: string[] }).__asked)]);
 
 test("one question after the reload, about the payment in words; 'it went through' typed is the person's decision", async () => {
   const page = await fresh("?delay=2&bankms=4000");

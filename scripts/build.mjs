@@ -7,5 +7,8 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 rmSync(join(root, "dist"), { recursive: true, force: true });
-const r = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+const r = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], {
+  cwd: root,
+  stdio: "inherit",
+});
 process.exit(r.status ?? 1);

@@ -24,7 +24,9 @@ function step(title, cmd, args, report) {
   if (r.status !== 0) {
     // Count the failing step's report before leaving, so the closing line says how many failed.
     if (report) countFrom(report);
-    console.error(`\n=== npm test: FAILED at "${title}" (exit ${r.status ?? r.signal}, ${seconds}s). Later steps were not run.`);
+    console.error(
+      `\n=== npm test: FAILED at "${title}" (exit ${r.status ?? r.signal}, ${seconds}s). Later steps were not run.`,
+    );
     printTotals();
     process.exit(r.status || 1);
   }

@@ -36,7 +36,8 @@ function layerOf(file: string): string {
   const [top, sub] = rest.split("/");
   if (sub === undefined) return "base"; // errors.ts, logger.ts, options.ts
   if (top === "agui" && (sub === "page" || sub === "edge")) return `agui/${sub}`;
-  if (!(top! in RANKS)) throw new Error(`${file}: src/${top}/ is in no layer; add it to test/layers.test.ts and the README`);
+  if (!(top! in RANKS))
+    throw new Error(`${file}: src/${top}/ is in no layer; add it to test/layers.test.ts and the README`);
   return top!;
 }
 
@@ -75,7 +76,8 @@ function importsOf(text: string): { spec: string; line: number }[] {
 
 describe("the layer rule", () => {
   test("the checker sees type imports and re-exports, and refuses an upward or sideways import", () => {
-    const text = 'import type { X } from "../hooks/x.js";\nexport { Y } from "./y.js";\n/** import { Z } from "../agui/z.js" */';
+    const text =
+      'import type { X } from "../hooks/x.js";\nexport { Y } from "./y.js";\n/** import { Z } from "../agui/z.js" */';
     expect(importsOf(text).map((i) => i.spec)).toEqual(["../hooks/x.js", "./y.js"]);
     expect(violation("src/agent/run-context.ts", "src/hooks/approval/run.ts")).toMatch(/layer above/);
     expect(violation("src/grants/index.ts", "src/agent/indexeddb-ledger.ts")).toBeUndefined();

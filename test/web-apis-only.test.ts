@@ -48,7 +48,10 @@ async function scanSources(files: string[], base: string): Promise<Violation[]> 
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === "entry-point" || entries.has(args.path)) return undefined;
         if (isNodeBuiltin(args.path))
-          violations.push({ file: relative(base, args.importer), what: `imports Node built-in "${args.path}" (${args.kind})` });
+          violations.push({
+            file: relative(base, args.importer),
+            what: `imports Node built-in "${args.path}" (${args.kind})`,
+          });
         return { path: args.path, external: true };
       });
     },

@@ -34,7 +34,9 @@ export async function make() {
   });
   return async function run(n) {
     const agent = new Agent({ name: "bench", instructions: "Echo.", model: new ScriptedModel(n), tools: [echo] });
-    const result = await new Runner({ tracingDisabled: true }).run(agent, "Echo ping, many times.", { maxTurns: n + 5 });
+    const result = await new Runner({ tracingDisabled: true }).run(agent, "Echo ping, many times.", {
+      maxTurns: n + 5,
+    });
     if (result.finalOutput !== "done" || result.history.length !== 2 * n + 2) {
       throw new Error(`openai: unexpected end ${result.finalOutput} after ${result.history.length} items`);
     }

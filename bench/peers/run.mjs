@@ -14,7 +14,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const reps = Math.max(1, Number(process.argv[2] ?? 5));
 
 // The peers live in their own package so they never enter kaboo's dependency tree.
-if (!existsSync(join(here, "node_modules/@strands-agents/sdk")) || !existsSync(join(here, "node_modules/@openai/agents-core"))) {
+if (
+  !existsSync(join(here, "node_modules/@strands-agents/sdk")) ||
+  !existsSync(join(here, "node_modules/@openai/agents-core"))
+) {
   console.log("Installing the peer SDKs in bench/peers …");
   execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "inherit" });
 }

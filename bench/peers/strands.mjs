@@ -21,12 +21,16 @@ class ScriptedModel extends Model {
     const t = turn(this.#i++, this.#n);
     yield { type: "modelMessageStartEvent", role: "assistant" };
     if (t.call) {
-      yield { type: "modelContentBlockStartEvent", start: { type: "toolUseStart", name: "echo", toolUseId: t.call.id } };
+      yield {
+        type: "modelContentBlockStartEvent",
+        start: { type: "toolUseStart", name: "echo", toolUseId: t.call.id },
+      };
       for (const input of pieces(t.call.json))
         yield { type: "modelContentBlockDeltaEvent", delta: { type: "toolUseInputDelta", input } };
     } else {
       yield { type: "modelContentBlockStartEvent" };
-      for (const text of pieces(t.text)) yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text } };
+      for (const text of pieces(t.text))
+        yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text } };
     }
     yield { type: "modelContentBlockStopEvent" };
     yield { type: "modelMessageStopEvent", stopReason: t.call ? "toolUse" : "endTurn" };

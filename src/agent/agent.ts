@@ -216,7 +216,8 @@ export class Agent {
    * Same input and errors as {@link Agent.invoke}.
    */
   async *stream(input?: AgentInput, options: InvokeOptions = {}): AsyncGenerator<AgentStreamEvent, AgentResult> {
-    if (this.#running) throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
+    if (this.#running)
+      throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
     const loopInput = this.#prepare(input);
     this.#running = true;
     const controller = linkedAbort(options.signal);
@@ -269,7 +270,8 @@ export class Agent {
     if (input === undefined) return { kind: "messages", messages: [] };
     if (typeof input === "string")
       return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
-    if (!Array.isArray(input)) throw new UserError("invoke() takes a string, content blocks, messages or interrupt answers.");
+    if (!Array.isArray(input))
+      throw new UserError("invoke() takes a string, content blocks, messages or interrupt answers.");
     if (input.every(isMessage)) return { kind: "messages", messages: structuredClone(input as Message[]) };
     if (input.every(isBlock))
       return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
@@ -306,7 +308,10 @@ function invalidResponses(input: readonly unknown[], detail: string): InvalidInt
     }
   }
   const first = (input[0] as { interruptResponse?: { interruptId?: unknown } }).interruptResponse?.interruptId;
-  return new InvalidInterruptResponseError(typeof first === "string" ? first : "(none)", `malformed resume payload: ${detail}`);
+  return new InvalidInterruptResponseError(
+    typeof first === "string" ? first : "(none)",
+    `malformed resume payload: ${detail}`,
+  );
 }
 
 function isResume(input: AgentInput): input is InterruptResponse[] {

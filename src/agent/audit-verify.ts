@@ -69,7 +69,8 @@ export async function verifyAuditTrail(
     const parsed = auditEntrySchema.safeParse(entries[i]);
     if (!parsed.success) return fail("malformed", i, `Entry ${i} is not an audit entry.`);
     const entry: AuditEntry = parsed.data;
-    if (entry.threadId !== threadId) return fail("other_thread", i, `Entry ${i} belongs to thread "${entry.threadId}".`);
+    if (entry.threadId !== threadId)
+      return fail("other_thread", i, `Entry ${i} belongs to thread "${entry.threadId}".`);
     if (entry.seq !== i) {
       const later = entries.slice(i + 1).some((e) => (e as { seq?: unknown } | null)?.seq === i);
       return later || entry.seq < i
@@ -85,7 +86,8 @@ export async function verifyAuditTrail(
     prevHash = auditEntryHash(entries[i]);
     if (prevHash === options.head) headSeen = true;
   }
-  if (!headSeen) return fail("truncated", entries.length, "The known head is not in the trail: entries were cut off or changed.");
+  if (!headSeen)
+    return fail("truncated", entries.length, "The known head is not in the trail: entries were cut off or changed.");
   return { ok: true, count: entries.length, head: prevHash };
 }
 

@@ -105,7 +105,10 @@ export async function openCall(
   if (outcome.status === "unknown") {
     const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
     const action = readOutcomeAnswer(
-      o.agent.interruptState.raise(id, { name: OUTCOME_UNKNOWN, reason: unknownRequest(toolUse, input, outcome.claimedAt) }),
+      o.agent.interruptState.raise(id, {
+        name: OUTCOME_UNKNOWN,
+        reason: unknownRequest(toolUse, input, outcome.claimedAt),
+      }),
     );
     outcome = await ledger.claim(key, { ...lease, takeOverUnknown: true });
     if (outcome.status === "claimed" && action !== "run_again") {
@@ -127,7 +130,8 @@ export async function openCall(
     await recordExecution(trail, { ...facts, claim: "done", result: outcome.result });
     return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
   }
-  if (outcome.status === "running") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
+  if (outcome.status === "running")
+    throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
   if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
   const open: OpenCall = { input, key, claim: { ledger, token: outcome.token } };
   if (trail) open.audit = { trail, tool: toolUse.name, answer };
@@ -181,7 +185,9 @@ export function settleWhenDone(
 
 /** Drops the claim of a call that provably did not start. Never rejects. */
 export function releaseCall(call: OpenCall): Promise<void> {
-  return call.claim ? call.claim.ledger.release(call.key, call.claim.token).then(undefined, () => undefined) : Promise.resolve();
+  return call.claim
+    ? call.claim.ledger.release(call.key, call.claim.token).then(undefined, () => undefined)
+    : Promise.resolve();
 }
 
 function toLedger(output: ToolOutput | ToolResultBlock): LedgerResult {

@@ -163,7 +163,12 @@ export class BeforeToolCallEvent extends HookEvent {
   cancel: boolean | string = false;
   /** Set to true to end the run after this tool batch (the transcript stays consistent). */
   stopLoop = false;
-  constructor(agent: Agent, invocationState: InvocationState, toolUse: ToolUseBlock, selectedTool: AgentTool | undefined) {
+  constructor(
+    agent: Agent,
+    invocationState: InvocationState,
+    toolUse: ToolUseBlock,
+    selectedTool: AgentTool | undefined,
+  ) {
     super(agent, invocationState);
     this.toolUse = toolUse;
     this.selectedTool = selectedTool;

@@ -43,7 +43,11 @@ export async function failedBatch(
   if (finished.length === 0) return cause;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   if (run.resumedBatch) {
-    run.keptBatch = { toolUseMessage: pending.message, toolResults: [...pending.done, ...finished], stopLoop: stopAfterBatch };
+    run.keptBatch = {
+      toolUseMessage: pending.message,
+      toolResults: [...pending.done, ...finished],
+      stopLoop: stopAfterBatch,
+    };
   } else {
     run.committed = true;
     const byId = new Map(finished.map((r) => [r.toolUseId, r]));

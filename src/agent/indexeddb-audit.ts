@@ -35,7 +35,8 @@ export interface IndexedDbAuditLogOptions {
 export class IndexedDbAuditLog extends ChainedAuditLog {
   /** @param options - `dbName` (default `"kaboo-workflows-audit"`), `storeName` (default `"entries"`), `customStore`, `now`. */
   constructor(options: IndexedDbAuditLogOptions = {}) {
-    const store = options.customStore ?? createStore(options.dbName ?? "kaboo-workflows-audit", options.storeName ?? "entries");
+    const store =
+      options.customStore ?? createStore(options.dbName ?? "kaboo-workflows-audit", options.storeName ?? "entries");
     super(idbStorage(store), options.now);
   }
 }

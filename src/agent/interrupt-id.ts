@@ -137,7 +137,11 @@ export function isCallInterrupt(
   kinds: readonly ("toolHook" | "tool")[] = ["toolHook", "tool"],
 ): boolean {
   const parts = parseInterruptId(id);
-  return (parts?.kind === "toolHook" || parts?.kind === "tool") && parts.toolUseId === toolUseId && kinds.includes(parts.kind);
+  return (
+    (parts?.kind === "toolHook" || parts?.kind === "tool") &&
+    parts.toolUseId === toolUseId &&
+    kinds.includes(parts.kind)
+  );
 }
 
 /**
@@ -150,7 +154,9 @@ export function isNodeInterrupt(
   kinds: readonly ("nodeHook" | "node")[] = ["nodeHook", "node"],
 ): boolean {
   const parts = parseInterruptId(id);
-  return (parts?.kind === "nodeHook" || parts?.kind === "node") && parts.nodeId === nodeId && kinds.includes(parts.kind);
+  return (
+    (parts?.kind === "nodeHook" || parts?.kind === "node") && parts.nodeId === nodeId && kinds.includes(parts.kind)
+  );
 }
 
 /**

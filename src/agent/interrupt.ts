@@ -5,7 +5,12 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { InvalidInterruptResponseError, InvalidStateError, PartialResumeError, UnknownInterruptIdError } from "../errors.js";
+import {
+  InvalidInterruptResponseError,
+  InvalidStateError,
+  PartialResumeError,
+  UnknownInterruptIdError,
+} from "../errors.js";
 import { canonicalJson } from "./canonical-json.js";
 import { assertDepth } from "./json-depth.js";
 import type { JsonObject, JsonValue } from "./messages.js";
@@ -186,7 +191,8 @@ export class InterruptState {
     const state = new InterruptState();
     state.activated = parsed.data.activated;
     for (const [key, value] of Object.entries(parsed.data.interrupts)) {
-      if (key !== value.id) throw new InvalidStateError(`Malformed interrupt state: key "${key}" holds interrupt "${value.id}".`);
+      if (key !== value.id)
+        throw new InvalidStateError(`Malformed interrupt state: key "${key}" holds interrupt "${value.id}".`);
       const interrupt: Interrupt = { id: value.id, name: value.name };
       if (value.reason !== undefined) interrupt.reason = value.reason;
       if (value.response !== undefined) interrupt.response = value.response;

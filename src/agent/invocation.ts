@@ -97,7 +97,12 @@ export function saveInterruptState(agent: Agent): SavedInterruptState {
  * Puts the interrupt state back after a failed run: cleared when a batch of this run already
  * committed, else as saved (with the kept batch of a failed resume, if any).
  */
-export function restoreAfterFailure(agent: Agent, saved: SavedInterruptState, committed: boolean, kept?: PausedBatch): void {
+export function restoreAfterFailure(
+  agent: Agent,
+  saved: SavedInterruptState,
+  committed: boolean,
+  kept?: PausedBatch,
+): void {
   const state = agent.interruptState;
   if (committed) {
     // The pause this run answered is spent, and a failed run shows no new questions: nothing is pending.

@@ -36,5 +36,6 @@ export function withinDepth(value: unknown, maxDepth: number = MAX_SNAPSHOT_DEPT
  * @throws InvalidStateError
  */
 export function assertDepth(value: unknown, what: string, maxDepth: number = MAX_SNAPSHOT_DEPTH): void {
-  if (!withinDepth(value, maxDepth)) throw new InvalidStateError(`Malformed ${what}: nested deeper than ${maxDepth} levels.`);
+  if (!withinDepth(value, maxDepth))
+    throw new InvalidStateError(`Malformed ${what}: nested deeper than ${maxDepth} levels.`);
 }

@@ -191,7 +191,8 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
       stopLoop: batch.stopLoop || stopAfterBatch,
     });
     // Answered interrupts of calls that have now completed are spent; keep only live ones.
-    for (const [id, i] of state.interrupts) if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
+    for (const [id, i] of state.interrupts)
+      if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
     run.emit({ type: "interrupt", interrupts: state.pending() });
     return "interrupt";
   }

@@ -36,7 +36,8 @@ function blockBytes(block: ContentBlock): number {
  */
 export function messageMediaBytes(message: Message): number {
   const known = sizes.get(message);
-  if (known !== undefined && known.content === message.content && known.blocks === message.content.length) return known.bytes;
+  if (known !== undefined && known.content === message.content && known.blocks === message.content.length)
+    return known.bytes;
   let bytes = 0;
   for (const block of message.content) bytes += blockBytes(block);
   sizes.set(message, { content: message.content, blocks: message.content.length, bytes });

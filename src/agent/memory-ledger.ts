@@ -46,7 +46,11 @@ export function decideClaim(
 }
 
 /** The record after a settle, or `undefined` when the token does not hold the call (nothing to write). */
-export function decideSettle(record: LedgerRecord | undefined, token: string, result: LedgerResult): LedgerRecord | undefined {
+export function decideSettle(
+  record: LedgerRecord | undefined,
+  token: string,
+  result: LedgerResult,
+): LedgerRecord | undefined {
   if (record?.token !== token) return undefined;
   return { state: "done", token, result: copyResult(result) };
 }
@@ -65,7 +69,8 @@ function copyResult<T>(value: T): T {
     if (!Object.hasOwn(value, k)) continue;
     const v = copyResult((value as Record<string, unknown>)[k]);
     // An own "__proto__" key (JSON.parse makes them) stays a key, not the copy's prototype.
-    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    if (k === "__proto__")
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     else out[k] = v;
   }
   return out as T;

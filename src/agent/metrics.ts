@@ -45,8 +45,10 @@ export function addUsage(total: Usage, add: Usage): void {
   total.inputTokens += add.inputTokens;
   total.outputTokens += add.outputTokens;
   total.totalTokens += add.totalTokens;
-  if (add.cacheReadInputTokens) total.cacheReadInputTokens = (total.cacheReadInputTokens ?? 0) + add.cacheReadInputTokens;
-  if (add.cacheWriteInputTokens) total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + add.cacheWriteInputTokens;
+  if (add.cacheReadInputTokens)
+    total.cacheReadInputTokens = (total.cacheReadInputTokens ?? 0) + add.cacheReadInputTokens;
+  if (add.cacheWriteInputTokens)
+    total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + add.cacheWriteInputTokens;
 }
 
 /** Records one tool call. */

@@ -68,7 +68,11 @@ export async function assembleResponse(
 }
 
 /** Reads the stream until it ends or the signal aborts, then releases it. */
-async function consume<T>(stream: AsyncIterable<T>, signal: AbortSignal | undefined, each: (event: T) => void): Promise<void> {
+async function consume<T>(
+  stream: AsyncIterable<T>,
+  signal: AbortSignal | undefined,
+  each: (event: T) => void,
+): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
   const steps = new AbortableNext(iterator, signal);
   let exhausted = false;
@@ -135,7 +139,8 @@ function applyDelta(open: Map<number, Open>, index: number, d: ContentBlockDelta
   let block = open.get(index);
   if (!block) {
     // Providers may omit a start for text/reasoning blocks; tool input needs its start.
-    if (d.type === "toolUseInput") throw new ModelStreamError(`Tool input delta for block ${index} arrived before its start.`);
+    if (d.type === "toolUseInput")
+      throw new ModelStreamError(`Tool input delta for block ${index} arrived before its start.`);
     block = d.type === "text" ? { kind: "text", text: "" } : { kind: "reasoning", text: "" };
     open.set(index, block);
   }
@@ -300,7 +305,8 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     } catch (e) {
       error = e;
     }
-    if (o.signal?.aborted) return response?.partial ? response : { partial: true, message: { role: "assistant", content: [] } };
+    if (o.signal?.aborted)
+      return response?.partial ? response : { partial: true, message: { role: "assistant", content: [] } };
     if (response && !response.partial) metrics.modelLatencyMs.push(performance.now() - started);
     const full = response && !response.partial ? (response as ModelResponse) : undefined;
     const after = await agent.hooks.invoke(

@@ -33,7 +33,10 @@ export interface ToolSpec {
 }
 
 /** The start of a content block. */
-export type ContentBlockStart = { type: "text" } | { type: "reasoning" } | { type: "toolUse"; toolUseId: string; name: string };
+export type ContentBlockStart =
+  | { type: "text" }
+  | { type: "reasoning" }
+  | { type: "toolUse"; toolUseId: string; name: string };
 
 /** A piece of a content block. */
 export type ContentBlockDelta =

@@ -62,7 +62,8 @@ const pausedBatchSchema = z.object({
  */
 export function readPausedBatch(state: InterruptState): PausedBatch {
   const parsed = pausedBatchSchema.safeParse(state.context);
-  if (!parsed.success) throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
   const batch: PausedBatch = {
     toolUseMessage: parsed.data.toolUseMessage as unknown as Message,
     toolResults: parsed.data.toolResults as unknown as ToolResultBlock[],
@@ -91,7 +92,9 @@ export function writePausedBatch(state: InterruptState, batch: PausedBatch): voi
  * @param context - An interrupt state's `context` (or a client's copy of one).
  * @returns The assistant message and the results, or `undefined` when there is no such message.
  */
-export function pausedBatchMessages(context: unknown): { toolUseMessage: Message; toolResults: ToolResultBlock[] } | undefined {
+export function pausedBatchMessages(
+  context: unknown,
+): { toolUseMessage: Message; toolResults: ToolResultBlock[] } | undefined {
   const ctx = context as { toolUseMessage?: Message; toolResults?: ToolResultBlock[] } | null | undefined;
   if (typeof ctx !== "object" || ctx === null || !ctx.toolUseMessage) return undefined;
   return { toolUseMessage: ctx.toolUseMessage, toolResults: Array.isArray(ctx.toolResults) ? ctx.toolResults : [] };

@@ -159,7 +159,11 @@ export const runContext = {
   /** The run (AG-UI `runId`). */
   runId: runKey<string>(RUN_ID_KEY, "a string", isString),
   /** The run's session exchange (the paused session the client sent and gets back). */
-  sessionExchange: runKey<SessionExchange>(SESSION_EXCHANGE_KEY, "a SessionExchange", (v) => v instanceof SessionExchange),
+  sessionExchange: runKey<SessionExchange>(
+    SESSION_EXCHANGE_KEY,
+    "a SessionExchange",
+    (v) => v instanceof SessionExchange,
+  ),
   /** The dot path of the node an orchestrator runs. */
   streamPath: runKey<string>(STREAM_PATH_KEY, "a string", isString),
   /** The tool-call id a coordinator delegated to this agent under. */

@@ -42,7 +42,8 @@ export class AgentState {
     } catch (error) {
       throw new UserError(`Agent state "${key}" must be JSON-serialisable.`, { cause: error });
     }
-    if (!sameJson(copy, value)) throw new UserError(`Agent state "${key}" must be plain JSON (it changed in a JSON round trip).`);
+    if (!sameJson(copy, value))
+      throw new UserError(`Agent state "${key}" must be plain JSON (it changed in a JSON round trip).`);
     this.#data[key] = copy;
   }
 
@@ -66,7 +67,8 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (!Array.isArray(b) && Object.getPrototypeOf(b) !== Object.prototype && Object.getPrototypeOf(b) !== null) return false;
+  if (!Array.isArray(b) && Object.getPrototypeOf(b) !== Object.prototype && Object.getPrototypeOf(b) !== null)
+    return false;
   const ka = Object.keys(a as object);
   const kb = Object.keys(b as object);
   if (ka.length !== kb.length) return false;

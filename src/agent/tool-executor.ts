@@ -70,12 +70,17 @@ interface BatchFlags {
  */
 export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOptions): Promise<BatchOutcome> {
   const flags: BatchFlags = { stopLoop: false };
-  const outcomes = o.executor === "sequential" ? await runInOrder(toolUses, o, flags) : await runTogether(toolUses, o, flags);
+  const outcomes =
+    o.executor === "sequential" ? await runInOrder(toolUses, o, flags) : await runTogether(toolUses, o, flags);
   return { outcomes, stopLoop: flags.stopLoop };
 }
 
 /** One call after the other; a failure keeps the outcomes before it. */
-async function runInOrder(toolUses: readonly ToolUseBlock[], o: BatchOptions, flags: BatchFlags): Promise<CallOutcome[]> {
+async function runInOrder(
+  toolUses: readonly ToolUseBlock[],
+  o: BatchOptions,
+  flags: BatchFlags,
+): Promise<CallOutcome[]> {
   const outcomes: CallOutcome[] = [];
   try {
     for (const t of toolUses) outcomes.push(await runCall(t, o, flags));
@@ -89,7 +94,11 @@ async function runInOrder(toolUses: readonly ToolUseBlock[], o: BatchOptions, fl
  * All calls at once, under a signal of the batch's own: when one call fails the run (a hook threw),
  * its siblings are cancelled rather than awaited, since a hanging tool must not keep a failed run open.
  */
-async function runTogether(toolUses: readonly ToolUseBlock[], o: BatchOptions, flags: BatchFlags): Promise<CallOutcome[]> {
+async function runTogether(
+  toolUses: readonly ToolUseBlock[],
+  o: BatchOptions,
+  flags: BatchFlags,
+): Promise<CallOutcome[]> {
   const batch = linkedAbort(o.signal);
   const opts = { ...o, signal: batch.signal };
   const settled = await Promise.allSettled(
@@ -123,7 +132,8 @@ async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlag
   const { agent, invocationState } = o;
   // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
   const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
-  if ((await interruptedBy(agent.hooks.invoke(before))) === INTERRUPTED) return { kind: "interrupted", toolUse: original };
+  if ((await interruptedBy(agent.hooks.invoke(before))) === INTERRUPTED)
+    return { kind: "interrupted", toolUse: original };
   if (before.stopLoop) flags.stopLoop = true;
   // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
   const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
@@ -228,7 +238,8 @@ async function prepareCall(
   let input: unknown = toolUse.input;
   if (tool.validate) {
     const checked = await tool.validate(input);
-    if (!checked.ok) return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
+    if (!checked.ok)
+      return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
     input = checked.value;
   }
   const opened = await openCall(
@@ -242,7 +253,12 @@ async function prepareCall(
   return "result" in opened ? opened.result : opened;
 }
 
-async function invokeTool(tool: AgentTool, toolUse: ToolUseBlock, call: OpenCall, o: BatchOptions): Promise<ToolResultBlock> {
+async function invokeTool(
+  tool: AgentTool,
+  toolUse: ToolUseBlock,
+  call: OpenCall,
+  o: BatchOptions,
+): Promise<ToolResultBlock> {
   const context: ToolContext = {
     agent: o.agent,
     toolUse,

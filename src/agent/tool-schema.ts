@@ -26,7 +26,9 @@ export function inputJsonSchema(
     json = structuredClone(explicit ?? fromSchema(name, schema)) as JsonObject;
   } catch (error) {
     if (error instanceof ToolDefinitionError) throw error;
-    throw new ToolDefinitionError(`Tool "${name}": its input schema cannot be expressed as JSON Schema.`, { cause: error });
+    throw new ToolDefinitionError(`Tool "${name}": its input schema cannot be expressed as JSON Schema.`, {
+      cause: error,
+    });
   }
   delete json.$schema;
   if (json.type !== "object") throw new ToolDefinitionError(`Tool "${name}": the input schema must be an object.`);

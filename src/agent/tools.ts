@@ -129,7 +129,9 @@ export function toToolOutput(value: unknown): ToolOutput {
 
 function isToolOutput(value: unknown): value is ToolOutput {
   const v = value as Partial<ToolOutput> | null;
-  return typeof v === "object" && v !== null && (v.status === "success" || v.status === "error") && Array.isArray(v.content);
+  return (
+    typeof v === "object" && v !== null && (v.status === "success" || v.status === "error") && Array.isArray(v.content)
+  );
 }
 
 function toJson(value: unknown): JsonValue {
@@ -159,7 +161,9 @@ function toJson(value: unknown): JsonValue {
  */
 export function tool<S extends StandardSchemaV1, R>(options: ToolOptions<S, R>): AgentTool;
 export function tool<I extends JsonObject = JsonObject, R = unknown>(options: JsonSchemaToolOptions<I, R>): AgentTool;
-export function tool(options: ToolOptions<StandardSchemaV1, unknown> | JsonSchemaToolOptions<JsonObject, unknown>): AgentTool {
+export function tool(
+  options: ToolOptions<StandardSchemaV1, unknown> | JsonSchemaToolOptions<JsonObject, unknown>,
+): AgentTool {
   const { name, description, inputSchema, jsonSchema, callback, annotations } = options;
   if (!NAME.test(name)) throw new ToolDefinitionError(`Tool name "${name}" must match ${NAME}.`);
   const fn: AgentTool = {
@@ -188,7 +192,11 @@ function isObjectInput(input: unknown): ValidationResult {
  * @param limits - `maxChars` of text and JSON (a number works too), `maxMediaBytes`, `maxDepth`. Default: the defaults.
  * @returns The result block.
  */
-export function toResultBlock(toolUseId: string, output: ToolOutput, limits?: number | ToolResultLimits): ToolResultBlock {
+export function toResultBlock(
+  toolUseId: string,
+  output: ToolOutput,
+  limits?: number | ToolResultLimits,
+): ToolResultBlock {
   const block: ToolResultBlock = { type: "toolResult", toolUseId, status: output.status, content: output.content };
   if (output.structuredContent !== undefined) block.structuredContent = output.structuredContent;
   return capToolResult(block, limits);

@@ -29,7 +29,8 @@ const sizes = new WeakMap<Message, Sized>();
  */
 export function messageChars(message: Message): number {
   const known = sizes.get(message);
-  if (known !== undefined && known.content === message.content && known.blocks === message.content.length) return known.chars;
+  if (known !== undefined && known.content === message.content && known.blocks === message.content.length)
+    return known.chars;
   const chars = JSON.stringify(message).length;
   sizes.set(message, { content: message.content, blocks: message.content.length, chars });
   return chars;

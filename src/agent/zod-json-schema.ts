@@ -33,7 +33,18 @@ const NUMBER_RANGES: Record<string, [number, number]> = {
   float32: [-3.4028234663852886e38, 3.4028234663852886e38],
   float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
 };
-const JSON_FORMATS = new Set(["email", "uri", "uuid", "date-time", "date", "time", "duration", "ipv4", "ipv6", "hostname"]);
+const JSON_FORMATS = new Set([
+  "email",
+  "uri",
+  "uuid",
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "ipv4",
+  "ipv6",
+  "hostname",
+]);
 
 /**
  * The JSON Schema (draft 2020-12 subset, input side) of a zod 4 schema.
@@ -54,13 +65,14 @@ function convert(schema: ZodLike, path: Set<ZodLike>): Json {
 
 /** zod 4.x keeps one registry for every copy on `globalThis`; zod 3.25's is per copy (ours, when deduped). */
 function registry(): { get(schema: unknown): unknown } {
-  return (globalThis as { __zod_globalRegistry?: { get(schema: unknown): unknown } }).__zod_globalRegistry ?? globalRegistry;
+  return (
+    (globalThis as { __zod_globalRegistry?: { get(schema: unknown): unknown } }).__zod_globalRegistry ?? globalRegistry
+  );
 }
 
 function metadata(schema: ZodLike): Json {
-  const meta = (registry().get(schema) ?? (registry() === globalRegistry ? undefined : globalRegistry.get(schema as never))) as
-    | Json
-    | undefined;
+  const meta = (registry().get(schema) ??
+    (registry() === globalRegistry ? undefined : globalRegistry.get(schema as never))) as Json | undefined;
   if (!meta) return {};
   const { id: _id, ...rest } = meta;
   return rest;
@@ -137,12 +149,15 @@ function constraints(schema: ZodLike): Record<string, unknown> {
   const def = schema._zod.def as CheckDef & { checks?: { _zod: { def: CheckDef } }[] };
   const patterns = new Set<RegExp>((out.patterns as Set<RegExp> | undefined) ?? []);
   const narrow = (key: string, value: number | undefined, tighter: (a: number, b: number) => boolean) => {
-    if (typeof value === "number" && (typeof out[key] !== "number" || tighter(value, out[key] as number))) out[key] = value;
+    if (typeof value === "number" && (typeof out[key] !== "number" || tighter(value, out[key] as number)))
+      out[key] = value;
   };
   for (const check of [...(def.check ? [def] : []), ...(def.checks ?? []).map((c) => c._zod.def)]) {
     const c = check as CheckDef;
-    if (c.check === "min_length" || c.check === "length_equals") narrow("minimum", c.minimum ?? c.length, (a, b) => a > b);
-    if (c.check === "max_length" || c.check === "length_equals") narrow("maximum", c.maximum ?? c.length, (a, b) => a < b);
+    if (c.check === "min_length" || c.check === "length_equals")
+      narrow("minimum", c.minimum ?? c.length, (a, b) => a > b);
+    if (c.check === "max_length" || c.check === "length_equals")
+      narrow("maximum", c.maximum ?? c.length, (a, b) => a < b);
     if (c.check === "greater_than") narrow(c.inclusive ? "minimum" : "exclusiveMinimum", c.value, (a, b) => a > b);
     if (c.check === "less_than") narrow(c.inclusive ? "maximum" : "exclusiveMaximum", c.value, (a, b) => a < b);
     if (c.check === "multiple_of") out.multipleOf = c.value;

@@ -102,7 +102,8 @@ export class CheckpointTracker {
     const scratch = new InterruptState();
     if (inflight) {
       transcript.push(structuredClone(inflight.toolUseMessage));
-      if (inflight.toolResults.length) transcript.push({ role: "user", content: structuredClone(inflight.toolResults) });
+      if (inflight.toolResults.length)
+        transcript.push({ role: "user", content: structuredClone(inflight.toolResults) });
       const calls = callsOf(inflight);
       for (const [id, i] of agent.interruptState.interrupts) {
         const call = interruptCallId(id);
@@ -122,7 +123,11 @@ export class CheckpointTracker {
 
 function withoutAnswer(messages: readonly Message[]): readonly Message[] {
   let end = messages.length;
-  while (end > 0 && messages[end - 1]?.role === "assistant" && !messages[end - 1]?.content.some((b) => b.type === "toolUse"))
+  while (
+    end > 0 &&
+    messages[end - 1]?.role === "assistant" &&
+    !messages[end - 1]?.content.some((b) => b.type === "toolUse")
+  )
     end--;
   return end === messages.length ? messages : messages.slice(0, end);
 }
@@ -142,7 +147,8 @@ function withCall(message: Message, call: ToolUseBlock): Message {
 function resultsFor(message: Message, batch: PausedBatch): boolean {
   const calls = callsOf(batch);
   return (
-    message.role === "user" && message.content.some((b) => b.type === "toolResult" && calls.has((b as ToolResultBlock).toolUseId))
+    message.role === "user" &&
+    message.content.some((b) => b.type === "toolResult" && calls.has((b as ToolResultBlock).toolUseId))
   );
 }
 

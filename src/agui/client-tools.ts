@@ -20,7 +20,9 @@ export type ClientToolHandler = (args: JsonObject, context: ToolContext) => unkn
  */
 export function clientTool(spec: AguiTool, handler?: ClientToolHandler): AgentTool {
   const parameters =
-    spec.parameters && typeof spec.parameters === "object" ? (spec.parameters as JsonObject) : { type: "object", properties: {} };
+    spec.parameters && typeof spec.parameters === "object"
+      ? (spec.parameters as JsonObject)
+      : { type: "object", properties: {} };
   return {
     name: spec.name,
     kind: "client",
@@ -31,7 +33,10 @@ export function clientTool(spec: AguiTool, handler?: ClientToolHandler): AgentTo
         : { ok: false, error: "The arguments must be a JSON object." },
     async call(input, context) {
       if (handler) return toToolOutput(await handler(input as JsonObject, context));
-      const answer = context.interrupt({ name: CLIENT_TOOL_INTERRUPT, reason: { tool: spec.name, input: input as JsonValue } });
+      const answer = context.interrupt({
+        name: CLIENT_TOOL_INTERRUPT,
+        reason: { tool: spec.name, input: input as JsonValue },
+      });
       return toToolOutput(answer);
     },
   };

@@ -221,7 +221,12 @@ export class AguiEventMapper {
       const id = [...this.#open.values()].some((o) => o.id === rid) ? `${rid}-${index}` : rid;
       this.#open.set(index, { kind, id });
       return [
-        { type: EventType.TEXT_MESSAGE_START, timestamp: now, messageId: id, role: "assistant" } satisfies TextMessageStartEvent,
+        {
+          type: EventType.TEXT_MESSAGE_START,
+          timestamp: now,
+          messageId: id,
+          role: "assistant",
+        } satisfies TextMessageStartEvent,
       ];
     }
     const id = `${rid}-reasoning`;

@@ -19,7 +19,12 @@ import type {
 } from "../agent/messages.js";
 import { toolResultText } from "../agent/messages.js";
 
-type Part = { type: string; text?: string; source?: { type: string; value: string; mimeType?: string }; metadata?: unknown };
+type Part = {
+  type: string;
+  text?: string;
+  source?: { type: string; value: string; mimeType?: string };
+  metadata?: unknown;
+};
 
 /** What {@link fromAguiMessages} returns. */
 export interface ConvertedMessages {

@@ -106,7 +106,11 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
           type: EventType.CUSTOM,
           timestamp,
           name: HANDOFF_CUSTOM_EVENT,
-          value: { fromNodeIds: [...event.fromNodeIds], toNodeIds: [...event.toNodeIds], message: event.message ?? null },
+          value: {
+            fromNodeIds: [...event.fromNodeIds],
+            toNodeIds: [...event.toNodeIds],
+            message: event.message ?? null,
+          },
         } satisfies CustomEvent,
       ];
     default: {

@@ -30,7 +30,11 @@ export function runStarted({ threadId, runId }: RunIds, timestamp: number = Date
 }
 
 /** `RUN_FINISHED` with its outcome (success, interrupt or cancelled). */
-export function runFinished({ threadId, runId }: RunIds, outcome: RunFinishedOutcome, timestamp = Date.now()): RunFinishedEvent {
+export function runFinished(
+  { threadId, runId }: RunIds,
+  outcome: RunFinishedOutcome,
+  timestamp = Date.now(),
+): RunFinishedEvent {
   return { type: EventType.RUN_FINISHED, timestamp, threadId, runId, outcome };
 }
 

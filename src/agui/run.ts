@@ -107,7 +107,14 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     started = { invocationState, toolMessageIds };
     const tracker =
       o.onCheckpoint &&
-      runCheckpoints({ ...o, save: o.onCheckpoint, invocationState, sessionKey: SESSION_STATE_KEY, newId, toolMessageIds });
+      runCheckpoints({
+        ...o,
+        save: o.onCheckpoint,
+        invocationState,
+        sessionKey: SESSION_STATE_KEY,
+        newId,
+        toolMessageIds,
+      });
     const result = yield* streamRun(o, invocationState, mapper, audit, tracker);
     yield* audit.drain();
     // After the calls ran: a grant that cannot be saved is reported, never a failure of this run.
@@ -147,7 +154,10 @@ async function contextOf(
   runContext.runId.set(invocationState, input.runId);
   runContext.forwardedProps.set(
     invocationState,
-    forwardedPropsWithGrants(input.forwardedProps, o.grantStore ? await o.grantStore.grantsFor(input.threadId) : undefined),
+    forwardedPropsWithGrants(
+      input.forwardedProps,
+      o.grantStore ? await o.grantStore.grantsFor(input.threadId) : undefined,
+    ),
   );
   runContext.sharedState.set(invocationState, state);
   runContext.contextItems.set(invocationState, input.context ?? []);
@@ -160,7 +170,11 @@ async function contextOf(
  * that ran but whose conversation did not move on is no replay here: the ledger answers each of
  * them with its recorded result.)
  */
-async function isReplay(o: AguiRunOptions, state: Record<string, unknown>, resume: readonly ResumeEntry[]): Promise<boolean> {
+async function isReplay(
+  o: AguiRunOptions,
+  state: Record<string, unknown>,
+  resume: readonly ResumeEntry[],
+): Promise<boolean> {
   if (resume.length === 0) return false;
   return movedPast(state[SESSION_STATE_KEY], o.input.messages ?? []);
 }
@@ -196,7 +210,8 @@ async function prepareAgent(
   const paused = pausedCalls(agent);
   const converted = fromAguiMessages(input.messages ?? [], resuming ? paused : new Set());
   agent.messages = converted.messages;
-  if (converted.system.length) agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
+  if (converted.system.length)
+    agent.systemPrompt = [baseSystemPrompt, ...converted.system].filter(Boolean).join("\n\n");
   return converted.toolMessageIds;
 }
 
@@ -241,10 +256,13 @@ function* finish(
   ids: { mapper: AguiEventMapper; newId: () => string; toolMessageIds: Map<string, string> },
 ): Generator<AGUIEvent> {
   const { agent } = o;
-  const clientOnly = result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
+  const clientOnly =
+    result.stopReason === "interrupt" && result.interrupts.every((i) => i.name === CLIENT_TOOL_INTERRUPT);
   const pendingClient = clientOnly ? result.interrupts.map((i) => toAguiInterrupt(i, agent).toolCallId ?? "") : [];
   const transcript =
-    result.stopReason === "interrupt" ? [...agent.messages, ...pausedMessages(agent, ids.mapper.responseId)] : agent.messages;
+    result.stopReason === "interrupt"
+      ? [...agent.messages, ...pausedMessages(agent, ids.mapper.responseId)]
+      : agent.messages;
   // The host runs browser tools and answers with tool messages, not a resume.
   if (clientOnly) agent.discardInterrupts();
 

@@ -120,7 +120,9 @@ export function findGrant(grants: readonly Grant[] | GrantIndex, query: GrantQue
   if (grants instanceof GrantIndex) return grants.find(query);
   // One lookup: a scan costs no more than building an index would.
   const now = query.now ?? Date.now();
-  return grants.find((grant) => grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now));
+  return grants.find(
+    (grant) => grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now),
+  );
 }
 
 /**

@@ -76,7 +76,8 @@ export const grantSchema: z.ZodMiniType<Grant> = z
   })
   .check((ctx) => {
     const g = ctx.value;
-    const issue = (path: string, message: string) => ctx.issues.push({ code: "custom", path: [path], message, input: g });
+    const issue = (path: string, message: string) =>
+      ctx.issues.push({ code: "custom", path: [path], message, input: g });
     // A thread grant without its thread would be impossible to scope; an
     // `always` grant with one would make its id (and revocation) ambiguous.
     if (g.scope === "thread" && g.threadId === undefined) issue("threadId", 'required when scope is "thread"');
@@ -198,7 +199,11 @@ export function parseGrants(value: unknown, options: ParseGrantsOptions = {}): P
  * @returns `undefined` when nothing was refused or ignored; else e.g.
  *   `3 grants refused (2× tool: must be a string; 1× the grant has no signature), 100 not read (over 256)`.
  */
-export function grantRefusalSummary(rejected: readonly { reason: string }[], ignored = 0, max?: number): string | undefined {
+export function grantRefusalSummary(
+  rejected: readonly { reason: string }[],
+  ignored = 0,
+  max?: number,
+): string | undefined {
   if (rejected.length === 0 && ignored === 0) return undefined;
   const counts = new Map<string, number>();
   for (const r of rejected) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);

@@ -63,7 +63,10 @@ function importSecret(secret: GrantSecret): Promise<CryptoKey> {
   if (secret.length === 0) throw new UserError("The grant secret must not be empty.");
   let key = keyCache.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string);
     keyCache.set(secret, key);
   }
@@ -139,7 +142,9 @@ export async function signGrant(grant: Grant, secret: GrantSecret): Promise<Gran
   try {
     mac = await crypto.subtle.sign("HMAC", key, encoder.encode(canonicalGrant(grant)));
   } catch (cause) {
-    throw new UserError('The grant secret cannot sign (an HMAC SHA-256 key with the "sign" usage is needed).', { cause });
+    throw new UserError('The grant secret cannot sign (an HMAC SHA-256 key with the "sign" usage is needed).', {
+      cause,
+    });
   }
   return { ...grant, signature: `v${versionOf(grant)}.${toBase64Url(new Uint8Array(mac))}` };
 }
@@ -171,7 +176,9 @@ export async function checkGrantSignature(grant: Grant, secret: GrantSecret): Pr
     // subtle.verify compares in constant time.
     ok = await crypto.subtle.verify("HMAC", key, mac, encoder.encode(canonicalGrant(grant)));
   } catch (cause) {
-    throw new UserError('The grant secret cannot verify (an HMAC SHA-256 key with the "verify" usage is needed).', { cause });
+    throw new UserError('The grant secret cannot verify (an HMAC SHA-256 key with the "verify" usage is needed).', {
+      cause,
+    });
   }
   return ok ? undefined : "mismatch";
 }

@@ -95,7 +95,9 @@ export function toGrant(input: GrantInput, now: number): Grant {
 export function selectForThread(grants: readonly Grant[], threadId: string, now: number, principal?: string): Grant[] {
   return grants.filter(
     (grant) =>
-      !isExpired(grant, now) && grant.principal === principal && (grant.scope === "always" || grant.threadId === threadId),
+      !isExpired(grant, now) &&
+      grant.principal === principal &&
+      (grant.scope === "always" || grant.threadId === threadId),
   );
 }
 

@@ -18,7 +18,14 @@ import { runContext } from "../agent/run-context.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
 export { InvalidPointerError, itemTool, type ContextItem } from "./context/render.js";
-export { InvalidViewSpecError, ViewLoadError, type View, type ViewFn, type ViewRequest, type ViewSpec } from "./context/views.js";
+export {
+  InvalidViewSpecError,
+  ViewLoadError,
+  type View,
+  type ViewFn,
+  type ViewRequest,
+  type ViewSpec,
+} from "./context/views.js";
 
 /**
  * Tool results shorter than this many characters are never cleared. A cleared

@@ -30,9 +30,18 @@ import {
   toolData,
 } from "./event-publisher/helpers.js";
 import { publisherSettings, type EventPublisherOptions } from "./event-publisher/options.js";
-import { createStreamHandler, type StreamHandler, type StreamHandlerOptions } from "./event-publisher/stream-handler.js";
+import {
+  createStreamHandler,
+  type StreamHandler,
+  type StreamHandlerOptions,
+} from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
-import { EventType, type StreamEvent, type StreamEventCallback, type StreamEventData } from "./event-publisher/types.js";
+import {
+  EventType,
+  type StreamEvent,
+  type StreamEventCallback,
+  type StreamEventData,
+} from "./event-publisher/types.js";
 
 export { EventType, streamEventToJSON } from "./event-publisher/types.js";
 export type {
@@ -213,7 +222,13 @@ export class EventPublisher implements HookProvider {
       thread.count++;
       // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
       const path = runContext.streamPath.find(event.invocationState);
-      const group = path ? path : this.#group ? (thread.count > 1 ? `${this.#group}#${thread.count}` : this.#group) : "";
+      const group = path
+        ? path
+        : this.#group
+          ? thread.count > 1
+            ? `${this.#group}#${thread.count}`
+            : this.#group
+          : "";
       if (group) {
         thread.activeGroup = group;
         const dot = group.lastIndexOf(".");

@@ -99,7 +99,9 @@ export class ForwardedPropsHook implements HookProvider {
         event.agent.state.set(this.#stateKey, props);
       } catch (error) {
         event.agent.state.delete(this.#stateKey);
-        this.#logger.warn("ForwardedPropsHook: forwarded props could not be stored; skipped.", { error: describe(error) });
+        this.#logger.warn("ForwardedPropsHook: forwarded props could not be stored; skipped.", {
+          error: describe(error),
+        });
         return;
       }
       if (this.#applyAgentConfig) this.#apply(event.agent, props.agent_config, event.invocationState);
@@ -117,7 +119,9 @@ export class ForwardedPropsHook implements HookProvider {
     if (raw === undefined) return;
     const parsed = agentConfigSchema.safeParse(raw);
     if (!parsed.success) {
-      this.#logger.warn("ForwardedPropsHook: agent_config is malformed; not applied.", { error: z.prettifyError(parsed.error) });
+      this.#logger.warn("ForwardedPropsHook: agent_config is malformed; not applied.", {
+        error: z.prettifyError(parsed.error),
+      });
       return;
     }
     const { system_prompt, model_id } = parsed.data;

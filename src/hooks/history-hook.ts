@@ -72,12 +72,20 @@ export class HistoryPolicy {
    *   or `summarizeOver` with `keep: "masked"` but no `summarizer`.
    */
   constructor(options: HistoryPolicyOptions = {}) {
-    const { keep = "full", minChars = DEFAULT_MIN_CHARS, keepTools = [], summarizeOver = null, summarizer = null } = options;
+    const {
+      keep = "full",
+      minChars = DEFAULT_MIN_CHARS,
+      keepTools = [],
+      summarizeOver = null,
+      summarizer = null,
+    } = options;
     if (keep !== "full" && keep !== "masked")
       throw new UserError(`HistoryPolicy keep must be "full" or "masked", not ${JSON.stringify(keep)}.`);
     if (!(minChars >= 0)) throw new UserError(`HistoryPolicy minChars must be a number >= 0, not ${String(minChars)}.`);
     if (summarizeOver !== null && !(summarizeOver > 0))
-      throw new UserError(`HistoryPolicy summarizeOver must be a positive number or null, not ${String(summarizeOver)}.`);
+      throw new UserError(
+        `HistoryPolicy summarizeOver must be a positive number or null, not ${String(summarizeOver)}.`,
+      );
     if (keep === "masked" && summarizeOver !== null && summarizer === null)
       throw new UserError("HistoryPolicy summarizeOver needs a summarizer model.");
     this.keep = keep;
@@ -218,7 +226,12 @@ export class HistoryHook implements HookProvider {
     );
   }
 
-  async #summarize(messages: Message[], over: number, summarizer: Model, event: AfterInvocationEvent): Promise<Message[]> {
+  async #summarize(
+    messages: Message[],
+    over: number,
+    summarizer: Model,
+    event: AfterInvocationEvent,
+  ): Promise<Message[]> {
     try {
       // A stalled summarizer must not hold the run open: it is cut off, and the history kept as is.
       const timeout = AbortSignal.timeout(this.policy.summarizeTimeoutMs);
@@ -232,10 +245,13 @@ export class HistoryHook implements HookProvider {
       return summarized ?? messages;
     } catch (error) {
       // The summary is an optimisation: without it the masked transcript is still correct.
-      this.#logger.warn(`kaboo: HistoryHook summarizer failed; keeping the unsummarised history ${JSON.stringify(this.key)}.`, {
-        agent: event.agent.name,
-        error: describe(error),
-      });
+      this.#logger.warn(
+        `kaboo: HistoryHook summarizer failed; keeping the unsummarised history ${JSON.stringify(this.key)}.`,
+        {
+          agent: event.agent.name,
+          error: describe(error),
+        },
+      );
       return messages;
     }
   }

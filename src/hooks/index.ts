@@ -63,7 +63,15 @@ export {
   ViewLoadError,
   itemTool,
 } from "./context-hook.js";
-export type { ContextHookOptions, ContextItem, ContextReport, View, ViewFn, ViewRequest, ViewSpec } from "./context-hook.js";
+export type {
+  ContextHookOptions,
+  ContextItem,
+  ContextReport,
+  View,
+  ViewFn,
+  ViewRequest,
+  ViewSpec,
+} from "./context-hook.js";
 export {
   HistoryHook,
   HistoryPolicy,
@@ -113,5 +121,11 @@ export type {
   StreamHandler,
   StreamHandlerOptions,
 } from "./event-publisher.js";
-export { MCPCallMetaHook, isMcpMetaTool, parseImportSpec, TOOL_CALL_ID_META_KEY, ACTOR_META_KEY } from "./mcp-meta-hook.js";
+export {
+  MCPCallMetaHook,
+  isMcpMetaTool,
+  parseImportSpec,
+  TOOL_CALL_ID_META_KEY,
+  ACTOR_META_KEY,
+} from "./mcp-meta-hook.js";
 export type { MCPCallMetaHookOptions, McpMetaContext, McpMetaProvider, McpMetaTool } from "./mcp-meta-hook.js";

@@ -237,7 +237,10 @@ export class InterruptHook implements HookProvider {
     const { toolUse } = event;
     const read = { interruptId: record.interruptId, decision: record.decision, principal: record.principal };
     if (record.unreadable !== undefined) {
-      this.#log.warn("approval answer not understood; treated as a denial", { tool: toolUse.name, problem: record.unreadable });
+      this.#log.warn("approval answer not understood; treated as a denial", {
+        tool: toolUse.name,
+        problem: record.unreadable,
+      });
       await auditDecision(event, { ...read, note: "the answer could not be read" });
     } else await auditDecision(event, { ...read, scope: "once" });
     event.cancel = refusalNote(record, toolUse.name);
@@ -254,8 +257,10 @@ export class InterruptHook implements HookProvider {
   async #approved(event: BeforeToolCallEvent, rule: Rule, answer: DecisionRecord, subject: CallSubject): Promise<void> {
     const { toolUse } = event;
     const { interruptId } = answer;
-    const audit = (decision: Decision | "refused", extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {}) =>
-      auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
+    const audit = (
+      decision: Decision | "refused",
+      extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {},
+    ) => auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
     let input = toolUse.input;
     if (answer.editedArgs !== undefined) {
       const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
@@ -280,7 +285,10 @@ export class InterruptHook implements HookProvider {
     if (!recordFingerprint(event.agent, interruptId, toolUse.name, toolUse.toolUseId, input)) {
       await audit("refused", { note: "the approval was already used for a different call" });
       event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
-      this.#log.warn("approval reused for a different input; refused", { tool: toolUse.name, toolUseId: toolUse.toolUseId });
+      this.#log.warn("approval reused for a different input; refused", {
+        tool: toolUse.name,
+        toolUseId: toolUse.toolUseId,
+      });
       return;
     }
     const scope = answer.scope;

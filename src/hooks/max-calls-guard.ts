@@ -63,7 +63,9 @@ export class MaxToolCallsGuard implements HookProvider {
    */
   constructor(options: MaxToolCallsGuardOptions = {}) {
     if (typeof options !== "object" || options === null) {
-      throw new UserError(`MaxToolCallsGuard: options must be an object such as { maxCalls: 10 }, got ${typeof options}.`);
+      throw new UserError(
+        `MaxToolCallsGuard: options must be an object such as { maxCalls: 10 }, got ${typeof options}.`,
+      );
     }
     const maxCalls = options.maxCalls ?? 25;
     if (typeof maxCalls !== "number" || Number.isNaN(maxCalls)) {

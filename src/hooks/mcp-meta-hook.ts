@@ -86,7 +86,8 @@ const metaSchema = z.record(z.string(), jsonValueSchema);
  */
 export function parseImportSpec(spec: string): { module: string; exportName: string } {
   const parsed = splitImportSpec(spec);
-  if (!parsed) throw new UserError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
+  if (!parsed)
+    throw new UserError(`MCPCallMetaHook: "${spec}" is not an import spec; use "module#export" or "module:export".`);
   return parsed;
 }
 
@@ -150,7 +151,9 @@ export class MCPCallMetaHook implements HookProvider {
     if (typeof provider === "string") {
       this.#spec = { text: provider, ...parseImportSpec(provider) };
     } else if (provider !== undefined && provider !== null && typeof provider !== "function") {
-      throw new UserError(`MCPCallMetaHook provider must be a function or an import spec string, got ${typeName(provider)}.`);
+      throw new UserError(
+        `MCPCallMetaHook provider must be a function or an import spec string, got ${typeName(provider)}.`,
+      );
     } else if (provider) this.#provider = provider;
     this.#stampToolCallId = options.stampToolCallId ?? true;
     this.#stampActor = options.stampActor ?? false;
@@ -181,9 +184,12 @@ export class MCPCallMetaHook implements HookProvider {
       try {
         mod = await this.#importer(spec.module);
       } catch (error) {
-        throw new UserError(`MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`, {
-          cause: error,
-        });
+        throw new UserError(
+          `MCPCallMetaHook: cannot import "${spec.module}" (from "${spec.text}"): ${describe(error)}`,
+          {
+            cause: error,
+          },
+        );
       }
       const fn = (mod as Record<string, unknown> | null | undefined)?.[spec.exportName];
       if (typeof fn !== "function") {

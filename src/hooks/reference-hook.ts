@@ -46,7 +46,8 @@ function latestPrompt(messages: readonly Message[]): number {
 
 function latestManifest(messages: readonly Message[]): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
-    for (const b of (messages[i] as Message).content) if (b.type === "text" && b.text.startsWith(MANIFEST_HEADER)) return b.text;
+    for (const b of (messages[i] as Message).content)
+      if (b.type === "text" && b.text.startsWith(MANIFEST_HEADER)) return b.text;
   }
   return undefined;
 }
@@ -128,7 +129,9 @@ export class ReferenceHook implements HookProvider {
     if (latestManifest(agent.messages) === manifest) return;
     const i = latestPrompt(agent.messages);
     if (i < 0) {
-      this.#logger.debug?.("kaboo: ReferenceHook found no user prompt to attach the manifest to.", { agent: agent.name });
+      this.#logger.debug?.("kaboo: ReferenceHook found no user prompt to attach the manifest to.", {
+        agent: agent.name,
+      });
       return;
     }
     const prompt = agent.messages[i] as Message;

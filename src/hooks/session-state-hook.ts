@@ -43,7 +43,11 @@ export type { SessionSnapshot } from "../agent/session.js";
  * await agent.invoke(answers, { invocationState });
  * ```
  */
-export function restoreSessionState(agent: Agent, invocationState: InvocationState, logger: Logger = defaultLogger): boolean {
+export function restoreSessionState(
+  agent: Agent,
+  invocationState: InvocationState,
+  logger: Logger = defaultLogger,
+): boolean {
   const exchange = getSessionExchange(invocationState);
   if (exchange === undefined) return false;
   exchange.agent = agent;
@@ -85,7 +89,10 @@ export function restoreSessionState(agent: Agent, invocationState: InvocationSta
  * @param logger - Default `console`.
  * @returns `{ interrupt_state, delegates? }` (a JSON copy), or `null`.
  */
-export function sessionStateSnapshot(invocationState: InvocationState, logger: Logger = defaultLogger): SessionSnapshot | null {
+export function sessionStateSnapshot(
+  invocationState: InvocationState,
+  logger: Logger = defaultLogger,
+): SessionSnapshot | null {
   const exchange = getSessionExchange(invocationState);
   if (exchange?.agent === undefined) return null;
   let serialized: InterruptStateJson;

@@ -29,7 +29,12 @@ function checkCallable(owner: string, stopCheck: unknown): asserts stopCheck is 
 // Fail closed: a check that cannot answer is treated as a stop request, because
 // the usual reason for a stop (client gone, budget spent) is also a common
 // reason for the check itself to break.
-async function shouldStop(owner: string, stopCheck: StopCheck, logger: Logger, where: Record<string, unknown>): Promise<boolean> {
+async function shouldStop(
+  owner: string,
+  stopCheck: StopCheck,
+  logger: Logger,
+  where: Record<string, unknown>,
+): Promise<boolean> {
   try {
     return Boolean(await stopCheck());
   } catch (error) {
@@ -139,7 +144,9 @@ export function stopGuardFromSignal(
   options: StopGuardOptions = {},
 ): { guard: StopGuard; controller: AbortController } {
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new UserError(`stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`);
+    throw new UserError(
+      `stopGuardFromSignal: signal must be an AbortSignal, got ${signal === null ? "null" : typeof signal}.`,
+    );
   }
   const controller = new AbortController();
   linkedAbort(signal, controller);

@@ -23,7 +23,13 @@ import {
   requestDeadline,
   type DecisionRecord,
 } from "./approval/decision.js";
-import { readAnswer, TOOL_APPROVAL_KEY, type ApprovalRequest, type ApprovalScope, type Decision } from "./approval/request.js";
+import {
+  readAnswer,
+  TOOL_APPROVAL_KEY,
+  type ApprovalRequest,
+  type ApprovalScope,
+  type Decision,
+} from "./approval/request.js";
 import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import { grantId } from "../grants/grant.js";
@@ -182,15 +188,27 @@ export class ToolApprovalHook implements HookProvider {
       const checked = (await inner.validate?.(record.editedArgs)) ?? { ok: true as const, value: record.editedArgs };
       if (!checked.ok) {
         await auditDecision(context, { ...read, decision: "refused", note: "the edited arguments are invalid" });
-        return error(`The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`);
+        return error(
+          `The person's edited arguments for "${inner.name}" are invalid, so the call did not run:\n${checked.error}`,
+        );
       }
       callInput = checked.value;
     }
     const note = record.unreadable === undefined ? undefined : "the answer could not be read";
     await auditDecision(context, { ...read, decision: record.decision, scope: record.scope, note });
     if (record.unreadable !== undefined)
-      this.#log.warn("approval answer not understood; treated as a denial", { tool: inner.name, problem: record.unreadable });
-    return this.#decided(inner, callInput, context, { ...record, remembered: false }, reason.requestId, reason.subject ?? null);
+      this.#log.warn("approval answer not understood; treated as a denial", {
+        tool: inner.name,
+        problem: record.unreadable,
+      });
+    return this.#decided(
+      inner,
+      callInput,
+      context,
+      { ...record, remembered: false },
+      reason.requestId,
+      reason.subject ?? null,
+    );
   }
 
   /**
@@ -216,7 +234,14 @@ export class ToolApprovalHook implements HookProvider {
     });
     if (cover) {
       await auditGrantUse(context, cover.source === "grant" ? grantId(cover.grant) : undefined);
-      return this.#decided(inner, input, context, { decision: "approved", scope: "once", remembered: true }, requestId, subject);
+      return this.#decided(
+        inner,
+        input,
+        context,
+        { decision: "approved", scope: "once", remembered: true },
+        requestId,
+        subject,
+      );
     }
     const reason: ApprovalRequest = {
       kind: "tool_approval",
@@ -281,7 +306,9 @@ function error(text: string): ToolOutput {
 }
 
 /** The `kaboo_approval` request in a tool's output: `undefined` when the output is a plain result. */
-function approvalRequestIn(output: ToolOutput): { ok: true; value: z.infer<typeof requestSchema> } | { ok: false } | undefined {
+function approvalRequestIn(
+  output: ToolOutput,
+): { ok: true; value: z.infer<typeof requestSchema> } | { ok: false } | undefined {
   const candidates: unknown[] = [output.structuredContent];
   for (const part of output.content) {
     if (part.type === "json") candidates.push(part.json);

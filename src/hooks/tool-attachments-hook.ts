@@ -46,7 +46,8 @@ function checkAttachment(raw: unknown): Checked {
       ? "document"
       : undefined;
   if (!kind) return { ok: false, why: `unsupported MIME type ${JSON.stringify(parsed.data.mimeType)}` };
-  if ((data === undefined) === (url === undefined)) return { ok: false, why: "it needs exactly one of data (base64) or url" };
+  if ((data === undefined) === (url === undefined))
+    return { ok: false, why: "it needs exactly one of data (base64) or url" };
   const block = { type: kind, mimeType, ...(name !== undefined ? { name } : {}) } as Media;
   if (data !== undefined) {
     const b64 = data.replace(DATA_URL_PREFIX, "").replace(/\s+/g, "");

@@ -86,7 +86,8 @@ export class ToolNameSanitizer implements HookProvider {
 function refusal(raw: string, candidates: string[], ambiguous: boolean, names: string[]): string {
   const shown = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
   const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(", ");
-  if (ambiguous) return `Unknown tool ${shown}: it could mean ${list(candidates)}. Call the tool again with its exact name.`;
+  if (ambiguous)
+    return `Unknown tool ${shown}: it could mean ${list(candidates)}. Call the tool again with its exact name.`;
   if (candidates.length)
     return `Unknown tool ${shown}. Did you mean ${list(candidates)}? Call the tool again with its exact name.`;
   return `Unknown tool ${shown}. Available tools: ${names.length ? list(names) : "none"}.`;

@@ -66,7 +66,9 @@ export interface McpConnection {
    * Lists the server's tools (all pages) as runner tools.
    * @param options - `filter` by server tool name (default: all).
    */
-  tools(options?: Pick<ListMcpToolsOptions, "filter" | "signal" | "maxTools" | "maxToolSpecChars">): Promise<McpAgentTool[]>;
+  tools(
+    options?: Pick<ListMcpToolsOptions, "filter" | "signal" | "maxTools" | "maxToolSpecChars">,
+  ): Promise<McpAgentTool[]>;
   /** Ends the session (best effort, waiting at most `timeoutMs` for the server) and closes the connection. */
   close(): Promise<void>;
 }
@@ -101,7 +103,11 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
     await client.connect(transport, { ...(options.signal ? { signal: options.signal } : {}), timeout: timeoutMs });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new McpConnectError(url.href, `Cannot connect to the MCP server at ${url.href}: ${describe(error, 500)}`, error);
+    throw new McpConnectError(
+      url.href,
+      `Cannot connect to the MCP server at ${url.href}: ${describe(error, 500)}`,
+      error,
+    );
   }
   const toolOptions: ListMcpToolsOptions = { timeoutMs, outputValidator };
   for (const key of ["prefix", "logger", "maxTools", "maxToolSpecChars"] as const) {
@@ -113,7 +119,8 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpConnect
       try {
         return await listMcpTools(client, { ...toolOptions, ...more });
       } catch (error) {
-        if (error instanceof McpConnectError) throw new McpConnectError(url.href, `${error.message} (${url.href})`, error.cause);
+        if (error instanceof McpConnectError)
+          throw new McpConnectError(url.href, `${error.message} (${url.href})`, error.cause);
         throw error;
       }
     },

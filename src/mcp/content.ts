@@ -15,7 +15,11 @@ import type { ToolOutput } from "../agent/tools.js";
 import { describe } from "../errors.js";
 
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
-const media = z.looseObject({ type: z.enum(["image", "audio"]), data: z.string(), mimeType: z.string().check(z.minLength(1)) });
+const media = z.looseObject({
+  type: z.enum(["image", "audio"]),
+  data: z.string(),
+  mimeType: z.string().check(z.minLength(1)),
+});
 const link = z.looseObject({
   type: z.literal("resource_link"),
   uri: z.string(),
@@ -73,7 +77,8 @@ function mapResult(result: unknown): ToolOutput {
   const structured = structuredContent === undefined || deep ? undefined : jsonValueSchema.safeParse(structuredContent);
   if (structured?.success) output.structuredContent = structured.data;
   else if (deep) parts.push({ type: "text", text: DEEP_NOTE });
-  else if (structured) parts.push({ type: "text", text: "[the server's structuredContent was not JSON and was dropped]" });
+  else if (structured)
+    parts.push({ type: "text", text: "[the server's structuredContent was not JSON and was dropped]" });
   if (parts.length === 0) {
     const fallback = output.structuredContent ?? (toolResult !== undefined ? jsonOrNull(toolResult) : undefined);
     if (fallback !== undefined) parts.push({ type: "json", json: fallback });

@@ -118,7 +118,10 @@ function build(
     // Inside the try: a schema nested deep enough makes JSON.stringify throw, and that is one bad tool.
     size = JSON.stringify(t.spec).length;
   } catch (error) {
-    log.warn("MCP: skipping a malformed tool definition.", { name: describe(serverName, 80), error: describe(error, 500) });
+    log.warn("MCP: skipping a malformed tool definition.", {
+      name: describe(serverName, 80),
+      error: describe(error, 500),
+    });
     return undefined;
   }
   if (t.serverToolName.length + (options.prefix ?? "").length > t.name.length) {
@@ -137,10 +140,14 @@ async function listPage(
 ): Promise<z.infer<typeof listPageSchema>> {
   let raw: unknown;
   try {
-    raw = await client.request({ method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) }, anyResult, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
+    raw = await client.request(
+      { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
+      anyResult,
+      {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      },
+    );
   } catch (error) {
     throw new McpConnectError("(client)", `MCP tools/list failed: ${describe(error, 500)}`, error);
   }

@@ -204,7 +204,11 @@ function callError(serverToolName: string, error: unknown): McpCallError {
       error,
     );
   }
-  return new McpCallError(serverToolName, `MCP tool "${shown}" could not be called: ${describe(error, MAX_ERROR_CHARS)}`, error);
+  return new McpCallError(
+    serverToolName,
+    `MCP tool "${shown}" could not be called: ${describe(error, MAX_ERROR_CHARS)}`,
+    error,
+  );
 }
 
 /** Maps a result, dropping `structuredContent` that does not match the tool's `outputSchema` (with a note). */
@@ -212,10 +216,12 @@ function checkStructured(result: unknown, check: Check | string | undefined): To
   if (check === undefined || typeof result !== "object" || result === null) return mcpResultToOutput(result);
   const raw = result as { structuredContent?: unknown; isError?: unknown };
   // Too deep to validate safely: the mapping drops it with a note of its own.
-  if (raw.isError === true || !withinDepth(raw.structuredContent, DEFAULT_MAX_RESULT_DEPTH)) return mcpResultToOutput(result);
+  if (raw.isError === true || !withinDepth(raw.structuredContent, DEFAULT_MAX_RESULT_DEPTH))
+    return mcpResultToOutput(result);
   let problem: string | undefined;
   if (typeof check === "string") problem = check;
-  else if (raw.structuredContent === undefined) problem = "it sent no structuredContent although its outputSchema asks for it";
+  else if (raw.structuredContent === undefined)
+    problem = "it sent no structuredContent although its outputSchema asks for it";
   else {
     const verdict = check(raw.structuredContent);
     if (!verdict.valid)

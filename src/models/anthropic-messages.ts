@@ -55,7 +55,8 @@ export function toAnthropicMessages(messages: readonly Message[]): AnthropicMess
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === message.role) {
-      last.content = message.role === "user" ? toolResultsFirst([...last.content, ...content]) : [...last.content, ...content];
+      last.content =
+        message.role === "user" ? toolResultsFirst([...last.content, ...content]) : [...last.content, ...content];
     } else out.push({ role: message.role, content });
   }
   return out;
@@ -125,11 +126,13 @@ function mediaBlock(block: ImageBlock | DocumentBlock): AnthropicBlock {
   if (block.mimeType === "application/pdf") {
     if (block.data !== undefined)
       return titled({ type: "document", source: { type: "base64", media_type: "application/pdf", data: block.data } });
-    if (block.url && /^https?:/.test(block.url)) return titled({ type: "document", source: { type: "url", url: block.url } });
+    if (block.url && /^https?:/.test(block.url))
+      return titled({ type: "document", source: { type: "url", url: block.url } });
   }
   if (isTextDocument(block.mimeType) && block.data !== undefined) {
     const text = decodeBase64Text(block.data);
-    if (text !== undefined) return titled({ type: "document", source: { type: "text", media_type: "text/plain", data: text } });
+    if (text !== undefined)
+      return titled({ type: "document", source: { type: "text", media_type: "text/plain", data: text } });
   }
   return { type: "text", text: documentAsText(block) };
 }

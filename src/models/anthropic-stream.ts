@@ -105,7 +105,8 @@ export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
   push(event: EventSourceMessage, out: ModelStreamEvent[]): void {
     if (event.data === "" || event.data.trim() === "") return;
     const json = parseJson(event.data);
-    const type = event.event ?? (typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined);
+    const type =
+      event.event ?? (typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined);
     switch (type) {
       case "message_start": {
         readUsage(this.#usage, check(schemas.message_start, json, type).message.usage);
@@ -119,13 +120,15 @@ export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
           out.push({ type: "contentBlockStart", index: i, start: { type: "text" } });
           if (b.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } });
         } else if (b.type === "tool_use") {
-          if (!b.id || !b.name) throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
+          if (!b.id || !b.name)
+            throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
           this.#open.add(i);
           out.push({ type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } });
         } else if (b.type === "thinking" || b.type === "redacted_thinking") {
           this.#open.add(i);
           out.push({ type: "contentBlockStart", index: i, start: { type: "reasoning" } });
-          if (b.thinking) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
+          if (b.thinking)
+            out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
           if (b.type === "redacted_thinking" && b.data)
             out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
         }
@@ -181,7 +184,13 @@ const DELTA_FIELDS = ["text", "partial_json", "thinking", "signature"] as const;
  */
 export function isBlockDelta(json: unknown): json is BlockDelta {
   const j = json as { index?: unknown; delta?: Record<string, unknown> | null } | null;
-  if (typeof j !== "object" || j === null || Array.isArray(j) || !Number.isSafeInteger(j.index) || (j.index as number) < 0)
+  if (
+    typeof j !== "object" ||
+    j === null ||
+    Array.isArray(j) ||
+    !Number.isSafeInteger(j.index) ||
+    (j.index as number) < 0
+  )
     return false;
   const d = j.delta;
   if (typeof d !== "object" || d === null || Array.isArray(d) || typeof d.type !== "string") return false;

@@ -85,7 +85,10 @@ export class AnthropicModel implements Model {
    * @param options - System prompt and tool specs.
    * @returns The JSON body.
    */
-  requestBody(messages: Message[], options: Pick<ModelStreamOptions, "systemPrompt" | "toolSpecs">): Record<string, unknown> {
+  requestBody(
+    messages: Message[],
+    options: Pick<ModelStreamOptions, "systemPrompt" | "toolSpecs">,
+  ): Record<string, unknown> {
     const body: Record<string, unknown> = {
       max_tokens: this.#options.maxTokens,
       ...this.#options.params,
@@ -113,7 +116,11 @@ export class AnthropicModel implements Model {
     );
   }
 
-  async #open(messages: Message[], options: ModelStreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  async #open(
+    messages: Message[],
+    options: ModelStreamOptions,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
     const headers: Record<string, string> = {
@@ -126,12 +133,17 @@ export class AnthropicModel implements Model {
     if (o.dangerouslyAllowBrowser === true) headers["anthropic-dangerous-direct-browser-access"] = "true";
     const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const init: RequestInit = { method: "POST", headers, body, signal };
-    const response = await fetchWithRetry(() => doFetch(this.#url, init), { provider: "anthropic", retry: o.retry, signal });
+    const response = await fetchWithRetry(() => doFetch(this.#url, init), {
+      provider: "anthropic",
+      retry: o.retry,
+      signal,
+    });
     if (!response.body) throw new ModelStreamError("The model's response has no body.");
     if ((response.headers.get("content-type") ?? "").includes("application/json")) {
       const json: unknown = await response.json().catch(() => undefined);
       const fields = readErrorFields(json);
-      if (fields.message !== undefined) throw errorFromFields("anthropic", fields, { status: response.status, body: json });
+      if (fields.message !== undefined)
+        throw errorFromFields("anthropic", fields, { status: response.status, body: json });
       throw new ModelStreamError("The model answered with JSON instead of an event stream.");
     }
     return response.body;

@@ -192,10 +192,15 @@ export function errorFromFields(
     body: extra.body,
   };
   const where =
-    extra.status !== undefined ? `HTTP ${extra.status}${extra.statusText ? ` ${extra.statusText}` : ""}` : "stream error";
+    extra.status !== undefined
+      ? `HTTP ${extra.status}${extra.statusText ? ` ${extra.statusText}` : ""}`
+      : "stream error";
   const what = fields.message ?? fields.type ?? "no message";
   if (isContextOverflow(fields.message, fields.code, fields.type)) {
-    return new ContextWindowOverflowError(`The ${provider} model's context window overflowed (${where}): ${what}`, details);
+    return new ContextWindowOverflowError(
+      `The ${provider} model's context window overflowed (${where}): ${what}`,
+      details,
+    );
   }
   return new ModelError(`The ${provider} model call failed (${where}): ${what}`, details);
 }

@@ -129,7 +129,10 @@ function toolResultContent(block: ToolResultBlock, images: OpenAIContentPart[]):
       const url = mediaUrl(part);
       if (!url) continue;
       if (images.length === 0) images.push({ type: "text", text: "Images returned by tool calls:" });
-      images.push({ type: "text", text: `[image from tool call ${block.toolUseId}${part.name ? `: ${part.name}` : ""}]` });
+      images.push({
+        type: "text",
+        text: `[image from tool call ${block.toolUseId}${part.name ? `: ${part.name}` : ""}]`,
+      });
       images.push({ type: "image_url", image_url: { url } });
       texts.push(`[image ${part.name ?? part.mimeType}: sent in the next user message]`);
     }

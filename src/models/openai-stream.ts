@@ -25,7 +25,12 @@ export const chunkSchema = z.object({
       z.object({
         index: num,
         delta: z.nullish(
-          z.looseObject({ content: str, reasoning_content: str, reasoning: str, tool_calls: z.nullish(z.array(toolCallDelta)) }),
+          z.looseObject({
+            content: str,
+            reasoning_content: str,
+            reasoning: str,
+            tool_calls: z.nullish(z.array(toolCallDelta)),
+          }),
         ),
         finish_reason: str,
       }),
@@ -136,7 +141,8 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
         if (choice.finish_reason) {
           this.#closeText(out);
           for (const call of this.#calls.values()) {
-            if (call.block === undefined) throw new ModelStreamError("The model finished a tool call that never got a name.");
+            if (call.block === undefined)
+              throw new ModelStreamError("The model finished a tool call that never got a name.");
             out.push({ type: "contentBlockStop", index: call.block });
           }
           out.push({ type: "messageStop", stopReason: openAIStopReason(choice.finish_reason) });
@@ -214,9 +220,14 @@ export class OpenAIStreamDecoder implements StreamDecoder<ModelStreamEvent> {
           start: { type: "toolUse", toolUseId: call.id ?? this.#newId(), name: call.name },
         });
         if (call.early)
-          out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: call.early } });
+          out.push({
+            type: "contentBlockDelta",
+            index: call.block,
+            delta: { type: "toolUseInput", input: call.early },
+          });
       }
-      if (args) out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: args } });
+      if (args)
+        out.push({ type: "contentBlockDelta", index: call.block, delta: { type: "toolUseInput", input: args } });
     }
   }
 }
@@ -231,7 +242,9 @@ function parseChunk(data: string): Chunk {
   if (isTextChunk(json) || isToolArgsChunk(json)) return json;
   const parsed = chunkSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ModelStreamError(`The model sent a malformed chunk: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+    throw new ModelStreamError(`The model sent a malformed chunk: ${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }
@@ -269,7 +282,12 @@ export function isToolArgsChunk(json: unknown): json is Chunk {
   if (typeof j !== "object" || j === null || j.error !== undefined || j.usage != null) return false;
   if (!Array.isArray(j.choices) || j.choices.length !== 1) return false;
   const c = j.choices[0] as { index?: unknown; finish_reason?: unknown; delta?: Record<string, unknown> | null } | null;
-  if (typeof c !== "object" || c === null || c.finish_reason != null || (c.index != null && typeof c.index !== "number"))
+  if (
+    typeof c !== "object" ||
+    c === null ||
+    c.finish_reason != null ||
+    (c.index != null && typeof c.index !== "number")
+  )
     return false;
   const d = c.delta;
   if (typeof d !== "object" || d === null || !Array.isArray(d.tool_calls)) return false;
@@ -280,7 +298,8 @@ export function isToolArgsChunk(json: unknown): json is Chunk {
     if (t.index != null && !(Number.isSafeInteger(t.index) && (t.index as number) >= 0)) return false;
     if (t.id != null && typeof t.id !== "string") return false;
     const f = t.function;
-    if (f != null && (typeof f !== "object" || Array.isArray(f) || (f.name != null && typeof f.name !== "string"))) return false;
+    if (f != null && (typeof f !== "object" || Array.isArray(f) || (f.name != null && typeof f.name !== "string")))
+      return false;
     if (f != null && f.arguments != null && typeof f.arguments !== "string") return false;
   }
   return true;

@@ -86,12 +86,17 @@ export class OpenAIChatModel implements Model {
    * @param options - System prompt and tool specs.
    * @returns The JSON body.
    */
-  requestBody(messages: Message[], options: Pick<ModelStreamOptions, "systemPrompt" | "toolSpecs">): Record<string, unknown> {
+  requestBody(
+    messages: Message[],
+    options: Pick<ModelStreamOptions, "systemPrompt" | "toolSpecs">,
+  ): Record<string, unknown> {
     const body: Record<string, unknown> = {
       stream_options: { include_usage: true },
       ...this.#options.params,
       model: this.modelId,
-      messages: toOpenAIMessages(messages, options.systemPrompt, { sendReasoning: this.#options.sendReasoning === true }),
+      messages: toOpenAIMessages(messages, options.systemPrompt, {
+        sendReasoning: this.#options.sendReasoning === true,
+      }),
       stream: true,
     };
     if (options.toolSpecs.length) body["tools"] = toOpenAITools(options.toolSpecs);
@@ -105,23 +110,41 @@ export class OpenAIChatModel implements Model {
    * @returns Model events.
    */
   stream(messages: Message[], options: ModelStreamOptions): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    return decodeSse((signal) => this.#open(messages, options, signal), new OpenAIStreamDecoder(), options.signal, this.#options);
+    return decodeSse(
+      (signal) => this.#open(messages, options, signal),
+      new OpenAIStreamDecoder(),
+      options.signal,
+      this.#options,
+    );
   }
 
-  async #open(messages: Message[], options: ModelStreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  async #open(
+    messages: Message[],
+    options: ModelStreamOptions,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
     const o = this.#options;
     const body = JSON.stringify(this.requestBody(messages, options));
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...o.headers };
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      ...o.headers,
+    };
     if (o.apiKey) headers["authorization"] = `Bearer ${o.apiKey}`;
     const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const init: RequestInit = { method: "POST", headers, body, signal };
-    const response = await fetchWithRetry(() => doFetch(this.#url, init), { provider: "openai", retry: o.retry, signal });
+    const response = await fetchWithRetry(() => doFetch(this.#url, init), {
+      provider: "openai",
+      retry: o.retry,
+      signal,
+    });
     if (!response.body) throw new ModelStreamError("The model's response has no body.");
     if ((response.headers.get("content-type") ?? "").includes("application/json")) {
       // A server that ignored `stream: true`, or one that reports errors with status 200.
       const json: unknown = await response.json().catch(() => undefined);
       const fields = readErrorFields(json);
-      if (fields.message !== undefined) throw errorFromFields("openai", fields, { status: response.status, body: json });
+      if (fields.message !== undefined)
+        throw errorFromFields("openai", fields, { status: response.status, body: json });
       throw new ModelStreamError("The model answered with JSON instead of an event stream; is streaming supported?");
     }
     return response.body;
@@ -144,4 +167,10 @@ export type { RetryInfo, RetryOptions, RetrySetting } from "./retry.js";
 export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_STREAM_TIMEOUT_MS } from "./sse.js";
 export type { StreamTimeouts } from "./sse.js";
 export { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
-export type { OpenAIContentPart, OpenAIMessage, OpenAIMessageOptions, OpenAITool, OpenAIToolCall } from "./openai-messages.js";
+export type {
+  OpenAIContentPart,
+  OpenAIMessage,
+  OpenAIMessageOptions,
+  OpenAITool,
+  OpenAIToolCall,
+} from "./openai-messages.js";

@@ -103,10 +103,13 @@ export async function fetchWithRetry(send: () => Promise<Response>, options: Fet
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       // fetch rejects with a TypeError for network failures (DNS, refused, reset).
-      error = new ModelError(`The ${provider} model could not be reached: ${e instanceof Error ? e.message : String(e)}`, {
-        provider,
-        cause: e,
-      });
+      error = new ModelError(
+        `The ${provider} model could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          provider,
+          cause: e,
+        },
+      );
       retryable = true;
     }
     if (!retryable || attempt >= maxAttempts) throw error;

@@ -160,9 +160,15 @@ export class ScriptedModel implements Model {
   }
 }
 
-function request(messages: Message[], options: ModelStreamOptions, callIndex: number, memo: UserTextMemo): ScriptedRequest {
+function request(
+  messages: Message[],
+  options: ModelStreamOptions,
+  callIndex: number,
+  memo: UserTextMemo,
+): ScriptedRequest {
   const last = messages.at(-1);
-  const lastToolResults = last?.role === "user" ? last.content.filter((b): b is ToolResultBlock => b.type === "toolResult") : [];
+  const lastToolResults =
+    last?.role === "user" ? last.content.filter((b): b is ToolResultBlock => b.type === "toolResult") : [];
   let lastUserText: string | undefined;
   return {
     messages,

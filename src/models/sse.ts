@@ -168,7 +168,10 @@ class Deadlines {
     const totalMs = Math.max(1, Math.min(MAX_DELAY, timeouts.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS));
     if (outer?.aborted) this.#onOuterAbort();
     else outer?.addEventListener("abort", this.#onOuterAbort, { once: true });
-    this.#overall = setTimeout(() => this.#fail(`The model's response took longer than ${totalMs} ms.`, "timeout"), totalMs);
+    this.#overall = setTimeout(
+      () => this.#fail(`The model's response took longer than ${totalMs} ms.`, "timeout"),
+      totalMs,
+    );
   }
 
   get signal(): AbortSignal {

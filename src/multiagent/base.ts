@@ -80,7 +80,8 @@ export abstract class MultiAgentBase implements Orchestrator {
   #running = false;
 
   constructor(options: MultiAgentOptions) {
-    if (typeof options.name !== "string" || !options.name) throw new UserError("An orchestrator needs a non-empty name.");
+    if (typeof options.name !== "string" || !options.name)
+      throw new UserError("An orchestrator needs a non-empty name.");
     for (const [k, v] of [
       ["nodeTimeoutMs", options.nodeTimeoutMs],
       ["totalTimeoutMs", options.totalTimeoutMs],
@@ -112,7 +113,10 @@ export abstract class MultiAgentBase implements Orchestrator {
     if (Array.isArray(input)) {
       const parsed = interruptResponsesSchema.safeParse(input);
       if (!parsed.success)
-        throw new InvalidInterruptResponseError("(resume)", `malformed resume payload: ${z.prettifyError(parsed.error)}`);
+        throw new InvalidInterruptResponseError(
+          "(resume)",
+          `malformed resume payload: ${z.prettifyError(parsed.error)}`,
+        );
       if (!state.activated) throw new UnknownInterruptIdError(parsed.data[0]?.interruptResponse.interruptId ?? "", []);
       state.resume(parsed.data);
       resuming = true;
@@ -221,7 +225,9 @@ export abstract class MultiAgentBase implements Orchestrator {
     }
     if (before.cancelNode !== false) {
       const message =
-        typeof before.cancelNode === "string" && before.cancelNode ? before.cancelNode : `Node "${o.nodeId}" was cancelled.`;
+        typeof before.cancelNode === "string" && before.cancelNode
+          ? before.cancelNode
+          : `Node "${o.nodeId}" was cancelled.`;
       return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
     }
     this.onEvent?.({

@@ -73,8 +73,11 @@ function taskOf(input: unknown): string {
 async function runDelegate(agent: Agent, name: string, task: string, ctx: ToolContext): Promise<string> {
   const toolUseId = ctx.toolUse.toolUseId;
   const exchange = runContext.sessionExchange.find(ctx.invocationState);
-  const parentAsked = [...ctx.agent.interruptState.interrupts.keys()].some((id) => isCallInterrupt(id, toolUseId, ["tool"]));
-  if (parentAsked && !agent.interruptState.activated) restore(agent, exchange?.pausedDelegate(name, toolUseId), toolUseId);
+  const parentAsked = [...ctx.agent.interruptState.interrupts.keys()].some((id) =>
+    isCallInterrupt(id, toolUseId, ["tool"]),
+  );
+  if (parentAsked && !agent.interruptState.activated)
+    restore(agent, exchange?.pausedDelegate(name, toolUseId), toolUseId);
   // A pause this call does not answer belongs to a call the parent gave up (cancelled, discarded):
   // it will never be answered, and keeping it would refuse every later task.
   if (!parentAsked && agent.interruptState.activated) agent.discardInterrupts();
@@ -122,8 +125,13 @@ function askParent(ctx: ToolContext, inner: readonly Interrupt[]): { inner: Inte
   return answers;
 }
 
-function restore(agent: Agent, snap: { interruptState: unknown; messages: Message[] } | undefined, toolUseId: string): void {
-  if (!snap) throw new UserError(`The delegate's paused state for call ${toolUseId} is missing or malformed; it cannot resume.`);
+function restore(
+  agent: Agent,
+  snap: { interruptState: unknown; messages: Message[] } | undefined,
+  toolUseId: string,
+): void {
+  if (!snap)
+    throw new UserError(`The delegate's paused state for call ${toolUseId} is missing or malformed; it cannot resume.`);
   agent.interruptState = InterruptState.fromJSON(snap.interruptState);
   if (agent.messages.length === 0) agent.messages = snap.messages;
 }

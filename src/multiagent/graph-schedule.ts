@@ -97,7 +97,9 @@ export function readyNodes(
   running: ReadonlySet<string>,
 ): { ready: string[]; waiting: string[] } {
   const candidates = Object.keys(graph.nodes).filter(
-    (id) => !running.has(id) && (run.entryPending.includes(id) || graph.edges.some((e) => e.to === id && fires(e, run, view))),
+    (id) =>
+      !running.has(id) &&
+      (run.entryPending.includes(id) || graph.edges.some((e) => e.to === id && fires(e, run, view))),
   );
   const ready: string[] = [];
   const waiting: string[] = [];

@@ -145,7 +145,8 @@ export class Graph extends MultiAgentBase {
 
   #load(): GraphRun {
     const parsed = runSchema.safeParse(this.interruptState.context);
-    if (!parsed.success) throw new InvalidStateError(`The paused graph's context is malformed: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new InvalidStateError(`The paused graph's context is malformed: ${z.prettifyError(parsed.error)}`);
     for (const id of Object.keys(parsed.data.paused))
       if (!(id in this.nodes)) throw new InvalidStateError(`The paused graph names unknown node "${id}".`);
     return parsed.data as unknown as GraphRun;

@@ -60,7 +60,15 @@ export type RunOut =
  * Runs a node once, or resumes it with `answers` when `resume` says it paused inside.
  * @returns Its output, or its open interrupts and state when it paused.
  */
-export async function runNode({ node, nodeId, input, invocationState, signal, resume, answers }: NodeRun): Promise<RunOut> {
+export async function runNode({
+  node,
+  nodeId,
+  input,
+  invocationState,
+  signal,
+  resume,
+  answers,
+}: NodeRun): Promise<RunOut> {
   if (!isExecutor(node)) {
     // A fresh node object (restored page) gets its paused state back from the orchestrator's context.
     if (resume && !node.interruptState.activated && resume.state !== null)
@@ -69,14 +77,22 @@ export async function runNode({ node, nodeId, input, invocationState, signal, re
     if (node instanceof Agent) {
       const r = await node.invoke(arg, { invocationState, signal });
       if (r.stopReason === "interrupt")
-        return { kind: "paused", interrupts: r.interrupts, state: node.interruptState.toJSON() as unknown as JsonValue };
+        return {
+          kind: "paused",
+          interrupts: r.interrupts,
+          state: node.interruptState.toJSON() as unknown as JsonValue,
+        };
       if (r.stopReason === "cancelled" && signal.aborted) throw signal.reason;
       return { kind: "done", output: { text: messageText(r.message) } };
     }
     const orchestrator: MultiAgentBase = node;
     const r = await orchestrator.invoke(arg, { invocationState, signal });
     if (r.status === "interrupted")
-      return { kind: "paused", interrupts: r.interrupts, state: orchestrator.interruptState.toJSON() as unknown as JsonValue };
+      return {
+        kind: "paused",
+        interrupts: r.interrupts,
+        state: orchestrator.interruptState.toJSON() as unknown as JsonValue,
+      };
     if (r.status !== "completed")
       throw new Error(r.reason ?? `Nested ${orchestrator.type} "${orchestrator.name}" ended ${r.status}.`);
     return {

@@ -135,7 +135,12 @@ export class Swarm extends MultiAgentBase {
     );
   }
 
-  async #execute(run: SwarmRun, invocationState: InvocationState, outer: AbortSignal, started: number): Promise<SwarmResult> {
+  async #execute(
+    run: SwarmRun,
+    invocationState: InvocationState,
+    outer: AbortSignal,
+    started: number,
+  ): Promise<SwarmResult> {
     const controller = linkedAbort(outer);
     let timedOut = false;
     const timer =
@@ -174,7 +179,10 @@ export class Swarm extends MultiAgentBase {
     run.paused = null;
     if (!resume) {
       if (run.iterations >= this.maxIterations)
-        return { stop: "failed", reason: `maxIterations (${this.maxIterations}) reached before "${run.current}" could run.` };
+        return {
+          stop: "failed",
+          reason: `maxIterations (${this.maxIterations}) reached before "${run.current}" could run.`,
+        };
       run.iterations++;
       run.executionOrder.push(run.current);
     }
@@ -235,7 +243,13 @@ export class Swarm extends MultiAgentBase {
       state.context = JSON.parse(JSON.stringify(run)) as typeof state.context;
     } else state.clear();
     const status =
-      stop === "paused" ? "interrupted" : stop === "failed" ? "failed" : stop === "cancelled" ? "cancelled" : "completed";
+      stop === "paused"
+        ? "interrupted"
+        : stop === "failed"
+          ? "failed"
+          : stop === "cancelled"
+            ? "cancelled"
+            : "completed";
     const out: SwarmResult = {
       status,
       results: structuredClone(run.results),
@@ -251,7 +265,9 @@ export class Swarm extends MultiAgentBase {
   }
 
   #input(run: SwarmRun, h: Handoff): string {
-    const context = Object.keys(run.sharedContext).length ? `\n\nShared context:\n${JSON.stringify(run.sharedContext)}` : "";
+    const context = Object.keys(run.sharedContext).length
+      ? `\n\nShared context:\n${JSON.stringify(run.sharedContext)}`
+      : "";
     const others = [...this.agents.keys()].filter((n) => n !== h.to).join(", ");
     return `${h.from} handed off to you: ${h.message}\n\nOriginal task: ${run.task}${context}\n\nOther agents you can hand off to: ${others}.`;
   }

@@ -66,7 +66,9 @@ export async function whileBusy<T>(
       if (!busy(error)) throw error;
       const left = deadline - now();
       if (left <= 0)
-        throw new StoreBusyError(`The thread store stayed busy (${what}); nothing was written. Try again.`, { cause: error });
+        throw new StoreBusyError(`The thread store stayed busy (${what}); nothing was written. Try again.`, {
+          cause: error,
+        });
       // Jitter: two processes that collided must not retry in lockstep.
       await sleep(Math.min(left, wait / 2 + Math.random() * (wait / 2)));
     }

@@ -5,7 +5,11 @@
  * @module
  */
 import type { Grant } from "../grants/grant.js";
-import { PrincipalGrantStore, type PrincipalGrantBackend, type PrincipalGrantStoreOptions } from "./principal-grants.js";
+import {
+  PrincipalGrantStore,
+  type PrincipalGrantBackend,
+  type PrincipalGrantStoreOptions,
+} from "./principal-grants.js";
 import { ThreadStoreError } from "./thread-store.js";
 
 type Key = readonly (string | number)[];

@@ -34,7 +34,14 @@ export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./princi
 export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type {
+  LoggedEvents,
+  RecordedOutcome,
+  ThreadData,
+  ThreadLease,
+  ThreadRecord,
+  ThreadStore,
+} from "./thread-store.js";
 
 /** A Deno KV key. */
 export type KvKeyLike = readonly (string | number)[];
@@ -82,7 +89,10 @@ interface Head {
 
 /** Where a thread's logged events are: per run, its batches (chunked) and when it ended. */
 interface EventIndex {
-  runs: Record<string, { batches: { from: number; count: number; gen: string; chunks: number }[]; endedAt: number | null }>;
+  runs: Record<
+    string,
+    { batches: { from: number; count: number; gen: string; chunks: number }[]; endedAt: number | null }
+  >;
 }
 
 interface StoredRow {
@@ -140,13 +150,23 @@ export class DenoKvThreadStore implements ThreadStore {
     // The chunks go in first, unreferenced; only the checked head write below makes them the record.
     const chunks = await writeChunks(this.#kv, base, encoder.encode(encodeThread(expectedVersion + 1, data)));
     const next: Head = { version: expectedVersion + 1, gen, chunks };
-    const { ok } = await this.#kv.atomic().check({ key: headKey, versionstamp: entry.versionstamp }).set(headKey, next).commit();
+    const { ok } = await this.#kv
+      .atomic()
+      .check({ key: headKey, versionstamp: entry.versionstamp })
+      .set(headKey, next)
+      .commit();
     const stale = ok ? head : next;
     if (stale) await deleteChunks(this.#kv, [this.#prefix, "chunk", threadId, stale.gen], stale.chunks);
     return ok;
   }
 
-  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+  async appendEvents(
+    threadId: string,
+    runId: string,
+    from: number,
+    events: JsonValue[],
+    ended: boolean,
+  ): Promise<void> {
     const indexKey = [this.#prefix, "eventlog", threadId];
     const gen = crypto.randomUUID();
     const base = [this.#prefix, "events", threadId, gen];
@@ -160,7 +180,9 @@ export class DenoKvThreadStore implements ThreadStore {
       // Only the next batch counts: a batch written again (a retried write) changes nothing.
       if (from !== next || run.endedAt !== null) break;
       const batches = [...run.batches, { from, count: events.length, gen, chunks }];
-      const written: EventIndex = { runs: { ...index.runs, [runId]: { batches, endedAt: ended ? this.#now() : null } } };
+      const written: EventIndex = {
+        runs: { ...index.runs, [runId]: { batches, endedAt: ended ? this.#now() : null } },
+      };
       const { ok } = await this.#kv
         .atomic()
         .check({ key: indexKey, versionstamp: entry.versionstamp })
@@ -193,7 +215,9 @@ export class DenoKvThreadStore implements ThreadStore {
     if (!index) return;
     const old = Object.entries(index.runs).filter(([, r]) => r.endedAt !== null && r.endedAt < before);
     if (!old.length) return;
-    const runs = Object.fromEntries(Object.entries(index.runs).filter(([, r]) => !(r.endedAt !== null && r.endedAt < before)));
+    const runs = Object.fromEntries(
+      Object.entries(index.runs).filter(([, r]) => !(r.endedAt !== null && r.endedAt < before)),
+    );
     const { ok } = await this.#kv
       .atomic()
       .check({ key: indexKey, versionstamp: entry.versionstamp })
@@ -234,7 +258,11 @@ class KvLedger implements ExecutionLedger {
       }
       const { outcome, write } = decideClaim(stored && parseLedgerRow(stored), this.#now(), options);
       if (!write) return outcome;
-      const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, write).commit();
+      const { ok } = await this.#kv
+        .atomic()
+        .check({ key: rowKey, versionstamp: entry.versionstamp })
+        .set(rowKey, write)
+        .commit();
       if (ok) return outcome;
     }
     throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
@@ -250,9 +278,14 @@ class KvLedger implements ExecutionLedger {
       // Only the holder records; a repeat by the holder replaces the result (the call was retried).
       if (stored === undefined || stored.token !== token) break;
       const row: StoredRow = { ...stored, result: { gen, chunks } };
-      const { ok } = await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).set(rowKey, row).commit();
+      const { ok } = await this.#kv
+        .atomic()
+        .check({ key: rowKey, versionstamp: entry.versionstamp })
+        .set(rowKey, row)
+        .commit();
       if (ok) {
-        if (stored.result) await deleteChunks(this.#kv, [...this.#results, key, stored.result.gen], stored.result.chunks);
+        if (stored.result)
+          await deleteChunks(this.#kv, [...this.#results, key, stored.result.gen], stored.result.chunks);
         return;
       }
     }

@@ -55,7 +55,11 @@ export function applyAuditOp(sql: Sql, op: AuditOp): unknown {
       const top = sql.exec("SELECT COALESCE(MAX(seq), -1) AS top FROM kaboo_audit").toArray()[0]?.top;
       if (top !== op.seq - 1) return { ok: false };
       const rows = sql
-        .exec("INSERT INTO kaboo_audit (seq, body) VALUES (?, ?) ON CONFLICT(seq) DO NOTHING RETURNING seq", op.seq, op.body)
+        .exec(
+          "INSERT INTO kaboo_audit (seq, body) VALUES (?, ?) ON CONFLICT(seq) DO NOTHING RETURNING seq",
+          op.seq,
+          op.body,
+        )
         .toArray();
       return { ok: rows.length === 1 };
     }
@@ -112,7 +116,9 @@ function objectStorage(namespace: Namespace, prefix: string): AuditChainStorage 
     }
     const answer = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (!response.ok || answer === null) {
-      throw new ThreadStoreError(`The thread's Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`);
+      throw new ThreadStoreError(
+        `The thread's Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`,
+      );
     }
     return answer;
   };

@@ -6,7 +6,11 @@
  * @module
  */
 import type { Grant } from "../grants/grant.js";
-import { PrincipalGrantStore, type PrincipalGrantBackend, type PrincipalGrantStoreOptions } from "./principal-grants.js";
+import {
+  PrincipalGrantStore,
+  type PrincipalGrantBackend,
+  type PrincipalGrantStoreOptions,
+} from "./principal-grants.js";
 import { ThreadStoreError } from "./thread-store.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` the grants use. */
@@ -161,7 +165,9 @@ function objectBackend(namespace: GrantsNamespaceLike, prefix: string): Principa
     }
     const answer = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (!response.ok || answer === null)
-      throw new ThreadStoreError(`The grants' Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`);
+      throw new ThreadStoreError(
+        `The grants' Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`,
+      );
     return answer;
   };
   const of = (principal: string) => `p:${principal}`;

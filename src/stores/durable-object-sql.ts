@@ -133,11 +133,21 @@ export class SqlThreadStore implements ThreadStore {
   expireOpenClaims(): number {
     const now = this.#now();
     return this.#sql
-      .exec("UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? RETURNING key", now, now)
+      .exec(
+        "UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? RETURNING key",
+        now,
+        now,
+      )
       .toArray().length;
   }
 
-  async appendEvents(_threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+  async appendEvents(
+    _threadId: string,
+    runId: string,
+    from: number,
+    events: JsonValue[],
+    ended: boolean,
+  ): Promise<void> {
     this.appendEventsNow(runId, from, events, ended);
   }
 
@@ -151,7 +161,12 @@ export class SqlThreadStore implements ThreadStore {
     // Only the next batch counts: a batch written again (a retried write) changes nothing.
     if (!run || run.next !== from || run.ended_at !== null) return;
     for (const [i, e] of events.entries())
-      this.#sql.exec("INSERT INTO kaboo_events (run_id, idx, body) VALUES (?, ?, ?)", runId, from + i, JSON.stringify(e));
+      this.#sql.exec(
+        "INSERT INTO kaboo_events (run_id, idx, body) VALUES (?, ?, ?)",
+        runId,
+        from + i,
+        JSON.stringify(e),
+      );
     this.#sql.exec(
       "UPDATE kaboo_event_runs SET next = ?, ended_at = ? WHERE run_id = ?",
       from + events.length,

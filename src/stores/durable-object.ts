@@ -34,7 +34,14 @@ export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type {
+  LoggedEvents,
+  RecordedOutcome,
+  ThreadData,
+  ThreadLease,
+  ThreadRecord,
+  ThreadStore,
+} from "./thread-store.js";
 export { SqlThreadStore } from "./durable-object-sql.js";
 export type { SqlStorageLike } from "./durable-object-sql.js";
 
@@ -165,7 +172,10 @@ export class KabooThread {
       this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
       return;
     }
-    const response = await this.#serve(new Request(run.url, { method: "POST", headers: run.headers, body: run.body }), run.runId);
+    const response = await this.#serve(
+      new Request(run.url, { method: "POST", headers: run.headers, body: run.body }),
+      run.runId,
+    );
     await response.body?.pipeTo(new WritableStream()).catch(() => undefined);
   }
 
@@ -181,7 +191,10 @@ export class KabooThread {
       const saved: HostedRunRecord = { runId, url: request.url, headers: [...request.headers], body };
       this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
     }
-    return this.#serve(new Request(request.url, { method: request.method, headers: request.headers, body: body || null }), runId);
+    return this.#serve(
+      new Request(request.url, { method: request.method, headers: request.headers, body: body || null }),
+      runId,
+    );
   }
 
   async #serve(request: Request, runId: string | undefined): Promise<Response> {
@@ -300,15 +313,25 @@ export class DurableObjectThreadStore implements ThreadStore {
   }
 
   async compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean> {
-    return ((await this.#call(threadId, { op: "cas", expected: expectedVersion, data })) as { ok: boolean }).ok === true;
+    return (
+      ((await this.#call(threadId, { op: "cas", expected: expectedVersion, data })) as { ok: boolean }).ok === true
+    );
   }
 
-  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+  async appendEvents(
+    threadId: string,
+    runId: string,
+    from: number,
+    events: JsonValue[],
+    ended: boolean,
+  ): Promise<void> {
     await this.#call(threadId, { op: "events.append", runId, from, events, ended });
   }
 
   async readEvents(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined> {
-    const { logged } = (await this.#call(threadId, { op: "events.read", runId, after })) as { logged: LoggedEvents | null };
+    const { logged } = (await this.#call(threadId, { op: "events.read", runId, after })) as {
+      logged: LoggedEvents | null;
+    };
     return logged ?? undefined;
   }
 
@@ -319,7 +342,8 @@ export class DurableObjectThreadStore implements ThreadStore {
   ledger(threadId: string): ExecutionLedger {
     const call = (op: Op) => this.#call(threadId, op);
     return {
-      claim: async (key, options) => (await call(options ? { op: "claim", key, options } : { op: "claim", key })) as ClaimOutcome,
+      claim: async (key, options) =>
+        (await call(options ? { op: "claim", key, options } : { op: "claim", key })) as ClaimOutcome,
       settle: async (key, token, result) => void (await call({ op: "settle", key, token, result })),
       release: async (key, token) => void (await call({ op: "release", key, token })),
     };
@@ -328,7 +352,13 @@ export class DurableObjectThreadStore implements ThreadStore {
   async #call(threadId: string, op: Op): Promise<unknown> {
     // Reads and the holder's own settle/release are safe to send again; a write that may have landed is not.
     // An append is safe too: the same batch written again changes nothing.
-    if (op.op === "load" || op.op === "settle" || op.op === "release" || op.op === "events.read" || op.op === "events.append")
+    if (
+      op.op === "load" ||
+      op.op === "settle" ||
+      op.op === "release" ||
+      op.op === "events.read" ||
+      op.op === "events.append"
+    )
       return whileBusy(() => this.#once(threadId, op), transient, op.op, this.#busy);
     return this.#once(threadId, op);
   }
@@ -346,7 +376,9 @@ export class DurableObjectThreadStore implements ThreadStore {
     }
     const answer = (await response.json().catch(() => null)) as { error?: unknown } | null;
     if (!response.ok || answer === null) {
-      throw new ThreadStoreError(`The thread's Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`);
+      throw new ThreadStoreError(
+        `The thread's Durable Object failed (${op.op}): ${String(answer?.error ?? response.status)}`,
+      );
     }
     return answer;
   }

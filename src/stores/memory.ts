@@ -27,7 +27,14 @@ export {
   THREAD_RECORD_FORMAT,
   ThreadStoreError,
 } from "./thread-store.js";
-export type { LoggedEvents, RecordedOutcome, ThreadData, ThreadLease, ThreadRecord, ThreadStore } from "./thread-store.js";
+export type {
+  LoggedEvents,
+  RecordedOutcome,
+  ThreadData,
+  ThreadLease,
+  ThreadRecord,
+  ThreadStore,
+} from "./thread-store.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -67,12 +74,27 @@ export class MemoryThreadStore implements ThreadStore {
     const current = text === undefined ? 0 : (JSON.parse(text) as ThreadRecord).version;
     if (current !== expectedVersion) return false;
     const { owner, session, messages, state, answered, lease, updatedAt } = data;
-    const record: ThreadRecord = { version: expectedVersion + 1, owner, session, messages, state, answered, lease, updatedAt };
+    const record: ThreadRecord = {
+      version: expectedVersion + 1,
+      owner,
+      session,
+      messages,
+      state,
+      answered,
+      lease,
+      updatedAt,
+    };
     this.#threads.set(threadId, JSON.stringify(record));
     return true;
   }
 
-  async appendEvents(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void> {
+  async appendEvents(
+    threadId: string,
+    runId: string,
+    from: number,
+    events: JsonValue[],
+    ended: boolean,
+  ): Promise<void> {
     let runs = this.#events.get(threadId);
     if (!runs) this.#events.set(threadId, (runs = new Map()));
     let run = runs.get(runId);

@@ -131,7 +131,9 @@ export class PrincipalGrantStore implements GrantStore {
    * @returns How many were removed.
    */
   async revokePrincipal(principal: string | undefined, tool?: string): Promise<number> {
-    const ids = (await this.#of(principal ?? "")).filter((grant) => tool === undefined || grant.tool === tool).map(grantId);
+    const ids = (await this.#of(principal ?? ""))
+      .filter((grant) => tool === undefined || grant.tool === tool)
+      .map(grantId);
     return ids.length ? this.#remove(principal ?? "", ids) : 0;
   }
 
@@ -159,7 +161,12 @@ export class PrincipalGrantStore implements GrantStore {
     if (n > 0) {
       this.#listeners.emit({ type: "revoke", ids, origin: "local" });
       const who = principal === "" ? undefined : principal;
-      await this.#audit?.append(grantsAuditThread(who), { kind: "revocation", grantIds: ids, principal: who ?? null, by: null });
+      await this.#audit?.append(grantsAuditThread(who), {
+        kind: "revocation",
+        grantIds: ids,
+        principal: who ?? null,
+        by: null,
+      });
     }
     return n;
   }

@@ -170,7 +170,17 @@ export function emptyThread(): ThreadRecord {
  */
 export function encodeThread(version: number, data: ThreadData): string {
   const { owner, session, messages, state, answered, lease, updatedAt } = data;
-  return JSON.stringify({ format: THREAD_RECORD_FORMAT, version, owner, session, messages, state, answered, lease, updatedAt });
+  return JSON.stringify({
+    format: THREAD_RECORD_FORMAT,
+    version,
+    owner,
+    session,
+    messages,
+    state,
+    answered,
+    lease,
+    updatedAt,
+  });
 }
 
 /**
@@ -232,7 +242,11 @@ export function decideClaim(
   if (row?.result !== undefined) return { outcome: { status: "done", result: row.result } };
   if (row && row.leaseExpiresAt > now) return { outcome: { status: "running", leaseExpiresAt: row.leaseExpiresAt } };
   if (row && !options.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
-  const write: LedgerRow = { token: newToken(), claimedAt: now, leaseExpiresAt: now + (options.leaseMs ?? DEFAULT_LEASE_MS) };
+  const write: LedgerRow = {
+    token: newToken(),
+    claimedAt: now,
+    leaseExpiresAt: now + (options.leaseMs ?? DEFAULT_LEASE_MS),
+  };
   return { outcome: { status: "claimed", token: write.token, leaseExpiresAt: write.leaseExpiresAt }, write };
 }
 

@@ -124,7 +124,8 @@ describe("abort", () => {
     let next = await gen.next();
     while (!next.done) {
       const v = next.value;
-      if (v.type === "model" && v.event.type === "contentBlockDelta" && v.event.delta.type === "toolUseInput") ac.abort();
+      if (v.type === "model" && v.event.type === "contentBlockDelta" && v.event.delta.type === "toolUseInput")
+        ac.abort();
       next = await gen.next();
     }
     expect(next.value.stopReason).toBe("cancelled");
@@ -216,15 +217,20 @@ describe("abort", () => {
 
   test("a resume aborted before its batch runs closes the paused calls as cancelled", async () => {
     const { tool: t, calls } = echoTool();
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }],
+    });
     const agent = new Agent({ model, tools: [t] });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => void e.interrupt({ name: "approve" }));
     await agent.invoke("go");
     const ac = new AbortController();
     ac.abort();
-    const r = await agent.invoke([{ interruptResponse: { interruptId: "hook:beforeToolCall:k:approve", response: true } }], {
-      signal: ac.signal,
-    });
+    const r = await agent.invoke(
+      [{ interruptResponse: { interruptId: "hook:beforeToolCall:k:approve", response: true } }],
+      {
+        signal: ac.signal,
+      },
+    );
     expect(r.stopReason).toBe("cancelled");
     expect(calls).toEqual([]);
     expect(agent.interruptState.activated).toBe(false);
@@ -244,7 +250,9 @@ describe("abort", () => {
       },
     });
     const { tool: second, calls } = echoTool("second");
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "first" }, { name: "second", input: { x: 1 } }] }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "first" }, { name: "second", input: { x: 1 } }] }],
+    });
     const agent = new Agent({ model, tools: [first, second], toolExecutor: "sequential" });
     const r = await agent.invoke("go", { signal: ac.signal });
     expect(r.stopReason).toBe("cancelled");

@@ -10,7 +10,12 @@ function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-const revocation = (n: number): AuditRecord => ({ kind: "revocation", grantIds: [`g${n}`], principal: null, by: "ops" });
+const revocation = (n: number): AuditRecord => ({
+  kind: "revocation",
+  grantIds: [`g${n}`],
+  principal: null,
+  by: "ops",
+});
 
 const CHECKS: Record<string, (make: () => AuditLog, id: () => string) => Promise<void>> = {
   async "an unknown thread has no entries"(make, id) {

@@ -10,7 +10,11 @@ import { verifyAuditTrail } from "../../src/agent/audit-verify.js";
  *
  * @returns The entries, for further checks.
  */
-export async function expectAuditMatchesRuns(audit: AuditLog, threadId: string, ran: readonly string[]): Promise<AuditEntry[]> {
+export async function expectAuditMatchesRuns(
+  audit: AuditLog,
+  threadId: string,
+  ran: readonly string[],
+): Promise<AuditEntry[]> {
   const entries = await audit.entries(threadId);
   const check = await verifyAuditTrail(entries);
   expect(check, "the audit trail verifies").toMatchObject({ ok: true, count: entries.length });

@@ -22,7 +22,12 @@ import { AUDIT_CONTRACT_CHECKS, runAuditContract } from "./audit-contract.js";
 import { auditKinds, expectAuditMatchesRuns } from "./audit-helpers.js";
 import { transferTool } from "./helpers.js";
 
-const revocation = (n: number): AuditRecord => ({ kind: "revocation", grantIds: [`g${n}`], principal: "ann", by: null });
+const revocation = (n: number): AuditRecord => ({
+  kind: "revocation",
+  grantIds: [`g${n}`],
+  principal: "ann",
+  by: null,
+});
 
 async function fiveEntries() {
   const audit = new MemoryAuditLog({ now: () => 1_000 });
@@ -59,7 +64,11 @@ describe("verifyAuditTrail", () => {
   test("a dropped entry is found", async () => {
     const audit = await fiveEntries();
     audit.storedRows("t1").splice(3, 1);
-    expect(await verifyAuditTrail(await audit.entries("t1"))).toMatchObject({ ok: false, problem: "dropped", index: 3 });
+    expect(await verifyAuditTrail(await audit.entries("t1"))).toMatchObject({
+      ok: false,
+      problem: "dropped",
+      index: 3,
+    });
   });
 
   test("reordered entries are found, renumbered or not", async () => {
@@ -163,7 +172,9 @@ describe("what the gate and the runner record", () => {
     return { agent, audit, sent, keys };
   };
   const answer = (id: string, response: unknown): InterruptResponse[] => [
-    { interruptResponse: { interruptId: id, response: response as InterruptResponse["interruptResponse"]["response"] } },
+    {
+      interruptResponse: { interruptId: id, response: response as InterruptResponse["interruptResponse"]["response"] },
+    },
   ];
   const state = () => ({ invocationState: { threadId: "th", kabooPrincipal: "ann" } });
 
@@ -177,9 +188,16 @@ describe("what the gate and the runner record", () => {
     const entries = await expectAuditMatchesRuns(audit, "th", [key]);
     expect(auditKinds(entries)).toEqual(["request", "decision:approved", "execution:claimed"]);
     expect(entries[0]).toMatchObject({ tool: "transfer", interruptId: id, rule: "transfer", principal: "ann" });
-    expect(entries[0]).toMatchObject({ subject: { key: "to:bob" }, argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(entries[0]).toMatchObject({
+      subject: { key: "to:bob" },
+      argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect(entries[1]).toMatchObject({ principal: "ann", scope: "once", editsDigest: null });
-    expect(entries[2]).toMatchObject({ idempotencyKey: key, status: "success", resultDigest: expect.stringMatching(/^sha256:/) });
+    expect(entries[2]).toMatchObject({
+      idempotencyKey: key,
+      status: "success",
+      resultDigest: expect.stringMatching(/^sha256:/),
+    });
   });
 
   test("a denied call: no execution; an edit is recorded as its digest", async () => {
@@ -191,7 +209,10 @@ describe("what the gate and the runner record", () => {
 
     const edited = setup();
     const p2 = await edited.agent.invoke("pay bob", state());
-    await edited.agent.invoke(answer(p2.interrupts[0]?.id ?? "", { approved: true, editedArgs: { to: "bob" } }), state());
+    await edited.agent.invoke(
+      answer(p2.interrupts[0]?.id ?? "", { approved: true, editedArgs: { to: "bob" } }),
+      state(),
+    );
     const entries = await edited.audit.entries("th");
     expect(entries[1]).toMatchObject({
       kind: "decision",
@@ -208,7 +229,10 @@ describe("what the gate and the runner record", () => {
     await make().invoke("pay", { invocationState: { threadId: "th" } });
     expect(sent).toHaveLength(1);
     const key = await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob" } });
-    expect(auditKinds(await expectAuditMatchesRuns(audit, "th", [key]))).toEqual(["execution:claimed", "execution:done"]);
+    expect(auditKinds(await expectAuditMatchesRuns(audit, "th", [key]))).toEqual([
+      "execution:claimed",
+      "execution:done",
+    ]);
   });
 
   test("a run's own log (the host's) wins over the agent's", async () => {

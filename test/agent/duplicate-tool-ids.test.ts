@@ -10,7 +10,8 @@ function setup(script: ConstructorParameters<typeof ScriptedModel>[0]["script"])
   const { tool: transfer, sent } = transferTool();
   return {
     sent,
-    make: () => new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }),
+    make: () =>
+      new Agent({ model: new ScriptedModel({ script }), tools: [transfer], hooks: [new InterruptHook(["transfer"])] }),
   };
 }
 
@@ -27,7 +28,9 @@ describe("duplicate tool-call ids", () => {
     ]);
     const agent = make();
     const r1 = await agent.invoke("pay");
-    const answers = r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: false } } }));
+    const answers = r1.interrupts.map((i) => ({
+      interruptResponse: { interruptId: i.id, response: { approved: false } },
+    }));
     let error: unknown;
     try {
       await agent.invoke(answers);
@@ -39,12 +42,16 @@ describe("duplicate tool-call ids", () => {
 
   it("(b) a server that reuses an id in a later turn: the second approved call runs too (not answered with the first's result)", async () => {
     const { sent, make } = setup(({ lastToolResults }) =>
-      lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
+      lastToolResults.length
+        ? { text: "done" }
+        : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
     );
     const agent = make();
     for (let turn = 0; turn < 2; turn++) {
       const r = await agent.invoke(`pay bob (${turn})`);
-      const answers = r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+      const answers = r.interrupts.map((i) => ({
+        interruptResponse: { interruptId: i.id, response: { approved: true } },
+      }));
       await agent.invoke(answers);
     }
     expect(sent).toEqual([{ to: "bob" }, { to: "bob" }]);
@@ -52,12 +59,16 @@ describe("duplicate tool-call ids", () => {
 
   it("(c) the ids read before stay right when the transcript is cut, trimmed or replaced between turns", async () => {
     const { sent, make } = setup(({ lastToolResults }) =>
-      lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
+      lastToolResults.length
+        ? { text: "done" }
+        : { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "call_0" }] },
     );
     const agent = make();
     const pay = async (turn: number) => {
       const r = await agent.invoke(`pay bob (${turn})`);
-      const answers = r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+      const answers = r.interrupts.map((i) => ({
+        interruptResponse: { interruptId: i.id, response: { approved: true } },
+      }));
       await agent.invoke(answers);
     };
     await pay(0);

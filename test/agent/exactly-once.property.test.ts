@@ -47,11 +47,17 @@ const EVENTS = [
 const MODES = ["ok", "throw", "hang"] as const;
 type Mode = (typeof MODES)[number];
 
-const callArb = fc.record({ tool: fc.constantFrom("pay", "note", "look"), mode: fc.constantFrom(...MODES, "ok", "ok") });
+const callArb = fc.record({
+  tool: fc.constantFrom("pay", "note", "look"),
+  mode: fc.constantFrom(...MODES, "ok", "ok"),
+});
 const turnArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "text" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "cut" as const }) },
-  { weight: 5, arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((calls) => ({ kind: "tools" as const, calls })) },
+  {
+    weight: 5,
+    arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).map((calls) => ({ kind: "tools" as const, calls })),
+  },
 );
 const stepArb = fc.record({
   kind: fc.constantFrom("message", "answer", "answer", "answer", "retry", "discard", "replayOld", "roundTrip", "twin"),
@@ -106,7 +112,12 @@ test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)
           return { toolCalls: t.calls.map((c) => ({ name: c.tool, input: { mode: c.mode }, id: `c${++seq}` })) };
         };
         const makeAgent = (snapshot?: Snapshot) => {
-          const agent = new Agent({ model: new ScriptedModel({ script }), tools, hooks: [new InterruptHook(["pay"])], ledger });
+          const agent = new Agent({
+            model: new ScriptedModel({ script }),
+            tools,
+            hooks: [new InterruptHook(["pay"])],
+            ledger,
+          });
           agent.hooks.addCallback(BeforeInvocationEvent, () => void befores++);
           agent.hooks.addCallback(AfterInvocationEvent, () => void afters++);
           for (const [i, cls] of EVENTS.entries())

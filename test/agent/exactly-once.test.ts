@@ -68,7 +68,10 @@ const payTwo: ScriptedTurn[] = [
 describe("a failure after an approved call ran", () => {
   test("an AfterToolCall hook that throws, then the documented retry: the transfer ran once", async () => {
     const { sent, keys, transfer } = bank();
-    const agent = agentWith([{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }], transfer);
+    const agent = agentWith(
+      [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }],
+      transfer,
+    );
     let fail = true;
     agent.hooks.addCallback(AfterToolCallEvent, () => {
       if (fail) {
@@ -124,7 +127,11 @@ describe("a failure after an approved call ran", () => {
 
   test("a fresh batch that fails part way keeps what ran in the transcript and can run again", async () => {
     const { sent, transfer } = bank();
-    const agent = new Agent({ model: new ScriptedModel({ script: payTwo }), tools: [transfer], toolExecutor: "sequential" });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: payTwo }),
+      tools: [transfer],
+      toolExecutor: "sequential",
+    });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
       if ((e.toolUse.input as { to: string }).to === "b") throw new Error("hook broke on b");
     });
@@ -188,11 +195,16 @@ describe("the ledger decides", () => {
     const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
     const audit = new MemoryAuditLog();
-    const script: ScriptedTurn[] = [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }];
+    const script: ScriptedTurn[] = [
+      { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] },
+      { text: "done" },
+    ];
     const first = agentWith(script, transfer, ledger, audit);
     const state = { threadId: "thread-1" };
     const paused = await first.invoke("pay", { invocationState: { ...state } });
-    const snapshot = JSON.parse(JSON.stringify({ messages: first.messages, interrupts: first.interruptState.toJSON() }));
+    const snapshot = JSON.parse(
+      JSON.stringify({ messages: first.messages, interrupts: first.interruptState.toJSON() }),
+    );
     const twin = agentWith([{ text: "done" }], transfer, ledger, audit);
     twin.messages = snapshot.messages;
     twin.interruptState = InterruptState.fromJSON(snapshot.interrupts);
@@ -203,7 +215,8 @@ describe("the ledger decides", () => {
     ]);
     expect(sent).toEqual({ bob: 1 });
     await expectAuditMatchesRuns(audit, "thread-1", keys);
-    for (const o of outcomes) if (o.status === "rejected") expect((o.reason as { code?: string }).code).toBe("CALL_IN_PROGRESS");
+    for (const o of outcomes)
+      if (o.status === "rejected") expect((o.reason as { code?: string }).code).toBe("CALL_IN_PROGRESS");
     expectConsistentTranscript(first.messages);
     expectConsistentTranscript(twin.messages);
   });
@@ -211,10 +224,14 @@ describe("the ledger decides", () => {
   test("two tabs answer one approval differently (one edits the amount): the call still runs once", async () => {
     const { tool: pay, sent } = transferTool({ cents: z.number() });
     const ledger = new MemoryExecutionLedger();
-    const gate = () => new InterruptHook([{ pattern: "transfer", subject: (_, i) => `to:${(i as { to: string }).to}` }]);
+    const gate = () =>
+      new InterruptHook([{ pattern: "transfer", subject: (_, i) => `to:${(i as { to: string }).to}` }]);
     const make = (script: ScriptedTurn[]) =>
       new Agent({ model: new ScriptedModel({ script }), tools: [pay], hooks: [gate()], ledger });
-    const tabA = make([{ toolCalls: [{ name: "transfer", input: { to: "bob", cents: 900 }, id: "t1" }] }, { text: "done" }]);
+    const tabA = make([
+      { toolCalls: [{ name: "transfer", input: { to: "bob", cents: 900 }, id: "t1" }] },
+      { text: "done" },
+    ]);
     const state = { threadId: "thread-1" };
     const paused = await tabA.invoke("pay", { invocationState: { ...state } });
     const snapshot = JSON.parse(JSON.stringify({ messages: tabA.messages, interrupts: tabA.interruptState.toJSON() }));
@@ -223,9 +240,16 @@ describe("the ledger decides", () => {
     tabB.interruptState = InterruptState.fromJSON(snapshot.interrupts);
     const id = paused.interrupts[0]?.id ?? "";
     const answer = (response: unknown): InterruptResponse[] => [
-      { interruptResponse: { interruptId: id, response: response as InterruptResponse["interruptResponse"]["response"] } },
+      {
+        interruptResponse: {
+          interruptId: id,
+          response: response as InterruptResponse["interruptResponse"]["response"],
+        },
+      },
     ];
-    await tabA.invoke(answer({ approved: true, editedArgs: { to: "bob", cents: 500 } }), { invocationState: { ...state } });
+    await tabA.invoke(answer({ approved: true, editedArgs: { to: "bob", cents: 500 } }), {
+      invocationState: { ...state },
+    });
     await tabB.invoke(answer({ approved: true }), { invocationState: { ...state } });
     expect(sent).toEqual([{ to: "bob", cents: 500 }]);
     expectConsistentTranscript(tabB.messages);
@@ -235,7 +259,10 @@ describe("the ledger decides", () => {
     const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
     const audit = new MemoryAuditLog();
-    const script: ScriptedTurn[] = [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }];
+    const script: ScriptedTurn[] = [
+      { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] },
+      { text: "done" },
+    ];
     const a = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });
     await a.invoke("pay", { invocationState: { threadId: "t" } });
     const b = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });

@@ -32,13 +32,14 @@ describe("HookRegistry", () => {
     await reg.invoke(new BeforeInvocationEvent(agent, {}, false));
     await reg.invoke(new AfterInvocationEvent(agent, {}, undefined));
     expect(log).toEqual(["b1", "b2", "b3", "a3", "a2", "a1"]);
-    expect([BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent, MessageAddedEvent].map((c) => c.reverse)).toEqual([
-      false,
-      false,
-      false,
-      false,
+    expect(
+      [BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent, MessageAddedEvent].map((c) => c.reverse),
+    ).toEqual([false, false, false, false]);
+    expect([AfterInvocationEvent, AfterModelCallEvent, AfterToolCallEvent].map((c) => c.reverse)).toEqual([
+      true,
+      true,
+      true,
     ]);
-    expect([AfterInvocationEvent, AfterModelCallEvent, AfterToolCallEvent].map((c) => c.reverse)).toEqual([true, true, true]);
   });
 
   test("a throwing callback stops dispatch; InterruptSignal and HookError pass through unwrapped", async () => {

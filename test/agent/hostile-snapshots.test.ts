@@ -18,7 +18,12 @@ const state = (context: unknown, reason: unknown = "r") => ({
   interrupts: { "tool:t1:q": { id: "tool:t1:q", name: "q", reason } },
   context,
 });
-const silent = { warn: (_m: string) => undefined, info: () => undefined, debug: () => undefined, error: () => undefined };
+const silent = {
+  warn: (_m: string) => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+  error: () => undefined,
+};
 
 describe("hostile snapshots", () => {
   test.each([10, 10_000, 200_000])(
@@ -34,7 +39,10 @@ describe("hostile snapshots", () => {
   test("restoreSessionState on content [null], over-deep state, or a non-object: logs, starts clean, never throws", () => {
     const inputs = [
       state({ toolUseMessage: { role: "assistant", content: [null] }, toolResults: [] }),
-      state({ toolUseMessage: { role: "assistant", content: [{ type: "toolUse", toolUseId: null }] }, toolResults: [] }),
+      state({
+        toolUseMessage: { role: "assistant", content: [{ type: "toolUse", toolUseId: null }] },
+        toolResults: [],
+      }),
       state({ deep: nested(10_000) }),
       { interrupt_state: nested(10_000) },
     ];
@@ -53,9 +61,9 @@ describe("hostile snapshots", () => {
 
   test("a thread snapshot nested too deep is reported as corrupt", () => {
     const reports: string[] = [];
-    expect(parseThreadSnapshot({ version: 1, threadId: "t", messages: [], state: nested(10_000) }, (r) => reports.push(r))).toBe(
-      undefined,
-    );
+    expect(
+      parseThreadSnapshot({ version: 1, threadId: "t", messages: [], state: nested(10_000) }, (r) => reports.push(r)),
+    ).toBe(undefined);
     expect(reports).toHaveLength(1);
   });
 

@@ -29,7 +29,8 @@ describe("a trail tampered with in IndexedDB (devtools, an extension)", () => {
     const { createStore, get, set, del } = await import("idb-keyval");
     const dbName = `audit-${crypto.randomUUID()}`;
     const log = new IndexedDbAuditLog({ dbName });
-    for (let i = 0; i < 4; i++) await log.append("t", { kind: "revocation", grantIds: [`g${i}`], principal: "ann", by: null });
+    for (let i = 0; i < 4; i++)
+      await log.append("t", { kind: "revocation", grantIds: [`g${i}`], principal: "ann", by: null });
     const store = createStore(dbName, "entries");
     const entry = (await get(["t", 1], store)) as Record<string, unknown>;
     await set(["t", 1], { ...entry, grantIds: ["forged"] }, store);

@@ -61,7 +61,10 @@ describe("interrupts in a batch", () => {
     const agent = new Agent({ model, tools, hooks: [new Gate(["a", "c"])] });
     const r1 = await agent.invoke("go");
     expect(r1.stopReason).toBe("interrupt");
-    expect(r1.interrupts.map((i) => i.id).sort()).toEqual(["hook:beforeToolCall:t1:approve", "hook:beforeToolCall:t3:approve"]);
+    expect(r1.interrupts.map((i) => i.id).sort()).toEqual([
+      "hook:beforeToolCall:t1:approve",
+      "hook:beforeToolCall:t3:approve",
+    ]);
     expect(r1.interrupts[0]!.reason).toEqual({ tool: r1.interrupts[0]!.id.includes("t1") ? "a" : "c" });
     expect(b.calls).toEqual([2]);
     expect(a.calls).toEqual([]);
@@ -128,7 +131,10 @@ describe("interrupts in a batch", () => {
     const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 5 } }] }, { text: "ok" }] });
     const agent = new Agent({ model, tools: [t] });
     const got: JsonValue[] = [];
-    agent.hooks.addCallback(BeforeToolCallEvent, (e) => void got.push(e.interrupt({ name: "approve", response: { ok: true } })));
+    agent.hooks.addCallback(
+      BeforeToolCallEvent,
+      (e) => void got.push(e.interrupt({ name: "approve", response: { ok: true } })),
+    );
     const r = await agent.invoke("go");
     expect(r.stopReason).toBe("endTurn");
     expect(got).toEqual([{ ok: true }]);
@@ -138,7 +144,9 @@ describe("interrupts in a batch", () => {
 
   test("a second interrupt raised on resume pauses again, the first answer is kept", async () => {
     const { tool: t, calls } = echoTool();
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "ok" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "ok" }],
+    });
     const agent = new Agent({ model, tools: [t] });
     let firstAnswers = 0;
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
@@ -309,7 +317,9 @@ describe("failed runs leave no stale interrupts", () => {
 
   test("a resume that fails can be retried with the same answers", async () => {
     const { tool: t, calls } = echoTool();
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "echo", input: { x: 1 }, id: "k" }] }, { text: "end" }],
+    });
     const agent = new Agent({ model, tools: [t] });
     let failOnce = true;
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {

@@ -207,7 +207,10 @@ describe("model retries", () => {
     });
     const r = await agent.invoke("x");
     expect(r.message.content).toEqual([{ type: "text", text: "good" }]);
-    expect(agent.messages.map((m) => m.content)).toEqual([[{ type: "text", text: "x" }], [{ type: "text", text: "good" }]]);
+    expect(agent.messages.map((m) => m.content)).toEqual([
+      [{ type: "text", text: "x" }],
+      [{ type: "text", text: "good" }],
+    ]);
   });
   test("retry is bounded: MaxModelRetriesError after maxModelRetries", async () => {
     const model = new ScriptedModel({ script: () => ({ error: new Error("always") }) });

@@ -143,7 +143,9 @@ describe("model stream", () => {
     const model = new ScriptedModel({ ids: "sequential", script: [{ toolCalls: [{ name: "a" }, { name: "b" }] }] });
     const events: ModelStreamEvent[] = [];
     for await (const e of model.stream([], { toolSpecs: [] })) events.push(e);
-    const ids = events.flatMap((e) => (e.type === "contentBlockStart" && e.start.type === "toolUse" ? [e.start.toolUseId] : []));
+    const ids = events.flatMap((e) =>
+      e.type === "contentBlockStart" && e.start.type === "toolUse" ? [e.start.toolUseId] : [],
+    );
     expect(ids).toEqual(["call_1", "call_2"]);
     expect(events.at(-1)).toMatchObject({ type: "metadata", usage: { totalTokens: expect.any(Number) } });
     await expect(async () => {

@@ -36,7 +36,9 @@ function setup() {
   });
   const make = (to = "bob") =>
     new Agent({
-      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "transfer", input: { to }, id: "t1" }] }, { text: "done" }] }),
+      model: new ScriptedModel({
+        script: [{ toolCalls: [{ name: "transfer", input: { to }, id: "t1" }] }, { text: "done" }],
+      }),
       tools: [transfer],
       ledger,
       audit,
@@ -169,7 +171,9 @@ describe("an answer given before the outcome_unknown question", () => {
     const asked = await agent.invoke("pay", state());
     const approval = asked.interrupts[0]?.id ?? "";
     // The page claimed the approved call and died before it settled.
-    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob", cents: 5 } }), { leaseMs: 10 });
+    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob", cents: 5 } }), {
+      leaseMs: 10,
+    });
     now += 11;
     const unknown = await agent.invoke(answer(approval, { approved: true }), state());
     const question = unknown.interrupts.find((i) => i.name === "outcome_unknown");

@@ -69,7 +69,9 @@ describe("results of function tools", () => {
       { type: "text", text: "declined" },
       { type: "text", text: "ref 7" },
     ]);
-    expect(textOf(r)).toMatch(/\[1 JSON parts nested deeper than 64 levels dropped; the structured result was nested deeper/);
+    expect(textOf(r)).toMatch(
+      /\[1 JSON parts nested deeper than 64 levels dropped; the structured result was nested deeper/,
+    );
   });
 
   test("a result our code cannot read at all keeps its readable text and its status", () => {
@@ -98,7 +100,11 @@ describe("results of function tools", () => {
         inputSchema: z.object({}),
         callback: () => ({
           status: "success" as const,
-          content: Array.from({ length: 5 }, () => ({ type: "image" as const, data: "A".repeat(4000), mimeType: "image/png" })),
+          content: Array.from({ length: 5 }, () => ({
+            type: "image" as const,
+            data: "A".repeat(4000),
+            mimeType: "image/png",
+          })),
         }),
       }),
       maxResultMediaBytes: 7000,

@@ -17,17 +17,28 @@ async function resultOf(t: ReturnType<typeof tool>): Promise<ToolResultBlock> {
 }
 
 const chars = (r: ToolResultBlock) =>
-  r.content.reduce((n, p) => n + (p.type === "text" ? p.text.length : p.type === "json" ? JSON.stringify(p.json).length : 0), 0);
+  r.content.reduce(
+    (n, p) => n + (p.type === "text" ? p.text.length : p.type === "json" ? JSON.stringify(p.json).length : 0),
+    0,
+  );
 
 describe("a tool result over the cap", () => {
   test("a 5 MB text result reaches the model cut to the default cap, with a note and a logged warning", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const huge = tool({ name: "huge", description: "", inputSchema: z.object({}), callback: () => "x".repeat(5_000_000) });
+    const huge = tool({
+      name: "huge",
+      description: "",
+      inputSchema: z.object({}),
+      callback: () => "x".repeat(5_000_000),
+    });
     const r = await resultOf(huge);
     expect(r.status).toBe("success");
     expect(chars(r)).toBeLessThan(DEFAULT_MAX_TOOL_RESULT_CHARS + 200);
     expect((r.content.at(-1) as { text: string }).text).toMatch(/cut to 100000 characters: 4900000 more not shown/);
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/size cap/), expect.objectContaining({ cutChars: 4_900_000 }));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/size cap/),
+      expect.objectContaining({ cutChars: 4_900_000 }),
+    );
   });
 
   test("a huge error message and a huge JSON result are capped too", async () => {

@@ -23,7 +23,9 @@ describe("resume then model error", () => {
     const agent = new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
     const r1 = await agent.invoke("pay bob");
     expect(r1.stopReason).toBe("interrupt");
-    const answers = r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+    const answers = r1.interrupts.map((i) => ({
+      interruptResponse: { interruptId: i.id, response: { approved: true } },
+    }));
     await expect(agent.invoke(answers)).rejects.toThrow(/network down/);
     expect(sent).toHaveLength(1);
     // The agent is now stuck on an already-answered gate: a new message is refused ...
@@ -40,7 +42,11 @@ describe("resume then model error", () => {
       /* ignore */
     }
     const uses = agent.messages.flatMap((m) => m.content).filter((b) => b.type === "toolUse");
-    expect({ stuck, transfers: sent.length, toolUses: uses.length }).toEqual({ stuck: false, transfers: 1, toolUses: 1 });
+    expect({ stuck, transfers: sent.length, toolUses: uses.length }).toEqual({
+      stuck: false,
+      transfers: 1,
+      toolUses: 1,
+    });
   });
 });
 

@@ -65,22 +65,25 @@ describe("run context", () => {
     ["contextItems", { description: "d" }],
     ["executionLedger", { claim: "no" }],
   ];
-  test.each(wrongValues)("a bad %s (%j) gives the typed error from get() and reads as absent from find()", (name, value) => {
-    const key = runContext[name];
-    const state: Record<string, unknown> = { [key.key as string]: value };
-    let thrown: unknown;
-    try {
-      key.get(state);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(InvalidRunContextError);
-    expect(thrown).toBeInstanceOf(KabooError);
-    expect((thrown as InvalidRunContextError).code).toBe("INVALID_RUN_CONTEXT");
-    expect((thrown as InvalidRunContextError).key).toBe(key.key);
-    expect(key.find(state)).toBeUndefined();
-    expect(key.raw(state)).toBe(value);
-  });
+  test.each(wrongValues)(
+    "a bad %s (%j) gives the typed error from get() and reads as absent from find()",
+    (name, value) => {
+      const key = runContext[name];
+      const state: Record<string, unknown> = { [key.key as string]: value };
+      let thrown: unknown;
+      try {
+        key.get(state);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(InvalidRunContextError);
+      expect(thrown).toBeInstanceOf(KabooError);
+      expect((thrown as InvalidRunContextError).code).toBe("INVALID_RUN_CONTEXT");
+      expect((thrown as InvalidRunContextError).key).toBe(key.key);
+      expect(key.find(state)).toBeUndefined();
+      expect(key.raw(state)).toBe(value);
+    },
+  );
 
   test("no value of the wrong type ever crashes a reader: it is either the value or the typed error", () => {
     fc.assert(

@@ -57,13 +57,18 @@ describe("SessionExchange", () => {
 });
 
 const paused = (ids: string[]) => ({
-  toolUseMessage: { role: "assistant", content: ids.map((id) => ({ type: "toolUse", toolUseId: id, name: "t", input: {} })) },
+  toolUseMessage: {
+    role: "assistant",
+    content: ids.map((id) => ({ type: "toolUse", toolUseId: id, name: "t", input: {} })),
+  },
   toolResults: [],
 });
 
 describe("the paused session's readers", () => {
   test("pending ids: the unanswered interrupts; a kept pause with every answer names them all", () => {
-    const open = { interrupt_state: { activated: true, interrupts: { a: { name: "x" }, b: { name: "y", response: 1 } } } };
+    const open = {
+      interrupt_state: { activated: true, interrupts: { a: { name: "x" }, b: { name: "y", response: 1 } } },
+    };
     expect(pendingInterruptIds(open)).toEqual(["a"]);
     const kept = { interrupt_state: { activated: true, interrupts: { a: { response: 1 }, b: { response: 2 } } } };
     expect(pendingInterruptIds(kept)).toEqual(["a", "b"]);

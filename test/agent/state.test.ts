@@ -145,7 +145,9 @@ describe("metrics", () => {
     expect(r.metrics.tools.a!.totalMs).toBeGreaterThanOrEqual(0);
     expect(r.metrics.durationMs).toBeGreaterThanOrEqual(0);
     // Each invocation has its own metrics.
-    agent.model = new ScriptedModel({ script: [{ text: "again", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }] });
+    agent.model = new ScriptedModel({
+      script: [{ text: "again", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }],
+    });
     const r2 = await agent.invoke("more");
     expect(r2.metrics.usage.totalTokens).toBe(2);
     expect(r2.metrics.tools).toEqual({});
@@ -186,7 +188,10 @@ describe("concurrency", () => {
         });
         r.addCallback(
           BeforeToolCallEvent,
-          (e) => void this.seen.push(`${String(e.invocationState.runId)}:${String(e.invocationState.count)}:${e.agent.name}`),
+          (e) =>
+            void this.seen.push(
+              `${String(e.invocationState.runId)}:${String(e.invocationState.count)}:${e.agent.name}`,
+            ),
         );
       }
     }
@@ -201,7 +206,10 @@ describe("concurrency", () => {
     };
     const s1: Record<string, unknown> = { runId: "r1" };
     const s2: Record<string, unknown> = { runId: "r2" };
-    await Promise.all([mk("one", 3).invoke("go", { invocationState: s1 }), mk("two", 1).invoke("go", { invocationState: s2 })]);
+    await Promise.all([
+      mk("one", 3).invoke("go", { invocationState: s1 }),
+      mk("two", 1).invoke("go", { invocationState: s2 }),
+    ]);
     expect(s1.count).toBe(4);
     expect(s2.count).toBe(2);
     expect(shared.seen.filter((x) => x.startsWith("r1")).sort()).toEqual(["r1:1:one", "r1:2:one", "r1:3:one"]);

@@ -13,8 +13,10 @@ import { echoTool, expectConsistentTranscript } from "./helpers.js";
 
 const results = (agent: Agent) =>
   agent.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "toolResult"));
-const uses = (agent: Agent) => agent.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === "toolUse"));
-const text = (r: ToolResultBlock | undefined) => r?.content.map((c) => (c.type === "text" ? c.text : "")).join("") ?? "";
+const uses = (agent: Agent) =>
+  agent.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === "toolUse"));
+const text = (r: ToolResultBlock | undefined) =>
+  r?.content.map((c) => (c.type === "text" ? c.text : "")).join("") ?? "";
 
 function oneCall(input: unknown = { x: 1 }, name = "echo") {
   return new ScriptedModel({ script: [{ toolCalls: [{ name, input, id: "c1" }] }, { text: "done" }] });
@@ -127,7 +129,12 @@ describe("AfterToolCallEvent", () => {
     const agent = new Agent({ model: oneCall(), tools: [t] });
     agent.hooks.addCallback(AfterToolCallEvent, (e) => {
       expect(text(e.result)).toBe("echo:1");
-      e.result = { type: "toolResult", toolUseId: "other", status: "success", content: [{ type: "text", text: "redacted" }] };
+      e.result = {
+        type: "toolResult",
+        toolUseId: "other",
+        status: "success",
+        content: [{ type: "text", text: "redacted" }],
+      };
     });
     await agent.invoke("go");
     expect(results(agent)).toEqual([

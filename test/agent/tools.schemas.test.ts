@@ -9,7 +9,14 @@ import * as z3 from "zod/v4";
 import * as zm3 from "zod/v4/mini";
 import * as z4 from "zod4";
 import * as zm4 from "zod4/mini";
-import { Agent, ScriptedModel, type StandardSchemaV1, type ToolResultBlock, ToolDefinitionError, tool } from "../../src/index.js";
+import {
+  Agent,
+  ScriptedModel,
+  type StandardSchemaV1,
+  type ToolResultBlock,
+  ToolDefinitionError,
+  tool,
+} from "../../src/index.js";
 
 const CITY = {
   type: "object",
@@ -107,13 +114,19 @@ describe("tool() schema sources", () => {
 
   test("zod 3's classic API: the error says to import from zod/v4", () => {
     const make = () =>
-      tool({ name: "z3", description: "", inputSchema: zodClassic3.object({ a: zodClassic3.string() }), callback: () => "" });
+      tool({
+        name: "z3",
+        description: "",
+        inputSchema: zodClassic3.object({ a: zodClassic3.string() }),
+        callback: () => "",
+      });
     expect(make).toThrow(ToolDefinitionError);
     expect(make).toThrow(/zod 3's classic API[\s\S]*import \* as z from "zod\/v4"/);
   });
 
   test("a bare valibot schema has no JSON Schema of its own: the error says what to pass", () => {
-    const make = () => tool({ name: "v", description: "", inputSchema: v.object({ a: v.string() }), callback: () => "" });
+    const make = () =>
+      tool({ name: "v", description: "", inputSchema: v.object({ a: v.string() }), callback: () => "" });
     expect(make).toThrow(ToolDefinitionError);
     expect(make).toThrow(/jsonSchema/);
   });
@@ -134,17 +147,26 @@ describe("tool() schema sources", () => {
 
   test("plain JSON Schema: sent as given; only a JSON object is accepted", async () => {
     const json = { type: "object", properties: { q: { type: "string" } } };
-    const t = tool({ name: "plain", description: "", jsonSchema: json, callback: (input) => `got ${JSON.stringify(input)}` });
+    const t = tool({
+      name: "plain",
+      description: "",
+      jsonSchema: json,
+      callback: (input) => `got ${JSON.stringify(input)}`,
+    });
     expect(t.spec.inputSchema).toEqual(json);
     expect(textOf(await callWith(t, { q: "x" }))).toBe('got {"q":"x"}');
-    expect(textOf(await callWith(t, [1]))).toMatch(/^Invalid input for tool "plain":\n- The input must be a JSON object\.$/);
+    expect(textOf(await callWith(t, [1]))).toMatch(
+      /^Invalid input for tool "plain":\n- The input must be a JSON object\.$/,
+    );
     expect(() => tool({ name: "p", description: "", jsonSchema: { type: "string" }, callback: () => "" })).toThrow(
       ToolDefinitionError,
     );
   });
 
   test("no schema at all is a definition error", () => {
-    expect(() => tool({ name: "n", description: "", callback: () => "" } as never)).toThrow(/inputSchema or a jsonSchema/);
+    expect(() => tool({ name: "n", description: "", callback: () => "" } as never)).toThrow(
+      /inputSchema or a jsonSchema/,
+    );
   });
 
   test("an async Standard Schema is awaited", async () => {

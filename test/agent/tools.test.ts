@@ -46,7 +46,9 @@ describe("tool()", () => {
     expect(() => tool({ name: "bad name", description: "", inputSchema: z.object({}), callback: () => "" })).toThrow(
       ToolDefinitionError,
     );
-    expect(() => tool({ name: "s", description: "", inputSchema: z.string(), callback: () => "" })).toThrow(ToolDefinitionError);
+    expect(() => tool({ name: "s", description: "", inputSchema: z.string(), callback: () => "" })).toThrow(
+      ToolDefinitionError,
+    );
   });
   test("duplicate tool names are refused", () => {
     const { tool: t } = echoTool();
@@ -66,7 +68,8 @@ describe("tool()", () => {
     expectTypeOf(tool).returns.toEqualTypeOf<AgentTool>();
   });
   test("return values: string → text, object → json, undefined → empty, ToolOutput passes through", async () => {
-    const mk = (name: string, v: unknown) => tool({ name, description: "", inputSchema: z.object({}), callback: () => v });
+    const mk = (name: string, v: unknown) =>
+      tool({ name, description: "", inputSchema: z.object({}), callback: () => v });
     const tools = [
       mk("s", "hello"),
       mk("o", { a: 1, d: undefined }),
@@ -186,7 +189,9 @@ describe("executors", () => {
       const names = ["a", "b", "c"];
       const { tools, gates, max } = tracked(names, executor === "concurrent");
       for (const g of gates.values()) g.resolve();
-      const model = new ScriptedModel({ script: [{ toolCalls: names.map((n) => ({ name: n, id: n })) }, { text: "ok" }] });
+      const model = new ScriptedModel({
+        script: [{ toolCalls: names.map((n) => ({ name: n, id: n })) }, { text: "ok" }],
+      });
       const agent = new Agent({ model, tools, toolExecutor: executor });
       const log: string[] = [];
       agent.hooks.addCallback(BeforeToolCallEvent, (e) => void log.push(`B:${e.toolUse.name}`));

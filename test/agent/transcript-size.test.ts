@@ -111,7 +111,10 @@ describe("the token projection", () => {
     expect(spy).not.toHaveBeenCalled();
     expect(lazy.projectedInputTokens).toBe(lazy.projectedInputTokens);
     expect(spy).toHaveBeenCalledTimes(1);
-    expect(lazy.toJSON()).toMatchObject({ type: "BeforeModelCallEvent", projectedInputTokens: lazy.projectedInputTokens });
+    expect(lazy.toJSON()).toMatchObject({
+      type: "BeforeModelCallEvent",
+      projectedInputTokens: lazy.projectedInputTokens,
+    });
     spy.mockRestore();
   });
 
@@ -139,7 +142,10 @@ describe("the token projection", () => {
         input: fc.jsonValue(),
       }),
     );
-    const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.array(block) });
+    const message = fc.record({
+      role: fc.constantFrom("user" as const, "assistant" as const),
+      content: fc.array(block),
+    });
     fc.assert(
       fc.property(fc.array(message), (messages: Message[]) => {
         expect(transcriptChars(messages)).toBe(JSON.stringify(messages).length);

@@ -42,9 +42,10 @@ const stepArb = fc.record({
 
 function checkRoles(messages: readonly Message[]) {
   for (let i = 1; i < messages.length; i++) {
-    expect(messages[i - 1]!.role === "assistant" && messages[i]!.role === "assistant", `two assistant messages at ${i}`).toBe(
-      false,
-    );
+    expect(
+      messages[i - 1]!.role === "assistant" && messages[i]!.role === "assistant",
+      `two assistant messages at ${i}`,
+    ).toBe(false);
   }
 }
 
@@ -70,7 +71,10 @@ test("the transcript stays consistent under random scripts, interrupts, cancels,
             return "ok";
           },
         });
-        const model = new ScriptedModel({ ids: "sequential", script: (req) => turns[req.callIndex] ?? { text: "end" } });
+        const model = new ScriptedModel({
+          ids: "sequential",
+          script: (req) => turns[req.callIndex] ?? { text: "end" },
+        });
         const agent = new Agent({ model, tools: [t] });
         agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
           const mode = (e.toolUse.input as { mode?: unknown } | undefined)?.mode;

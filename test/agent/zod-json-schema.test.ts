@@ -70,7 +70,12 @@ describe.each([
           rec: { type: "object", additionalProperties: { type: "number" } },
           maybe: { anyOf: [{ type: "string" }, { type: "null" }] },
           dflt: { type: "number", default: 3 },
-          nested: { type: "object", properties: { a: { type: "boolean" } }, required: ["a"], additionalProperties: false },
+          nested: {
+            type: "object",
+            properties: { a: { type: "boolean" } },
+            required: ["a"],
+            additionalProperties: false,
+          },
         },
         required: ["mode", "lit", "tags", "pair", "either", "rec", "maybe", "nested"],
       }),
@@ -91,7 +96,10 @@ describe.each([
     const json = zodJsonSchema(s) as { properties: Record<string, Record<string, unknown>> };
     expect(json.properties.when).toEqual({});
     expect(json.properties.piped).toEqual({ type: "string" });
-    expect(json.properties.tree).toMatchObject({ type: "object", properties: { children: { type: "array", items: {} } } });
+    expect(json.properties.tree).toMatchObject({
+      type: "object",
+      properties: { children: { type: "array", items: {} } },
+    });
     const proto = zodJsonSchema(z.object({ ["__proto__"]: z.string() })) as { properties: object };
     expect(Object.getPrototypeOf(proto.properties)).toBe(Object.prototype);
     expect(Object.keys(proto.properties)).toEqual(["__proto__"]);
@@ -99,10 +107,16 @@ describe.each([
 });
 
 test("descriptions and titles reach the model (zod 4 mini's describe/meta, zod 3.25's describe)", () => {
-  const m4 = zm4.object({ city: zm4.string().check(zm4.describe("City name")), n: zm4.number().check(zm4.meta({ title: "N" })) });
+  const m4 = zm4.object({
+    city: zm4.string().check(zm4.describe("City name")),
+    n: zm4.number().check(zm4.meta({ title: "N" })),
+  });
   expect(zodJsonSchema(m4)).toMatchObject({ properties: { city: { description: "City name" }, n: { title: "N" } } });
   const c3 = z3.object({ city: z3.string().describe("City name").optional() });
-  expect(zodJsonSchema(c3)).toEqual({ type: "object", properties: { city: { type: "string", description: "City name" } } });
+  expect(zodJsonSchema(c3)).toEqual({
+    type: "object",
+    properties: { city: { type: "string", description: "City name" } },
+  });
 });
 
 test("agrees with zod's own toJSONSchema on a tool's usual input (zod 4 classic)", () => {

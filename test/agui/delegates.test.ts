@@ -41,7 +41,8 @@ const subagentEvents = (events: BaseEvent[]) =>
   events
     .filter((e) => e.type.startsWith("SUBAGENT_"))
     .map(
-      ({ timestamp: _t, parentMessageId: _p, ...rest }: Record<string, unknown>) => rest as { type: string; outcome?: unknown },
+      ({ timestamp: _t, parentMessageId: _p, ...rest }: Record<string, unknown>) =>
+        rest as { type: string; outcome?: unknown },
     );
 
 const parentCall = (events: BaseEvent[]) =>
@@ -57,7 +58,12 @@ describe("a delegate's approval over AG-UI", () => {
     expect(paid).toEqual([]);
     // The front end sees which agent is working: the delegate starts, and is suspended on its question.
     expect(subagentEvents(first)).toEqual([
-      { type: "SUBAGENT_STARTED", subagentRunId: parentCall(first), name: "clerk", parentToolCallId: parentCall(first) },
+      {
+        type: "SUBAGENT_STARTED",
+        subagentRunId: parentCall(first),
+        name: "clerk",
+        parentToolCallId: parentCall(first),
+      },
       {
         type: "SUBAGENT_FINISHED",
         subagentRunId: parentCall(first),
@@ -87,7 +93,9 @@ describe("a delegate's approval over AG-UI", () => {
     const first = await collect(runAgui({ agent: team(paid), input: input({ messages: [user("pay zoe")] }) }));
     const state = stateOf(first);
     expect(Object.keys((state.kaboo_session as { delegates?: object }).delegates ?? {})).toEqual(["clerk"]);
-    const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    const resume = [
+      { interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } },
+    ];
     const ledger = new MemoryExecutionLedger(); // the thread store's, at the edge
     await collect(runAgui({ agent: team(paid), ledger, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
@@ -98,7 +106,10 @@ describe("a delegate's approval over AG-UI", () => {
 
 describe("a failing delegate over AG-UI", () => {
   it("is reported as SUBAGENT_ERROR with the reason, and the run goes on", async () => {
-    const broken = new Agent({ name: "broken", model: new ScriptedModel({ script: [{ error: new Error("model down") }] }) });
+    const broken = new Agent({
+      name: "broken",
+      model: new ScriptedModel({ script: [{ error: new Error("model down") }] }),
+    });
     const lead = new Agent({
       name: "lead",
       model: new ScriptedModel({

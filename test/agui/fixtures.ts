@@ -15,7 +15,8 @@ export interface Ledger {
 export function bankRunner(ledger: Ledger): Agent {
   const model = new ScriptedModel({
     script: ({ lastUserText, lastToolResults, messages }): ScriptedTurn => {
-      if (lastToolResults.length) return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
+      if (lastToolResults.length)
+        return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
       const last = messages.at(-1);
       if (last?.role === "assistant") return { text: "ok" };
       const pay = /pay (\w+) (\d+)/.exec(lastUserText);
@@ -43,7 +44,10 @@ export function bankRunner(ledger: Ledger): Agent {
       {
         pattern: "transfer",
         remember: "always",
-        subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: `transfers to ${(i as { to: string }).to}` }),
+        subject: (_, i) => ({
+          key: `to:${(i as { to: string }).to}`,
+          label: `transfers to ${(i as { to: string }).to}`,
+        }),
       },
     ],
     { agentName: "bank" },

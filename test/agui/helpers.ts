@@ -20,9 +20,11 @@ export function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
   };
 }
 export const snap = (events: BaseEvent[]) =>
-  (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }).messages;
+  (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] })
+    .messages;
 export const stateOf = (events: BaseEvent[]) =>
-  (events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> }).snapshot;
+  (events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> })
+    .snapshot;
 export const interruptsOf = (events: BaseEvent[]) =>
   (events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } }).outcome.interrupts;
 export function user(text: string) {

@@ -56,7 +56,11 @@ describe("the page: a grant that cannot be saved after the call ran", () => {
     expect(resumed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     expect(notSaved(resumed)).toEqual([
       expect.objectContaining({
-        value: expect.objectContaining({ tool: "transfer", scope: "always", reason: expect.stringMatching(/disk is full/) }),
+        value: expect.objectContaining({
+          tool: "transfer",
+          scope: "always",
+          reason: expect.stringMatching(/disk is full/),
+        }),
       }),
     ]);
     expect(errors).toEqual(["kaboo: could not record a grant"]);
@@ -80,7 +84,9 @@ describe("the page: a grant that cannot be saved after the call ran", () => {
       }),
     );
     expect(notSaved(resumed)).toEqual([]);
-    expect(await grantStore.list()).toEqual([expect.objectContaining({ tool: "transfer", scope: "thread", threadId: "t1" })]);
+    expect(await grantStore.list()).toEqual([
+      expect.objectContaining({ tool: "transfer", scope: "thread", threadId: "t1" }),
+    ]);
   });
 });
 

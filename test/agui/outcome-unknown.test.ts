@@ -4,7 +4,14 @@ import { EventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import { runAgui } from "../../src/agui/run.js";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, MemoryExecutionLedger, ScriptedModel, tool, type ExecutionLedger } from "../../src/index.js";
+import {
+  Agent,
+  BeforeToolCallEvent,
+  MemoryExecutionLedger,
+  ScriptedModel,
+  tool,
+  type ExecutionLedger,
+} from "../../src/index.js";
 import { bankRunner, type Ledger } from "./fixtures.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
@@ -20,15 +27,21 @@ describe("outcome unknown over AG-UI", () => {
       settle: async (k, t, r) => (pageDies ? undefined : memory.settle(k, t, r)),
       release: (k, t) => memory.release(k, t),
     };
-    const first = await collect(runAgui({ agent: bankRunner(bank), ledger, input: input({ messages: [user("pay gina 4")] }) }));
-    const approve = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    const first = await collect(
+      runAgui({ agent: bankRunner(bank), ledger, input: input({ messages: [user("pay gina 4")] }) }),
+    );
+    const approve = [
+      { interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } },
+    ];
     const resumed = input({ messages: snap(first), state: stateOf(first), resume: approve });
     await collect(runAgui({ agent: bankRunner(bank), ledger, input: resumed }));
     expect(bank.transfers).toHaveLength(1);
     pageDies = false;
     now += 16 * 60 * 1000;
     // The reloaded page sends the pause it last saved: the call's claim has no result.
-    const asked = await collect(runAgui({ agent: bankRunner(bank), ledger, input: { ...resumed, runId: crypto.randomUUID() } }));
+    const asked = await collect(
+      runAgui({ agent: bankRunner(bank), ledger, input: { ...resumed, runId: crypto.randomUUID() } }),
+    );
     const [question] = interruptsOf(asked) as unknown as {
       id: string;
       reason: string;

@@ -37,7 +37,9 @@ describe("replayed resume", () => {
   it("(b) edge with a durable execution ledger: the same resume request delivered twice runs the call once", async () => {
     const ledger: Ledger = { transfers: [] };
     const executions = new MemoryExecutionLedger(); // stands in for a thread store's (Durable Object, Deno KV)
-    const first = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }));
+    const first = await collect(
+      runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }),
+    );
     const resumeInput = input({
       messages: snap(first),
       state: stateOf(first),
@@ -51,8 +53,12 @@ describe("replayed resume", () => {
   });
   it("(c) edge: an older snapshot replayed with the current conversation is refused as stale", async () => {
     const ledger: Ledger = { transfers: [] };
-    const first = await collect(runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }));
-    const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    const first = await collect(
+      runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }),
+    );
+    const resume = [
+      { interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } },
+    ];
     const second = await collect(
       runAgui({ agent: bankRunner(ledger), input: input({ messages: snap(first), state: stateOf(first), resume }) }),
     );

@@ -20,7 +20,9 @@ async function paused(ledger: Ledger) {
   const first = input({ messages: [user("pay gina 4")] });
   const events = await collect(runAgui({ agent, input: first }));
   const finished = events.at(-1) as unknown as { outcome: { interrupts: { id: string; toolCallId: string }[] } };
-  const snapshot = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> };
+  const snapshot = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as {
+    snapshot: Record<string, unknown>;
+  };
   const messages = (
     events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] }
   ).messages;
@@ -62,7 +64,11 @@ describe("runAgui resume errors", () => {
     const bad = await collect(
       runAgui({
         agent: p.agent,
-        input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "resolved" }] }),
+        input: input({
+          messages: p.messages,
+          state: p.state,
+          resume: [{ interruptId: p.interrupt.id, status: "resolved" }],
+        }),
       }),
     );
     expect(errorCode(bad)).toBe("INVALID_PAYLOAD");
@@ -83,8 +89,15 @@ describe("runAgui resume errors", () => {
   test("a cold agent (edge, reload) resumes from the state snapshot alone; the host reusing the runId and a synthetic tool message change nothing", async () => {
     const ledger: Ledger = { transfers: [] };
     const p = await paused(ledger);
-    expect((p.state[SESSION_STATE_KEY] as { interrupt_state: { activated: boolean } }).interrupt_state.activated).toBe(true);
-    const synthetic = { id: "syn", role: "tool" as const, toolCallId: p.interrupt.toolCallId, content: "approved by host" };
+    expect((p.state[SESSION_STATE_KEY] as { interrupt_state: { activated: boolean } }).interrupt_state.activated).toBe(
+      true,
+    );
+    const synthetic = {
+      id: "syn",
+      role: "tool" as const,
+      toolCallId: p.interrupt.toolCallId,
+      content: "approved by host",
+    };
     const cold = bankRunner(ledger);
     const events = await collect(
       runAgui({
@@ -116,11 +129,17 @@ describe("runAgui resume errors", () => {
     expect(ledger.transfers).toHaveLength(1);
     expect(errorCode(again)).toBe("UNKNOWN_INTERRUPT_ID");
     const cold = await collect(
-      runAgui({ agent: bankRunner(ledger), ledger: executions, input: input({ messages: p.messages, state: p.state, resume }) }),
+      runAgui({
+        agent: bankRunner(ledger),
+        ledger: executions,
+        input: input({ messages: p.messages, state: p.state, resume }),
+      }),
     );
     expect(ledger.transfers).toHaveLength(1);
     expect(errorCode(cold)).toBeUndefined();
-    const result = cold.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as { content: string } | undefined;
+    const result = cold.find((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as
+      | { content: string }
+      | undefined;
     expect(result?.content).toBe("sent 4 to gina");
   });
 
@@ -130,7 +149,11 @@ describe("runAgui resume errors", () => {
     const events = await collect(
       runAgui({
         agent: p.agent,
-        input: input({ messages: p.messages, state: p.state, resume: [{ interruptId: p.interrupt.id, status: "cancelled" }] }),
+        input: input({
+          messages: p.messages,
+          state: p.state,
+          resume: [{ interruptId: p.interrupt.id, status: "cancelled" }],
+        }),
       }),
     );
     expect(ledger.transfers).toEqual([]);
@@ -141,7 +164,11 @@ describe("runAgui resume errors", () => {
     const agent = bankRunner({ transfers: [] });
     const controller = new AbortController();
     const events: BaseEvent[] = [];
-    for await (const e of runAgui({ agent, signal: controller.signal, input: input({ messages: [user("x".repeat(400))] }) })) {
+    for await (const e of runAgui({
+      agent,
+      signal: controller.signal,
+      input: input({ messages: [user("x".repeat(400))] }),
+    })) {
       events.push(e);
       if (e.type === EventType.TEXT_MESSAGE_CONTENT) controller.abort();
     }
@@ -176,7 +203,9 @@ describe("runAgui state", () => {
     expect(ledger.transfers).toHaveLength(1);
     const delta = events.find((e) => e.type === EventType.STATE_DELTA) as unknown as { delta: unknown[] };
     expect(delta.delta).toEqual([{ op: "replace", path: "/spent", value: 16 }]);
-    const snap = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as { snapshot: Record<string, unknown> };
+    const snap = events.find((e) => e.type === EventType.STATE_SNAPSHOT) as unknown as {
+      snapshot: Record<string, unknown>;
+    };
     expect(snap.snapshot.spent).toBe(16);
   });
 });
@@ -242,12 +271,17 @@ describe("runAgui expired approvals", () => {
     expect(typeof expiresAt).toBe("string");
     await new Promise((r) => setTimeout(r, 5));
     const late = await collect(
-      runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] }) }),
+      runAgui({
+        agent,
+        input: input({ resume: [{ interruptId: id, status: "resolved", payload: { approved: true } }] }),
+      }),
     );
     expect(errorCode(late)).toBe("INTERRUPT_EXPIRED");
     expect(paid).toEqual([]);
     expect(agent.interruptState.pendingIds()).toEqual([id]);
-    const cancelled = await collect(runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "cancelled" }] }) }));
+    const cancelled = await collect(
+      runAgui({ agent, input: input({ resume: [{ interruptId: id, status: "cancelled" }] }) }),
+    );
     expect(errorCode(cancelled)).toBeUndefined();
     expect(paid).toEqual([]);
     expect(JSON.stringify(cancelled)).toMatch(/skipped|expired/);

@@ -34,12 +34,21 @@ describe("readIntent", () => {
     });
   });
 
-  test.each(["cancel that", "undo", "Undo that", "cancel", "please undo the last one", "never mind"])("%s is undo", (text) => {
-    expect(readIntent(text).kind).toBe("undo");
-  });
+  test.each(["cancel that", "undo", "Undo that", "cancel", "please undo the last one", "never mind"])(
+    "%s is undo",
+    (text) => {
+      expect(readIntent(text).kind).toBe("undo");
+    },
+  );
 
   test("off-script input is unknown, not a payment", () => {
-    for (const text of ["what's the weather", "send it to me", "send 0 to bob", "pay me", "explain it and give examples"])
+    for (const text of [
+      "what's the weather",
+      "send it to me",
+      "send 0 to bob",
+      "pay me",
+      "explain it and give examples",
+    ])
       expect(readIntent(text).kind).not.toMatch(/^(transfer|move|wire|several|need)$/);
     expect(readIntent("what's the weather").kind).toBe("unknown");
   });
@@ -60,7 +69,11 @@ describe("readIntent", () => {
     ]);
     // "and" inside an amount in words is not a second payment.
     expect(readIntent("send one hundred and five to bob")).toMatchObject({ kind: "transfer", amount: { value: 105 } });
-    expect(readIntent("pay bob one hundred and five")).toMatchObject({ kind: "transfer", to: "bob", amount: { value: 105 } });
+    expect(readIntent("pay bob one hundred and five")).toMatchObject({
+      kind: "transfer",
+      to: "bob",
+      amount: { value: 105 },
+    });
     expect(readIntent("send 5 to bob, thanks")).toMatchObject({ kind: "transfer", to: "bob" });
   });
 

@@ -12,7 +12,12 @@ const assistant = (turn: ScriptedTurn, ids: string[] = []): Message => ({
   role: "assistant",
   content: [
     ...(turn.text ? [{ type: "text" as const, text: turn.text }] : []),
-    ...(turn.toolCalls ?? []).map((c, i) => ({ type: "toolUse" as const, toolUseId: ids[i]!, name: c.name, input: c.input })),
+    ...(turn.toolCalls ?? []).map((c, i) => ({
+      type: "toolUse" as const,
+      toolUseId: ids[i]!,
+      name: c.name,
+      input: c.input,
+    })),
   ],
 });
 
@@ -22,7 +27,14 @@ function talk(...lines: string[]): { turn: ScriptedTurn; messages: Message[] } {
   let turn: ScriptedTurn = {};
   for (const line of lines) {
     messages.push(user(line));
-    turn = respond({ messages, lastUserText: line, lastToolResults: [], systemPrompt: "", toolSpecs: [], callIndex: 0 });
+    turn = respond({
+      messages,
+      lastUserText: line,
+      lastToolResults: [],
+      systemPrompt: "",
+      toolSpecs: [],
+      callIndex: 0,
+    });
     if (!turn.toolCalls?.length) messages.push(assistant(turn));
   }
   return { turn, messages };
@@ -53,7 +65,9 @@ describe("the scripted bank", () => {
     expect(asked.turn.text).toContain("What is Lena's IBAN?");
     expect(asked.turn.text).not.toMatch(IBAN_LIKE);
     const { turn } = talk("Wire 900 EUR to Lena", "GB29 NWBK 6016 1331 9268 19");
-    expect(inputs(turn)).toEqual([["wire_abroad", { to: "lena", iban: "GB29NWBK60161331926819", amount: 900, currency: "EUR" }]]);
+    expect(inputs(turn)).toEqual([
+      ["wire_abroad", { to: "lena", iban: "GB29NWBK60161331926819", amount: 900, currency: "EUR" }],
+    ]);
   });
 
   test("'pay bob' asks how much; the answer completes the transfer", () => {

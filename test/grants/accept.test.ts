@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { acceptGrants, filterVerified, findGrant, findVerifiedGrant, indexGrants, signGrant } from "../../src/grants/index.js";
+import {
+  acceptGrants,
+  filterVerified,
+  findGrant,
+  findVerifiedGrant,
+  indexGrants,
+  signGrant,
+} from "../../src/grants/index.js";
 import type { Grant } from "../../src/grants/index.js";
 
 const SECRET = "a server secret";

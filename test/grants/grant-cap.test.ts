@@ -1,5 +1,11 @@
 import { describe, expect, test, vi } from "vitest";
-import { acceptGrants, DEFAULT_MAX_GRANTS, grantRefusalSummary, parseGrants, signGrant } from "../../src/grants/index.js";
+import {
+  acceptGrants,
+  DEFAULT_MAX_GRANTS,
+  grantRefusalSummary,
+  parseGrants,
+  signGrant,
+} from "../../src/grants/index.js";
 import type { Grant } from "../../src/grants/index.js";
 import { GrantLookup } from "../../src/hooks/approval/grant-lookup.js";
 import { runContext } from "../../src/agent/run-context.js";
@@ -57,6 +63,8 @@ describe("a grant list costs a bounded amount, whatever its length", () => {
     runContext.forwardedProps.set(state, { kaboo_grants: [...Array.from({ length: 100_000 }, () => ({})), grant(1)] });
     expect(await lookup.covers(state, { tool: "pay", subjectKey: "acct:1", now: 2 })).toBe(false);
     expect(log.warn).toHaveBeenCalledTimes(1);
-    expect(log.warn.mock.calls[0]?.[1]).toMatchObject({ summary: expect.stringMatching(/^256 grants refused .*not read/) });
+    expect(log.warn.mock.calls[0]?.[1]).toMatchObject({
+      summary: expect.stringMatching(/^256 grants refused .*not read/),
+    });
   });
 });

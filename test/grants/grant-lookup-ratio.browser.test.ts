@@ -69,7 +69,10 @@ test("grant lookup time for 1,000 stored grants vs bare idb-keyval reads", async
     await lookupIndexed();
     times.indexed.push(performance.now() - t);
   }
-  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as Record<keyof typeof times, number>;
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as Record<
+    keyof typeof times,
+    number
+  >;
   const ratio = m.lookup / m.getMany;
   console.log(
     `grant lookup ratio: ${ratio.toFixed(2)} (grantsFor+findGrant ${m.lookup.toFixed(2)} ms vs getMany ${m.getMany.toFixed(2)} ms, median of ${ROUNDS}, ${N} grants)`,

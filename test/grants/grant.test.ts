@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { GRANT_VERSION, InvalidGrantError, grantId, isExpired, parseGrant, parseGrants } from "../../src/grants/index.js";
+import {
+  GRANT_VERSION,
+  InvalidGrantError,
+  grantId,
+  isExpired,
+  parseGrant,
+  parseGrants,
+} from "../../src/grants/index.js";
 import type { Grant } from "../../src/grants/index.js";
 
 const ok: Grant = { tool: "send_money", subjectKey: "acct:42", scope: "thread", threadId: "t1", grantedAt: 1_000 };
@@ -37,7 +44,11 @@ describe("parseGrants", () => {
     expect(parseGrants(undefined)).toEqual({ grants: [], rejected: [], ignored: 0 });
     expect(parseGrants(null)).toEqual({ grants: [], rejected: [], ignored: 0 });
     const bad = { 0: ok, length: 1 };
-    expect(parseGrants(bad)).toEqual({ grants: [], rejected: [{ value: bad, reason: "grants must be an array" }], ignored: 0 });
+    expect(parseGrants(bad)).toEqual({
+      grants: [],
+      rejected: [{ value: bad, reason: "grants must be an array" }],
+      ignored: 0,
+    });
   });
 
   test("strips unknown keys, including an own __proto__ from JSON", () => {
@@ -57,7 +68,9 @@ describe("parseGrants", () => {
   });
 
   test("accepts __proto__/constructor as tool names and subject keys", () => {
-    const { grants, rejected } = parseGrants([{ tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 }]);
+    const { grants, rejected } = parseGrants([
+      { tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 },
+    ]);
     expect(rejected).toEqual([]);
     expect(grants[0]).toEqual({ tool: "__proto__", subjectKey: "constructor", scope: "always", grantedAt: 1 });
   });

@@ -59,7 +59,13 @@ describe("IndexedDbGrantStore in Chromium", () => {
   test("grant/list/revoke round trip survives a new store instance (a reload)", async () => {
     const dbName = unique();
     const first = open({ dbName });
-    const g = await first.grant({ tool: "pay", subjectKey: "acct:1", subjectLabel: "Account 1", scope: "always", grantedAt: 3 });
+    const g = await first.grant({
+      tool: "pay",
+      subjectKey: "acct:1",
+      subjectLabel: "Account 1",
+      scope: "always",
+      grantedAt: 3,
+    });
     first.close();
     const second = open({ dbName });
     expect(await second.list()).toEqual([g]);
@@ -73,7 +79,11 @@ describe("IndexedDbGrantStore in Chromium", () => {
     const store = open({ dbName, onCorrupt: (c) => reports.push(c) });
     const good = await store.grant({ tool: "pay", scope: "thread", threadId: "t1", grantedAt: 1 });
     const raw = createStore(dbName, "grants");
-    await set(grantId({ tool: "delete_all", scope: "always" }), { tool: "delete_all", scope: "forever", grantedAt: 1 }, raw);
+    await set(
+      grantId({ tool: "delete_all", scope: "always" }),
+      { tool: "delete_all", scope: "forever", grantedAt: 1 },
+      raw,
+    );
     await set("constructor", { tool: "constructor", scope: "always", grantedAt: 1 }, raw);
     await set(grantId({ tool: "x", scope: "always" }), { tool: "x", scope: "always", grantedAt: new Date(0) }, raw);
     expect(await store.grantsFor("t1")).toEqual([good]);
@@ -107,7 +117,13 @@ describe("IndexedDbGrantStore in Chromium", () => {
     // Another realm: the iframe loaded its own copy of the module.
     expect(other).not.toBeInstanceOf(IndexedDbGrantStore);
     const seenHere = nextRemote(page);
-    const g = await other.grant({ tool: "send_money", subjectKey: "__proto__", scope: "thread", threadId: "t1", grantedAt: 9 });
+    const g = await other.grant({
+      tool: "send_money",
+      subjectKey: "__proto__",
+      scope: "thread",
+      threadId: "t1",
+      grantedAt: 9,
+    });
     expect(await seenHere).toEqual({ type: "grant", ids: [grantId(g)], origin: "remote" });
     expect(await page.grantsFor("t1")).toEqual([g]);
     const seenThere = nextRemote(other);

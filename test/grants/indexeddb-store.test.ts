@@ -46,7 +46,11 @@ describe("IndexedDbGrantStore (fake-indexeddb)", () => {
     const good = await store.grant({ tool: "pay", scope: "always", grantedAt: 1 });
     const moved = { tool: "delete_all", scope: "always", grantedAt: 1 };
     await set("garbage", "not a grant", raw);
-    await set(grantId({ tool: "x", scope: "thread", threadId: "t1" }), { tool: "x", scope: "thread", grantedAt: 1 }, raw);
+    await set(
+      grantId({ tool: "x", scope: "thread", threadId: "t1" }),
+      { tool: "x", scope: "thread", grantedAt: 1 },
+      raw,
+    );
     await set(grantId({ tool: "pay", scope: "always", subjectKey: "s" }), moved, raw);
     await set(
       grantId({ tool: "__proto__", scope: "always" }),

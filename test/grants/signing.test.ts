@@ -24,8 +24,12 @@ const base: Grant = {
 
 describe("canonicalGrant", () => {
   test("is versioned, fixed-order, JSON-escaped, null for absent, and ignores the signature", () => {
-    expect(canonicalGrant(base)).toBe('v1\n"send_money"\n"acct:42"\n"Account 42"\n"thread"\n"t1"\n1700000000000\n1700000600000');
-    expect(canonicalGrant({ tool: "a", scope: "always", grantedAt: 0 })).toBe('v1\n"a"\nnull\nnull\n"always"\nnull\n0\nnull');
+    expect(canonicalGrant(base)).toBe(
+      'v1\n"send_money"\n"acct:42"\n"Account 42"\n"thread"\n"t1"\n1700000000000\n1700000600000',
+    );
+    expect(canonicalGrant({ tool: "a", scope: "always", grantedAt: 0 })).toBe(
+      'v1\n"a"\nnull\nnull\n"always"\nnull\n0\nnull',
+    );
     expect(canonicalGrant({ ...base, signature: "v1.x" })).toBe(canonicalGrant(base));
   });
 
@@ -43,10 +47,13 @@ describe("signGrant / verifyGrant", () => {
     expect(signed.signature).toMatch(/^v1\.[A-Za-z0-9_-]{43}$/);
     expect({ ...signed, signature: undefined }).toEqual({ ...base, signature: undefined });
     expect(await verifyGrant(signed, SECRET)).toBe(true);
-    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(SECRET), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(SECRET),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
     expect(await verifyGrant(signed, key)).toBe(true);
     expect((await signGrant(base, key)).signature).toBe(signed.signature);
   });
@@ -91,9 +98,13 @@ describe("signGrant / verifyGrant", () => {
   test("an unusable secret is a caller error, not a rejected grant", async () => {
     await expect(signGrant(base, "")).rejects.toBeInstanceOf(UserError);
     await expect(verifyGrant({ ...base, signature: `v1.${"A".repeat(43)}` }, "")).rejects.toBeInstanceOf(UserError);
-    const verifyOnly = await crypto.subtle.importKey("raw", new Uint8Array(32), { name: "HMAC", hash: "SHA-256" }, false, [
-      "verify",
-    ]);
+    const verifyOnly = await crypto.subtle.importKey(
+      "raw",
+      new Uint8Array(32),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["verify"],
+    );
     await expect(signGrant(base, verifyOnly)).rejects.toBeInstanceOf(UserError);
   });
 

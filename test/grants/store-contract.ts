@@ -17,7 +17,14 @@ export function grantStoreContract(make: (now: () => number) => GrantStore): voi
   test("re-granting the same scope/thread/tool/subject replaces instead of duplicating", async () => {
     const store = make(() => 1);
     await store.grant({ tool: "pay", subjectKey: "a", scope: "thread", threadId: "t1", subjectLabel: "old" });
-    await store.grant({ tool: "pay", subjectKey: "a", scope: "thread", threadId: "t1", subjectLabel: "new", grantedAt: 2 });
+    await store.grant({
+      tool: "pay",
+      subjectKey: "a",
+      scope: "thread",
+      threadId: "t1",
+      subjectLabel: "new",
+      grantedAt: 2,
+    });
     await store.grant({ tool: "pay", subjectKey: "a", scope: "thread", threadId: "t2" });
     await store.grant({ tool: "pay", subjectKey: "a", scope: "always" });
     const list = await store.list();

@@ -66,7 +66,8 @@ export function silentLogger() {
   const lines: { level: string; message: string; data?: Record<string, unknown> }[] = [];
   return {
     lines,
-    warn: (message: string, data?: Record<string, unknown>) => lines.push({ level: "warn", message, ...(data ? { data } : {}) }),
+    warn: (message: string, data?: Record<string, unknown>) =>
+      lines.push({ level: "warn", message, ...(data ? { data } : {}) }),
     error: (message: string, data?: Record<string, unknown>) =>
       lines.push({ level: "error", message, ...(data ? { data } : {}) }),
   };

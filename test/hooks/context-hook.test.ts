@@ -31,7 +31,8 @@ const logs = () => {
 };
 const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
 
-const noop = (name: string): AgentTool => tool({ name, description: name, inputSchema: z.object({}), callback: () => "x" });
+const noop = (name: string): AgentTool =>
+  tool({ name, description: name, inputSchema: z.object({}), callback: () => "x" });
 const delegate: AgentTool = { ...noop("helper"), kind: "agent" };
 
 /** `turns` tool turns: assistant calls `names[i % names.length]`, user answers with a result of `size` chars. */
@@ -43,7 +44,12 @@ function transcript(turns: number, size: (i: number) => number, names = ["search
     out.push({
       role: "user",
       content: [
-        { type: "toolResult", toolUseId: `t${i}`, status: "success", content: [{ type: "text", text: "r".repeat(size(i)) }] },
+        {
+          type: "toolResult",
+          toolUseId: `t${i}`,
+          status: "success",
+          content: [{ type: "text", text: "r".repeat(size(i)) }],
+        },
       ],
     });
   }
@@ -108,7 +114,12 @@ describe("clearing", () => {
     const { seen, model } = capture();
     const names = ["search", "read_policy", "helper", "search"];
     const messages = transcript(12, (i) => (i === 4 ? 50 : 3000), names);
-    const agent = new Agent({ model, tools: [noop("search"), noop("read_policy"), delegate], messages, systemPrompt: "sys" });
+    const agent = new Agent({
+      model,
+      tools: [noop("search"), noop("read_policy"), delegate],
+      messages,
+      systemPrompt: "sys",
+    });
     const before = structuredClone(agent.messages);
     const reports: ContextReport[] = [];
     const hook = new ContextHook({
@@ -165,7 +176,9 @@ describe("clearing", () => {
     const seen: Message[][] = [];
     const model = new ScriptedModel({
       ids: "sequential",
-      script: ({ messages }) => (seen.push(messages), call++ < 3 ? { toolCalls: [{ name: "search" }] } : { text: "done" }),
+      script: ({ messages }) => (
+        seen.push(messages), call++ < 3 ? { toolCalls: [{ name: "search" }] } : { text: "done" }
+      ),
     });
     const big = tool({ name: "search", description: "s", inputSchema: z.object({}), callback: () => "b".repeat(4000) });
     const reports: ContextReport[] = [];
@@ -274,7 +287,9 @@ describe("context items, workspace and views", () => {
       return { ...input, messages: kept };
     });
     agent.hooks.addHook(new ContextHook());
-    await agent.invoke("hi", { invocationState: { [CONTEXT_ITEMS_KEY]: [{ description: "User locale", value: "nb-NO" }] } });
+    await agent.invoke("hi", {
+      invocationState: { [CONTEXT_ITEMS_KEY]: [{ description: "User locale", value: "nb-NO" }] },
+    });
     expect(seen[0]!.messages.at(-1)!.content).toHaveLength(2);
     expect(kept).toHaveLength(1);
     expect(kept[0]!.content).toHaveLength(1);
@@ -287,7 +302,9 @@ describe("context items, workspace and views", () => {
       model,
       hooks: [new ContextHook({ workspace: ["/cart/items/0", "/a~1b", "/nope/deeper", "/cart/constructor", ""] })],
     });
-    await agent.invoke("hi", { invocationState: { [SHARED_STATE_KEY]: { cart: { items: [{ sku: "x" }] }, "a/b": 2 } } });
+    await agent.invoke("hi", {
+      invocationState: { [SHARED_STATE_KEY]: { cart: { items: [{ sku: "x" }] }, "a/b": 2 } },
+    });
     const block = seen[0]!.messages.at(-1)!.content.at(-1)!;
     const t = block.type === "text" ? block.text : "";
     expect(t).toContain('- /cart/items/0: {"sku":"x"}');
@@ -313,7 +330,9 @@ describe("context items, workspace and views", () => {
     let call = 0;
     const model = new ScriptedModel({
       ids: "sequential",
-      script: ({ messages }) => (seen.push(messages), call++ < 2 ? { toolCalls: [{ name: "search" }] } : { text: "done" }),
+      script: ({ messages }) => (
+        seen.push(messages), call++ < 2 ? { toolCalls: [{ name: "search" }] } : { text: "done" }
+      ),
     });
     const requests: ViewRequest[] = [];
     const { warns, logger } = logs();
@@ -393,7 +412,9 @@ describe("context items, workspace and views", () => {
       model: capture().model,
       hooks: [new ContextHook({ views: ["kaboo-no-such-module:view"], logger: quiet })],
     });
-    await expect(agent.invoke("one")).rejects.toThrow(/View "kaboo-no-such-module:view": cannot import "kaboo-no-such-module"/);
+    await expect(agent.invoke("one")).rejects.toThrow(
+      /View "kaboo-no-such-module:view": cannot import "kaboo-no-such-module"/,
+    );
   });
 
   test("the block goes to a copy of the last user message, or a new one after an assistant message", async () => {

@@ -102,7 +102,14 @@ describe("EventPublisher with the real runner", () => {
       { toolLabels: { search: "Searching", bo: "Prefix label", b: "short" } },
     );
     const result = await agent.invoke("Summarise Q3", { invocationState: { threadId: "t1", runId: "r1" } });
-    expect(types(events)).toEqual(["agent_start", "tool_start", "tool_end", "tool_start", "tool_end", "agent_complete"]);
+    expect(types(events)).toEqual([
+      "agent_start",
+      "tool_start",
+      "tool_end",
+      "tool_start",
+      "tool_end",
+      "agent_complete",
+    ]);
     for (const e of events) {
       expect(e.agentName).toBe("analyst");
       expect(e.data).toMatchObject({ agent_name: "analyst", thread_id: "t1", run_id: "r1" });
@@ -115,7 +122,12 @@ describe("EventPublisher with the real runner", () => {
       tool_use_id: "call_1",
       tool_input: { q: "q3" },
     });
-    expect(events[2]!.data).toMatchObject({ tool_name: "search", status: "success", error: null, tool_result: "results for q3" });
+    expect(events[2]!.data).toMatchObject({
+      tool_name: "search",
+      status: "success",
+      error: null,
+      tool_result: "results for q3",
+    });
     expect(events[3]!.data).toMatchObject({ tool_name: "boom", tool_label: "Prefix label", tool_use_id: "call_2" });
     expect(events[4]!.data).toMatchObject({ tool_name: "boom", status: "error", error: "kaboom" });
     expect(events[4]!.data.tool_result).toContain("kaboom");
@@ -208,7 +220,10 @@ describe("EventPublisher with the real runner", () => {
   });
 
   test("group start carries parent, delegation id, chat-reply and inline-owner flags", async () => {
-    const { events, agent, publisher } = setup([{ text: "a" }], { streamGroup: "research.web.fetch", isChatReply: true });
+    const { events, agent, publisher } = setup([{ text: "a" }], {
+      streamGroup: "research.web.fetch",
+      isChatReply: true,
+    });
     publisher.markInlineChatOwner();
     await agent.invoke("go", { invocationState: { [DELEGATION_ID_KEY]: "call_77" } });
     expect(events[0]!.data).toMatchObject({
@@ -520,7 +535,9 @@ describe("callback failures", () => {
 describe("orchestrator events", () => {
   test("node and multi-agent start/stop through a HookRegistry", async () => {
     const events: StreamEvent[] = [];
-    const publisher = new EventPublisher((e) => void events.push(e), "team", { streamGroup: "ignored.for.orchestrators" });
+    const publisher = new EventPublisher((e) => void events.push(e), "team", {
+      streamGroup: "ignored.for.orchestrators",
+    });
     const registry = new HookRegistry();
     registry.addHook(publisher);
     const plain = { name: "team", interruptState: new InterruptState() };
@@ -539,9 +556,19 @@ describe("orchestrator events", () => {
       ["node_start", { node_id: "researcher", multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" }],
       [
         "node_stop",
-        { node_id: "researcher", status: "error", multiagent_type: null, agent_name: "team", thread_id: "t", run_id: "r" },
+        {
+          node_id: "researcher",
+          status: "error",
+          multiagent_type: null,
+          agent_name: "team",
+          thread_id: "t",
+          run_id: "r",
+        },
       ],
-      ["multiagent_complete", { status: "completed", multiagent_type: "swarm", agent_name: "team", thread_id: "t", run_id: "r" }],
+      [
+        "multiagent_complete",
+        { status: "completed", multiagent_type: "swarm", agent_name: "team", thread_id: "t", run_id: "r" },
+      ],
       ["node_start", { node_id: "n", multiagent_type: "graph", agent_name: "team", thread_id: null, run_id: null }],
     ]);
   });
@@ -555,8 +582,18 @@ describe("construction and helpers", () => {
   });
 
   test("streamEventToJSON gives the Python asdict() shape", () => {
-    const e: StreamEvent = { type: EventType.TOKEN, agentName: "a", timestamp: 1_700_000_000_500, data: { text: "hi" } };
-    expect(streamEventToJSON(e)).toEqual({ type: "token", agent_name: "a", timestamp: 1_700_000_000.5, data: { text: "hi" } });
+    const e: StreamEvent = {
+      type: EventType.TOKEN,
+      agentName: "a",
+      timestamp: 1_700_000_000_500,
+      data: { text: "hi" },
+    };
+    expect(streamEventToJSON(e)).toEqual({
+      type: "token",
+      agent_name: "a",
+      timestamp: 1_700_000_000.5,
+      data: { text: "hi" },
+    });
   });
 
   test("resolveToolLabel: exact wins, else the longest prefix", () => {
@@ -590,14 +627,20 @@ describe("construction and helpers", () => {
       incomingTask([
         {
           role: "user",
-          content: [{ type: "text", text: "User Request: plan a trip\n\nHandoff Message: book the hotel\n\nContext: ..." }],
+          content: [
+            { type: "text", text: "User Request: plan a trip\n\nHandoff Message: book the hotel\n\nContext: ..." },
+          ],
         },
         { role: "user", content: [{ type: "toolResult", toolUseId: "1", status: "success", content: [] }] },
       ]),
     ).toBe("book the hotel");
-    expect(incomingTask([{ role: "user", content: [{ type: "text", text: "User Request: plan a trip" }] }])).toBe("plan a trip");
+    expect(incomingTask([{ role: "user", content: [{ type: "text", text: "User Request: plan a trip" }] }])).toBe(
+      "plan a trip",
+    );
     expect(incomingTask([{ role: "assistant", content: [{ type: "text", text: "x" }] }])).toBeNull();
-    expect(incomingTask([{ role: "user", content: [{ type: "text", text: "y".repeat(500) }] }], 10)).toBe(`${"y".repeat(9)}…`);
+    expect(incomingTask([{ role: "user", content: [{ type: "text", text: "y".repeat(500) }] }], 10)).toBe(
+      `${"y".repeat(9)}…`,
+    );
     expect(incomingTask([{ role: "user" } as never])).toBeNull();
   });
 });

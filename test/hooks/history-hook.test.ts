@@ -40,7 +40,9 @@ function exchangeTurns(n: number, tool = "fetch_page", result = big): Message[] 
     out.push({ role: "assistant", content: [{ type: "toolUse", toolUseId: `c${i}`, name: tool, input: { n: i } }] });
     out.push({
       role: "user",
-      content: [{ type: "toolResult", toolUseId: `c${i}`, status: "success", content: [{ type: "text", text: result }] }],
+      content: [
+        { type: "toolResult", toolUseId: `c${i}`, status: "success", content: [{ type: "text", text: result }] },
+      ],
     });
     out.push({ role: "assistant", content: [{ type: "text", text: `answer ${i}` }] });
   }
@@ -49,7 +51,9 @@ function exchangeTurns(n: number, tool = "fetch_page", result = big): Message[] 
 
 function resultTexts(messages: readonly Message[]): string[] {
   return messages.flatMap((m) =>
-    m.content.flatMap((b) => (b.type === "toolResult" ? b.content.flatMap((p) => (p.type === "text" ? [p.text] : [])) : [])),
+    m.content.flatMap((b) =>
+      b.type === "toolResult" ? b.content.flatMap((p) => (p.type === "text" ? [p.text] : [])) : [],
+    ),
   );
 }
 
@@ -139,7 +143,10 @@ describe("HistoryHook: full", () => {
       [
         { role: "user", content: [{ type: "text", text: "q" }] },
         { role: "assistant", content: [{ type: "toolUse", toolUseId: "a", name: "t", input: {} }] },
-        { role: "user", content: [{ type: "toolResult", toolUseId: "a", status: "success", content: [{ type: "audio" }] }] },
+        {
+          role: "user",
+          content: [{ type: "toolResult", toolUseId: "a", status: "success", content: [{ type: "audio" }] }],
+        },
       ],
     ],
     ["a string", "corrupt"],
@@ -236,7 +243,10 @@ describe("HistoryHook: masked", () => {
   });
 
   test("property: masking random transcripts never breaks pairing, keeps every block, never mutates the input", () => {
-    const agent = new Agent({ model: new ScriptedModel({ script: [] }), tools: [{ ...bigTool("deleg"), kind: "agent" }] });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [] }),
+      tools: [{ ...bigTool("deleg"), kind: "agent" }],
+    });
     const part = fc.oneof(
       fc.string({ maxLength: 60 }).map((text) => ({ type: "text" as const, text })),
       fc.jsonValue({ maxDepth: 2 }).map((json) => ({ type: "json" as const, json: JSON.parse(JSON.stringify(json)) })),
@@ -280,9 +290,13 @@ describe("HistoryHook: masked", () => {
         expect(messages).toEqual(before);
         expect(pairingProblem(out)).toBeUndefined();
         expect(
-          out.map((m) => m.content.map((b) => (b.type === "toolResult" ? `${b.type}:${b.toolUseId}:${b.status}` : b.type))),
+          out.map((m) =>
+            m.content.map((b) => (b.type === "toolResult" ? `${b.type}:${b.toolUseId}:${b.status}` : b.type)),
+          ),
         ).toEqual(
-          before.map((m) => m.content.map((b) => (b.type === "toolResult" ? `${b.type}:${b.toolUseId}:${b.status}` : b.type))),
+          before.map((m) =>
+            m.content.map((b) => (b.type === "toolResult" ? `${b.type}:${b.toolUseId}:${b.status}` : b.type)),
+          ),
         );
         expect(maskTranscript(structuredClone(out), agent, { minChars, keepTools: new Set(["kept"]) })).toEqual(out);
       }),
@@ -356,7 +370,9 @@ describe("HistoryHook: summaries", () => {
 
   test("a second summary folds the first one in", async () => {
     const inputs: string[] = [];
-    const summarizer = new ScriptedModel({ script: (r) => (inputs.push(r.lastUserText), { text: `summary ${inputs.length}` }) });
+    const summarizer = new ScriptedModel({
+      script: (r) => (inputs.push(r.lastUserText), { text: `summary ${inputs.length}` }),
+    });
     const state: Record<string, unknown> = {};
     const history = createHistoryExchange(state, { k: exchangeTurns(3, "t", "r") });
     const agent = new Agent({
@@ -410,9 +426,12 @@ describe("HistoryHook: interrupts and concurrency", () => {
     const model = new ScriptedModel({ script: script().slice(1) });
     const cold = new Agent({ model, tools: [ask], hooks: [new HistoryHook("k", { enabled: true })] });
     cold.interruptState = InterruptState.fromJSON(saved.interrupt);
-    const done = await cold.invoke([{ interruptResponse: { interruptId: paused.interrupts[0]!.id, response: "yes" } }], {
-      invocationState: state2,
-    });
+    const done = await cold.invoke(
+      [{ interruptResponse: { interruptId: paused.interrupts[0]!.id, response: "yes" } }],
+      {
+        invocationState: state2,
+      },
+    );
     expect(done.stopReason).toBe("endTurn");
     const stored = history2.get("k") as Message[];
     expectConsistentTranscript(stored);

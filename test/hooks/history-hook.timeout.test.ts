@@ -20,7 +20,9 @@ test("HistoryHook: a stalled summarizer does not hang an aborted run", async () 
     }),
   } as unknown as Model;
   const policy = new HistoryPolicy({ keep: "masked", summarizeOver: 10, summarizer: stalled });
-  const model = new ScriptedModel({ script: [{ text: "first answer ".repeat(20) }, { text: "second answer ".repeat(20) }] });
+  const model = new ScriptedModel({
+    script: [{ text: "first answer ".repeat(20) }, { text: "second answer ".repeat(20) }],
+  });
   const agent = new Agent({ model, hooks: [new HistoryHook("main", { enabled: true, policy })] });
   const stored = {
     main: [

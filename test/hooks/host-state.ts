@@ -1,7 +1,9 @@
 /** Builds the invocationState a host (the AG-UI adapter) hands a run. */
 import { createSessionExchange } from "../../src/agent/run-context.js";
 
-export function hostState(o: { grants?: unknown[]; publishes?: boolean; threadId?: string } = {}): Record<string, unknown> {
+export function hostState(
+  o: { grants?: unknown[]; publishes?: boolean; threadId?: string } = {},
+): Record<string, unknown> {
   const state: Record<string, unknown> = {
     threadId: o.threadId ?? "t1",
     forwardedProps: o.grants ? { kaboo_grants: o.grants } : {},

@@ -14,21 +14,26 @@ const gate = () => new InterruptHook([{ pattern: "transfer", subject: toRecipien
 const transferTo = (to: string, amount = 1) => callsThenAnswers([{ name: "transfer", input: { to, amount } }]);
 
 describe("edited arguments", () => {
-  test.each(["editedArgs", "tool_input"])("%s replace the arguments; the transcript shows the call as it ran", async (key) => {
-    const b = bank();
-    const agent = newAgent(b, [gate()], transferTo("alice", 5));
-    const r1 = await agent.invoke("go");
-    await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, [key]: { to: "alice", amount: 3 } })]);
-    expect(b.transfers).toEqual([{ to: "alice", amount: 3 }]);
-    const use = agent.messages.flatMap((m) => m.content).find((c) => c.type === "toolUse");
-    expect(use).toMatchObject({ input: { to: "alice", amount: 3 } });
-  });
+  test.each(["editedArgs", "tool_input"])(
+    "%s replace the arguments; the transcript shows the call as it ran",
+    async (key) => {
+      const b = bank();
+      const agent = newAgent(b, [gate()], transferTo("alice", 5));
+      const r1 = await agent.invoke("go");
+      await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, [key]: { to: "alice", amount: 3 } })]);
+      expect(b.transfers).toEqual([{ to: "alice", amount: 3 }]);
+      const use = agent.messages.flatMap((m) => m.content).find((c) => c.type === "toolUse");
+      expect(use).toMatchObject({ input: { to: "alice", amount: 3 } });
+    },
+  );
 
   test("invalid edits are refused with a clear message and never run", async () => {
     const b = bank();
     const agent = newAgent(b, [gate()], transferTo("alice", 5));
     const r1 = await agent.invoke("go");
-    const r2 = await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "alice", amount: -3 } })]);
+    const r2 = await agent.invoke([
+      answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "alice", amount: -3 } }),
+    ]);
     expect(r2.stopReason).toBe("endTurn");
     expect(b.transfers).toEqual([]);
     expect(JSON.stringify(agent.messages)).toMatch(/edited arguments for \\"transfer\\" are invalid/);
@@ -38,13 +43,18 @@ describe("edited arguments", () => {
     const b = bank();
     const agent = newAgent(b, [gate()], transferTo("alice", 5));
     const r1 = await agent.invoke("go");
-    const r2 = await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "mallory", amount: 5 } })]);
+    const r2 = await agent.invoke([
+      answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "mallory", amount: 5 } }),
+    ]);
     expect(r2.stopReason).toBe("interrupt");
     expect(b.transfers).toEqual([]);
     const second = r2.interrupts[0]!;
     expect(second.id).not.toBe(r1.interrupts[0]!.id);
     expect(second.id).toMatch(/^hook:beforeToolCall:call_1:kaboo_approval:edit:/);
-    expect((second.reason as unknown as ApprovalRequest).subject).toEqual({ key: "to:mallory", label: "transfers to mallory" });
+    expect((second.reason as unknown as ApprovalRequest).subject).toEqual({
+      key: "to:mallory",
+      label: "transfers to mallory",
+    });
     await agent.invoke([answer(second.id, { approved: true })]);
     expect(b.transfers).toEqual([{ to: "mallory", amount: 5 }]);
   });
@@ -53,7 +63,9 @@ describe("edited arguments", () => {
     const b = bank();
     const agent = newAgent(b, [gate()], transferTo("alice", 5));
     const r1 = await agent.invoke("go");
-    const r2 = await agent.invoke([answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "mallory", amount: 5 } })]);
+    const r2 = await agent.invoke([
+      answer(r1.interrupts[0]!.id, { approved: true, editedArgs: { to: "mallory", amount: 5 } }),
+    ]);
     await agent.invoke([answer(r2.interrupts[0]!.id, { approved: false })]);
     expect(b.transfers).toEqual([]);
   });
@@ -151,7 +163,9 @@ describe("property: approvals are never widened, skipped or doubled", () => {
                     : s.answer === "edit-same"
                       ? { approved: true, editedArgs: { to: s.to, amount: 2 } }
                       : { approved: true, editedArgs: { to: `${s.to}x`, amount: 2 } };
-            const r2 = await agent.invoke([answer(id, response)], { invocationState: hostState({ grants, publishes: true }) });
+            const r2 = await agent.invoke([answer(id, response)], {
+              invocationState: hostState({ grants, publishes: true }),
+            });
             if (s.answer === "approve") expect(b.transfers).toEqual([{ to: s.to, amount: 1 }]);
             else if (s.answer === "edit-same") expect(b.transfers).toEqual([{ to: s.to, amount: 2 }]);
             else expect(b.transfers).toEqual([]);

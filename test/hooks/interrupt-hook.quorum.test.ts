@@ -33,7 +33,9 @@ function thread(gate: GateRule = rule(), options: { ttlSeconds?: number; now?: (
     const agent = new Agent({
       model: new ScriptedModel({
         script: ({ lastToolResults }) =>
-          lastToolResults.length ? { text: "ok" } : { toolCalls: [{ name: "transfer", input: { to: "mallory" }, id: "t1" }] },
+          lastToolResults.length
+            ? { text: "ok" }
+            : { toolCalls: [{ name: "transfer", input: { to: "mallory" }, id: "t1" }] },
       }),
       tools: [tool],
       hooks: [new InterruptHook([gate], options)],
@@ -96,7 +98,13 @@ describe("a two-of-three rule", () => {
     expect(t.sent).toEqual([{ to: "mallory" }]);
 
     const entries = await expectAuditMatchesRuns(t.audit, "th", [await key()]);
-    expect(auditKinds(entries)).toEqual(["request", "decision:approved", "request", "decision:approved", "execution:claimed"]);
+    expect(auditKinds(entries)).toEqual([
+      "request",
+      "decision:approved",
+      "request",
+      "decision:approved",
+      "execution:claimed",
+    ]);
     expect(entries.filter((e) => e.kind === "decision").map((e) => e.kind === "decision" && e.principal)).toEqual([
       "bob",
       "carol",

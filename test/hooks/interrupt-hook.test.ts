@@ -24,7 +24,9 @@ describe("InterruptHook construction", () => {
     expect(() => new InterruptHook([{ pattern: "" }])).toThrow(/pattern/);
   });
   test("the first matching entry applies, globs included", async () => {
-    const hook = new InterruptHook([{ pattern: "merchant___pay", remember: "always" }, "merchant___*"], { remember: "thread" });
+    const hook = new InterruptHook([{ pattern: "merchant___pay", remember: "always" }, "merchant___*"], {
+      remember: "thread",
+    });
     expect((await hook.ruleFor("merchant___pay"))?.remember).toBe("always");
     expect((await hook.ruleFor("merchant___refund"))?.remember).toBe("thread");
     expect(await hook.ruleFor("transfer")).toBeUndefined();
@@ -140,7 +142,11 @@ describe("asking", () => {
   test("skipReadOnly lets readOnlyHint tools run without asking; without it they ask", async () => {
     for (const skipReadOnly of [true, false]) {
       const b = bank();
-      const agent = newAgent(b, [new InterruptHook(["*"], { skipReadOnly })], callsThenAnswers([{ name: "balance", input: {} }]));
+      const agent = newAgent(
+        b,
+        [new InterruptHook(["*"], { skipReadOnly })],
+        callsThenAnswers([{ name: "balance", input: {} }]),
+      );
       const r = await agent.invoke("balance?");
       expect(r.stopReason).toBe(skipReadOnly ? "endTurn" : "interrupt");
       expect(b.lookups).toBe(skipReadOnly ? 1 : 0);
@@ -259,11 +265,18 @@ describe("remembered grants", () => {
   ) => {
     const b = bank();
     const log = silentLogger();
-    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient, remember: opts.remember ?? "always" }], {
-      logger: log,
-      ...(opts.secret ? { secret: opts.secret } : {}),
-    });
-    const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: opts.to ?? "alice", amount: 1 } }]));
+    const hook = new InterruptHook(
+      [{ pattern: "transfer", subject: toRecipient, remember: opts.remember ?? "always" }],
+      {
+        logger: log,
+        ...(opts.secret ? { secret: opts.secret } : {}),
+      },
+    );
+    const agent = newAgent(
+      b,
+      [hook],
+      callsThenAnswers([{ name: "transfer", input: { to: opts.to ?? "alice", amount: 1 } }]),
+    );
     const invocationState = hostState({ grants, publishes: true, threadId: opts.threadId ?? "t1" });
     if (opts.principal !== undefined) invocationState[PRINCIPAL_KEY] = opts.principal;
     const r = await agent.invoke("go", { invocationState });
@@ -277,7 +290,9 @@ describe("remembered grants", () => {
     ["thread", "thread", "endTurn"],
     ["always", "always", "endTurn"],
   ] as const)("a rule that now remembers %s: a %s grant → %s", async (remember, scope, stop) => {
-    const g = grant(scope === "thread" ? { scope, threadId: "t1", subjectKey: "to:alice" } : { subjectKey: "to:alice" });
+    const g = grant(
+      scope === "thread" ? { scope, threadId: "t1", subjectKey: "to:alice" } : { subjectKey: "to:alice" },
+    );
     const { r, b } = await run([g], { remember });
     expect(r.stopReason).toBe(stop);
     expect(b.transfers).toHaveLength(stop === "endTurn" ? 1 : 0);

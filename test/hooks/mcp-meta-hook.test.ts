@@ -52,7 +52,8 @@ async function run(
     calls?: { name: string; id: string; input?: unknown }[];
   } = {},
 ) {
-  const calls = options.calls ?? (options.ids ?? ["call-1"]).map((id) => ({ name: "record_meta", id, input: { note: id } }));
+  const calls =
+    options.calls ?? (options.ids ?? ["call-1"]).map((id) => ({ name: "record_meta", id, input: { note: id } }));
   const before = server.log.metas.length;
   const model = new ScriptedModel({ script: [{ toolCalls: calls }, { text: "done" }] });
   const agent = new Agent({
@@ -83,7 +84,10 @@ describe("what the server receives", () => {
     const { metas } = await run(new MCPCallMetaHook(null, { stampActor: true }), {
       invocationState: { threadId: "t-1", runId: "r-9" },
     });
-    expect(metas[0]).toEqual({ toolCallId: "call-1", [ACTOR_META_KEY]: { agent: "shopper", thread: "t-1", run: "r-9" } });
+    expect(metas[0]).toEqual({
+      toolCallId: "call-1",
+      [ACTOR_META_KEY]: { agent: "shopper", thread: "t-1", run: "r-9" },
+    });
     const bare = await run(new MCPCallMetaHook(null, { stampActor: true, stampToolCallId: false }));
     expect(bare.metas[0]).toEqual({ [ACTOR_META_KEY]: { agent: "shopper", thread: null, run: null } });
   });
@@ -99,7 +103,9 @@ describe("what the server receives", () => {
       seen.push([toolUse.toolUseId, toolUse.input, ctx.agent.name, ctx.invocationState.tenant, ctx.tool.name]);
       return { toolCallId: "mine", tenant: ctx.invocationState.tenant as string, [ACTOR_META_KEY]: "custom" };
     };
-    const { metas } = await run(new MCPCallMetaHook(provider, { stampActor: true }), { invocationState: { tenant: "acme" } });
+    const { metas } = await run(new MCPCallMetaHook(provider, { stampActor: true }), {
+      invocationState: { tenant: "acme" },
+    });
     expect(metas[0]).toEqual({ toolCallId: "mine", tenant: "acme", [ACTOR_META_KEY]: "custom" });
     expect(seen).toEqual([["call-1", { note: "call-1" }, "shopper", "acme", "record_meta"]]);
   });
@@ -116,14 +122,17 @@ describe("non-MCP tools", () => {
     const plain = tool({ name: "plain", description: "p", inputSchema: z.object({}), callback: () => "ok" });
     const selected: unknown[] = [];
     const hook = new MCPCallMetaHook(provider);
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "plain", id: "p1", input: {} }] }, { text: "done" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "plain", id: "p1", input: {} }] }, { text: "done" }],
+    });
     const agent = new Agent({
       model,
       tools: [plain],
       hooks: [
         hook,
         {
-          registerHooks: (r: HookRegistry) => void r.addCallback(BeforeToolCallEvent, (e) => void selected.push(e.selectedTool)),
+          registerHooks: (r: HookRegistry) =>
+            void r.addCallback(BeforeToolCallEvent, (e) => void selected.push(e.selectedTool)),
         },
       ],
     });
@@ -163,7 +172,9 @@ describe("import-spec providers", () => {
 
   test("a spec that does not resolve fails the call (logged), the server is not called, the run goes on", async () => {
     const logger = quietLogger();
-    const { result, results, metas } = await run(new MCPCallMetaHook("file:///nowhere/missing-provider.mjs#x", { logger }));
+    const { result, results, metas } = await run(
+      new MCPCallMetaHook("file:///nowhere/missing-provider.mjs#x", { logger }),
+    );
     expect(result.stopReason).toBe("endTurn");
     expect(metas).toEqual([]);
     expect(results[0]!.status).toBe("error");
@@ -172,14 +183,18 @@ describe("import-spec providers", () => {
   });
 
   test("malformed specs are refused at construction", () => {
-    for (const bad of ["", "#x", "mod#", "mod#1bad", "mod#a-b"]) expect(() => new MCPCallMetaHook(bad)).toThrow(UserError);
+    for (const bad of ["", "#x", "mod#", "mod#1bad", "mod#a-b"])
+      expect(() => new MCPCallMetaHook(bad)).toThrow(UserError);
   });
 
   test("parseImportSpec", () => {
     expect(parseImportSpec("pkg:fn")).toEqual({ module: "pkg", exportName: "fn" });
     expect(parseImportSpec("./meta.js#provider")).toEqual({ module: "./meta.js", exportName: "provider" });
     expect(parseImportSpec("file:///a/b.mjs")).toEqual({ module: "file:///a/b.mjs", exportName: "default" });
-    expect(parseImportSpec("https://cdn.example/m.js:meta")).toEqual({ module: "https://cdn.example/m.js", exportName: "meta" });
+    expect(parseImportSpec("https://cdn.example/m.js:meta")).toEqual({
+      module: "https://cdn.example/m.js",
+      exportName: "meta",
+    });
     expect(parseImportSpec("@scope/pkg/sub")).toEqual({ module: "@scope/pkg/sub", exportName: "default" });
   });
 });
@@ -218,7 +233,10 @@ describe("bad providers", () => {
     const { metas, results } = await run(new MCPCallMetaHook(() => "not meta", { logger }));
     expect(metas[0]).toEqual({ toolCallId: "call-1" });
     expect(results[0]!.status).toBe("success");
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining("JSON object"), expect.objectContaining({ got: "string" }));
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining("JSON object"),
+      expect.objectContaining({ got: "string" }),
+    );
   });
 });
 
@@ -234,7 +252,12 @@ describe("the hook alone (fake MCP tool)", () => {
   async function fire(hook: MCPCallMetaHook, init?: (e: BeforeToolCallEvent) => void) {
     const registry = new HookRegistry();
     hook.registerHooks(registry);
-    const event = new BeforeToolCallEvent(agent, {}, { type: "toolUse", toolUseId: "u1", name: fake.name, input: {} }, fake);
+    const event = new BeforeToolCallEvent(
+      agent,
+      {},
+      { type: "toolUse", toolUseId: "u1", name: fake.name, input: {} },
+      fake,
+    );
     init?.(event);
     await registry.invoke(event);
     return event;
@@ -279,14 +302,17 @@ describe("the hook alone (fake MCP tool)", () => {
           ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (k === "__proto__" ? [] : [[k, withoutProto(x)]])))
           : v;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.anything(), fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue())), async (raw) => {
-        const event = await fire(new MCPCallMetaHook(() => raw, { logger }));
-        const meta = (event.selectedTool as McpAgentTool).meta;
-        const merged = plain(raw) && isJson(raw);
-        const kept = merged ? (withoutProto(raw) as Record<string, unknown>) : {};
-        const expected = { toolCallId: "u1", ...kept };
-        expect(meta).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.anything(), fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue())),
+        async (raw) => {
+          const event = await fire(new MCPCallMetaHook(() => raw, { logger }));
+          const meta = (event.selectedTool as McpAgentTool).meta;
+          const merged = plain(raw) && isJson(raw);
+          const kept = merged ? (withoutProto(raw) as Record<string, unknown>) : {};
+          const expected = { toolCallId: "u1", ...kept };
+          expect(meta).toEqual(expected);
+        },
+      ),
       // A nested own "__proto__" key is dropped too (this expectation once stripped only the top level).
       { numRuns: 300, examples: [[{ "": { ["__proto__"]: "" } }]] },
     );

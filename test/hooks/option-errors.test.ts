@@ -18,7 +18,10 @@ const mistakes: [string, () => unknown][] = [
   ["EventPublisher with maxThreads 0", () => new EventPublisher(() => undefined, "a", { maxThreads: 0 })],
   ["ForwardedPropsHook with an empty stateKey", () => new ForwardedPropsHook({ stateKey: "" })],
   ["InterruptHook with an unknown scope", () => new InterruptHook(["x"], { remember: "week" as never })],
-  ["InterruptHook with a subject that is not a function", () => new InterruptHook([{ pattern: "x", subject: "to" as never }])],
+  [
+    "InterruptHook with a subject that is not a function",
+    () => new InterruptHook([{ pattern: "x", subject: "to" as never }]),
+  ],
   ["InterruptHook with ttlSeconds 0", () => new InterruptHook(["x"], { ttlSeconds: 0 })],
   ["MaxToolCallsGuard with a bare number", () => new MaxToolCallsGuard(5 as never)],
   ["MaxToolCallsGuard with maxCalls -1", () => new MaxToolCallsGuard({ maxCalls: -1 })],

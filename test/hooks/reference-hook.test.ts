@@ -17,7 +17,13 @@ function capture(): Logger & { warns: string[] } {
 }
 
 const png = { id: "ref_1", name: "photo.png", mimeType: "image/png", size: 2048, data: "iVBORw0KGgo=" };
-const pdf = { id: "ref_2", name: "plan.pdf", mimeType: "application/pdf", size: 48213, url: "https://files.example/plan.pdf" };
+const pdf = {
+  id: "ref_2",
+  name: "plan.pdf",
+  mimeType: "application/pdf",
+  size: 48213,
+  url: "https://files.example/plan.pdf",
+};
 
 function texts(m: Message): string[] {
   return m.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
@@ -189,7 +195,10 @@ describe("ReferenceHook: inline media and tools", () => {
     expect(fetched!.status).toBe("success");
     expect(fetched!.content[1]).toEqual({ type: "image", mimeType: "image/png", name: "photo.png", data: png.data });
     expect(unknown!.status).toBe("error");
-    expect(unknown!.content[0]).toEqual({ type: "text", text: 'No attachment has id "nope". Known ids: ref_1, ref_2.' });
+    expect(unknown!.content[0]).toEqual({
+      type: "text",
+      text: 'No attachment has id "nope". Known ids: ref_1, ref_2.',
+    });
   });
 
   test("one hook instance shared by concurrent runs: each sees only its own attachments", async () => {

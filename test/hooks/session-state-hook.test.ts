@@ -198,7 +198,10 @@ describe("restoreSessionState / sessionStateSnapshot", () => {
   });
 
   test("null when nothing is pending and the client sent no state; delegates go along when present", async () => {
-    const agent = new Agent({ model: new ScriptedModel({ script: [{ text: "hi" }] }), hooks: [new SessionStateHook()] });
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [{ text: "hi" }] }),
+      hooks: [new SessionStateHook()],
+    });
     const st: InvocationState = {};
     const ex = createSessionExchange(st, {});
     await agent.invoke("hi", { invocationState: st });
@@ -294,6 +297,8 @@ describe("property: an answered gate never comes back", () => {
 
   test("UnknownInterruptIdError is what a cold agent without state gives", async () => {
     const cold = world().make();
-    await expect(cold.invoke(answers(["hook:beforeToolCall:x:approve"]))).rejects.toBeInstanceOf(UnknownInterruptIdError);
+    await expect(cold.invoke(answers(["hook:beforeToolCall:x:approve"]))).rejects.toBeInstanceOf(
+      UnknownInterruptIdError,
+    );
   });
 });

@@ -53,7 +53,11 @@ async function run(
   } = {},
 ) {
   const logger = capture();
-  const invocationState: Record<string, unknown> = { [STATE_EFFECTS_KEY]: effects, [RUN_ID_KEY]: "run-1", ...options.extra };
+  const invocationState: Record<string, unknown> = {
+    [STATE_EFFECTS_KEY]: effects,
+    [RUN_ID_KEY]: "run-1",
+    ...options.extra,
+  };
   if (options.state !== undefined) invocationState[SHARED_STATE_KEY] = options.state;
   const agent = new Agent({
     name: "shopper",
@@ -90,7 +94,12 @@ describe("StateEffectsHook", () => {
     expect(state).toEqual({ cart: ["milk", "eggs"] });
     expect(initial).toEqual({ cart: ["milk"] });
     expect(deltas).toEqual([
-      { tool: "cart_add", toolUseId: expect.any(String), agent: "shopper", ops: [{ op: "add", path: "/cart/-", value: "eggs" }] },
+      {
+        tool: "cart_add",
+        toolUseId: expect.any(String),
+        agent: "shopper",
+        ops: [{ op: "add", path: "/cart/-", value: "eggs" }],
+      },
     ]);
   });
 
@@ -101,7 +110,9 @@ describe("StateEffectsHook", () => {
       { tool: "cart_add", map: ({ state }) => (states.push(state), { count: 1, meta: { by: "first" } }) },
       {
         tool: "cart_add",
-        map: ({ state }) => (states.push(state), [{ op: "replace", path: "/count", value: (state.count as number) + 1 }]),
+        map: ({ state }) => (
+          states.push(state), [{ op: "replace", path: "/count", value: (state.count as number) + 1 }]
+        ),
       },
       { tool: "other", map: () => ({ never: true }) },
     ];
@@ -285,7 +296,10 @@ describe("StateEffectsHook", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 })),
-        fc.array(fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         async (initial, partials) => {
           const start = JSON.parse(JSON.stringify(initial));
           const effects = partials.map((p) => ({ tool: "say", map: () => JSON.parse(JSON.stringify(p)) }));

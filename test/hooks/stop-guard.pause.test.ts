@@ -53,7 +53,9 @@ test("StopGuard: a stop decided in a batch that also pauses survives the resume"
   // the run paused although a stop was requested
   console.log("first stopReason:", r1.stopReason);
   stopRequested = false; // a new request: the stop belonged to the first one
-  const r2 = await agent.invoke(r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: true } })));
+  const r2 = await agent.invoke(
+    r1.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: true } })),
+  );
   console.log("second stopReason:", r2.stopReason, "modelCalls:", modelCalls);
   expect(r1.stopReason === "stopped" || r2.stopReason === "stopped").toBe(true);
   expect(modelCalls).toBe(1);

@@ -58,7 +58,9 @@ describe("StopGuard", () => {
     expect(ran).toEqual([1]);
     const rs = results(agent);
     expect(rs.map((x) => x.status)).toEqual(["success", "error"]);
-    expect(rs[1]!.content).toEqual([{ type: "text", text: 'The run was stopped on request; the tool "step" was not run.' }]);
+    expect(rs[1]!.content).toEqual([
+      { type: "text", text: 'The run was stopped on request; the tool "step" was not run.' },
+    ]);
     const uses = agent.messages.flatMap((m) => m.content.filter((b) => b.type === "toolUse"));
     expect(uses).toHaveLength(rs.length);
     expect(afterInvocations()).toBe(1);
@@ -112,7 +114,9 @@ describe("StopGuard", () => {
   test("a non-callable stopCheck is a UserError naming it", () => {
     expect(() => new StopGuard(true as never)).toThrow(UserError);
     expect(() => new StopGuard(undefined as never)).toThrow(/StopGuard: stopCheck must be a function/);
-    expect(() => new MultiAgentStopGuard(null as never)).toThrow(/MultiAgentStopGuard: stopCheck must be a function.*null/);
+    expect(() => new MultiAgentStopGuard(null as never)).toThrow(
+      /MultiAgentStopGuard: stopCheck must be a function.*null/,
+    );
   });
 });
 

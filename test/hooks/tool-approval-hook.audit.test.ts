@@ -13,7 +13,9 @@ test("a tool's own question, its answer and the call are in the trail", async ()
     description: "Deploy.",
     inputSchema: z.object({ env: z.string() }),
     callback: (): JsonValue =>
-      approved.size ? "deployed" : { kaboo_approval: { requestId: "req-1", subject: { key: "env:prod", label: "prod" } } },
+      approved.size
+        ? "deployed"
+        : { kaboo_approval: { requestId: "req-1", subject: { key: "env:prod", label: "prod" } } },
   });
   const audit = new MemoryAuditLog();
   const model = new ScriptedModel({

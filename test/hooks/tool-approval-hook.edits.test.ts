@@ -26,7 +26,12 @@ describe("ToolApprovalHook edits", () => {
       },
     });
     const gate = new InterruptHook(
-      [{ pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) }],
+      [
+        {
+          pattern: "transfer",
+          subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }),
+        },
+      ],
       { agentName: "bank" },
     );
     const model = new ScriptedModel({
@@ -37,10 +42,17 @@ describe("ToolApprovalHook edits", () => {
     const agent = new Agent({ model, tools: [transfer], hooks: [gate, new ToolApprovalHook({ agentName: "bank" })] });
     const r1 = await agent.invoke("pay bob");
     expect(r1.interrupts.map((i) => i.id)).toEqual(["hook:beforeToolCall:call_1:bank:kaboo_approval"]);
-    const r2 = await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } }]);
+    const r2 = await agent.invoke([
+      { interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } },
+    ]);
     expect(r2.interrupts.map((i) => i.id)).toEqual(["tool:call_1:bank:kaboo_approval"]);
     const r3 = await agent.invoke([
-      { interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "mallory" } } } },
+      {
+        interruptResponse: {
+          interruptId: r2.interrupts[0]!.id,
+          response: { approved: true, editedArgs: { to: "mallory" } },
+        },
+      },
     ]);
     // The gate approved "transfers to bob"; the edit would pay mallory: refused, not run.
     expect(r3.stopReason).toBe("endTurn");
@@ -67,7 +79,10 @@ describe("ToolApprovalHook edits, hook registered before the gate", () => {
       },
     });
     const gate = new InterruptHook([
-      { pattern: "transfer", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }) },
+      {
+        pattern: "transfer",
+        subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: (i as { to: string }).to }),
+      },
     ]);
     const model = new ScriptedModel({
       ids: "sequential",
@@ -76,9 +91,16 @@ describe("ToolApprovalHook edits, hook registered before the gate", () => {
     });
     const agent = new Agent({ model, tools: [transfer], hooks: [new ToolApprovalHook(), gate] });
     const r1 = await agent.invoke("pay bob");
-    const r2 = await agent.invoke([{ interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } }]);
+    const r2 = await agent.invoke([
+      { interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true } } },
+    ]);
     const r3 = await agent.invoke([
-      { interruptResponse: { interruptId: r2.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "bob" } } } },
+      {
+        interruptResponse: {
+          interruptId: r2.interrupts[0]!.id,
+          response: { approved: true, editedArgs: { to: "bob" } },
+        },
+      },
     ]);
     expect(r3.stopReason).toBe("endTurn");
     expect(paid).toEqual([{ to: "bob" }]);
@@ -110,7 +132,12 @@ describe("ToolApprovalHook edits without a gate", () => {
     const agent = new Agent({ model, tools: [transfer], hooks: [new ToolApprovalHook()] });
     const r1 = await agent.invoke("pay bob");
     await agent.invoke([
-      { interruptResponse: { interruptId: r1.interrupts[0]!.id, response: { approved: true, editedArgs: { to: "carol" } } } },
+      {
+        interruptResponse: {
+          interruptId: r1.interrupts[0]!.id,
+          response: { approved: true, editedArgs: { to: "carol" } },
+        },
+      },
     ]);
     expect(paid).toEqual([{ to: "carol" }]);
     const use = agent.messages.flatMap((m) => m.content).find((b) => b.type === "toolUse");

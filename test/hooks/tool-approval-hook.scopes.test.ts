@@ -97,13 +97,21 @@ describe("ToolApprovalHook scopes", () => {
     expect(r3.stopReason).toBe("endTurn");
     expect(r3.interrupts).toEqual([]);
     expect(svc.deployed).toEqual(["prod", "prod"]);
-    expect(decisions.at(-1)).toMatchObject({ decision: "approved", scope: "once", remembered: true, requestId: "req-prod" });
+    expect(decisions.at(-1)).toMatchObject({
+      decision: "approved",
+      scope: "once",
+      remembered: true,
+      requestId: "req-prod",
+    });
   });
 
   test("a scope wider than was shown is clamped, and a host that does not remember gets once only", async () => {
     const svc = service();
     const decisions: ToolDecision[] = [];
-    const hook = new ToolApprovalHook({ remember: "always", onDecision: (d) => (decisions.push(d), svc.onDecision(d)) });
+    const hook = new ToolApprovalHook({
+      remember: "always",
+      onDecision: (d) => (decisions.push(d), svc.onDecision(d)),
+    });
     const agent = new Agent({ name: "ops", model: model(), tools: [svc.deploy], hooks: [hook] });
     const r1 = await agent.invoke("deploy", { invocationState: hostState({ publishes: true }) });
     expect((r1.interrupts[0]!.reason as { scopes: string[] }).scopes).toEqual(["once"]);

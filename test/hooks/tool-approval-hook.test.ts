@@ -11,7 +11,11 @@ function deployService(
     ok.has("req-1")
       ? "deployed"
       : {
-          kaboo_approval: { requestId: "req-1", message: "Deploy to prod?", subject: { key: "env:prod", label: "prod deploys" } },
+          kaboo_approval: {
+            requestId: "req-1",
+            message: "Deploy to prod?",
+            subject: { key: "env:prod", label: "prod deploys" },
+          },
         },
 ) {
   const calls: { env: string }[] = [];

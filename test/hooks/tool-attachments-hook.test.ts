@@ -37,7 +37,9 @@ describe("unpackAttachments", () => {
 
   test("text part that parses as a JSON object is unpacked too; structuredContent loses the field", () => {
     const payload = { rows: 3, attachments: [{ mimeType: "text/csv; charset=utf-8", data: btoa("a,b\n1,2") }] };
-    const r = unpackAttachments(base([{ type: "text", text: JSON.stringify(payload) }], { structuredContent: payload }));
+    const r = unpackAttachments(
+      base([{ type: "text", text: JSON.stringify(payload) }], { structuredContent: payload }),
+    );
     expect(r.content).toEqual([
       { type: "text", text: '{"rows":3}' },
       { type: "document", mimeType: "text/csv", data: btoa("a,b\n1,2") },
@@ -47,7 +49,9 @@ describe("unpackAttachments", () => {
 
   test("attachments only in structuredContent are unpacked from there", () => {
     const r = unpackAttachments(
-      base([{ type: "text", text: "done" }], { structuredContent: { attachments: [{ mimeType: "image/webp", data: PNG }] } }),
+      base([{ type: "text", text: "done" }], {
+        structuredContent: { attachments: [{ mimeType: "image/webp", data: PNG }] },
+      }),
     );
     expect(r.content).toEqual([
       { type: "text", text: "done" },
@@ -109,7 +113,9 @@ describe("unpackAttachments", () => {
   });
 
   test("a non-object item in an attachment list is dropped with a note", () => {
-    const r = unpackAttachments(base([{ type: "json", json: { attachments: [42, { mimeType: "image/png", data: PNG }] } }]));
+    const r = unpackAttachments(
+      base([{ type: "json", json: { attachments: [42, { mimeType: "image/png", data: PNG }] } }]),
+    );
     expect(r.content).toEqual([
       { type: "json", json: {} },
       { type: "image", mimeType: "image/png", data: PNG },
@@ -128,7 +134,10 @@ describe("ToolAttachmentsHook with the Agent", () => {
     });
     let seen: ToolResultBlock[] = [];
     const model = new ScriptedModel({
-      script: [{ toolCalls: [{ name: "screenshot" }] }, ({ lastToolResults }) => ((seen = lastToolResults), { text: "ok" })],
+      script: [
+        { toolCalls: [{ name: "screenshot" }] },
+        ({ lastToolResults }) => ((seen = lastToolResults), { text: "ok" }),
+      ],
     });
     const agent = new Agent({ model, tools: [shot], hooks: [new ToolAttachmentsHook()] });
     await agent.invoke("go");

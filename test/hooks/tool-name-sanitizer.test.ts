@@ -2,8 +2,20 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type ToolResultBlock, type ToolUseBlock } from "../../src/index.js";
-import { ToolNameSanitizer, canonicalToolName, editDistance, sanitizeToolName } from "../../src/hooks/tool-name-sanitizer.js";
+import {
+  Agent,
+  BeforeToolCallEvent,
+  ScriptedModel,
+  tool,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from "../../src/index.js";
+import {
+  ToolNameSanitizer,
+  canonicalToolName,
+  editDistance,
+  sanitizeToolName,
+} from "../../src/hooks/tool-name-sanitizer.js";
 
 interface Case {
   raw: string;
@@ -86,7 +98,15 @@ describe("sanitizeToolName: fuzz", () => {
     .map(([a, b, sep]) => (b ? `${a}${sep}${b}` : a));
   const garble = (
     name: string,
-    g: { prefix: string; suffix: string; quote: string; pad: string; punct: string; caseMask: boolean[]; swapSep: boolean },
+    g: {
+      prefix: string;
+      suffix: string;
+      quote: string;
+      pad: string;
+      punct: string;
+      caseMask: boolean[];
+      swapSep: boolean;
+    },
   ) => {
     let s = [...name].map((ch, i) => (g.caseMask[i % g.caseMask.length] ? ch.toUpperCase() : ch)).join("");
     if (g.swapSep) s = s.replace(/[-_]/g, (c) => (c === "_" ? "-" : "_"));
@@ -94,7 +114,15 @@ describe("sanitizeToolName: fuzz", () => {
   };
   const garbling = fc.record({
     prefix: fc.constantFrom("", "functions.", "tools.", "default_api.", "to=functions."),
-    suffix: fc.constantFrom("", "<|channel|>commentary", "<|channel|>analysis", "<|constrain|>json", "<|end|>", "<|call|>", ":0"),
+    suffix: fc.constantFrom(
+      "",
+      "<|channel|>commentary",
+      "<|channel|>analysis",
+      "<|constrain|>json",
+      "<|end|>",
+      "<|call|>",
+      ":0",
+    ),
     quote: fc.constantFrom("", '"', "'", "`"),
     pad: fc.constantFrom("", " ", "\n"),
     punct: fc.constantFrom("", ".", "()", ":"),
@@ -104,23 +132,32 @@ describe("sanitizeToolName: fuzz", () => {
 
   test("any input: the result is a registered name or a refusal whose candidates are registered", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(toolName, { minLength: 1, maxLength: 8 }), fc.string({ maxLength: 40 }), (registered, raw) => {
-        const r = sanitizeToolName(raw, registered);
-        if ("name" in r) expect(registered).toContain(r.name);
-        else for (const c of r.candidates) expect(registered).toContain(c);
-      }),
+      fc.property(
+        fc.uniqueArray(toolName, { minLength: 1, maxLength: 8 }),
+        fc.string({ maxLength: 40 }),
+        (registered, raw) => {
+          const r = sanitizeToolName(raw, registered);
+          if ("name" in r) expect(registered).toContain(r.name);
+          else for (const c of r.candidates) expect(registered).toContain(c);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   test("a garbled registered name maps back to it when its key is unique", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(toolName, { minLength: 1, maxLength: 8 }), fc.nat(), garbling, (registered, pick, g) => {
-        const target = registered[pick % registered.length]!;
-        const clashes = registered.filter((n) => canonicalToolName(n) === canonicalToolName(target));
-        fc.pre(clashes.length === 1);
-        expect(sanitizeToolName(garble(target, g), registered)).toEqual({ name: target });
-      }),
+      fc.property(
+        fc.uniqueArray(toolName, { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        garbling,
+        (registered, pick, g) => {
+          const target = registered[pick % registered.length]!;
+          const clashes = registered.filter((n) => canonicalToolName(n) === canonicalToolName(target));
+          fc.pre(clashes.length === 1);
+          expect(sanitizeToolName(garble(target, g), registered)).toEqual({ name: target });
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -162,7 +199,8 @@ describe("ToolNameSanitizer hook", () => {
     const agent = new Agent({ model, tools: [mk("get_weather"), mk("edit"), mk("multi_edit")], hooks });
     return { agent, ran };
   }
-  const uses = (agent: Agent) => agent.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === "toolUse"));
+  const uses = (agent: Agent) =>
+    agent.messages.flatMap((m) => m.content.filter((b): b is ToolUseBlock => b.type === "toolUse"));
   const results = (agent: Agent) =>
     agent.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "toolResult"));
 
@@ -183,11 +221,15 @@ describe("ToolNameSanitizer hook", () => {
     await agent.invoke("go");
     expect(ran).toEqual([]);
     const texts = results(agent).map((r) => (r.content[0] as { text: string }).text);
-    expect(texts[0]).toBe('Unknown tool "get_wether". Did you mean "get_weather"? Call the tool again with its exact name.');
+    expect(texts[0]).toBe(
+      'Unknown tool "get_wether". Did you mean "get_weather"? Call the tool again with its exact name.',
+    );
     expect(texts[1]).toBe(
       'Unknown tool "<tool_call>multi edit</tool_call>": it could mean "edit", "multi_edit". Call the tool again with its exact name.',
     );
-    expect(texts[2]).toMatch(/^Unknown tool "launch_rockets"\. Available tools: "get_weather", "edit", "multi_edit"\.$/);
+    expect(texts[2]).toMatch(
+      /^Unknown tool "launch_rockets"\. Available tools: "get_weather", "edit", "multi_edit"\.$/,
+    );
     expect(results(agent).every((r) => r.status === "error")).toBe(true);
   });
 
@@ -208,7 +250,12 @@ describe("ToolNameSanitizer hook", () => {
   test("a call another hook already routed is left alone", async () => {
     const { agent } = setup([]);
     const delegate = agent.tool("edit");
-    const e = new BeforeToolCallEvent(agent, {}, { type: "toolUse", toolUseId: "t1", name: "custom_thing", input: {} }, delegate);
+    const e = new BeforeToolCallEvent(
+      agent,
+      {},
+      { type: "toolUse", toolUseId: "t1", name: "custom_thing", input: {} },
+      delegate,
+    );
     await agent.hooks.invoke(e);
     expect(e.toolUse.name).toBe("custom_thing");
     expect(e.cancel).toBe(false);
@@ -224,7 +271,9 @@ describe("sanitizeToolName: names that are also header words", () => {
   // Also found by the fuzz test: a Harmony recipient naming a tool called like a header word.
   test.each(["to", "final", "user"])("to=functions.%s maps to a registered tool named so", (name) => {
     expect(sanitizeToolName(`to=functions.${name}`, [name])).toEqual({ name });
-    expect(sanitizeToolName(`<|start|>assistant<|channel|>commentary to=functions.${name} <|constrain|>json`, [name])).toEqual({
+    expect(
+      sanitizeToolName(`<|start|>assistant<|channel|>commentary to=functions.${name} <|constrain|>json`, [name]),
+    ).toEqual({
       name,
     });
   });

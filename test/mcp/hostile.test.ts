@@ -19,7 +19,10 @@ afterEach(async () => {
 
 const quiet = () => ({ warn: vi.fn(), error: vi.fn() });
 
-async function hostile(behaviour: HostileBehaviour, options: { timeoutMs?: number; logger?: ReturnType<typeof quiet> } = {}) {
+async function hostile(
+  behaviour: HostileBehaviour,
+  options: { timeoutMs?: number; logger?: ReturnType<typeof quiet> } = {},
+) {
   const server = await startHostileServer(behaviour);
   const entry: { server: HostileServer; conn?: McpConnection } = { server };
   open.push(entry);
@@ -38,10 +41,14 @@ async function callThroughAgent(tools: McpAgentTool[], name: string, input: unkn
   return blocks[0]!;
 }
 
-const textOf = (r: ToolResultBlock) => r.content.map((p) => (p.type === "text" ? p.text : JSON.stringify(p))).join("\n");
+const textOf = (r: ToolResultBlock) =>
+  r.content.map((p) => (p.type === "text" ? p.text : JSON.stringify(p))).join("\n");
 
 /** Settles within `ms`, or reports that it did not. */
-async function within<T>(ms: number, p: Promise<T>): Promise<{ settled: true; value?: T; error?: unknown } | { settled: false }> {
+async function within<T>(
+  ms: number,
+  p: Promise<T>,
+): Promise<{ settled: true; value?: T; error?: unknown } | { settled: false }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<{ settled: false }>((r) => {
     timer = setTimeout(() => r({ settled: false }), ms);
@@ -195,7 +202,9 @@ describe("outputSchema", () => {
   test("is checked for every listed tool, whichever page listed it", async () => {
     const onePage = await hostile({ list: () => ({ result: { tools: [calc] } }), call: () => ({ result: wrong }) });
     const twoPages = await hostile({
-      list: (cursor) => ({ result: cursor === "" ? { tools: [calc], nextCursor: "p2" } : { tools: [toolDef("other")] } }),
+      list: (cursor) => ({
+        result: cursor === "" ? { tools: [calc], nextCursor: "p2" } : { tools: [toolDef("other")] },
+      }),
       call: () => ({ result: wrong }),
     });
     const a = await callThroughAgent(await onePage.conn.tools(), "calc");
@@ -211,7 +220,9 @@ describe("outputSchema", () => {
 
   test("valid structuredContent passes on every page", async () => {
     const twoPages = await hostile({
-      list: (cursor) => ({ result: cursor === "" ? { tools: [toolDef("other")], nextCursor: "p2" } : { tools: [calc] } }),
+      list: (cursor) => ({
+        result: cursor === "" ? { tools: [toolDef("other")], nextCursor: "p2" } : { tools: [calc] },
+      }),
       call: () => ({ result: { content: [], structuredContent: { total: 3 } } }),
     });
     const r = await callThroughAgent(await twoPages.conn.tools(), "calc");

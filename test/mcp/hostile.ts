@@ -96,7 +96,12 @@ export async function startHostileServer(behaviour: HostileBehaviour): Promise<H
         cursors.push(msg.params?.cursor);
         return answer(res, msg.id, behaviour.list?.(msg.params?.cursor ?? "") ?? { result: { tools: [] } }, false);
       case "tools/call":
-        return answer(res, msg.id, behaviour.call?.(msg.params.name, msg.params.arguments) ?? { result: { content: [] } }, true);
+        return answer(
+          res,
+          msg.id,
+          behaviour.call?.(msg.params.name, msg.params.arguments) ?? { result: { content: [] } },
+          true,
+        );
       default:
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "no such method" } }));

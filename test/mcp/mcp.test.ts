@@ -45,14 +45,25 @@ describe("connectMcp and tools()", () => {
     expect(lookup.name).toBe("merchant___lookup");
     expect(lookup.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, title: "Order lookup" });
     expect(lookup.spec.description).toBe("Reads an order.");
-    expect(lookup.spec.inputSchema).toMatchObject({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
+    expect(lookup.spec.inputSchema).toMatchObject({
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+    });
     expect(tools.find((t) => t.serverToolName === "quote")!.annotations).toEqual({ destructiveHint: true });
     expect(server.log.headers.every((h) => h["x-kaboo-test"] === "yes")).toBe(true);
   });
 
   test("filter keeps only the named tools", async () => {
     const tools = await mcp.tools({ filter: (n) => !n.startsWith("filler_") });
-    expect(tools.map((t) => t.serverToolName).sort()).toEqual(["fail", "lookup", "quote", "record_meta", "slow", "snapshot"]);
+    expect(tools.map((t) => t.serverToolName).sort()).toEqual([
+      "fail",
+      "lookup",
+      "quote",
+      "record_meta",
+      "slow",
+      "snapshot",
+    ]);
   });
 
   test("an unreachable server is a McpConnectError naming the URL", async () => {
@@ -136,7 +147,11 @@ describe("an agent calling MCP tools", () => {
     const agent = new Agent({
       model,
       tools,
-      hooks: [{ registerHooks: (r: HookRegistry) => void r.addCallback(AfterToolCallEvent, (e) => void errors.push(e.error)) }],
+      hooks: [
+        {
+          registerHooks: (r: HookRegistry) => void r.addCallback(AfterToolCallEvent, (e) => void errors.push(e.error)),
+        },
+      ],
     });
     const result = await agent.invoke("go");
     expect(result.stopReason).toBe("endTurn");
@@ -150,7 +165,9 @@ describe("an agent calling MCP tools", () => {
 
   test("abort during an MCP call: the run ends cancelled, the server's call is cancelled too", async () => {
     const tools = await mcp.tools({ filter: (n) => n === "slow" });
-    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "merchant___slow", input: {} }] }, { text: "never" }] });
+    const model = new ScriptedModel({
+      script: [{ toolCalls: [{ name: "merchant___slow", input: {} }] }, { text: "never" }],
+    });
     const agent = new Agent({ model, tools });
     const controller = new AbortController();
     const run = agent.invoke("go", { signal: controller.signal });
@@ -289,7 +306,9 @@ describe("mcpResultToOutput", () => {
           expect(["success", "error"]).toContain(out.status);
           for (const part of out.content) expect(known.has(part.type)).toBe(true);
           if (out.structuredContent !== undefined)
-            expect(JSON.stringify(JSON.parse(JSON.stringify(out.structuredContent)))).toBe(JSON.stringify(out.structuredContent));
+            expect(JSON.stringify(JSON.parse(JSON.stringify(out.structuredContent)))).toBe(
+              JSON.stringify(out.structuredContent),
+            );
         },
       ),
     );

@@ -44,7 +44,9 @@ describe("an MCP result that breaks a bound", () => {
   test('a 5,000-deep structuredContent beside "charged $5" reaches the model as "charged $5" plus a note, as a success', async () => {
     const conn = await hostile({
       list: () => ({ result: { tools: [toolDef("charge")] } }),
-      call: () => ({ rawResult: `{"content":[{"type":"text","text":"charged $5"}],"structuredContent":${deep(5_000)}}` }),
+      call: () => ({
+        rawResult: `{"content":[{"type":"text","text":"charged $5"}],"structuredContent":${deep(5_000)}}`,
+      }),
     });
     const seen: string[] = [];
     const model = new ScriptedModel({
@@ -84,7 +86,9 @@ describe("an MCP result that breaks a bound", () => {
   test("200 images of 100 KB in one result: what fits in 4 MiB is kept, the rest dropped with one note", async () => {
     const conn = await hostile({
       list: () => ({ result: { tools: [toolDef("shoot")] } }),
-      call: () => ({ result: { content: [{ type: "text", text: "200 shots" }, ...Array.from({ length: 200 }, image)] } }),
+      call: () => ({
+        result: { content: [{ type: "text", text: "200 shots" }, ...Array.from({ length: 200 }, image)] },
+      }),
     });
     const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "shoot", input: {} }] }, { text: "ok" }] });
     const agent = new Agent({ model, tools: await conn.tools() });

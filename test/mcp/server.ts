@@ -90,8 +90,13 @@ function buildServer(log: ServerLog, onSlowStart: () => void): McpServer {
     server.registerTool(`filler_${i}`, { description: `Filler ${i}.`, inputSchema: {} }, async () => ({ content: [] }));
   }
   // McpServer lists every tool in one page; wrap its handler so tools/list paginates like big servers do.
-  type Handler = (request: { method: string; params?: { cursor?: string } }, extra: unknown) => Promise<{ tools: unknown[] }>;
-  const all = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers.get("tools/list")!;
+  type Handler = (
+    request: { method: string; params?: { cursor?: string } },
+    extra: unknown,
+  ) => Promise<{ tools: unknown[] }>;
+  const all = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers.get(
+    "tools/list",
+  )!;
   server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     log.listPages++;
     const { tools } = await all({ method: "tools/list", params: {} }, extra);

@@ -118,8 +118,16 @@ describe("Agent + AnthropicModel", () => {
       {
         role: "user",
         content: [
-          { type: "tool_result", tool_use_id: "toolu_oslo", content: [{ type: "text", text: '{"city":"Oslo","sky":"snow"}' }] },
-          { type: "tool_result", tool_use_id: "toolu_rome", content: [{ type: "text", text: '{"city":"Rome","sky":"sun"}' }] },
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_oslo",
+            content: [{ type: "text", text: '{"city":"Oslo","sky":"snow"}' }],
+          },
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_rome",
+            content: [{ type: "text", text: '{"city":"Rome","sky":"sun"}' }],
+          },
         ],
       },
     ]);
@@ -127,7 +135,9 @@ describe("Agent + AnthropicModel", () => {
 
   test("thinking goes back with its signature on the next call", async () => {
     server.reply(sseReply(fixture("anthropic", "thinking.sse")), sseReply(fixture("anthropic", "text.sse")));
-    const agent = new Agent({ model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64, retry: false }) });
+    const agent = new Agent({
+      model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64, retry: false }),
+    });
     await agent.invoke("6 x 7?");
     await agent.invoke("Sure?");
     const assistant = server.received[1]!.body.messages[1];
@@ -148,7 +158,10 @@ test("a hook clears context on ContextWindowOverflowError and retries the call",
     { role: "user" as const, content: [{ type: "text" as const, text: "x".repeat(1000) }] },
     { role: "assistant" as const, content: [{ type: "text" as const, text: "long answer" }] },
   ];
-  const agent = new Agent({ model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64 }), messages: history });
+  const agent = new Agent({
+    model: new AnthropicModel({ baseUrl: server.url, model: "c", maxTokens: 64 }),
+    messages: history,
+  });
   const seen: unknown[] = [];
   agent.hooks.addCallback(AfterModelCallEvent, (e) => {
     seen.push(e.error);
@@ -162,5 +175,7 @@ test("a hook clears context on ContextWindowOverflowError and retries the call",
   expect(seen[0]).toBeInstanceOf(ContextWindowOverflowError);
   expect(server.received).toHaveLength(2);
   expect(server.received[0]!.body.messages).toHaveLength(3);
-  expect(server.received[1]!.body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Short question" }] }]);
+  expect(server.received[1]!.body.messages).toEqual([
+    { role: "user", content: [{ type: "text", text: "Short question" }] },
+  ]);
 });

@@ -108,7 +108,9 @@ describe("AnthropicModel over a loopback server", () => {
     const events = await collect(model().stream(user, { toolSpecs: [spec] }));
     expect(events.some((e) => e.type === "messageStop" || e.type === "contentBlockStop")).toBe(false);
     server.reply(sseReply(fixture("anthropic", "cut-tool.sse")));
-    await expect(assemble(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(/middle of a call to tool "get_weather"/);
+    await expect(assemble(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(
+      /middle of a call to tool "get_weather"/,
+    );
   });
 
   test("passes a garbled tool name through untouched", async () => {
@@ -195,7 +197,7 @@ test("messagesUrl does not double /v1", () => {
 });
 
 test("stop reasons map to the runner's", () => {
-  expect(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", null].map(anthropicStopReason)).toEqual(
-    ["endTurn", "toolUse", "maxTokens", "stopSequence", "contentFiltered", "endTurn", "endTurn"],
-  );
+  expect(
+    ["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", null].map(anthropicStopReason),
+  ).toEqual(["endTurn", "toolUse", "maxTokens", "stopSequence", "contentFiltered", "endTurn", "endTurn"]);
 });

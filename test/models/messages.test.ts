@@ -125,8 +125,16 @@ describe("toAnthropicMessages", () => {
         { type: "text", text: "Look at this" },
         { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0K" } },
         { type: "image", source: { type: "url", url: "https://example.com/a.jpg" } },
-        { type: "document", source: { type: "text", media_type: "text/plain", data: "notes: ünïcode" }, title: "notes.txt" },
-        { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0x" }, title: "report.pdf" },
+        {
+          type: "document",
+          source: { type: "text", media_type: "text/plain", data: "notes: ünïcode" },
+          title: "notes.txt",
+        },
+        {
+          type: "document",
+          source: { type: "base64", media_type: "application/pdf", data: "JVBERi0x" },
+          title: "report.pdf",
+        },
       ],
     });
     expect(out[1]).toEqual({

@@ -61,7 +61,9 @@ test("an HTTP error in Chromium is a ModelError with the provider's message", as
     retry: false,
     fetch: async () => new Response('{"error":{"message":"bad key","code":"invalid_api_key"}}', { status: 401 }),
   });
-  const error = await assembleResponse(model.stream(user, { toolSpecs: [] }), () => {}, metrics(), undefined).catch((e) => e);
+  const error = await assembleResponse(model.stream(user, { toolSpecs: [] }), () => {}, metrics(), undefined).catch(
+    (e) => e,
+  );
   expect(error).toBeInstanceOf(ModelError);
   expect(error).toMatchObject({ status: 401, providerMessage: "bad key" });
 });

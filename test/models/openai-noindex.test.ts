@@ -14,7 +14,9 @@ test("OpenAI decoder: two complete calls in separate chunks without index stay t
       choices: [
         {
           index: 0,
-          delta: { tool_calls: [{ id: "call_a", type: "function", function: { name: "read", arguments: '{"p":"a"}' } }] },
+          delta: {
+            tool_calls: [{ id: "call_a", type: "function", function: { name: "read", arguments: '{"p":"a"}' } }],
+          },
         },
       ],
     }),
@@ -25,7 +27,9 @@ test("OpenAI decoder: two complete calls in separate chunks without index stay t
       choices: [
         {
           index: 0,
-          delta: { tool_calls: [{ id: "call_b", type: "function", function: { name: "write", arguments: '{"p":"b"}' } }] },
+          delta: {
+            tool_calls: [{ id: "call_b", type: "function", function: { name: "write", arguments: '{"p":"b"}' } }],
+          },
         },
       ],
     }),
@@ -33,7 +37,9 @@ test("OpenAI decoder: two complete calls in separate chunks without index stay t
   );
   d.push(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }), out);
   const starts = out.filter((e) => e.type === "contentBlockStart");
-  const inputs = out.filter((e) => e.type === "contentBlockDelta").map((e) => (e as { delta: { input?: string } }).delta.input);
+  const inputs = out
+    .filter((e) => e.type === "contentBlockDelta")
+    .map((e) => (e as { delta: { input?: string } }).delta.input);
   console.log(JSON.stringify(starts), inputs);
   expect(starts).toHaveLength(2);
 });

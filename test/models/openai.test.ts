@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { assembleResponse } from "../../src/agent/model-call.js";
 import { ModelStreamError } from "../../src/errors.js";
-import { ContextWindowOverflowError, ModelError, OpenAIChatModel, chatCompletionsUrl } from "../../src/models/openai.js";
+import {
+  ContextWindowOverflowError,
+  ModelError,
+  OpenAIChatModel,
+  chatCompletionsUrl,
+} from "../../src/models/openai.js";
 import type { RetryInfo } from "../../src/models/retry.js";
 import type { ModelStreamEvent } from "../../src/agent/model.js";
 import { collect, fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
@@ -23,7 +28,13 @@ const spec = {
 const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] }];
 
 function model(extra: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: "gpt-4o-mini", apiKey: "sk-test", retry: false, ...extra });
+  return new OpenAIChatModel({
+    baseUrl: `${server.url}/v1`,
+    model: "gpt-4o-mini",
+    apiKey: "sk-test",
+    retry: false,
+    ...extra,
+  });
 }
 
 const metrics = () => ({ usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }) as any;
@@ -57,14 +68,21 @@ describe("OpenAIChatModel over a loopback server", () => {
         { role: "user", content: "Weather in Oslo and Rome?" },
       ],
       tools: [
-        { type: "function", function: { name: "get_weather", description: "Weather of a city", parameters: spec.inputSchema } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Weather of a city", parameters: spec.inputSchema },
+        },
       ],
     });
   });
 
   test("keeps a base URL's path prefix and sends no Authorization without a key", async () => {
     server.reply(sseReply(fixture("openai", "text.sse")));
-    const m = new OpenAIChatModel({ baseUrl: `${server.url}/api/v1/`, model: "qwen/qwen3-32b", headers: { "x-title": "kaboo" } });
+    const m = new OpenAIChatModel({
+      baseUrl: `${server.url}/api/v1/`,
+      model: "qwen/qwen3-32b",
+      headers: { "x-title": "kaboo" },
+    });
     await collect(m.stream(user, { toolSpecs: [] }));
     const req = server.received[0]!;
     expect(req.url).toBe("/api/v1/chat/completions");
@@ -105,7 +123,9 @@ describe("OpenAIChatModel over a loopback server", () => {
     const events = await collect(model().stream(user, { toolSpecs: [spec] }));
     expect(events.some((e) => e.type === "messageStop" || e.type === "contentBlockStop")).toBe(false);
     server.reply(sseReply(fixture("openai", "cut-tool.sse")));
-    await expect(assemble(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(/middle of a call to tool "get_weather"/);
+    await expect(assemble(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(
+      /middle of a call to tool "get_weather"/,
+    );
   });
 
   test("a connection torn down mid-stream is a ModelStreamError", async () => {
@@ -139,7 +159,9 @@ describe("OpenAIChatModel over a loopback server", () => {
 
   test("a chunk with wrong types is rejected before it becomes tool input", async () => {
     server.reply(sseReply(fixture("openai", "wrong-type.sse")));
-    await expect(collect(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(/malformed chunk[\s\S]*arguments/);
+    await expect(collect(model().stream(user, { toolSpecs: [spec] }))).rejects.toThrow(
+      /malformed chunk[\s\S]*arguments/,
+    );
   });
 
   test("an error object inside the stream is a ModelError with the provider's message", async () => {
@@ -190,9 +212,12 @@ describe("OpenAIChatModel failures", () => {
     server.reply(boom, boom, boom);
     const retries: RetryInfo[] = [];
     const error = await collect(
-      model({ retry: { maxAttempts: 3, baseDelayMs: 4, maxDelayMs: 50, onRetry: (i) => retries.push(i) } }).stream(user, {
-        toolSpecs: [],
-      }),
+      model({ retry: { maxAttempts: 3, baseDelayMs: 4, maxDelayMs: 50, onRetry: (i) => retries.push(i) } }).stream(
+        user,
+        {
+          toolSpecs: [],
+        },
+      ),
     ).catch((e) => e);
     expect(error).toMatchObject({ status: 503, providerMessage: "overloaded" });
     expect(server.received).toHaveLength(3);
@@ -221,7 +246,10 @@ describe("OpenAIChatModel failures", () => {
 
   test("a 400 that is not an overflow is a plain ModelError", async () => {
     server.reply(
-      jsonReply(400, '{"error":{"message":"Invalid value for temperature","type":"invalid_request_error","code":null}}'),
+      jsonReply(
+        400,
+        '{"error":{"message":"Invalid value for temperature","type":"invalid_request_error","code":null}}',
+      ),
     );
     const error = await collect(model({ retry: {} }).stream(user, { toolSpecs: [] })).catch((e) => e);
     expect(error).toBeInstanceOf(ModelError);
@@ -264,7 +292,9 @@ describe("OpenAIChatModel failures", () => {
   test("an aborted signal stops the retry wait", async () => {
     server.reply(jsonReply(429, fixture("openai", "rate-limit.json"), { "retry-after": "20" }));
     const controller = new AbortController();
-    const m = model({ retry: { maxDelayMs: 60_000, onRetry: () => controller.abort(new DOMException("stop", "AbortError")) } });
+    const m = model({
+      retry: { maxDelayMs: 60_000, onRetry: () => controller.abort(new DOMException("stop", "AbortError")) },
+    });
     await expect(collect(m.stream(user, { toolSpecs: [], signal: controller.signal }))).rejects.toMatchObject({
       name: "AbortError",
     });
@@ -274,5 +304,7 @@ describe("OpenAIChatModel failures", () => {
 test("chatCompletionsUrl joins base URLs with and without a prefix", () => {
   expect(chatCompletionsUrl("https://api.openai.com/v1")).toBe("https://api.openai.com/v1/chat/completions");
   expect(chatCompletionsUrl("https://openrouter.ai/api/v1/")).toBe("https://openrouter.ai/api/v1/chat/completions");
-  expect(chatCompletionsUrl("http://localhost:8080/v1/chat/completions")).toBe("http://localhost:8080/v1/chat/completions");
+  expect(chatCompletionsUrl("http://localhost:8080/v1/chat/completions")).toBe(
+    "http://localhost:8080/v1/chat/completions",
+  );
 });

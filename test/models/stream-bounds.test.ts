@@ -94,7 +94,9 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
     const controller = new AbortController();
     const reason = new Error("user pressed stop");
     setTimeout(() => controller.abort(reason), 100);
-    const { error } = await settle(model({ idleTimeoutMs: 10_000 }).stream(user, { toolSpecs: [], signal: controller.signal }));
+    const { error } = await settle(
+      model({ idleTimeoutMs: 10_000 }).stream(user, { toolSpecs: [], signal: controller.signal }),
+    );
     expect(error).toBe(reason);
   });
 });

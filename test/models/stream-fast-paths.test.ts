@@ -103,11 +103,13 @@ describe("hand-checked fast paths never accept what the schema rejects", () => {
 
   test("the usual chunks take the fast path", () => {
     const call = { index: 0, id: "call_a", type: "function", function: { name: "a", arguments: '{"x":' } };
-    expect(isToolArgsChunk({ id: "c", choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] })).toBe(true);
+    expect(
+      isToolArgsChunk({ id: "c", choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] }),
+    ).toBe(true);
     expect(isToolArgsChunk({ choices: [{ delta: { tool_calls: [{ index: -1 }] } }] })).toBe(false);
-    expect(isBlockDelta({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "1," } })).toBe(
-      true,
-    );
+    expect(
+      isBlockDelta({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "1," } }),
+    ).toBe(true);
     expect(isBlockDelta({ index: 1, delta: { type: "text_delta", text: 5 } })).toBe(false);
   });
 });

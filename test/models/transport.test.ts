@@ -42,14 +42,18 @@ describe("context overflow detection", () => {
   test("codes alone are enough", () => {
     expect(isContextOverflow(undefined, "context_length_exceeded")).toBe(true);
     expect(isContextOverflow("whatever", undefined, "exceed_context_size_error")).toBe(true);
-    expect(errorFromFields("openai", { message: "x", type: undefined, code: "context_length_exceeded" })).toBeInstanceOf(
-      ContextWindowOverflowError,
-    );
+    expect(
+      errorFromFields("openai", { message: "x", type: undefined, code: "context_length_exceeded" }),
+    ).toBeInstanceOf(ContextWindowOverflowError);
   });
 });
 
 test("readErrorFields reads every provider's shape and survives junk", () => {
-  expect(readErrorFields({ error: { message: "m", type: "t", code: 400 } })).toEqual({ message: "m", type: "t", code: "400" });
+  expect(readErrorFields({ error: { message: "m", type: "t", code: 400 } })).toEqual({
+    message: "m",
+    type: "t",
+    code: "400",
+  });
   expect(readErrorFields({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })).toEqual({
     message: "Overloaded",
     type: "overloaded_error",
@@ -184,7 +188,9 @@ test("any JSON value as a chunk gives events or a typed error, never a crash", a
   const { KabooError } = await import("../../src/errors.js");
   const chunk = fc.oneof(
     fc.jsonValue(),
-    fc.record({ choices: fc.array(fc.record({ delta: fc.jsonValue(), finish_reason: fc.jsonValue() }, { requiredKeys: [] })) }),
+    fc.record({
+      choices: fc.array(fc.record({ delta: fc.jsonValue(), finish_reason: fc.jsonValue() }, { requiredKeys: [] })),
+    }),
     fc.record({
       type: fc.constantFrom("content_block_start", "content_block_delta", "message_delta", "error"),
       index: fc.jsonValue(),

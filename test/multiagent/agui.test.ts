@@ -7,7 +7,10 @@ import { Graph, type MultiAgentStreamEvent } from "../../src/multiagent/index.js
 
 class AskFirst implements HookProvider {
   registerHooks(r: HookRegistry): void {
-    r.addCallback(BeforeToolCallEvent, (e) => void e.interrupt({ name: "kaboo_approval", reason: { tool: e.toolUse.name } }));
+    r.addCallback(
+      BeforeToolCallEvent,
+      (e) => void e.interrupt({ name: "kaboo_approval", reason: { tool: e.toolUse.name } }),
+    );
   }
 }
 
@@ -45,7 +48,10 @@ describe("AG-UI mapping", () => {
     expect(types.filter((t) => t === "SUBAGENT_STARTED")).toHaveLength(3);
     expect(types).toContain("SUBAGENT_ERROR");
     expect(types).toContain("CUSTOM");
-    expect(out.find((e) => e.type === "SUBAGENT_STARTED")).toMatchObject({ subagentRunId: "research.web", name: "web" });
+    expect(out.find((e) => e.type === "SUBAGENT_STARTED")).toMatchObject({
+      subagentRunId: "research.web",
+      name: "web",
+    });
   });
 
   it("a node paused on an approval maps to SUBAGENT_FINISHED suspended; the graph resumes it", async () => {

@@ -14,7 +14,11 @@ test("delegate: a cancelled resume of the parent does not leave the delegate stu
     callback: (_i, ctx) => `paid ${JSON.stringify(ctx.interrupt({ name: "approve" }))}`,
   });
   const childModel = new ScriptedModel({
-    script: [{ toolCalls: [{ name: "pay", input: {} }] }, { text: "child done 1" }, { text: "child answered the second task" }],
+    script: [
+      { toolCalls: [{ name: "pay", input: {} }] },
+      { text: "child done 1" },
+      { text: "child answered the second task" },
+    ],
   });
   const child = new Agent({ name: "child", model: childModel, tools: [gated] });
   const parentModel = new ScriptedModel({

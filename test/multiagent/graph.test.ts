@@ -227,7 +227,10 @@ describe("Graph", () => {
         edges: [{ from: "a", to: "b" }],
       });
       g.hooks.addCallback(BeforeNodeCallEvent, (e) => {
-        if (e.nodeId === "b" && (e.interrupt({ name: "approve_node", reason: { node: "b" } }) as { ok: boolean }).ok !== true)
+        if (
+          e.nodeId === "b" &&
+          (e.interrupt({ name: "approve_node", reason: { node: "b" } }) as { ok: boolean }).ok !== true
+        )
           e.cancelNode = "denied";
       });
       return { g, runs };
@@ -268,9 +271,9 @@ describe("Graph", () => {
   });
 
   it("rejects bad definitions and bad resumes", async () => {
-    expect(() => new Graph({ name: "g", nodes: { a: { execute: () => "" } }, edges: [{ from: "a", to: "zz" }] })).toThrow(
-      UserError,
-    );
+    expect(
+      () => new Graph({ name: "g", nodes: { a: { execute: () => "" } }, edges: [{ from: "a", to: "zz" }] }),
+    ).toThrow(UserError);
     expect(
       () =>
         new Graph({

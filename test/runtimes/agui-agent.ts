@@ -31,7 +31,8 @@ export interface EdgeBankOptions {
 export function edgeBank(ledger: EdgeLedger, options: EdgeBankOptions = {}): Agent {
   const model = new ScriptedModel({
     script: ({ lastUserText, lastToolResults, messages }): ScriptedTurn => {
-      if (lastToolResults.length) return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
+      if (lastToolResults.length)
+        return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
       if (messages.at(-1)?.role === "assistant") return { text: "ok" };
       const pay = /pay (\w+) (\d+)/.exec(lastUserText);
       if (pay)

@@ -12,7 +12,12 @@ export const INTEROP_SECRET = "interop-secret";
 const ledger = newLedger();
 const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
 // /agui runs in the development mode (no store, no secret): sessions unsealed, as before the edge issue.
-const open = createAguiHandler({ agent: () => edgeBank(ledger), heartbeatMs: 50, logger, insecureDevelopmentMode: true });
+const open = createAguiHandler({
+  agent: () => edgeBank(ledger),
+  heartbeatMs: 50,
+  logger,
+  insecureDevelopmentMode: true,
+});
 const signed = createAguiHandler({
   agent: (_, { secret }) => edgeBank(ledger, { secret }),
   secret: INTEROP_SECRET,

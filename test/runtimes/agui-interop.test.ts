@@ -68,7 +68,9 @@ const deno: Runtime = {
     });
     const port = await new Promise<number>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-      createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+      createInterface({ input: child.stdout! }).once("line", (line) =>
+        resolve((JSON.parse(line) as { port: number }).port),
+      );
     });
     return {
       url: `http://127.0.0.1:${port}`,
@@ -82,9 +84,8 @@ const deno: Runtime = {
 
 const user = (content: string): Message => ({ id: crypto.randomUUID(), role: "user", content });
 const lastText = (agent: HttpAgent) =>
-  [...agent.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)?.content as
-    | string
-    | undefined;
+  [...agent.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)
+    ?.content as string | undefined;
 const setColor: Tool = {
   name: "set_color",
   description: "Paint the page.",
@@ -98,7 +99,10 @@ function recorder() {
   const subscriber: AgentSubscriber = {
     onEvent: ({ event }) => void events.push(event),
     onRunFinishedEvent: (p) =>
-      void (outcome = { type: p.outcome, ...(p.outcome === "success" ? { pendingToolCallIds: p.pendingToolCallIds } : {}) }),
+      void (outcome = {
+        type: p.outcome,
+        ...(p.outcome === "success" ? { pendingToolCallIds: p.pendingToolCallIds } : {}),
+      }),
   };
   return { events, subscriber, outcome: () => outcome };
 }
@@ -151,7 +155,9 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
     await a.runAgent({ tools: [setColor] }, first.subscriber);
     const pending = first.outcome()?.pendingToolCallIds ?? [];
     expect(pending).toHaveLength(1);
-    const call = a.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).find((c) => c.id === pending[0]);
+    const call = a.messages
+      .flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))
+      .find((c) => c.id === pending[0]);
     expect(JSON.parse(call!.function.arguments)).toEqual({ color: "teal" });
     a.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: pending[0]!, content: "the page is teal" });
     const second = recorder();
@@ -192,19 +198,29 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
     const [interrupt] = await pay(a, "pay eric 50");
     await a.runAgent({
       resume: [
-        { interruptId: interrupt!.id, status: "resolved", payload: { approved: true, editedArgs: { to: "eric", amount: 5 } } },
+        {
+          interruptId: interrupt!.id,
+          status: "resolved",
+          payload: { approved: true, editedArgs: { to: "eric", amount: 5 } },
+        },
       ],
     });
     expect(await transfersTo("eric")).toEqual([{ to: "eric", amount: 5 }]);
   });
 
   test("under a secret: a forged grant is rejected, a signed one accepted, and an always-approval hands out a signed grant", async () => {
-    const forged = await signGrant({ tool: "transfer", subjectKey: "to:fay", scope: "always", grantedAt: 1 }, "not the secret");
+    const forged = await signGrant(
+      { tool: "transfer", subjectKey: "to:fay", scope: "always", grantedAt: 1 },
+      "not the secret",
+    );
     const asked = await pay(agent("/agui-secret"), "pay fay 2", { kaboo_grants: [forged] });
     expect(asked).toHaveLength(1);
     expect(await transfersTo("fay")).toEqual([]);
 
-    const genuine = await signGrant({ tool: "transfer", subjectKey: "to:fay", scope: "always", grantedAt: 1 }, INTEROP_SECRET);
+    const genuine = await signGrant(
+      { tool: "transfer", subjectKey: "to:fay", scope: "always", grantedAt: 1 },
+      INTEROP_SECRET,
+    );
     expect(await pay(agent("/agui-secret"), "pay fay 3", { kaboo_grants: [genuine] })).toEqual([]);
     expect(await transfersTo("fay")).toEqual([{ to: "fay", amount: 3 }]);
 
@@ -218,7 +234,10 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
       },
       r.subscriber,
     );
-    const custom = r.events.find((e) => e.type === EventType.CUSTOM) as unknown as { name: string; value: { grants: Grant[] } };
+    const custom = r.events.find((e) => e.type === EventType.CUSTOM) as unknown as {
+      name: string;
+      value: { grants: Grant[] };
+    };
     expect(custom.name).toBe("kaboo_grants");
     expect(await pay(agent("/agui-secret"), "pay gus 2", { kaboo_grants: custom.value.grants })).toEqual([]);
     expect(await transfersTo("gus")).toEqual([

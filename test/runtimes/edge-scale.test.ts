@@ -110,10 +110,15 @@ test(`${THREADS} threads paused at once, then each resumed twice at once: no cro
   });
   // The same request one at a time, for scale: what a single request costs on this machine.
   const alone: number[] = [];
-  for (let i = 0; i < 10; i++) alone.push((await post(pauseBody(`alone-${i}-${crypto.randomUUID()}`, "pay solo 1"), "solo")).ms);
-  const pauses = await Promise.all(threads.map((t) => post(pauseBody(t.threadId, `pay ${t.to} ${t.amount}`), `user${t.to}`)));
+  for (let i = 0; i < 10; i++)
+    alone.push((await post(pauseBody(`alone-${i}-${crypto.randomUUID()}`, "pay solo 1"), "solo")).ms);
+  const pauses = await Promise.all(
+    threads.map((t) => post(pauseBody(t.threadId, `pay ${t.to} ${t.amount}`), `user${t.to}`)),
+  );
   const interrupts = pauses.map(
-    (p) => last<{ outcome?: { interrupts?: { id: string }[] } }>(p.events, EventType.RUN_FINISHED)?.outcome?.interrupts ?? [],
+    (p) =>
+      last<{ outcome?: { interrupts?: { id: string }[] } }>(p.events, EventType.RUN_FINISHED)?.outcome?.interrupts ??
+      [],
   );
   expect(interrupts.map((i) => i.length)).toEqual(threads.map(() => 1));
   // Each thread's question is about its own payee and amount.

@@ -7,6 +7,7 @@ runScenario().then(
     g.__scenario = outcome;
   },
   (error: unknown) => {
-    g.__scenarioError = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+    g.__scenarioError =
+      error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
   },
 );

@@ -41,7 +41,10 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      booked.push({ ...(JSON.parse(body) as { to: string; amount: number }), key: String(req.headers["idempotency-key"]) });
+      booked.push({
+        ...(JSON.parse(body) as { to: string; amount: number }),
+        key: String(req.headers["idempotency-key"]),
+      });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
@@ -99,7 +102,8 @@ async function startDocumented(command: string, env: Record<string, string>): Pr
 }
 
 const COMMON_ENV = () => ({ GRANT_SECRET: SECRET, BANK_API_URL: bankUrl, OPENAI_API_KEY: "" });
-const startWorker = (persist: string) => startDocumented("npm run example:worker", { ...COMMON_ENV(), PERSIST_DIR: persist });
+const startWorker = (persist: string) =>
+  startDocumented("npm run example:worker", { ...COMMON_ENV(), PERSIST_DIR: persist });
 const startDeno = (kvPath: string) => startDocumented("npm run example:deno", { ...COMMON_ENV(), KV_PATH: kvPath });
 
 test("the README runs the examples with these commands, from the repository root", () => {
@@ -124,7 +128,8 @@ describe.each(runtimes)("$name", ({ start }) => {
     new HttpAgent({ url: server.url, threadId: crypto.randomUUID(), headers: { "x-kaboo-user": user }, ...o });
   const msg = (content: string): Message => ({ id: crypto.randomUUID(), role: "user", content });
   const lastText = (a: HttpAgent) =>
-    [...a.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)?.content;
+    [...a.messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string" && m.content)
+      ?.content;
   const bookedTo = (to: string) => booked.filter((b) => b.to === to);
   const answer = (a: HttpAgent, payload: unknown) =>
     a.runAgent({
@@ -138,7 +143,11 @@ describe.each(runtimes)("$name", ({ start }) => {
     await a.runAgent({ forwardedProps: { kaboo_grants: [] } });
     expect(a.pendingInterrupts).toHaveLength(1);
     const copy = () =>
-      agent(user, { threadId: a.threadId, initialMessages: structuredClone(a.messages), initialState: structuredClone(a.state) });
+      agent(user, {
+        threadId: a.threadId,
+        initialMessages: structuredClone(a.messages),
+        initialState: structuredClone(a.state),
+      });
     return { a, copy, interruptId: a.pendingInterrupts[0]!.id };
   }
   const resumeWith = (c: HttpAgent, interruptId: string, payload: unknown = { approved: true }, s?: AgentSubscriber) =>
@@ -148,7 +157,15 @@ describe.each(runtimes)("$name", ({ start }) => {
     const res = await fetch(server.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ threadId: "t", runId: "r", messages: [], tools: [], context: [], state: {}, forwardedProps: {} }),
+      body: JSON.stringify({
+        threadId: "t",
+        runId: "r",
+        messages: [],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
     });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/Send an x-kaboo-user header/);
@@ -215,7 +232,11 @@ describe.each(runtimes)("$name", ({ start }) => {
       kaboo_session: { interrupt_state: { context: { toolUseMessage: { content: { input: { amount: number } }[] } } } };
     };
     state.kaboo_session.interrupt_state.context.toolUseMessage.content[0]!.input.amount = 5000;
-    const forger = agent("ann", { threadId: a.threadId, initialMessages: structuredClone(a.messages), initialState: state });
+    const forger = agent("ann", {
+      threadId: a.threadId,
+      initialMessages: structuredClone(a.messages),
+      initialState: state,
+    });
     await resumeWith(forger, interruptId);
     expect(bookedTo(to).map((b) => b.amount)).toEqual([10]);
   });
@@ -262,7 +283,9 @@ describe.each(runtimes)("$name", ({ start }) => {
     expect(ann.pendingInterrupts).toEqual([]);
     expect(bookedTo(to).map((b) => b.amount)).toEqual([1, 4]);
     // Bob cannot answer ann's thread either.
-    const stolen = await ending((s) => resumeWith(agent("bob", { threadId: copy().threadId }), interruptId, undefined, s));
+    const stolen = await ending((s) =>
+      resumeWith(agent("bob", { threadId: copy().threadId }), interruptId, undefined, s),
+    );
     expect(stolen).toBe("THREAD_FORBIDDEN");
   });
 

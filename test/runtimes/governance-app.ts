@@ -26,7 +26,9 @@ function fourEyesBank(record: EdgeLedger): Agent {
     script: ({ lastToolResults, lastUserText }) => {
       if (lastToolResults.length) return { text: "done" };
       const wire = /wire (\w+) (\d+)/.exec(lastUserText);
-      return wire ? { toolCalls: [{ name: "transfer", input: { to: wire[1], amount: Number(wire[2]) } }] } : { text: "hi" };
+      return wire
+        ? { toolCalls: [{ name: "transfer", input: { to: wire[1], amount: Number(wire[2]) } }] }
+        : { text: "hi" };
     },
   });
   const transfer = tool({
@@ -38,8 +40,17 @@ function fourEyesBank(record: EdgeLedger): Agent {
       return "sent";
     },
   });
-  const approvals = { required: 2, eligible: (p: string) => ["bob", "carol", "dan"].includes(p), forbidRequester: true };
-  return new Agent({ name: "bank", model, tools: [transfer], hooks: [new InterruptHook([{ pattern: "transfer", approvals }])] });
+  const approvals = {
+    required: 2,
+    eligible: (p: string) => ["bob", "carol", "dan"].includes(p),
+    forbidRequester: true,
+  };
+  return new Agent({
+    name: "bank",
+    model,
+    tools: [transfer],
+    hooks: [new InterruptHook([{ pattern: "transfer", approvals }])],
+  });
 }
 
 /** What one instance of the app (one isolate, one process) is built on. */
@@ -86,7 +97,9 @@ export function governanceApp(parts: GovernanceParts): (request: Request) => Pro
       case "/revoke": {
         const id = url.searchParams.get("id");
         const tool = url.searchParams.get("tool") ?? undefined;
-        const removed = id ? await parts.grantStore.revoke(id) : await parts.grantStore.revokePrincipal(principal, tool);
+        const removed = id
+          ? await parts.grantStore.revoke(id)
+          : await parts.grantStore.revokePrincipal(principal, tool);
         return Response.json({ removed });
       }
       case "/grants":

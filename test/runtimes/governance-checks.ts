@@ -17,7 +17,10 @@ const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string)
     const [ann, eve] = [id(), id()];
     await make().grant({ tool: "pay", scope: "always", principal: ann });
     const other = make();
-    assert(tools(await other.grantsFor("t", { principal: ann })) === '["pay"]', "ann's grant not read by another instance");
+    assert(
+      tools(await other.grantsFor("t", { principal: ann })) === '["pay"]',
+      "ann's grant not read by another instance",
+    );
     assert((await other.grantsFor("t", { principal: eve })).length === 0, "eve sees ann's grant");
     assert((await other.grantsFor("t")).length === 0, "a run with no principal sees ann's grant");
   },

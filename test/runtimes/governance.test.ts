@@ -55,7 +55,15 @@ async function workerd(persist?: string): Promise<Deployment> {
 
 async function denoProcess(file: string, db: string): Promise<{ url: string; child: ChildProcess }> {
   const args = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
-  args.push("--allow-env=__MINIMATCH_TESTING_PLATFORM__", "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, db);
+  args.push(
+    "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
+    "--no-prompt",
+    "--no-config",
+    "--no-npm",
+    "--no-remote",
+    file,
+    db,
+  );
   const child = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
     cwd: dir,
     env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
@@ -63,7 +71,9 @@ async function denoProcess(file: string, db: string): Promise<{ url: string; chi
   });
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+    createInterface({ input: child.stdout! }).once("line", (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
   });
   return { url: `http://127.0.0.1:${port}`, child };
 }
@@ -75,7 +85,9 @@ async function deno(): Promise<Deployment> {
   const one = await denoProcess(file, db);
   const two = await denoProcess(file, db);
   const stop = (child: ChildProcess) =>
-    new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill())));
+    new Promise<void>((resolve) =>
+      child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()),
+    );
   return {
     a: (path, init) => fetch(one.url + path, init),
     b: (path, init) => fetch(two.url + path, init),
@@ -86,7 +98,12 @@ async function deno(): Promise<Deployment> {
 const user = (content: string): Message => ({ id: crypto.randomUUID(), role: "user", content });
 
 /** One AG-UI run through `call`; its events. */
-async function run(call: Deployment["a"], who: string, body: Record<string, unknown>, path = "/agui"): Promise<BaseEvent[]> {
+async function run(
+  call: Deployment["a"],
+  who: string,
+  body: Record<string, unknown>,
+  path = "/agui",
+): Promise<BaseEvent[]> {
   const res = await call(path, {
     method: "POST",
     headers: { "content-type": "application/json", "x-user": who },
@@ -99,10 +116,14 @@ async function run(call: Deployment["a"], who: string, body: Record<string, unkn
 }
 
 const outcome = (events: BaseEvent[]) =>
-  (events.find((e) => e.type === EventType.RUN_FINISHED) as { outcome?: { type: string; interrupts?: { id: string }[] } })
-    ?.outcome;
+  (
+    events.find((e) => e.type === EventType.RUN_FINISHED) as {
+      outcome?: { type: string; interrupts?: { id: string }[] };
+    }
+  )?.outcome;
 const snapshotMessages = (events: BaseEvent[]) =>
-  (events.filter((e) => e.type === EventType.MESSAGES_SNAPSHOT).at(-1) as { messages?: Message[] } | undefined)?.messages ?? [];
+  (events.filter((e) => e.type === EventType.MESSAGES_SNAPSHOT).at(-1) as { messages?: Message[] } | undefined)
+    ?.messages ?? [];
 const transfers = async (call: Deployment["a"]) =>
   ((await (await call("/ledger")).json()) as { transfers: { to: string; amount: number }[] }).transfers;
 
@@ -155,7 +176,11 @@ describe.each([
     const signed = await signGrant(grant as Grant, GOVERNANCE_SECRET);
     expect(await (await d.a(`/revoke?principal=${who}&tool=transfer`)).json()).toEqual({ removed: 1 });
     const replay = { kaboo_grants: [signed] };
-    const after = await run(d.b, who, { threadId: crypto.randomUUID(), messages: [user("pay bob 9")], forwardedProps: replay });
+    const after = await run(d.b, who, {
+      threadId: crypto.randomUUID(),
+      messages: [user("pay bob 9")],
+      forwardedProps: replay,
+    });
     expect(outcome(after)?.type).toBe("interrupt");
     expect((await transfers(d.b)).filter((t) => t.amount === 9)).toEqual([]);
     expect((await transfers(d.a)).filter((t) => t.amount === 9)).toEqual([]);
@@ -180,7 +205,8 @@ describe.each([
 /** What the tools did in every isolate of `d` (in workerd both ways in are one isolate). */
 const allTransfers = async (d: Deployment) =>
   d.a === d.b ? transfers(d.a) : [...(await transfers(d.a)), ...(await transfers(d.b))];
-const fourEyes = (call: Deployment["a"], who: string, body: Record<string, unknown>) => run(call, who, body, "/agui-four-eyes");
+const fourEyes = (call: Deployment["a"], who: string, body: Record<string, unknown>) =>
+  run(call, who, body, "/agui-four-eyes");
 /** The resume that answers the open question of `turn` with an approval. */
 function answerAfter(threadId: string, turn: BaseEvent[]): Record<string, unknown> {
   const interruptId = outcome(turn)?.interrupts?.[0]?.id ?? "";

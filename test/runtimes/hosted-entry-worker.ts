@@ -40,7 +40,8 @@ function bankAgent(env: Env): Agent {
       if (lastToolResults.length) return { text: "Done." };
       if (lastUserText === "a story") return { text: "a long story ".repeat(30) };
       const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
-      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
+      if (pay)
+        return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
       return { text: `You said: ${lastUserText}` };
     },
   });
@@ -64,7 +65,8 @@ export class Bank {
   }
   async fetch(request: Request): Promise<Response> {
     const what = new URL(request.url).pathname.slice(1);
-    if (request.method === "POST") this.#sql.exec("INSERT INTO log (what, who) VALUES (?, ?)", what, await request.text());
+    if (request.method === "POST")
+      this.#sql.exec("INSERT INTO log (what, who) VALUES (?, ?)", what, await request.text());
     return Response.json(this.#sql.exec("SELECT what, who FROM log ORDER BY n").toArray());
   }
 }

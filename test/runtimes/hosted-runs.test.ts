@@ -28,7 +28,10 @@ async function worker(persist?: string): Promise<{ mf: Miniflare; url: string }>
     modules: true,
     script,
     compatibilityDate: "2025-04-01",
-    durableObjects: { THREAD: { className: "KabooThread", useSQLite: true }, BANK: { className: "Bank", useSQLite: true } },
+    durableObjects: {
+      THREAD: { className: "KabooThread", useSQLite: true },
+      BANK: { className: "Bank", useSQLite: true },
+    },
     ...(persist ? { durableObjectsPersist: persist } : {}),
     port: 0,
     host: "127.0.0.1",
@@ -40,7 +43,16 @@ async function worker(persist?: string): Promise<{ mf: Miniflare; url: string }>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function body(threadId: string, over: Record<string, unknown> = {}) {
-  return { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], state: {}, forwardedProps: {}, ...over };
+  return {
+    threadId,
+    runId: crypto.randomUUID(),
+    messages: [],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...over,
+  };
 }
 
 async function run(url: string, payload: unknown): Promise<BaseEvent[]> {
@@ -84,7 +96,10 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15
 
 /** Pauses "pay alice 5" and returns the approving resume. */
 async function pausedResume(url: string, threadId: string, ms: number) {
-  const first = await run(url, body(threadId, { messages: [{ id: "u1", role: "user", content: `pay alice 5 taking ${ms}` }] }));
+  const first = await run(
+    url,
+    body(threadId, { messages: [{ id: "u1", role: "user", content: `pay alice 5 taking ${ms}` }] }),
+  );
   const finished = first.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } };
   expect(finished.outcome.type).toBe("interrupt");
   const interruptId = finished.outcome.interrupts[0]!.id;

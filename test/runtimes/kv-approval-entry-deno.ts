@@ -39,7 +39,9 @@ const handle = createAguiHandler({
     new Agent({
       model: new ScriptedModel({
         script: ({ lastToolResults }) =>
-          lastToolResults.length ? { text: "Done" } : { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 } }] },
+          lastToolResults.length
+            ? { text: "Done" }
+            : { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 } }] },
       }),
       tools: [
         tool({

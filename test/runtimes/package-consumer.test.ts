@@ -85,10 +85,16 @@ function project(name: string, deps: Record<string, string>, checked: string[]):
   const dir = join(work, name);
   mkdirSync(dir);
   const dependencies = { "kaboo-workflows": `file:${tarball}`, ...deps };
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module", dependencies }, null, 2));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name, private: true, type: "module", dependencies }, null, 2),
+  );
   install(dir);
   const imports = checked.map((e, i) => `import * as e${i} from "${e}";`).join("\n");
-  writeFileSync(join(dir, "entries.ts"), `${imports}\nexport const all = [${checked.map((_, i) => `e${i}`).join(", ")}];\n`);
+  writeFileSync(
+    join(dir, "entries.ts"),
+    `${imports}\nexport const all = [${checked.map((_, i) => `e${i}`).join(", ")}];\n`,
+  );
   writeFileSync(join(dir, "quickstart.ts"), quickStart());
   return dir;
 }

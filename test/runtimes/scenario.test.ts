@@ -44,7 +44,11 @@ describe("the scenario, bundled from dist/", () => {
       else res.writeHead(404).end();
     });
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-    const browser = await chromium.launch({ executablePath: await requireChromium(), args: CHROMIUM_ARGS, headless: true });
+    const browser = await chromium.launch({
+      executablePath: await requireChromium(),
+      args: CHROMIUM_ARGS,
+      headless: true,
+    });
     try {
       const page = await browser.newPage();
       const pageErrors: string[] = [];

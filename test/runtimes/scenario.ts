@@ -43,7 +43,8 @@ function makeAgent(messages: Message[], record: JsonValue[]): Agent {
       name: "approve",
       reason: { tool: event.toolUse.name, input: event.toolUse.input as JsonValue },
     });
-    const approved = typeof answer === "object" && answer !== null && !Array.isArray(answer) && answer["approved"] === true;
+    const approved =
+      typeof answer === "object" && answer !== null && !Array.isArray(answer) && answer["approved"] === true;
     if (!approved) event.cancel = "The person denied this call.";
   });
   return agent;
@@ -62,7 +63,9 @@ export async function runScenario(): Promise<ScenarioOutcome> {
 
   const second = makeAgent(restored.messages, toolInputs);
   second.interruptState = InterruptState.fromJSON(restored.interruptState);
-  const answers = paused.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
+  const answers = paused.interrupts.map((i) => ({
+    interruptResponse: { interruptId: i.id, response: { approved: true } },
+  }));
   const resumed = await second.invoke(answers);
 
   return {

@@ -1,6 +1,10 @@
 // workerd entry for the Durable Object store tests: the KabooThread class bound as THREAD, the
 // contract on GET /contract, and single store operations for races across requests.
-import { DurableObjectThreadStore, KabooThread, type DurableObjectNamespaceLike } from "../../src/stores/durable-object.js";
+import {
+  DurableObjectThreadStore,
+  KabooThread,
+  type DurableObjectNamespaceLike,
+} from "../../src/stores/durable-object.js";
 import { runStoreContract } from "../stores/contract.js";
 
 export { KabooThread };

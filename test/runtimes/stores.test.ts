@@ -88,17 +88,23 @@ describe("DurableObjectThreadStore in workerd", () => {
     const first = await threadWorker(script, persist);
     try {
       await first.dispatchFetch(`http://localhost/cas?thread=${thread}&expected=0&marker=before-restart`);
-      expect(await (await first.dispatchFetch(`http://localhost/claim?thread=${thread}&key=pay`)).json()).toMatchObject({
-        status: "claimed",
-      });
+      expect(await (await first.dispatchFetch(`http://localhost/claim?thread=${thread}&key=pay`)).json()).toMatchObject(
+        {
+          status: "claimed",
+        },
+      );
     } finally {
       await first.dispose();
     }
     const second = await threadWorker(script, persist);
     try {
-      const record = (await (await second.dispatchFetch(`http://localhost/load?thread=${thread}`)).json()) as ThreadRecord;
+      const record = (await (
+        await second.dispatchFetch(`http://localhost/load?thread=${thread}`)
+      ).json()) as ThreadRecord;
       expect([record.version, record.session]).toEqual([1, { marker: "before-restart" }]);
-      expect(await (await second.dispatchFetch(`http://localhost/claim?thread=${thread}&key=pay`)).json()).toMatchObject({
+      expect(
+        await (await second.dispatchFetch(`http://localhost/claim?thread=${thread}&key=pay`)).json(),
+      ).toMatchObject({
         status: "running",
       });
     } finally {
@@ -129,7 +135,10 @@ describe("DenoKvThreadStore in Deno (--unstable-kv, a database file)", () => {
         file,
         ...args,
       ],
-      { cwd: dir, env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } },
+      {
+        cwd: dir,
+        env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      },
     );
     return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as unknown;
   };
@@ -142,7 +151,9 @@ describe("DenoKvThreadStore in Deno (--unstable-kv, a database file)", () => {
 
   test("two processes claiming one call on one database: exactly one claims it", async () => {
     const db = join(dir, "race.db");
-    const outcomes = (await Promise.all([deno("claim", db, "t", "pay"), deno("claim", db, "t", "pay")])) as { status: string }[];
+    const outcomes = (await Promise.all([deno("claim", db, "t", "pay"), deno("claim", db, "t", "pay")])) as {
+      status: string;
+    }[];
     expect(outcomes.map((o) => o.status).sort()).toEqual(["claimed", "running"]);
   });
 });

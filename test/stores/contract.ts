@@ -101,9 +101,17 @@ const CHECKS: Record<string, (store: ThreadStore, id: () => string) => Promise<v
     const after = await ledger.claim("k");
     same(after, { status: "done", result: result("paid") }, "claim after settle");
     await ledger.settle("k", "not-the-token", result("forged"));
-    same(await ledger.claim("k"), { status: "done", result: result("paid") }, "a settle by another token changes nothing");
+    same(
+      await ledger.claim("k"),
+      { status: "done", result: result("paid") },
+      "a settle by another token changes nothing",
+    );
     await ledger.settle("k", first.token, result("again"));
-    same(await ledger.claim("k"), { status: "done", result: result("again") }, "the holder's second settle replaces the result");
+    same(
+      await ledger.claim("k"),
+      { status: "done", result: result("again") },
+      "the holder's second settle replaces the result",
+    );
   },
   async "of concurrent claims of one call exactly one is claimed"(store, id) {
     const ledger = store.ledger(id());

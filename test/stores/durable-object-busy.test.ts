@@ -25,7 +25,8 @@ function namespace(answer: (op: { op: string }, attempt: number) => Response | E
   };
 }
 const transient = () => Object.assign(new Error("Network connection lost."), { retryable: true });
-const overloaded = () => Object.assign(new Error("Durable Object is overloaded."), { retryable: true, overloaded: true });
+const overloaded = () =>
+  Object.assign(new Error("Durable Object is overloaded."), { retryable: true, overloaded: true });
 
 describe("a Durable Object that reports contention", () => {
   test("a transient error on a read is retried until it succeeds", async () => {
@@ -48,7 +49,16 @@ describe("a Durable Object that reports contention", () => {
     expect(over.calls).toEqual(["load"]);
     const cas = namespace(() => transient());
     const store = new DurableObjectThreadStore(cas.ns);
-    const record = { version: 0, session: null, messages: [], state: {}, answered: {}, owner: null, lease: null, updatedAt: 0 };
+    const record = {
+      version: 0,
+      session: null,
+      messages: [],
+      state: {},
+      answered: {},
+      owner: null,
+      lease: null,
+      updatedAt: 0,
+    };
     await expect(store.compareAndSet("t", 0, record as never)).rejects.toBeInstanceOf(StoreBusyError);
     await expect(store.ledger("t").claim("k")).rejects.toBeInstanceOf(StoreBusyError);
     expect(cas.calls).toEqual(["cas", "claim"]);

@@ -26,7 +26,9 @@ export function fakeKv(): FakeKv {
     async get(key) {
       fail("get", key);
       const e = data.get(id(key));
-      return e ? { value: structuredClone(e.value), versionstamp: e.versionstamp } : { value: null, versionstamp: null };
+      return e
+        ? { value: structuredClone(e.value), versionstamp: e.versionstamp }
+        : { value: null, versionstamp: null };
     },
     async set(key, value) {
       fail("set", key);

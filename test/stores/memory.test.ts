@@ -45,7 +45,9 @@ describe("the stored format", () => {
 
   test("a claim's rule: done beats everything, a live lease is running, an expired one unknown", () => {
     const result = { status: "success" as const, content: [] };
-    expect(decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 0, result }, 5, { takeOverUnknown: true }).outcome).toEqual({
+    expect(
+      decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 0, result }, 5, { takeOverUnknown: true }).outcome,
+    ).toEqual({
       status: "done",
       result,
     });
@@ -53,7 +55,10 @@ describe("the stored format", () => {
       status: "running",
       leaseExpiresAt: 10,
     });
-    expect(decideClaim({ token: "a", claimedAt: 1, leaseExpiresAt: 4 }, 5).outcome).toEqual({ status: "unknown", claimedAt: 1 });
+    expect(decideClaim({ token: "a", claimedAt: 1, leaseExpiresAt: 4 }, 5).outcome).toEqual({
+      status: "unknown",
+      claimedAt: 1,
+    });
     const fresh = decideClaim(undefined, 5, { leaseMs: 10 }, () => "tok");
     expect(fresh).toEqual({
       outcome: { status: "claimed", token: "tok", leaseExpiresAt: 15 },

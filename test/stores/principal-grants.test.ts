@@ -3,7 +3,11 @@
 import { describe, expect, test } from "vitest";
 import { MemoryAuditLog, verifyAuditTrail } from "../../src/index.js";
 import { grantId, type Grant } from "../../src/grants/grant.js";
-import { PrincipalGrantStore, grantsAuditThread, type PrincipalGrantBackend } from "../../src/stores/principal-grants.js";
+import {
+  PrincipalGrantStore,
+  grantsAuditThread,
+  type PrincipalGrantBackend,
+} from "../../src/stores/principal-grants.js";
 import { grantStoreContract } from "../grants/store-contract.js";
 
 function memoryBackend() {
@@ -59,7 +63,10 @@ describe("PrincipalGrantStore (memory backend)", () => {
     expect(await store.revokePrincipal("ann", "pay")).toBe(0);
     expect(await store.revokePrincipal("ann")).toBe(1);
     const entries = await audit.entries(grantsAuditThread("ann"));
-    expect(entries.map((e) => (e.kind === "revocation" ? e.grantIds : []))).toEqual([[grantId(pay)], [grantId(search)]]);
+    expect(entries.map((e) => (e.kind === "revocation" ? e.grantIds : []))).toEqual([
+      [grantId(pay)],
+      [grantId(search)],
+    ]);
     expect(await verifyAuditTrail(entries)).toMatchObject({ ok: true, count: 2 });
   });
 });

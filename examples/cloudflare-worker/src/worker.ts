@@ -41,9 +41,16 @@ export class KabooThread extends KabooThreadBase {
           store,
           ...(env.GRANT_SECRET ? { secret: env.GRANT_SECRET } : {}),
           principal: principalOf,
-          cors: env.ALLOWED_ORIGIN ? { origin: env.ALLOWED_ORIGIN, headers: ["content-type", "accept", "x-kaboo-user"] } : false,
+          cors: env.ALLOWED_ORIGIN
+            ? { origin: env.ALLOWED_ORIGIN, headers: ["content-type", "accept", "x-kaboo-user"] }
+            : false,
           agent: (_threadId, { secret }) =>
-            bankAgent({ openAiApiKey: env.OPENAI_API_KEY, openAiModel: env.OPENAI_MODEL, secret, bankApiUrl: env.BANK_API_URL }),
+            bankAgent({
+              openAiApiKey: env.OPENAI_API_KEY,
+              openAiModel: env.OPENAI_MODEL,
+              secret,
+              bankApiUrl: env.BANK_API_URL,
+            }),
         }),
     });
   }

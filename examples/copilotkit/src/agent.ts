@@ -44,7 +44,9 @@ export function makeAgent(threadId: string): KabooAgent {
       new Agent({
         model: new ScriptedModel({ script }),
         tools: [transfer],
-        hooks: [new InterruptHook([{ pattern: "transfer", subject: (_, i) => `transfers to ${(i as { to: string }).to}` }])],
+        hooks: [
+          new InterruptHook([{ pattern: "transfer", subject: (_, i) => `transfers to ${(i as { to: string }).to}` }]),
+        ],
       }),
     sessionStore: new IndexedDbSessionStore(),
   });

@@ -1,5 +1,10 @@
 /** The page: CopilotKit's chat on a KabooAgent, with approvals rendered through useInterrupt. */
-import { type AbstractAgent as CopilotAgent, CopilotChat, CopilotKitProvider, useInterrupt } from "@copilotkit/react-core/v2";
+import {
+  type AbstractAgent as CopilotAgent,
+  CopilotChat,
+  CopilotKitProvider,
+  useInterrupt,
+} from "@copilotkit/react-core/v2";
 import "@copilotkit/react-core/v2/styles.css";
 import { createRoot } from "react-dom/client";
 import { makeAgent } from "./agent.js";

@@ -46,7 +46,11 @@ export async function recordAnswers(
   return undefined;
 }
 
-async function recordOne(ledger: ExecutionLedger, threadId: string, entry: ResumeEntry): Promise<KabooError | undefined> {
+async function recordOne(
+  ledger: ExecutionLedger,
+  threadId: string,
+  entry: ResumeEntry,
+): Promise<KabooError | undefined> {
   const key = answerKey(threadId, entry.interruptId);
   const digest = sha256Hex(canonicalJson({ status: entry.status, payload: entry.payload ?? null }));
   let claim = await ledger.claim(key, { leaseMs: ANSWER_LEASE_MS });

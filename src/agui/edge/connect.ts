@@ -59,15 +59,18 @@ export async function connectRun(
       "invalid_connect",
       `A reattach is { "${CONNECT_KEY}": { "threadId": string, "runId"?: string, "after"?: int } }.`,
     );
-  if (!o.store) return fail(400, "connect_needs_store", "Runs can be reattached to only on a handler with a thread store.");
+  if (!o.store)
+    return fail(400, "connect_needs_store", "Runs can be reattached to only on a handler with a thread store.");
   const ask = parsed.data[CONNECT_KEY];
   const last = o.lastEventId === null ? undefined : parseEventId(o.lastEventId.trim());
-  if (o.lastEventId !== null && !last) return fail(400, "invalid_last_event_id", "Last-Event-ID is not an id this handler sent.");
+  if (o.lastEventId !== null && !last)
+    return fail(400, "invalid_last_event_id", "Last-Event-ID is not an id this handler sent.");
   const runId = last?.runId ?? ask.runId;
   const after = last?.index ?? ask.after ?? -1;
   const here = liveRuns(o.store).get(ask.threadId);
   const owner = here?.principal ?? (await o.store.load(ask.threadId)).owner ?? undefined;
-  if (owner !== undefined && owner !== o.principal) return fail(403, "forbidden", "This thread belongs to someone else.");
+  if (owner !== undefined && owner !== o.principal)
+    return fail(403, "forbidden", "This thread belongs to someone else.");
   if (here && (runId === undefined || here.runId === runId)) {
     const hub = here.hub;
     return { events: hub.watch(after), runId: hub.runId, indexOf: (e) => hub.indexOf(e) };
@@ -75,7 +78,9 @@ export async function connectRun(
   // Not live here: another isolate runs it, or ran it. The thread's log has its events.
   const logRun = runId ?? (await o.store.load(ask.threadId)).lease?.runId;
   const logged =
-    logRun === undefined ? undefined : await loggedRun({ store: o.store, threadId: ask.threadId, runId: logRun, after });
+    logRun === undefined
+      ? undefined
+      : await loggedRun({ store: o.store, threadId: ask.threadId, runId: logRun, after });
   if (!logged || logRun === undefined) {
     const which = runId === undefined ? "" : `${JSON.stringify(runId)} `;
     return fail(404, "no_run", `No run ${which}of this thread can be reattached to.`);

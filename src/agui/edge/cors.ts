@@ -16,7 +16,9 @@ export function corsHeaders(cors: AguiHandlerOptions["cors"], request: Request):
   if (!cors) return {};
   const allowed = cors === true ? "*" : (cors.origin ?? "*");
   if (typeof allowed === "string")
-    return allowed === "*" ? { "access-control-allow-origin": "*" } : { "access-control-allow-origin": allowed, vary: "Origin" };
+    return allowed === "*"
+      ? { "access-control-allow-origin": "*" }
+      : { "access-control-allow-origin": allowed, vary: "Origin" };
   const origin = request.headers.get("origin");
   return origin !== null && allowed.includes(origin)
     ? { "access-control-allow-origin": origin, vary: "Origin" }

@@ -101,7 +101,8 @@ export async function* edgeRun({
       : run(input);
   try {
     for await (const event of events) {
-      if (event.type === EventType.RUN_FINISHED && invocationState) yield* handOutGrants(invocationState, input.threadId, grants);
+      if (event.type === EventType.RUN_FINISHED && invocationState)
+        yield* handOutGrants(invocationState, input.threadId, grants);
       yield event;
     }
   } finally {

@@ -117,7 +117,8 @@ export async function loggedRun(o: {
       for (const value of logged.events) {
         // Read back as written, but checked: storage is outside this process.
         const parsed = EventSchemas.safeParse(value);
-        if (!parsed.success) throw new InvalidThreadRecordError(`Event ${at + 1} of run "${o.runId}" in the log is malformed.`);
+        if (!parsed.success)
+          throw new InvalidThreadRecordError(`Event ${at + 1} of run "${o.runId}" in the log is malformed.`);
         yield { index: ++at, event: parsed.data as AGUIEvent };
       }
       if (logged.ended) return;

@@ -78,7 +78,9 @@ async function grantsOf(store: GrantStore, principal: string): Promise<Grant[]> 
 }
 
 function revokeTarget(body: unknown): ((grant: Grant) => boolean) | undefined {
-  const revoke = (body as { revoke?: unknown } | null)?.revoke as { id?: unknown; tool?: unknown; all?: unknown } | undefined;
+  const revoke = (body as { revoke?: unknown } | null)?.revoke as
+    | { id?: unknown; tool?: unknown; all?: unknown }
+    | undefined;
   if (!revoke || typeof revoke !== "object") return undefined;
   if (typeof revoke.id === "string") return (g) => grantId(g) === revoke.id;
   if (typeof revoke.tool === "string") return (g) => g.tool === revoke.tool;

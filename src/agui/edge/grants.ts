@@ -69,7 +69,9 @@ export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): 
   } else {
     // Anyone can write an unsigned grant: at the edge it would skip every question.
     if (Array.isArray(sent) && sent.length > 0)
-      log.warn("kaboo: unsigned client grants ignored (set a secret, or acceptUnsignedGrants)", { threadId: input.threadId });
+      log.warn("kaboo: unsigned client grants ignored (set a secret, or acceptUnsignedGrants)", {
+        threadId: input.threadId,
+      });
     grants = [];
   }
   const mine = grants.filter((g) => g.principal === principal);
@@ -95,7 +97,11 @@ export async function* handOutGrants(
 ): AsyncGenerator<CustomEvent> {
   const { grantStore, secret, principal, log } = o;
   if (grantStore) return yield* saveNewGrants({ invocationState, threadId, principal, grantStore, log });
-  const { grants, refused } = grantsFromDecisions({ decisions: approvalDecisions(invocationState), threadId, principal });
+  const { grants, refused } = grantsFromDecisions({
+    decisions: approvalDecisions(invocationState),
+    threadId,
+    principal,
+  });
   for (const r of refused) yield grantNotSaved(r.grant, r.reason, log);
   if (!grants.length) return;
   const now = Date.now();

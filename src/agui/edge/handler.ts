@@ -19,7 +19,13 @@ import { corsHeaders, preflightHeaders } from "./cors.js";
 import { edgeRun } from "./edge-run.js";
 import { InvalidSessionError } from "./errors.js";
 import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, boundedLogger, readBodyWithin, tooDeepPart } from "./limits.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  boundedLogger,
+  readBodyWithin,
+  tooDeepPart,
+} from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
 import { eventId, RunHub } from "./run-hub.js";
@@ -122,7 +128,11 @@ function json(status: number, body: Record<string, unknown>, cors: Record<string
 }
 
 /** A request's body: a run, a Stop or a reattach, with whom it is for. */
-type ReadRequest = { principal: string | undefined } & ({ input: RunAgentInput } | { cancel: unknown } | { connect: unknown });
+type ReadRequest = { principal: string | undefined } & (
+  | { input: RunAgentInput }
+  | { cancel: unknown }
+  | { connect: unknown }
+);
 
 /** The request's body and its principal, or the error response. */
 async function readRequest(
@@ -132,7 +142,8 @@ async function readRequest(
 ): Promise<Response | ReadRequest> {
   const fail = (status: number, error: string, detail: string, extra: Record<string, unknown> = {}, headers = {}) =>
     json(status, { error, detail, ...extra }, cors, headers);
-  if (request.method !== "POST") return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
+  if (request.method !== "POST")
+    return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
   // Who it is for comes first: nothing of a request from no one is read.
   const who = await resolvePrincipal(options.principal, request, log);
   if ("missing" in who) return fail(401, "unauthenticated", who.missing);
@@ -171,7 +182,11 @@ async function startRun(
   let input = received;
   let agent: Agent;
   try {
-    const opened = await openIncomingState(input, { store: options.store !== undefined, secret: options.secret, principal });
+    const opened = await openIncomingState(input, {
+      store: options.store !== undefined,
+      secret: options.secret,
+      principal,
+    });
     if (opened instanceof InvalidSessionError) {
       log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
       return sse(refusal(input, opened), options, cors);
@@ -188,7 +203,18 @@ async function startRun(
     // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
     stop.install(agent);
     const hub = new RunHub(input.runId);
-    const events = edgeRun({ agent, input, signal: stop.signal, stop, hub, request, options, grants, log, release: () => {} });
+    const events = edgeRun({
+      agent,
+      input,
+      signal: stop.signal,
+      stop,
+      hub,
+      request,
+      options,
+      grants,
+      log,
+      release: () => {},
+    });
     void hub.pump(sealOutgoing(events, input.threadId, options.secret, principal));
     return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
@@ -196,7 +222,18 @@ async function startRun(
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
   const release = controller.unlink;
   const hub = new RunHub(input.runId);
-  const events = edgeRun({ agent, input, signal: controller.signal, stop, hub, request, options, grants, log, release });
+  const events = edgeRun({
+    agent,
+    input,
+    signal: controller.signal,
+    stop,
+    hub,
+    request,
+    options,
+    grants,
+    log,
+    release,
+  });
   return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
 }
 

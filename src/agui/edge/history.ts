@@ -74,7 +74,8 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
   const known = new Set(record.map((m) => (m as Loose).id));
   const open = openCalls(prefix, stored.pausedCallIds);
   for (const m of turn.slice(kept)) {
-    if (known.has(m.id)) throw conflict(`message ${JSON.stringify(m.id)} is stored with other content or in another place`);
+    if (known.has(m.id))
+      throw conflict(`message ${JSON.stringify(m.id)} is stored with other content or in another place`);
     if (m.role === "user") continue;
     if (m.role === "tool" && open.delete(m.toolCallId)) continue;
     throw conflict(
@@ -90,7 +91,8 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
 function openCalls(prefix: readonly Loose[], paused: readonly string[]): Set<string> {
   const open = new Set<string>();
   for (const m of prefix) {
-    if (Array.isArray(m.toolCalls)) for (const c of m.toolCalls as Loose[]) if (typeof c.id === "string") open.add(c.id);
+    if (Array.isArray(m.toolCalls))
+      for (const c of m.toolCalls as Loose[]) if (typeof c.id === "string") open.add(c.id);
     if (m.role === "tool" && typeof m.toolCallId === "string") open.delete(m.toolCallId);
   }
   for (const id of paused) open.delete(id);

@@ -25,7 +25,10 @@ export const LOG_STRING_LIMIT = 300;
  * @param maxBytes - The limit in bytes.
  * @returns `{ text }`, or `{ tooLarge: true }`.
  */
-export async function readBodyWithin(request: Request, maxBytes: number): Promise<{ text: string } | { tooLarge: true }> {
+export async function readBodyWithin(
+  request: Request,
+  maxBytes: number,
+): Promise<{ text: string } | { tooLarge: true }> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) return { tooLarge: true };
   if (!request.body) return { text: "" };
@@ -86,7 +89,8 @@ export function truncate(text: string, limit: number = LOG_STRING_LIMIT): string
  */
 export function boundedLogger(log: Logger): Logger {
   const bound =
-    (write: (message: string, data?: Record<string, unknown>) => void) => (message: string, data?: Record<string, unknown>) => {
+    (write: (message: string, data?: Record<string, unknown>) => void) =>
+    (message: string, data?: Record<string, unknown>) => {
       if (data === undefined) return write(truncate(message));
       write(
         truncate(message),

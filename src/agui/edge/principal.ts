@@ -18,7 +18,8 @@ export type ResolvedPrincipal = { principal: string | undefined } | { missing: s
 const ASK = "This endpoint needs to know who the request is for";
 
 function missing(value: unknown): string | undefined {
-  if (typeof value === "string") return value === "" ? `${ASK}, and the sign-in check gave an empty user id.` : undefined;
+  if (typeof value === "string")
+    return value === "" ? `${ASK}, and the sign-in check gave an empty user id.` : undefined;
   if (value === undefined || value === null)
     return `${ASK}, and no signed-in user was found for it. Sign in (or send the credentials this endpoint expects) and try again.`;
   return `${ASK}, and the sign-in check gave a ${Array.isArray(value) ? "list" : typeof value} instead of a user id.`;

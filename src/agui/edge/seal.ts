@@ -70,7 +70,8 @@ export async function openSession(
   secret: GrantSecret,
   principal?: string,
 ): Promise<{ session: JsonObject } | { reason: string }> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { reason: "the session is not an object" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { reason: "the session is not an object" };
   const session = value as JsonObject;
   const seal = session[SEAL_KEY];
   if (typeof seal !== "string") return { reason: "the session is not sealed" };
@@ -136,7 +137,10 @@ export async function* sealOutgoing(
       yield event;
       continue;
     }
-    const out = { ...snapshot, [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal) };
+    const out = {
+      ...snapshot,
+      [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal),
+    };
     yield { ...event, snapshot: out } satisfies StateSnapshotEvent;
   }
 }

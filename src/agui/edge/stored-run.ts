@@ -6,7 +6,13 @@
  *
  * @module
  */
-import { EventType, type AGUIEvent, type Message as AguiMessage, type RunAgentInput, type RunFinishedOutcome } from "@ag-ui/core";
+import {
+  EventType,
+  type AGUIEvent,
+  type Message as AguiMessage,
+  type RunAgentInput,
+  type RunFinishedOutcome,
+} from "@ag-ui/core";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { type KabooError, UnknownInterruptIdError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
@@ -27,7 +33,12 @@ import {
   ThreadConflictError,
   ThreadForbiddenError,
 } from "./errors.js";
-import { onlyQuorumQuestions, pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
+import {
+  onlyQuorumQuestions,
+  pendingInterruptIds,
+  SESSION_STATE_KEY,
+  sessionPausedCallIds,
+} from "../../agent/session.js";
 import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
 import { continueHistory } from "./history.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
@@ -89,7 +100,13 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
   const live = liveRuns(store);
   if (store.appendEvents) logEvents(o, now());
-  live.set(threadId, { runId, token: held.lease?.token ?? "", principal: held.owner ?? undefined, stop: o.stop, hub: o.hub });
+  live.set(threadId, {
+    runId,
+    token: held.lease?.token ?? "",
+    principal: held.owner ?? undefined,
+    stop: o.stop,
+    hub: o.hub,
+  });
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
@@ -127,7 +144,9 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
         // What the failed run kept (calls that finished, a spent pause) is saved: a retry must not
         // resume the stored pause again and run its finished calls with another answer.
         const kept =
-          outState || outMessages ? { ...(outState ? splitSession(outState) : {}), messages: outMessages ?? held.messages } : {};
+          outState || outMessages
+            ? { ...(outState ? splitSession(outState) : {}), messages: outMessages ?? held.messages }
+            : {};
         await releaseThread(hold, threadId, { ...held, ...kept }, now(), log);
       }
       yield event;
@@ -143,9 +162,11 @@ function logEvents(o: StoredRunOptions, now: number): void {
   const { store, input, log } = o;
   const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log });
   o.hub.attach((e) => writer.add(e));
-  store.compactEvents?.(input.threadId, now - (o.eventLogRetentionMs ?? DEFAULT_EVENT_LOG_RETENTION_MS)).catch((error) => {
-    log.warn("kaboo: could not compact a thread's event log", { threadId: input.threadId, error: describe(error) });
-  });
+  store
+    .compactEvents?.(input.threadId, now - (o.eventLogRetentionMs ?? DEFAULT_EVENT_LOG_RETENTION_MS))
+    .catch((error) => {
+      log.warn("kaboo: could not compact a thread's event log", { threadId: input.threadId, error: describe(error) });
+    });
 }
 
 /**
@@ -233,7 +254,13 @@ function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state
   return { session: isObject(session) ? (session as JsonObject) : null, state };
 }
 
-async function releaseThread(hold: ThreadHold, threadId: string, held: ThreadData, now: number, log: Logger): Promise<void> {
+async function releaseThread(
+  hold: ThreadHold,
+  threadId: string,
+  held: ThreadData,
+  now: number,
+  log: Logger,
+): Promise<void> {
   try {
     await hold.end({ ...held, lease: null, updatedAt: now });
   } catch (error) {
@@ -248,7 +275,11 @@ async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator
 }
 
 /** The recorded outcome of the run that answered these interrupts; nothing runs. */
-async function* replayed(input: RunAgentInput, record: ThreadRecord, answered: RecordedOutcome): AsyncGenerator<AGUIEvent> {
+async function* replayed(
+  input: RunAgentInput,
+  record: ThreadRecord,
+  answered: RecordedOutcome,
+): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   const snapshot: Record<string, unknown> = { ...record.state };
   if (record.session) snapshot[SESSION_STATE_KEY] = record.session;

@@ -190,7 +190,9 @@ export class KabooAgent extends AbstractAgent {
       if (stored?.run?.status === "running") {
         yield runStarted(input);
         yield runError(
-          new RunInProgressError("This thread has an unfinished run (its page went away); connectAgent() continues it."),
+          new RunInProgressError(
+            "This thread has an unfinished run (its page went away); connectAgent() continues it.",
+          ),
         );
         return;
       }
@@ -224,7 +226,11 @@ export class KabooAgent extends AbstractAgent {
   }
 
   /** With the thread's lock held: continues its unfinished run, or replays its snapshot. */
-  async *#resume(input: RunAgentInput, snapshot: ThreadSnapshot | undefined, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+  async *#resume(
+    input: RunAgentInput,
+    snapshot: ThreadSnapshot | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<BaseEvent> {
     this.#failure = snapshot?.run?.status === "failed" ? snapshot.run.error : undefined;
     if (snapshot?.run?.status !== "running") {
       yield* replay(input, snapshot);
@@ -236,7 +242,11 @@ export class KabooAgent extends AbstractAgent {
     else source.discardInterrupts();
     const next = continuation(input.threadId, snapshot);
     yield* next.opening;
-    for await (const event of this.#drive(next.input, { asked: snapshot.interrupts, continueRun: next.continueRun }, signal)) {
+    for await (const event of this.#drive(
+      next.input,
+      { asked: snapshot.interrupts, continueRun: next.continueRun },
+      signal,
+    )) {
       if (event.type !== EventType.RUN_STARTED) yield event;
     }
   }
@@ -271,7 +281,11 @@ export class KabooAgent extends AbstractAgent {
       if (event.type === EventType.RUN_FINISHED) {
         this.#failure = undefined;
         const interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
-        await recorder.finish(messages ?? input.messages, state ?? (input.state as Record<string, unknown>), interrupts);
+        await recorder.finish(
+          messages ?? input.messages,
+          state ?? (input.state as Record<string, unknown>),
+          interrupts,
+        );
       }
       if (event.type === EventType.RUN_ERROR) {
         this.#failure = { code: event.code ?? "RUN_FAILED", message: event.message };

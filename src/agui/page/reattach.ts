@@ -131,5 +131,8 @@ export async function* watchRun(o: WatchOptions): AsyncGenerator<BaseEvent> {
 
 function failureOf(event: BaseEvent): RunFailure {
   const e = event as { code?: unknown; message?: unknown };
-  return { code: typeof e.code === "string" ? e.code : "RUN_FAILED", message: typeof e.message === "string" ? e.message : "" };
+  return {
+    code: typeof e.code === "string" ? e.code : "RUN_FAILED",
+    message: typeof e.message === "string" ? e.message : "",
+  };
 }

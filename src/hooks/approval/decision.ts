@@ -190,5 +190,9 @@ export function decideAnswer(o: DecideAnswerOptions): DecisionRecord {
  * @param tool - The tool's name.
  */
 export function refusalNote(record: Pick<DecisionRecord, "decision" | "unreadable">, tool: string): string {
-  return decisionNote(record.decision, tool, record.unreadable === undefined ? undefined : "(The answer could not be read.)");
+  return decisionNote(
+    record.decision,
+    tool,
+    record.unreadable === undefined ? undefined : "(The answer could not be read.)",
+  );
 }

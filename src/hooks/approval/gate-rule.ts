@@ -46,11 +46,17 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
   const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
   for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
   for (const r of rules) {
-    if (typeof r.pattern !== "string" || r.pattern === "") throw new UserError("Every gate rule needs a non-empty pattern.");
+    if (typeof r.pattern !== "string" || r.pattern === "")
+      throw new UserError("Every gate rule needs a non-empty pattern.");
     if (r.subject !== undefined && typeof r.subject !== "function") {
       throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
     }
     checkQuorumOption(r.pattern, r.approvals);
   }
-  return rules.map((r) => ({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals }));
+  return rules.map((r) => ({
+    pattern: r.pattern,
+    remember: r.remember ?? remember,
+    subject: r.subject,
+    approvals: r.approvals,
+  }));
 }

@@ -42,7 +42,12 @@ export interface QuorumGate {
  * @param subject - The call's subject.
  * @param g - See {@link QuorumGate}.
  */
-export async function gateQuorum(event: BeforeToolCallEvent, input: unknown, subject: CallSubject, g: QuorumGate): Promise<void> {
+export async function gateQuorum(
+  event: BeforeToolCallEvent,
+  input: unknown,
+  subject: CallSubject,
+  g: QuorumGate,
+): Promise<void> {
   const { toolUse, invocationState } = event;
   const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, g.quorum.required + MAX_IGNORED);
   const principal = runContext.principal.find(invocationState) || null;

@@ -100,7 +100,11 @@ function readQuorum(reason: unknown): QuorumState | undefined {
   const approvedBy = q.approvedBy.filter(
     (a): a is QuorumApproval => typeof a?.principal === "string" && typeof a.at === "number",
   );
-  return { required: q.required as number, approvedBy, requestedBy: typeof q.requestedBy === "string" ? q.requestedBy : null };
+  return {
+    required: q.required as number,
+    approvedBy,
+    requestedBy: typeof q.requestedBy === "string" ? q.requestedBy : null,
+  };
 }
 
 /** What one answer does to a quorum. */
@@ -131,12 +135,17 @@ export function judgeAnswer(
   const { principal } = answer;
   if (answer.decision === "expired") return { kind: "refused" };
   // The person who asked may always withdraw the request.
-  if (answer.decision !== "approved" && principal !== null && principal === state.requestedBy) return { kind: "refused" };
+  if (answer.decision !== "approved" && principal !== null && principal === state.requestedBy)
+    return { kind: "refused" };
   const why = ineligible(quorum, state, principal);
   if (why !== undefined) return { kind: "ignored", state, note: why };
   if (answer.decision !== "approved") return { kind: "refused" };
-  if (answer.edits) return { kind: "ignored", state, note: "an approval under a multi-person rule cannot edit the call" };
-  const next: QuorumState = { ...state, approvedBy: [...state.approvedBy, { principal: principal as string, at: now }] };
+  if (answer.edits)
+    return { kind: "ignored", state, note: "an approval under a multi-person rule cannot edit the call" };
+  const next: QuorumState = {
+    ...state,
+    approvedBy: [...state.approvedBy, { principal: principal as string, at: now }],
+  };
   return next.approvedBy.length >= quorum.required ? { kind: "met", state: next } : { kind: "more", state: next };
 }
 

@@ -55,7 +55,9 @@ export function editApprovalName(agentName: string, input: unknown): string {
  * (a session exchange that publishes approvals).
  */
 export function remembers(invocationState: InvocationState): boolean {
-  return grantsIn(invocationState).sent && runContext.sessionExchange.find(invocationState)?.publishesApprovals === true;
+  return (
+    grantsIn(invocationState).sent && runContext.sessionExchange.find(invocationState)?.publishesApprovals === true
+  );
 }
 
 /** Decisions taken so far in this run (the AG-UI adapter stores `thread`/`always` ones in its GrantStore). */
@@ -136,14 +138,22 @@ export function approvedForOtherInput(agent: Agent, tool: string, toolUseId: str
   const raw = agent.state.get(CONSUMED_APPROVALS_KEY);
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
   const mine = callFingerprint(tool, toolUseId, input);
-  return Object.entries(raw).some(([id, fingerprint]) => isCallInterrupt(id, toolUseId, ["toolHook"]) && fingerprint !== mine);
+  return Object.entries(raw).some(
+    ([id, fingerprint]) => isCallInterrupt(id, toolUseId, ["toolHook"]) && fingerprint !== mine,
+  );
 }
 
 /**
  * Records that an approval was used for one call (tool, toolUseId, input hash).
  * @returns `false` when the same approval was already used for a different call: it must not run.
  */
-export function recordFingerprint(agent: Agent, interruptId: string, tool: string, toolUseId: string, input: unknown): boolean {
+export function recordFingerprint(
+  agent: Agent,
+  interruptId: string,
+  tool: string,
+  toolUseId: string,
+  input: unknown,
+): boolean {
   const fingerprint = callFingerprint(tool, toolUseId, input);
   const raw = agent.state.get(CONSUMED_APPROVALS_KEY);
   const record: JsonObject = raw && typeof raw === "object" && !Array.isArray(raw) ? raw : {};

@@ -28,7 +28,12 @@ const UNKNOWN = "__unknown__:";
  * @returns The subject, or `null` when the call needs no approval. A function that throws or
  *   returns something else gives an unknown subject (asked about, never remembered).
  */
-export function callSubject(subjectFn: SubjectFn | undefined, toolName: string, input: unknown, log: Logger): CallSubject | null {
+export function callSubject(
+  subjectFn: SubjectFn | undefined,
+  toolName: string,
+  input: unknown,
+  log: Logger,
+): CallSubject | null {
   if (!subjectFn) return { key: null, label: `a call to "${toolName}"` };
   let s: ReturnType<SubjectFn>;
   try {
@@ -40,7 +45,8 @@ export function callSubject(subjectFn: SubjectFn | undefined, toolName: string, 
   }
   if (s === null) return null;
   if (typeof s === "string") return { key: s, label: s };
-  if (typeof s === "object" && typeof s.key === "string" && typeof s.label === "string") return { key: s.key, label: s.label };
+  if (typeof s === "object" && typeof s.key === "string" && typeof s.label === "string")
+    return { key: s.key, label: s.label };
   log.error("gate subject function returned an invalid subject; asking for this call only", { tool: toolName });
   return { key: `${UNKNOWN}${jsonHash(input)}`, label: `a call to "${toolName}"` };
 }

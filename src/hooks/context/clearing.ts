@@ -102,9 +102,11 @@ export class ClearingCache {
     // The input as given decides, so what is sent is a function of the transcript,
     // whether or not this cache was warm; as the transcript only grows, a cleared
     // result stays cleared and the cleared prefix stays stable for prompt caches.
-    const triggered = options.trigger !== null && Math.ceil((fixedChars + arrayChars(this.#rawSum)) / 4) > options.trigger;
+    const triggered =
+      options.trigger !== null && Math.ceil((fixedChars + arrayChars(this.#rawSum)) / 4) > options.trigger;
     const old = this.#turns.length - Math.max(0, options.keepLast);
-    if (triggered) while (this.#decided < old) this.#clearTurn(this.#turns[this.#decided++] as number, agent, options, memo);
+    if (triggered)
+      while (this.#decided < old) this.#clearTurn(this.#turns[this.#decided++] as number, agent, options, memo);
     return {
       // Nothing cleared: the rewrite is the input itself, so the call copies no array of its length.
       messages: this.#cleared === 0 ? (messages as Message[]) : this.#out.slice(),

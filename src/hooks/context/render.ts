@@ -140,7 +140,9 @@ export function renderContext(
     for (const item of items) {
       const owner = itemTool(item);
       const label =
-        owner === undefined ? item.description : `${item.description.replace(TOOL_PREFIX, "") || owner} (for tool ${owner})`;
+        owner === undefined
+          ? item.description
+          : `${item.description.replace(TOOL_PREFIX, "") || owner} (for tool ${owner})`;
       lines.push(`- ${label}: ${item.value}`);
     }
   }
@@ -154,7 +156,8 @@ export function renderContext(
   for (const view of views) {
     lines.push(`View ${view.name}:`);
     if (view.base !== undefined && view.base !== null) lines.push(`Base: ${show(view.base)}`);
-    if (view.changes !== undefined && view.changes !== null) lines.push(`Changes since the base: ${show(view.changes)}`);
+    if (view.changes !== undefined && view.changes !== null)
+      lines.push(`Changes since the base: ${show(view.changes)}`);
   }
   return lines.length === 0 ? "" : `<context>\n${lines.join("\n")}\n</context>`;
 }

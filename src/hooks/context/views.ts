@@ -136,7 +136,11 @@ export class LoadedView {
    * Calls the view; a view that throws or answers garbage is logged and skipped.
    * @param bases - This invocation's kept bases (per view).
    */
-  async render(request: ViewRequest, bases: Map<LoadedView, JsonValue>, logger: Logger): Promise<RenderedView | undefined> {
+  async render(
+    request: ViewRequest,
+    bases: Map<LoadedView, JsonValue>,
+    logger: Logger,
+  ): Promise<RenderedView | undefined> {
     const fn = await this.#load(logger);
     if (!fn) return undefined;
     let answer: unknown;
@@ -154,7 +158,8 @@ export class LoadedView {
       );
       return undefined;
     }
-    if (!bases.has(this) && parsed.data.base !== undefined && parsed.data.base !== null) bases.set(this, parsed.data.base);
+    if (!bases.has(this) && parsed.data.base !== undefined && parsed.data.base !== null)
+      bases.set(this, parsed.data.base);
     return { name: this.name, base: bases.get(this), changes: parsed.data.changes };
   }
 }
@@ -163,7 +168,11 @@ export class LoadedView {
  * This invocation's kept bases for one (hook, agent) pair. They live in
  * `invocationState`, so they last exactly one invocation and never leak into another run.
  */
-export function invocationBases(invocationState: InvocationState, owner: object, firstCall: boolean): Map<LoadedView, JsonValue> {
+export function invocationBases(
+  invocationState: InvocationState,
+  owner: object,
+  firstCall: boolean,
+): Map<LoadedView, JsonValue> {
   let all = viewBases.find(invocationState);
   if (!all) {
     all = new WeakMap();

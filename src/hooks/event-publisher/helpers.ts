@@ -100,7 +100,11 @@ function pickTaskLine(text: string): string {
  * @param logger - Where failures go.
  * @returns A callback that never throws.
  */
-export function safeCallback(callback: StreamEventCallback, agentName: string, logger: Logger): (event: StreamEvent) => void {
+export function safeCallback(
+  callback: StreamEventCallback,
+  agentName: string,
+  logger: Logger,
+): (event: StreamEvent) => void {
   const report = (event: StreamEvent, error: unknown) => {
     try {
       logger.error("kaboo: EventPublisher callback failed; the event was dropped.", {
@@ -131,7 +135,8 @@ export function safeCallback(callback: StreamEventCallback, agentName: string, l
  * @returns `{ text, type }` (`type` is the error's `name`, e.g. `ModelThrottledError`).
  */
 export function describeError(error: unknown): { text: string; type: string } {
-  if (error instanceof Error) return { text: error.message || String(error), type: error.name || error.constructor.name };
+  if (error instanceof Error)
+    return { text: error.message || String(error), type: error.name || error.constructor.name };
   if (typeof error === "string") return { text: error, type: "string" };
   try {
     return { text: JSON.stringify(error) ?? String(error), type: typeof error };

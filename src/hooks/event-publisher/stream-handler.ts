@@ -81,7 +81,12 @@ export function createStreamHandler(ctx: StreamHandlerContext): StreamHandler {
       case "contentBlockStart":
         if (m.start?.type === "toolUse" && typeof m.start.toolUseId === "string" && m.start.toolUseId) {
           const name = typeof m.start.name === "string" ? m.start.name : "";
-          open.set(m.index, { toolUseId: m.start.toolUseId, name, label: resolveToolLabel(name, ctx.labels), input: "" });
+          open.set(m.index, {
+            toolUseId: m.start.toolUseId,
+            name,
+            label: resolveToolLabel(name, ctx.labels),
+            input: "",
+          });
         }
         return;
       case "contentBlockStop":

@@ -21,7 +21,9 @@ const SYSTEM_PROMPT =
 const PART_LIMIT = 2000;
 
 function clip(text: string): string {
-  return text.length <= PART_LIMIT ? text : `${text.slice(0, PART_LIMIT)}… (${text.length - PART_LIMIT} more characters)`;
+  return text.length <= PART_LIMIT
+    ? text
+    : `${text.slice(0, PART_LIMIT)}… (${text.length - PART_LIMIT} more characters)`;
 }
 
 /** Renders messages as plain text for the summarizer. */
@@ -38,7 +40,8 @@ export function renderForSummary(messages: readonly Message[]): string {
         lines.push(
           `${b.status === "error" ? "error from" : "result of"} ${names.get(b.toolUseId) ?? "a tool"}: ${clip(toolResultText(b.content))}`,
         );
-      } else if (b.type === "image" || b.type === "document") lines.push(`${m.role} attached ${b.type} ${b.name ?? b.mimeType}`);
+      } else if (b.type === "image" || b.type === "document")
+        lines.push(`${m.role} attached ${b.type} ${b.name ?? b.mimeType}`);
     }
   }
   return lines.join("\n");

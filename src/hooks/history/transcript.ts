@@ -30,7 +30,12 @@ const block = z.discriminatedUnion("type", [
   text,
   image,
   document,
-  z.object({ type: z.literal("toolUse"), toolUseId: z.string().check(z.minLength(1)), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal("toolUse"),
+    toolUseId: z.string().check(z.minLength(1)),
+    name: z.string(),
+    input: z.unknown(),
+  }),
   z.object({
     type: z.literal("toolResult"),
     toolUseId: z.string().check(z.minLength(1)),

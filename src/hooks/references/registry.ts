@@ -37,7 +37,12 @@ export const referenceSchema = z
     url: z.optional(
       z
         .string()
-        .check(z.refine((u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol), "not an https:, data: or blob: URL")),
+        .check(
+          z.refine(
+            (u) => URL.canParse(u) && URL_PROTOCOLS.has(new URL(u).protocol),
+            "not an https:, data: or blob: URL",
+          ),
+        ),
     ),
   })
   .check(z.refine((r) => (r.data === undefined) !== (r.url === undefined), "needs exactly one of data or url"));
@@ -141,8 +146,10 @@ function formatSize(bytes: number): string {
 export function renderManifest(refs: readonly Reference[], options: { toolEnabled: boolean; inline: boolean }): string {
   const lines = [MANIFEST_HEADER, "The person attached these files in this conversation:"];
   for (const r of refs) lines.push(`- ${cleanName(r.name)} (${r.mimeType}, ${formatSize(r.size)}) id: ${r.id}`);
-  if (options.toolEnabled) lines.push("Call list_attachments to list them and fetch_attachment with an id to read one.");
-  else if (options.inline) lines.push("Their content is included with the person's latest message; no tool can fetch them.");
+  if (options.toolEnabled)
+    lines.push("Call list_attachments to list them and fetch_attachment with an id to read one.");
+  else if (options.inline)
+    lines.push("Their content is included with the person's latest message; no tool can fetch them.");
   else lines.push("No tool can open them here; ask the person to paste what you need.");
   lines.push("</attachments>");
   return lines.join("\n");

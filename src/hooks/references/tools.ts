@@ -29,7 +29,12 @@ export function referenceTools(): AgentTool[] {
     inputSchema: z.object({}),
     annotations: { readOnlyHint: true },
     callback: (_input, { invocationState }) =>
-      (getReferenceRegistry(invocationState)?.list() ?? []).map(({ id, name, mimeType, size }) => ({ id, name, mimeType, size })),
+      (getReferenceRegistry(invocationState)?.list() ?? []).map(({ id, name, mimeType, size }) => ({
+        id,
+        name,
+        mimeType,
+        size,
+      })),
   });
   const fetch = tool({
     name: "fetch_attachment",

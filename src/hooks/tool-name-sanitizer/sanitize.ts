@@ -28,7 +28,17 @@ const QUOTES = /^["'`\u2018\u2019\u201c\u201d]+|["'`\u2018\u2019\u201c\u201d]+$/
 const TRAILING = /(?:\(\s*\)|[.,;:!?)\]}>])+$/;
 const LEADING = /^[([{<]+/;
 // Words that follow a channel/constrain token in Harmony headers; never a name on their own there.
-const HEADER_WORDS = new Set(["analysis", "commentary", "final", "json", "assistant", "user", "system", "developer", "to"]);
+const HEADER_WORDS = new Set([
+  "analysis",
+  "commentary",
+  "final",
+  "json",
+  "assistant",
+  "user",
+  "system",
+  "developer",
+  "to",
+]);
 const MAX_NAME = 256;
 
 /** Case- and separator-insensitive key: `Get-Weather`, `get_weather`, `getWeather` → `getweather`. */

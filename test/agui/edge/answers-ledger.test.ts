@@ -15,7 +15,10 @@ describe("a shared ledger records answers", () => {
     const { turn } = await pause(handle, "t-deny", "pay mallory 500");
     const denied = await send(handle, resumeBody("t-deny", turn, { approved: false }));
     expect(denied.error).toBeUndefined();
-    const replay = await send(handle, { ...resumeBody("t-deny", turn, { approved: true }), runId: crypto.randomUUID() });
+    const replay = await send(handle, {
+      ...resumeBody("t-deny", turn, { approved: true }),
+      runId: crypto.randomUUID(),
+    });
     expect(replay.error?.code).toBe("UNKNOWN_INTERRUPT_ID");
     expect(bank.transfers).toEqual([]);
   });
@@ -25,7 +28,10 @@ describe("a shared ledger records answers", () => {
     const handle = bankHandler(bank, { secret: SECRET, ledger: new MemoryExecutionLedger() });
     const { turn } = await pause(handle, "t-approve", "pay bob 5");
     await send(handle, resumeBody("t-approve", turn, { approved: true }));
-    const replay = await send(handle, { ...resumeBody("t-approve", turn, { approved: false }), runId: crypto.randomUUID() });
+    const replay = await send(handle, {
+      ...resumeBody("t-approve", turn, { approved: false }),
+      runId: crypto.randomUUID(),
+    });
     expect(replay.error?.code).toBe("UNKNOWN_INTERRUPT_ID");
     expect(bank.transfers).toEqual([{ to: "bob", amount: 5 }]);
   });

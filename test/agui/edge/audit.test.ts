@@ -41,13 +41,18 @@ describe("the edge handler's audit trail", () => {
     const done = await send(handle, signed, who);
     expect(done.outcome).toBe("success");
     expect(bank.transfers).toHaveLength(1);
-    for (const events of [turn.events, done.events]) await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+    for (const events of [turn.events, done.events])
+      await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
 
     const entries = await audit.entries("t1");
     expect(auditKinds(entries)).toEqual(["request", "decision:approved", "execution:claimed"]);
     expect(await verifyAuditTrail(entries)).toMatchObject({ ok: true, count: 3 });
     expect(entries[0]).toMatchObject({ principal: "ann", tool: "transfer", subject: { key: "to:bob" } });
-    expect(entries[1]).toMatchObject({ principal: "ann", signature: "sig-by-ann", interruptId: turn.interrupts[0]?.id });
+    expect(entries[1]).toMatchObject({
+      principal: "ann",
+      signature: "sig-by-ann",
+      interruptId: turn.interrupts[0]?.id,
+    });
     // Live: the pause's run sent the question's entry, the resume's run the rest, in order.
     expect([...auditEvents(turn.events), ...auditEvents(done.events)]).toEqual(entries);
   });
@@ -77,7 +82,9 @@ describe("a run that fails after an answer was read", () => {
     const first = await collect(
       runAgui({ agent: bankRunner(bank), audit, input: runInput({ threadId: "t", messages: [user("pay ann 3")] }) }),
     );
-    const resume = [{ interruptId: interruptsOf(first)[0]?.id ?? "", status: "resolved" as const, payload: { approved: true } }];
+    const resume = [
+      { interruptId: interruptsOf(first)[0]?.id ?? "", status: "resolved" as const, payload: { approved: true } },
+    ];
     // Another holder runs the call now: this resume claims nothing and ends with CALL_IN_PROGRESS.
     const busy = {
       claim: async () => ({ status: "running" as const, leaseExpiresAt: Date.now() + 60_000 }),

@@ -83,7 +83,10 @@ async function sendThenAbort(handle: (r: Request) => Promise<Response>, body: un
 }
 
 async function paused(handle: (r: Request) => Promise<Response>, threadId: string) {
-  const turn = await send(handle, input({ threadId, messages: [{ id: `u-${threadId}`, role: "user", content: "pay alice 5" }] }));
+  const turn = await send(
+    handle,
+    input({ threadId, messages: [{ id: `u-${threadId}`, role: "user", content: "pay alice 5" }] }),
+  );
   expect(turn.interrupts).toHaveLength(1);
   return turn;
 }

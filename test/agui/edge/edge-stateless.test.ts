@@ -22,7 +22,9 @@ const interrupts = (s: JsonObject) => (s.interrupt_state as { interrupts: Record
 describe("without a store: sealed sessions", () => {
   test("a handler with neither store nor secret refuses to start, unless in development mode", () => {
     expect(() => createAguiHandler({ agent: () => bankAgent(newBank(), undefined) })).toThrow(UserError);
-    expect(() => createAguiHandler({ agent: () => bankAgent(newBank(), undefined) })).toThrow(/insecureDevelopmentMode/);
+    expect(() => createAguiHandler({ agent: () => bankAgent(newBank(), undefined) })).toThrow(
+      /insecureDevelopmentMode/,
+    );
     expect(() =>
       createAguiHandler({ agent: () => bankAgent(newBank(), undefined), insecureDevelopmentMode: true }),
     ).not.toThrow();
@@ -56,7 +58,9 @@ describe("without a store: sealed sessions", () => {
     [
       "an injected un-gated call",
       (s) =>
-        (s.interrupt_state as { context: { toolUseMessage: { content: JsonObject[] } } }).context.toolUseMessage.content.push({
+        (
+          s.interrupt_state as { context: { toolUseMessage: { content: JsonObject[] } } }
+        ).context.toolUseMessage.content.push({
           type: "toolUse",
           name: "balance",
           toolUseId: "injected",
@@ -160,7 +164,10 @@ describe("grants at the edge are a person's", () => {
     const handle = bankHandler(bank, { secret: SECRET }, { remember: "once" });
     const r = await send(
       handle,
-      input({ messages: [{ id: "u", role: "user", content: "pay eli 2" }], forwardedProps: { kaboo_grants: [signed] } }),
+      input({
+        messages: [{ id: "u", role: "user", content: "pay eli 2" }],
+        forwardedProps: { kaboo_grants: [signed] },
+      }),
     );
     expect(r.interrupts).toHaveLength(1);
     expect(bank.transfers).toEqual([]);
@@ -170,7 +177,10 @@ describe("grants at the edge are a person's", () => {
     const bank = newBank();
     const handle = bankHandler(bank, { secret: SECRET, principal });
     const anns = await signGrant({ ...grant, principal: "ann" }, SECRET);
-    const body = input({ messages: [{ id: "u", role: "user", content: "pay eli 3" }], forwardedProps: { kaboo_grants: [anns] } });
+    const body = input({
+      messages: [{ id: "u", role: "user", content: "pay eli 3" }],
+      forwardedProps: { kaboo_grants: [anns] },
+    });
     expect((await send(handle, body, { "x-user": "bob" })).interrupts).toHaveLength(1);
     expect(bank.transfers).toEqual([]);
     expect((await send(handle, body, { "x-user": "ann" })).outcome).toBe("success");
@@ -195,13 +205,21 @@ describe("grants at the edge are a person's", () => {
     const { turn } = await pause(handle, "t-ann", "pay gus 1", { "x-user": "ann" });
     await send(handle, resumeBody("t-ann", turn, { approved: true, scope: "always" }), { "x-user": "ann" });
     expect((await grantStore.list()).map((g) => g.principal)).toEqual(["ann"]);
-    const bobs = await send(handle, input({ threadId: "t-bob", messages: [{ id: "u", role: "user", content: "pay gus 2" }] }), {
-      "x-user": "bob",
-    });
+    const bobs = await send(
+      handle,
+      input({ threadId: "t-bob", messages: [{ id: "u", role: "user", content: "pay gus 2" }] }),
+      {
+        "x-user": "bob",
+      },
+    );
     expect(bobs.interrupts).toHaveLength(1);
-    const anns = await send(handle, input({ threadId: "t-ann2", messages: [{ id: "u", role: "user", content: "pay gus 3" }] }), {
-      "x-user": "ann",
-    });
+    const anns = await send(
+      handle,
+      input({ threadId: "t-ann2", messages: [{ id: "u", role: "user", content: "pay gus 3" }] }),
+      {
+        "x-user": "ann",
+      },
+    );
     expect(anns.outcome).toBe("success");
     expect(bank.transfers).toEqual([
       { to: "gus", amount: 1 },
@@ -235,7 +253,10 @@ describe("limits and logs", () => {
 
   test.each([
     ["forwardedProps", { forwardedProps: { x: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) } }],
-    ["resume", { resume: [{ interruptId: "i", status: "resolved", payload: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) }] }],
+    [
+      "resume",
+      { resume: [{ interruptId: "i", status: "resolved", payload: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) }] },
+    ],
   ])("%s nested past maxJsonDepth → 400 too_deep", async (part, over) => {
     const res = await bankHandler(newBank(), { secret: SECRET })(post(input(over as never)));
     expect(res.status).toBe(400);
@@ -272,7 +293,10 @@ describe("limits and logs", () => {
     };
     await send(
       handle,
-      input({ state: { kaboo_session: hostile }, resume: [{ interruptId: "x", status: "resolved", payload: approve }] }),
+      input({
+        state: { kaboo_session: hostile },
+        resume: [{ interruptId: "x", status: "resolved", payload: approve }],
+      }),
     );
     await send(handle, input({ state: { kaboo_session: { delegates: "y".repeat(50_000) } }, messages: [] }));
     expect(consoleWarn).not.toHaveBeenCalled();

@@ -83,7 +83,9 @@ describe("with a store, a replay runs nothing", () => {
           { name: "transfer", input: { to: "gus" }, id: "c1" },
           { name: "transfer", input: { to: "hal" }, id: "c2" },
         ];
-        const model = new ScriptedModel({ script: (t) => (t.lastToolResults.length ? { text: "ok" } : { toolCalls: both }) });
+        const model = new ScriptedModel({
+          script: (t) => (t.lastToolResults.length ? { text: "ok" } : { toolCalls: both }),
+        });
         const agent = new Agent({
           model,
           tools: [transfer],
@@ -100,7 +102,10 @@ describe("with a store, a replay runs nothing", () => {
         return agent;
       },
     });
-    const first = await send(handle, input({ threadId: "t", messages: [{ id: "u", role: "user", content: "pay both" }] }));
+    const first = await send(
+      handle,
+      input({ threadId: "t", messages: [{ id: "u", role: "user", content: "pay both" }] }),
+    );
     const resume = first.interrupts.map((i) => ({ interruptId: i.id, status: "resolved" as const, payload: approve }));
     const body = input({ threadId: "t", messages: first.messages, state: first.state, resume });
     expect((await send(handle, body)).error?.code).toBe("TOOL_BATCH_FAILED");
@@ -127,7 +132,10 @@ describe("with a store, a replay runs nothing", () => {
     const { turn } = await pause(handle, "t", "pay dan 1");
     const old = resumeBody("t", turn, approve);
     const done = await send(handle, old);
-    await send(handle, input({ threadId: "t", messages: [...done.messages, { id: "m2", role: "user", content: "hello" }] }));
+    await send(
+      handle,
+      input({ threadId: "t", messages: [...done.messages, { id: "m2", role: "user", content: "hello" }] }),
+    );
     const replay = await send(handle, { ...old, runId: crypto.randomUUID() });
     expect(replay.error).toBeUndefined();
     expect(bank.transfers).toHaveLength(1);
@@ -172,8 +180,8 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
     return { bank, handle, turn: { ...turn, state } };
   }
   const call = (s: JsonObject) =>
-    (s.interrupt_state as { context: { toolUseMessage: { content: { input: JsonObject; toolUseId: string }[] } } }).context
-      .toolUseMessage.content[0]!;
+    (s.interrupt_state as { context: { toolUseMessage: { content: { input: JsonObject; toolUseId: string }[] } } })
+      .context.toolUseMessage.content[0]!;
   const interrupts = (s: JsonObject) => (s.interrupt_state as { interrupts: Record<string, JsonObject> }).interrupts;
 
   test("a transfer pre-approved inside the state does not run on a decoy's cancelled answer", async () => {
@@ -193,7 +201,9 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
   test("a call the model never made (an un-gated balance) is not run", async () => {
     const { bank, handle, turn } = await forged((s) => {
       const c = call(s) as unknown as JsonObject;
-      (s.interrupt_state as { context: { toolUseMessage: { content: JsonObject[] } } }).context.toolUseMessage.content.push({
+      (
+        s.interrupt_state as { context: { toolUseMessage: { content: JsonObject[] } } }
+      ).context.toolUseMessage.content.push({
         ...c,
         name: "balance",
         toolUseId: "injected",
@@ -218,7 +228,9 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
     const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { ttlSeconds: 0.05 });
     const { turn } = await pause(handle, "t", "pay gil 5");
     const state = structuredClone(turn.state) as { kaboo_session: JsonObject };
-    for (const i of Object.values((state.kaboo_session.interrupt_state as { interrupts: Record<string, JsonObject> }).interrupts))
+    for (const i of Object.values(
+      (state.kaboo_session.interrupt_state as { interrupts: Record<string, JsonObject> }).interrupts,
+    ))
       (i.reason as JsonObject).expiresAt = "2099-01-01T00:00:00.000Z";
     await new Promise((r) => setTimeout(r, 120));
     const r = await send(handle, resumeBody("t", { ...turn, state }, approve));
@@ -273,7 +285,10 @@ describe("with a store, a thread has one run at a time", () => {
     const { turn } = await pause(handle, "t", "pay kai 1");
     const resuming = send(handle, resumeBody("t", turn, approve));
     await started.promise;
-    const other = await send(handle, input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }));
+    const other = await send(
+      handle,
+      input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }),
+    );
     expect(other.error?.code).toBe("THREAD_BUSY");
     release();
     expect((await resuming).outcome).toBe("success");

@@ -82,7 +82,12 @@ export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o:
       });
     },
   };
-  return new Agent({ name: "bank", model, tools: [transfer, balance], hooks: o.delayMs || o.hold ? [gate, slow] : [gate] });
+  return new Agent({
+    name: "bank",
+    model,
+    tools: [transfer, balance],
+    hooks: o.delayMs || o.hold ? [gate, slow] : [gate],
+  });
 }
 
 export const quietLogger = () => ({ warn: () => {}, error: () => {} });
@@ -150,7 +155,12 @@ export async function pause(
 }
 
 /** The resume body an HttpAgent sends after `turn`: its messages and state back, and the answer. */
-export function resumeBody(threadId: string, turn: Turn, payload: unknown, id = turn.interrupts[0]?.id ?? ""): RunAgentInput {
+export function resumeBody(
+  threadId: string,
+  turn: Turn,
+  payload: unknown,
+  id = turn.interrupts[0]?.id ?? "",
+): RunAgentInput {
   return input({
     threadId,
     messages: turn.messages,

@@ -43,7 +43,10 @@ describe.each([
     const handle = createGrantsHandler({ grantStore, principal: who });
     const listed = await call(handle, "ann");
     expect(listed.status).toBe(200);
-    expect((listed.body.grants as { tool: string; id: string }[]).map((g) => g.tool).sort()).toEqual(["search", "transfer"]);
+    expect((listed.body.grants as { tool: string; id: string }[]).map((g) => g.tool).sort()).toEqual([
+      "search",
+      "transfer",
+    ]);
     // eve's grant id sent by ann removes nothing.
     const { grantId } = await import("../../../src/grants/grant.js");
     expect((await call(handle, "ann", { revoke: { id: grantId(eve) } })).body).toEqual({ removed: 0 });
@@ -64,7 +67,11 @@ test("a grant revoked through the endpoint no longer skips the question on the n
   await send(handle, resumeBody("t1", turn, { approved: true, scope: "always" }), headers);
   const covered = await send(
     handle,
-    input({ threadId: "t2", messages: [{ id: "m", role: "user", content: "pay bob 6" }], forwardedProps: { kaboo_grants: [] } }),
+    input({
+      threadId: "t2",
+      messages: [{ id: "m", role: "user", content: "pay bob 6" }],
+      forwardedProps: { kaboo_grants: [] },
+    }),
     headers,
   );
   expect(covered.outcome).toBe("success");
@@ -72,7 +79,11 @@ test("a grant revoked through the endpoint no longer skips the question on the n
   expect((await call(grants, "ann", { revoke: { tool: "transfer" } })).body).toEqual({ removed: 1 });
   const asked = await send(
     handle,
-    input({ threadId: "t3", messages: [{ id: "m", role: "user", content: "pay bob 7" }], forwardedProps: { kaboo_grants: [] } }),
+    input({
+      threadId: "t3",
+      messages: [{ id: "m", role: "user", content: "pay bob 7" }],
+      forwardedProps: { kaboo_grants: [] },
+    }),
     headers,
   );
   expect(asked.outcome).toBe("interrupt");

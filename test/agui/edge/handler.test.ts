@@ -4,7 +4,12 @@ import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test, vi } from "vitest";
-import { createAguiHandler, GRANTS_EVENT, SESSION_STATE_KEY, type AguiHandlerOptions } from "../../../src/agui/index.js";
+import {
+  createAguiHandler,
+  GRANTS_EVENT,
+  SESSION_STATE_KEY,
+  type AguiHandlerOptions,
+} from "../../../src/agui/index.js";
 import type { Grant } from "../../../src/grants/grant.js";
 import { signGrant, verifyGrant } from "../../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";
@@ -75,7 +80,11 @@ const snapshot = <T>(events: BaseEvent[], type: EventType, key: string) =>
   (events.find((e) => e.type === type) as unknown as Record<string, T>)[key] as T;
 
 /** One run paused on an approval, and what a client keeps to resume it. */
-async function pausedPayment(handle: (r: Request) => Promise<Response>, text: string, forwardedProps: Record<string, unknown>) {
+async function pausedPayment(
+  handle: (r: Request) => Promise<Response>,
+  text: string,
+  forwardedProps: Record<string, unknown>,
+) {
   const { events } = await read(await handle(post(runInput({ messages: [user(text)], forwardedProps }))));
   const interrupt = finished(events)!.outcome.interrupts![0]!;
   return {
@@ -160,11 +169,15 @@ describe("createAguiHandler: the SSE stream", () => {
 
   test("sends heartbeat comments while a tool is slow, and none when disabled", async () => {
     const ledger = newLedger();
-    const pinged = await read(await handler(ledger, { heartbeatMs: 5 })(post(runInput({ messages: [user("nap 120")] }))));
+    const pinged = await read(
+      await handler(ledger, { heartbeatMs: 5 })(post(runInput({ messages: [user("nap 120")] }))),
+    );
     expect(pinged.comments.filter((c) => c === "ping").length).toBeGreaterThan(0);
     expect(pinged.raw).toContain(": ping\n\n");
     expect(ledger.naps[0]!.outcome).toBe("finished");
-    const silent = await read(await handler(ledger, { heartbeatMs: 0 })(post(runInput({ messages: [user("nap 60")] }))));
+    const silent = await read(
+      await handler(ledger, { heartbeatMs: 0 })(post(runInput({ messages: [user("nap 60")] }))),
+    );
     expect(silent.comments).toEqual([]);
   });
 
@@ -175,7 +188,9 @@ describe("createAguiHandler: the SSE stream", () => {
           throw new Error("hook exploded");
         }),
     };
-    const { events } = await read(await handler(newLedger(), {}, [boom])(post(runInput({ messages: [user("nap 1")] }))));
+    const { events } = await read(
+      await handler(newLedger(), {}, [boom])(post(runInput({ messages: [user("nap 1")] }))),
+    );
     const last = events.at(-1) as unknown as { type: string; message: string; code: string };
     expect(last.type).toBe(EventType.RUN_ERROR);
     expect(last.message).toMatch(/hook exploded/);
@@ -212,12 +227,19 @@ describe("createAguiHandler: grants", () => {
     const p = await pausedPayment(handle, "pay gina 4", { kaboo_grants: [] });
     expect(p.interrupt.responseSchema.properties.scope.enum).toContain("always");
     expect(p.state[SESSION_STATE_KEY]).toBeDefined();
-    const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "always" } }];
+    const resume = [
+      { interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "always" } },
+    ];
     const { events } = await read(
-      await handle(post(runInput({ messages: p.messages, state: p.state, resume, forwardedProps: { kaboo_grants: [] } }))),
+      await handle(
+        post(runInput({ messages: p.messages, state: p.state, resume, forwardedProps: { kaboo_grants: [] } })),
+      ),
     );
     expect(ledger.transfers).toEqual([{ to: "gina", amount: 4 }]);
-    const custom = events.find((e) => e.type === EventType.CUSTOM) as unknown as { name: string; value: { grants: Grant[] } };
+    const custom = events.find((e) => e.type === EventType.CUSTOM) as unknown as {
+      name: string;
+      value: { grants: Grant[] };
+    };
     expect(custom.name).toBe(GRANTS_EVENT);
     const [grant] = custom.value.grants;
     expect(grant).toMatchObject({ tool: "transfer", subjectKey: "to:gina", scope: "always" });
@@ -227,7 +249,9 @@ describe("createAguiHandler: grants", () => {
     );
 
     const again = await read(
-      await handle(post(runInput({ threadId: "t2", messages: [user("pay gina 3")], forwardedProps: { kaboo_grants: [grant] } }))),
+      await handle(
+        post(runInput({ threadId: "t2", messages: [user("pay gina 3")], forwardedProps: { kaboo_grants: [grant] } })),
+      ),
     );
     expect(finished(again.events)?.outcome.type).toBe("success");
     expect(ledger.transfers).toEqual([
@@ -254,7 +278,9 @@ describe("createAguiHandler: grants", () => {
       expect(finished(events)?.outcome.type).toBe("interrupt");
     }
     expect(ledger.transfers).toEqual([]);
-    await read(await handle(post(runInput({ messages: [user("pay gina 1")], forwardedProps: { kaboo_grants: [genuine] } }))));
+    await read(
+      await handle(post(runInput({ messages: [user("pay gina 1")], forwardedProps: { kaboo_grants: [genuine] } }))),
+    );
     expect(ledger.transfers).toEqual([{ to: "gina", amount: 1 }]);
   });
 
@@ -263,7 +289,9 @@ describe("createAguiHandler: grants", () => {
     const store = new MemoryGrantStore();
     const handle = handler(ledger, { secret: SECRET, grantStore: store });
     const p = await pausedPayment(handle, "pay hugo 5", {});
-    const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "thread" } }];
+    const resume = [
+      { interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "thread" } },
+    ];
     const { events } = await read(await handle(post(runInput({ messages: p.messages, state: p.state, resume }))));
     expect(events.some((e) => e.type === EventType.CUSTOM)).toBe(false);
     expect(await store.list()).toEqual([
@@ -305,7 +333,9 @@ describe("createAguiHandler: CORS", () => {
   });
 
   test("an origin list echoes listed origins only", async () => {
-    const handle = handler(newLedger(), { cors: { origin: ["https://app.example"], headers: ["content-type", "x-key"] } });
+    const handle = handler(newLedger(), {
+      cors: { origin: ["https://app.example"], headers: ["content-type", "x-key"] },
+    });
     const ok = await handle(
       new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }),
     );

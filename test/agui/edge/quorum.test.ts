@@ -23,7 +23,9 @@ function setup() {
         script: ({ lastToolResults, lastUserText }) => {
           if (lastToolResults.length) return { text: "done" };
           const pay = /wire (\w+) (\d+)/.exec(lastUserText);
-          return pay ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] } : { text: "hi" };
+          return pay
+            ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
+            : { text: "hi" };
         },
       }),
       tools: [

@@ -36,11 +36,17 @@ async function frames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<
 function storyHandler(principal?: (r: Request) => string) {
   const store = new MemoryThreadStore();
   const agent = () =>
-    new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 2 }) });
-  return { store, handle: createAguiHandler({ store, agent, logger: quietLogger(), ...(principal ? { principal } : {}) }) };
+    new Agent({
+      model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 2 }),
+    });
+  return {
+    store,
+    handle: createAguiHandler({ store, agent, logger: quietLogger(), ...(principal ? { principal } : {}) }),
+  };
 }
 
-const story = (threadId: string) => input({ threadId, messages: [{ id: `u-${threadId}`, role: "user", content: "a story" }] });
+const story = (threadId: string) =>
+  input({ threadId, messages: [{ id: `u-${threadId}`, role: "user", content: "a story" }] });
 
 describe("reattach to a stored run", () => {
   test("a client that drops after event k gets exactly events k+1… on reconnect, for every k", async () => {
@@ -121,7 +127,9 @@ describe("reattach from the thread's event log", () => {
     for (const k of [1, 3, whole.length - 2]) {
       const threadId = `log${k}`;
       const first = await frames(await handle(post(story(threadId))), k);
-      const rest = await frames(await other(post({ kaboo_connect: { threadId } }, { "last-event-id": first.at(-1)!.id! })));
+      const rest = await frames(
+        await other(post({ kaboo_connect: { threadId } }, { "last-event-id": first.at(-1)!.id! })),
+      );
       expect([...first, ...rest].map((f) => f.data.type)).toEqual(whole.map((f) => f.data.type));
       expect([...first, ...rest].map((f) => f.id)).toEqual(whole.map((_, i) => `${first[0]!.id!.split(":")[0]}:${i}`));
     }

@@ -30,12 +30,18 @@ describe("grants sent by a client", () => {
 
   test("a signed grant inside the cap still answers the question; one past maxGrants is not read", async () => {
     const bank = newBank();
-    const grant = await signGrant({ tool: "transfer", subjectKey: "to:bob", scope: "always", grantedAt: Date.now() }, SECRET);
+    const grant = await signGrant(
+      { tool: "transfer", subjectKey: "to:bob", scope: "always", grantedAt: Date.now() },
+      SECRET,
+    );
     const inside = bankHandler(bank, { secret: SECRET, maxGrants: 3 });
     const sendWith = (grants: unknown[]) =>
       send(
         inside,
-        input({ messages: [{ id: "u1", role: "user", content: "pay bob 5" }], forwardedProps: { kaboo_grants: grants } }),
+        input({
+          messages: [{ id: "u1", role: "user", content: "pay bob 5" }],
+          forwardedProps: { kaboo_grants: grants },
+        }),
       );
     expect((await sendWith([{}, {}, grant])).interrupts).toHaveLength(0);
     expect(bank.transfers).toHaveLength(1);

@@ -14,7 +14,9 @@ describe("sealed sessions", () => {
     await fc.assert(
       fc.asyncProperty(session, fc.string({ minLength: 1, maxLength: 20 }), async (s, threadId) => {
         const sealed = await sealSession(s, threadId, SECRET);
-        const reordered = Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(sealed)) as JsonObject).reverse());
+        const reordered = Object.fromEntries(
+          Object.entries(JSON.parse(JSON.stringify(sealed)) as JsonObject).reverse(),
+        );
         const opened = await openSession(reordered, threadId, SECRET);
         expect(opened).toEqual({ session: JSON.parse(JSON.stringify(s)) });
       }),
@@ -28,7 +30,8 @@ describe("sealed sessions", () => {
         const sealed = await sealSession(s, "t", SECRET);
         const changed = { ...sealed, [key === "seal" ? "seal_" : key]: value };
         const same =
-          JSON.stringify(changed[key === "seal" ? "seal_" : key]) === JSON.stringify(sealed[key === "seal" ? "seal_" : key]);
+          JSON.stringify(changed[key === "seal" ? "seal_" : key]) ===
+          JSON.stringify(sealed[key === "seal" ? "seal_" : key]);
         if (!same) expect(await openSession(changed, "t", SECRET)).toHaveProperty("reason");
         expect(await openSession(sealed, "t2", SECRET)).toHaveProperty("reason");
         expect(await openSession(sealed, "t", "another secret")).toHaveProperty("reason");

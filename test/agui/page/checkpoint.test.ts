@@ -14,13 +14,24 @@ describe("a failed turn", () => {
     const sessionStore = new MemorySessionStore();
     const model = new ScriptedModel({ script: [{ error: new Error("the model provider is down") }] });
     const page = () =>
-      new KabooAgent({ threadId: "t-failed", agent: () => new Agent({ model, maxModelRetries: 0 }), sessionStore, ledger: null });
+      new KabooAgent({
+        threadId: "t-failed",
+        agent: () => new Agent({ model, maxModelRetries: 0 }),
+        sessionStore,
+        ledger: null,
+      });
     const one = page();
     one.addMessage({ id: "q1", role: "user", content: "what is my balance?" });
     await one.runAgent();
-    expect(one.runFailure).toEqual({ code: "RUN_FAILED", message: expect.stringContaining("the model provider is down") });
+    expect(one.runFailure).toEqual({
+      code: "RUN_FAILED",
+      message: expect.stringContaining("the model provider is down"),
+    });
     const stored = await sessionStore.load("t-failed");
-    expect(stored?.run).toMatchObject({ status: "failed", error: { message: expect.stringContaining("provider is down") } });
+    expect(stored?.run).toMatchObject({
+      status: "failed",
+      error: { message: expect.stringContaining("provider is down") },
+    });
 
     const two = page();
     await two.connectAgent();
@@ -72,7 +83,10 @@ describe("a corrupt or forged checkpoint", () => {
     const stored = await world.stored();
     const warnings: string[] = [];
     const store = new IndexedDbSessionStore({ dbName: world.sessionsDb, onCorrupt: (w) => void warnings.push(w) });
-    await store.save({ ...stored!, run: { ...stored!.run!, tools: "every tool", resume: [{ interruptId: 7 }] } as never });
+    await store.save({
+      ...stored!,
+      run: { ...stored!.run!, tools: "every tool", resume: [{ interruptId: 7 }] } as never,
+    });
     const page = world.openPage();
     await page.agent.connectAgent();
     expect(page.agent.runFailure?.code).toBe("INVALID_CHECKPOINT");

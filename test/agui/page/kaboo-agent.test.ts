@@ -43,9 +43,12 @@ describe("KabooAgent", () => {
     const i = agent.pendingInterrupts[0]!;
     expect(i).toMatchObject({ reason: "tool_call", message: "Allow transfers to alice?" });
     expect(i.toolCallId).toBeTruthy();
-    expect(i.responseSchema).toMatchObject({ properties: { approved: { type: "boolean" }, scope: { enum: ["once"] } } });
+    expect(i.responseSchema).toMatchObject({
+      properties: { approved: { type: "boolean" }, scope: { enum: ["once"] } },
+    });
     expect(
-      (agent.state as Record<string, { interrupt_state?: { activated: boolean } }>).kaboo_session?.interrupt_state?.activated,
+      (agent.state as Record<string, { interrupt_state?: { activated: boolean } }>).kaboo_session?.interrupt_state
+        ?.activated,
     ).toBe(true);
     expect(ledger.transfers).toEqual([]);
     // The pending call is shown to the front end.
@@ -57,7 +60,10 @@ describe("KabooAgent", () => {
     expect(types(events)).toContain("TOOL_CALL_RESULT");
     expect((events.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
     expect(agent.pendingInterrupts).toEqual([]);
-    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: expect.stringContaining("sent 5 to alice") });
+    expect(agent.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      content: expect.stringContaining("sent 5 to alice"),
+    });
     expect((agent.state as Record<string, unknown>).kaboo_session).toBeDefined();
   });
 
@@ -122,7 +128,9 @@ describe("KabooAgent", () => {
     await agent.runAgent();
     const i = agent.pendingInterrupts[0]!;
     expect(i.responseSchema).toMatchObject({ properties: { scope: { enum: ["once", "thread", "always"] } } });
-    await agent.runAgent({ resume: [{ interruptId: i.id, status: "resolved", payload: { approved: true, scope: "always" } }] });
+    await agent.runAgent({
+      resume: [{ interruptId: i.id, status: "resolved", payload: { approved: true, scope: "always" } }],
+    });
     expect(await grantStore.list()).toEqual([
       expect.objectContaining({ tool: "transfer", subjectKey: "to:dave", scope: "always" }),
     ]);
@@ -155,7 +163,10 @@ describe("KabooAgent", () => {
     const toolCallId = finished.outcome.pendingToolCallIds[0]!;
     agent.addMessage({ id: "r1", role: "tool", toolCallId, content: "painted blue" });
     await agent.runAgent({ tools });
-    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: expect.stringContaining("painted blue") });
+    expect(agent.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      content: expect.stringContaining("painted blue"),
+    });
   });
 
   test("a browser tool with a page handler runs in the page", async () => {
@@ -213,7 +224,9 @@ describe("KabooAgent reload in the middle of a run", () => {
     await second.agent.connectAgent();
     // The reloaded page shows the call's result and no longer offers its approval.
     expect(second.agent.pendingInterrupts).toEqual([]);
-    expect(second.agent.messages.some((m) => m.role === "tool" && String(m.content).includes("sent 3 to ivan"))).toBe(true);
+    expect(second.agent.messages.some((m) => m.role === "tool" && String(m.content).includes("sent 3 to ivan"))).toBe(
+      true,
+    );
     // Even a stale client that resumes anyway runs nothing: the ledger holds the call as done.
     await second.agent
       .runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] })

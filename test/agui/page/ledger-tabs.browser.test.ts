@@ -12,11 +12,16 @@ describe("the same approval answered in two tabs", () => {
     const bank: Ledger = { transfers: [] };
     const dbName = `tabs-${crypto.randomUUID()}`;
     const threadId = crypto.randomUUID();
-    const first = await collect(runAgui({ agent: bankRunner(bank), input: input({ threadId, messages: [user("pay gina 4")] }) }));
-    const resume = [{ interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } }];
+    const first = await collect(
+      runAgui({ agent: bankRunner(bank), input: input({ threadId, messages: [user("pay gina 4")] }) }),
+    );
+    const resume = [
+      { interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } },
+    ];
     const resumed = () => input({ threadId, messages: snap(first), state: stateOf(first), resume });
     // Each tab has its own connection to the page's ledger database.
-    const tab = () => runAgui({ agent: bankRunner(bank), ledger: new IndexedDbExecutionLedger({ dbName }), input: resumed() });
+    const tab = () =>
+      runAgui({ agent: bankRunner(bank), ledger: new IndexedDbExecutionLedger({ dbName }), input: resumed() });
     const [a, b] = await Promise.all([collect(tab(), false), collect(tab(), false)]);
     expect(bank.transfers).toEqual([{ to: "gina", amount: 4 }]);
     for (const events of [a, b]) {
@@ -46,7 +51,9 @@ describe("the same approval answered in two tabs", () => {
     const two = page();
     two.setState(state);
     two.setMessages(messages);
-    await two.runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] }).catch(() => undefined);
+    await two
+      .runAgent({ resume: [{ interruptId, status: "resolved", payload: { approved: true } }] })
+      .catch(() => undefined);
     expect(bank.transfers).toHaveLength(1);
     expect(JSON.stringify(two.messages)).toContain("sent 7 to olga");
   });

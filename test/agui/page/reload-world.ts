@@ -22,8 +22,13 @@ export class MemoryLocks {
   readonly #held = new Set<string>();
   readonly #waiting = new Map<string, (() => void)[]>();
 
-  request(name: string, a: LockOptions | LockGrantedCallback<unknown>, b?: LockGrantedCallback<unknown>): Promise<unknown> {
-    const [options, callback] = typeof a === "function" ? [{} as LockOptions, a] : [a, b as LockGrantedCallback<unknown>];
+  request(
+    name: string,
+    a: LockOptions | LockGrantedCallback<unknown>,
+    b?: LockGrantedCallback<unknown>,
+  ): Promise<unknown> {
+    const [options, callback] =
+      typeof a === "function" ? [{} as LockOptions, a] : [a, b as LockGrantedCallback<unknown>];
     if (this.#held.has(name)) {
       if (options.ifAvailable) return Promise.resolve().then(() => callback(null));
       return new Promise((resolve, reject) => {
@@ -180,7 +185,8 @@ export class ReloadWorld {
 /** The page's locks: let go when it dies, and never granted to it afterwards. */
 function pageLocks(base: LockManager, page: Page): LockManager {
   const request = (name: string, a: LockOptions | LockGrantedCallback<unknown>, b?: LockGrantedCallback<unknown>) => {
-    const [options, callback] = typeof a === "function" ? [{} as LockOptions, a] : [a, b as LockGrantedCallback<unknown>];
+    const [options, callback] =
+      typeof a === "function" ? [{} as LockOptions, a] : [a, b as LockGrantedCallback<unknown>];
     return base.request(name, options, (lock) => {
       if (page.dead) return undefined;
       return Promise.race([Promise.resolve().then(() => callback(lock)), page.killed.then(() => undefined)]);
@@ -220,7 +226,8 @@ function bankRunner(world: ReloadWorld, gate: Gate, onModelCall: () => void): Ag
       const results = messages.flatMap((m) => m.content.filter((b) => b.type === "toolResult")).length;
       if (results === 0)
         return { reasoning: "A transfer.", toolCalls: [{ name: "transfer", input: { to: "alice", amount: 5 } }] };
-      if (results === 1) return { text: "Now the second.", toolCalls: [{ name: "transfer", input: { to: "alice", amount: 3 } }] };
+      if (results === 1)
+        return { text: "Now the second.", toolCalls: [{ name: "transfer", input: { to: "alice", amount: 3 } }] };
       return { text: "Sent 5 and then 3 to alice. Anything else?" };
     },
   });
@@ -247,7 +254,13 @@ function bankRunner(world: ReloadWorld, gate: Gate, onModelCall: () => void): Ag
     },
   });
   const approval = new InterruptHook(
-    [{ pattern: "transfer", remember: "always", subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: "alice" }) }],
+    [
+      {
+        pattern: "transfer",
+        remember: "always",
+        subject: (_, i) => ({ key: `to:${(i as { to: string }).to}`, label: "alice" }),
+      },
+    ],
     { agentName: "bank" },
   );
   return new Agent({ name: "bank", model, tools: [transfer], hooks: [approval] });
@@ -374,7 +387,8 @@ export function expectSameRun(world: ReloadWorld, log: ScenarioLog, base: Scenar
   const sent = world.bank.map((t) => `${t.to}:${t.amount}`);
   if (JSON.stringify(sent) !== JSON.stringify(["alice:5", "alice:3"])) fail(`transfers ${JSON.stringify(sent)}`);
   if (log.askedAgain.length) fail(`approval asked again after its answer was saved: ${log.askedAgain.join(", ")}`);
-  if (log.outcomeQuestions > log.pages - 1) fail(`${log.outcomeQuestions} outcome questions for ${log.pages - 1} reloads`);
+  if (log.outcomeQuestions > log.pages - 1)
+    fail(`${log.outcomeQuestions} outcome questions for ${log.pages - 1} reloads`);
   const ran = new Set(world.bank.map((t) => t.toolUseId));
   for (const m of log.messages) {
     if (m.role === "tool" && ran.has(m.toolCallId) && /cancel/i.test(String(m.content)))

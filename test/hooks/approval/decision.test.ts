@@ -55,7 +55,9 @@ describe("decideAnswer", () => {
       editedArgs: { to: "bob" },
       principal: "alice",
     });
-    expect(decideAnswer({ ...base, response: { approved: true, status: "cancelled" }, asked: {} }).decision).toBe("skipped");
+    expect(decideAnswer({ ...base, response: { approved: true, status: "cancelled" }, asked: {} }).decision).toBe(
+      "skipped",
+    );
   });
 
   test("scopes offered: once unless the host remembers; never wider than was shown", () => {
@@ -63,10 +65,9 @@ describe("decideAnswer", () => {
     expect(offeredScopes({ invocationState: hostState(), remember: "always" })).toEqual(["once"]);
     expect(offeredScopes({ invocationState: remembering, remember: "always" })).toEqual(["once", "thread", "always"]);
     expect(offeredScopes({ invocationState: remembering, remember: "always", unknownSubject: true })).toEqual(["once"]);
-    expect(offeredScopes({ invocationState: remembering, remember: "always", asked: { scopes: ["once", "thread"] } })).toEqual([
-      "once",
-      "thread",
-    ]);
+    expect(
+      offeredScopes({ invocationState: remembering, remember: "always", asked: { scopes: ["once", "thread"] } }),
+    ).toEqual(["once", "thread"]);
     expect(offeredScopes({ invocationState: remembering, remember: "always", asked: {} })).toEqual(["once"]);
   });
 });

@@ -35,7 +35,11 @@ describe("GrantLookup", () => {
     const lookup = new GrantLookup("k", log);
     const state = {
       forwardedProps: {
-        kaboo_grants: [g(), await signGrant(g({ subjectKey: "to:b" }), "other"), await signGrant(g({ subjectKey: "to:c" }), "k")],
+        kaboo_grants: [
+          g(),
+          await signGrant(g({ subjectKey: "to:b" }), "other"),
+          await signGrant(g({ subjectKey: "to:c" }), "k"),
+        ],
       },
     };
     expect(await lookup.covers(state, { tool: "pay", subjectKey: "to:a" })).toBe(false);

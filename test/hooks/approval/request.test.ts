@@ -46,7 +46,8 @@ describe("readAnswer", () => {
           (typeof value === "object" &&
             value !== null &&
             !Array.isArray(value) &&
-            ((value as { approved?: unknown }).approved === true || (value as { status?: unknown }).status === "approved"));
+            ((value as { approved?: unknown }).approved === true ||
+              (value as { status?: unknown }).status === "approved"));
         if (a.decision === "approved") expect(explicit).toBe(true);
         if (a.invalid) expect(a.decision).toBe("denied");
       }),
@@ -91,7 +92,8 @@ describe("helpers", () => {
     expect(parseTime(5)).toBeUndefined();
   });
   test("notes name the tool and the outcome", () => {
-    for (const d of ["denied", "skipped", "expired", "approved"] as const) expect(decisionNote(d, "pay")).toMatch(/"pay"/);
+    for (const d of ["denied", "skipped", "expired", "approved"] as const)
+      expect(decisionNote(d, "pay")).toMatch(/"pay"/);
     expect(decisionNote("expired", "pay")).toMatch(/expired/);
   });
 });

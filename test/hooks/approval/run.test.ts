@@ -21,8 +21,20 @@ describe("approval run bookkeeping", () => {
   test("decisions stay in their own run and never appear in JSON", () => {
     const a = hostState();
     const b = hostState();
-    recordDecision(a, { decision: "approved", tool: "t", toolUseId: "1", subject: { key: "k", label: "l" }, scope: "thread" });
-    recordDecision(a, { decision: "approved", tool: "t", toolUseId: "2", subject: { key: "o", label: "l" }, scope: "once" });
+    recordDecision(a, {
+      decision: "approved",
+      tool: "t",
+      toolUseId: "1",
+      subject: { key: "k", label: "l" },
+      scope: "thread",
+    });
+    recordDecision(a, {
+      decision: "approved",
+      tool: "t",
+      toolUseId: "2",
+      subject: { key: "o", label: "l" },
+      scope: "once",
+    });
     expect(approvalDecisions(a)).toHaveLength(2);
     expect(approvalDecisions(b)).toHaveLength(0);
     expect(runGrants(a)).toEqual([{ tool: "t", subjectKey: "k" }]);

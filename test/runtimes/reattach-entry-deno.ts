@@ -19,6 +19,8 @@ const handle = createAguiHandler({
   store,
   logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
   agent: () =>
-    new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 15 }) }),
+    new Agent({
+      model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 15 }),
+    }),
 });
 Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(JSON.stringify({ port })) }, handle);

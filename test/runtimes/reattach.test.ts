@@ -37,7 +37,12 @@ const story = (threadId: string) =>
   });
 
 /** POSTs and reads SSE frames, dropping the connection after `limit` of them. */
-async function frames(url: string, body: string, headers: Record<string, string> = {}, limit = Infinity): Promise<Frame[]> {
+async function frames(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+  limit = Infinity,
+): Promise<Frame[]> {
   const client = new AbortController();
   const res = await fetch(url, {
     method: "POST",
@@ -47,7 +52,9 @@ async function frames(url: string, body: string, headers: Record<string, string>
   });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   const out: Frame[] = [];
-  const parser = createParser({ onEvent: (m) => out.push({ id: m.id, type: (JSON.parse(m.data) as { type: string }).type }) });
+  const parser = createParser({
+    onEvent: (m) => out.push({ id: m.id, type: (JSON.parse(m.data) as { type: string }).type }),
+  });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   while (out.length < limit) {
@@ -61,7 +68,9 @@ async function frames(url: string, body: string, headers: Record<string, string>
 
 async function expectReattach(first: string, second: string, threadId: string, k: number, whole: Frame[]) {
   const head = await frames(first, story(threadId), {}, k);
-  const rest = await frames(second, JSON.stringify({ kaboo_connect: { threadId } }), { "last-event-id": head.at(-1)!.id! });
+  const rest = await frames(second, JSON.stringify({ kaboo_connect: { threadId } }), {
+    "last-event-id": head.at(-1)!.id!,
+  });
   const got = [...head, ...rest];
   expect(got.map((f) => f.type)).toEqual(whole.map((f) => f.type));
   const runId = head[0]!.id!.split(":")[0];
@@ -77,7 +86,10 @@ describe("reattach in workerd: the run hosted in its thread's Durable Object", (
         modules: true,
         script,
         compatibilityDate: "2025-04-01",
-        durableObjects: { THREAD: { className: "KabooThread", useSQLite: true }, BANK: { className: "Bank", useSQLite: true } },
+        durableObjects: {
+          THREAD: { className: "KabooThread", useSQLite: true },
+          BANK: { className: "Bank", useSQLite: true },
+        },
         durableObjectsPersist: persist,
         port: 0,
         host: "127.0.0.1",
@@ -97,7 +109,9 @@ describe("reattach in workerd: the run hosted in its thread's Durable Object", (
     const second = await start();
     try {
       const ids = (
-        await frames(second.url, JSON.stringify({ kaboo_connect: { threadId: "ref" } }), { "last-event-id": whole[2]!.id! })
+        await frames(second.url, JSON.stringify({ kaboo_connect: { threadId: "ref" } }), {
+          "last-event-id": whole[2]!.id!,
+        })
       ).map((f) => f.id);
       expect(ids).toEqual(whole.slice(3).map((f) => f.id));
     } finally {
@@ -134,7 +148,9 @@ describe("reattach in Deno: another process on the same Deno KV file", () => {
     children.push(child);
     const port = await new Promise<number>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-      createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+      createInterface({ input: child.stdout! }).once("line", (line) =>
+        resolve((JSON.parse(line) as { port: number }).port),
+      );
     });
     return `http://127.0.0.1:${port}`;
   }

@@ -71,11 +71,17 @@ async function read(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Fr
   return out.slice(0, limit);
 }
 
-const terminal = (f: Frame | undefined) => f?.data.type === EventType.RUN_FINISHED || f?.data.type === EventType.RUN_ERROR;
+const terminal = (f: Frame | undefined) =>
+  f?.data.type === EventType.RUN_FINISHED || f?.data.type === EventType.RUN_ERROR;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One request as the client lives it: dropped after `drop` frames (if set), then recovered. */
-async function turn(handle: Handle, body: ReturnType<typeof input>, drop: number | undefined, resend: boolean): Promise<Frame[]> {
+async function turn(
+  handle: Handle,
+  body: ReturnType<typeof input>,
+  drop: number | undefined,
+  resend: boolean,
+): Promise<Frame[]> {
   const seen = await read(await handle(post(body)), drop);
   if (terminal(seen.at(-1))) return seen;
   if (resend && body.resume?.length) {
@@ -122,7 +128,8 @@ async function conversation(cut?: { at: number; after: number; resend: boolean }
 function shape(messages: unknown[]): unknown[] {
   return (messages as Record<string, unknown>[]).map((m) => {
     const { id: _id, toolCallId: _t, ...rest } = m;
-    if (Array.isArray(rest.toolCalls)) rest.toolCalls = (rest.toolCalls as { function: unknown }[]).map((c) => c.function);
+    if (Array.isArray(rest.toolCalls))
+      rest.toolCalls = (rest.toolCalls as { function: unknown }[]).map((c) => c.function);
     return rest;
   });
 }

@@ -201,6 +201,14 @@ export function onlyQuorumQuestions(session: unknown, ids: readonly string[]): b
 }
 
 /**
+ * Whether a session holds a pause (its interrupt state is activated), read leniently.
+ * @param session - A paused session, as received or stored.
+ */
+export function sessionHoldsPause(session: unknown): boolean {
+  return interruptStateOf(session)?.activated === true;
+}
+
+/**
  * The ids of the calls a session holds as paused, read leniently (a client's copy may be stale or
  * damaged; a damaged one names no calls).
  * @param session - A paused session, as received.

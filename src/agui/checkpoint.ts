@@ -15,6 +15,7 @@ import { writePausedBatch, type PausedBatch } from "../agent/paused-batch.js";
 import { runContext } from "../agent/run-context.js";
 import type { AgentStreamEvent } from "../agent/stream-events.js";
 import { sessionStateSnapshot, type SessionSnapshot } from "../hooks/session-state-hook.js";
+import { sessionHoldsPause, sessionSnapshot } from "../agent/session.js";
 import { InvalidStateError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { GrantStore } from "../grants/store.js";
@@ -111,9 +112,8 @@ export class CheckpointTracker {
       }
       writePausedBatch(scratch, structuredClone(inflight));
     }
-    const session: SessionSnapshot = { interrupt_state: JSON.parse(JSON.stringify(scratch)) };
     const delegates = sessionStateSnapshot(this.#o.invocationState, this.#o.logger ?? defaultLogger)?.delegates;
-    if (delegates) session.delegates = delegates;
+    const session = sessionSnapshot(JSON.parse(JSON.stringify(scratch)), delegates ?? {});
     return {
       messages: toAguiMessages(transcript, this.#o.newId, this.#o.toolMessageIds),
       state: this.#o.stateWith(session),
@@ -209,8 +209,7 @@ export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
  * @throws InvalidStateError
  */
 export function assertContinuable(agent: Agent, session: unknown): void {
-  const held = (session as { interrupt_state?: { activated?: unknown } } | null)?.interrupt_state?.activated === true;
-  if (held && !agent.interruptState.activated) {
+  if (sessionHoldsPause(session) && !agent.interruptState.activated) {
     throw new InvalidStateError("The checkpoint's batch in flight could not be read; the run was not continued.");
   }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../agent/audit.js";
+import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
 import { ThreadStoreError } from "./thread-store.js";
 
 type Key = readonly (string | number)[];
@@ -52,10 +53,12 @@ export class DenoKvAuditLog extends ChainedAuditLog {
 
 function kvStorage(kv: KvAuditLike, prefix: string): AuditChainStorage {
   const base = (threadId: string): Key => [prefix, "audit", threadId];
+  // A locked local database (another process writing) is waited out; each step is safe to repeat.
   const guard = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
     try {
-      return await step();
+      return await whileBusy(step, isLocked, what);
     } catch (cause) {
+      if (cause instanceof StoreBusyError) throw cause;
       throw new ThreadStoreError(`Deno KV failed (${what}).`, { cause });
     }
   };

@@ -10,6 +10,7 @@ import {
   type PrincipalGrantBackend,
   type PrincipalGrantStoreOptions,
 } from "./principal-grants.js";
+import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
 import { ThreadStoreError } from "./thread-store.js";
 
 type Key = readonly (string | number)[];
@@ -48,10 +49,12 @@ export class DenoKvGrantStore extends PrincipalGrantStore {
 }
 
 function kvBackend(kv: KvGrantsLike, prefix: string): PrincipalGrantBackend {
+  // A locked local database (another process writing) is waited out; each step is safe to repeat.
   const guard = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
     try {
-      return await step();
+      return await whileBusy(step, isLocked, what);
     } catch (cause) {
+      if (cause instanceof StoreBusyError) throw cause;
       throw new ThreadStoreError(`Deno KV failed (${what}).`, { cause });
     }
   };

@@ -8,7 +8,7 @@
 // 3. The event log's cost per run (Node, MemoryThreadStore): storage writes per run, and wall time
 //    of the same run with the log and without it (a store without the log methods).
 import { Miniflare } from "miniflare";
-import { bundleTo, importBundle, root } from "./bundle.mjs";
+import { bundleTo, importBundle } from "./bundle.mjs";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,15 @@ import { join } from "node:path";
 const rounds = Number(process.argv[2] ?? 40);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const body = (threadId, text = "hello") =>
-  JSON.stringify({ threadId, runId: crypto.randomUUID(), messages: [{ id: `u-${crypto.randomUUID()}`, role: "user", content: text }], tools: [], context: [], state: {}, forwardedProps: {} });
+  JSON.stringify({
+    threadId,
+    runId: crypto.randomUUID(),
+    messages: [{ id: `u-${crypto.randomUUID()}`, role: "user", content: text }],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+  });
 
 async function firstByte(url, init) {
   const t0 = performance.now();
@@ -72,7 +80,10 @@ const mf = new Miniflare({
   modules: true,
   script: readFileSync(workerFile, "utf8"),
   compatibilityDate: "2025-04-01",
-  durableObjects: { THREAD: { className: "KabooThread", useSQLite: true }, ECHO: { className: "Echo", useSQLite: true } },
+  durableObjects: {
+    THREAD: { className: "KabooThread", useSQLite: true },
+    ECHO: { className: "Echo", useSQLite: true },
+  },
   port: 0,
   host: "127.0.0.1",
 });
@@ -111,9 +122,15 @@ const { createAguiHandler, Agent, ScriptedModel, MemoryThreadStore } = await imp
   export { Agent, ScriptedModel } from "./src/index.ts";
   export { MemoryThreadStore } from "./src/stores/memory.ts";`,
 );
-const story = () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(200) }), chunkSize: 8 }) });
+const story = () =>
+  new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(200) }), chunkSize: 8 }) });
 const quiet = { warn() {}, error() {} };
-const request = (b, headers = {}) => new Request("http://edge/agui", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: b });
+const request = (b, headers = {}) =>
+  new Request("http://edge/agui", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: b,
+  });
 
 async function frames(res, limit = Infinity) {
   const reader = res.body.getReader();
@@ -139,7 +156,9 @@ for (let i = 0; i < rounds; i++) {
   const ids = await frames(await handle(request(body(`r${i}`))), 5);
   fresh.push(performance.now() - t0);
   const t1 = performance.now();
-  const res = await handle(request(JSON.stringify({ kaboo_connect: { threadId: `r${i}` } }), { "last-event-id": ids.at(-1) }));
+  const res = await handle(
+    request(JSON.stringify({ kaboo_connect: { threadId: `r${i}` } }), { "last-event-id": ids.at(-1) }),
+  );
   await frames(res, 1);
   reconnect.push(performance.now() - t1);
 }
@@ -158,7 +177,11 @@ const counting = {
   },
 };
 const plain = new MemoryThreadStore();
-const unlogged = { load: (t) => plain.load(t), compareAndSet: (t, v, d) => plain.compareAndSet(t, v, d), ledger: (t) => plain.ledger(t) };
+const unlogged = {
+  load: (t) => plain.load(t),
+  compareAndSet: (t, v, d) => plain.compareAndSet(t, v, d),
+  ledger: (t) => plain.ledger(t),
+};
 const withLog = createAguiHandler({ store: counting, agent: story, logger: quiet });
 const withoutLog = createAguiHandler({ store: unlogged, agent: story, logger: quiet });
 const whole = async (h, t) => {
@@ -186,9 +209,21 @@ await new Promise((r) => setTimeout(r, 100));
 
 const f = (x) => x.toFixed(2);
 console.log(`rounds: ${rounds}`);
-console.log(`1. Worker first byte (workerd): hosted run ${f(median(hosted))} ms, one DO call ${f(median(oneCall))} ms → ratio ${f(median(hosted) / median(oneCall))}× (goal ≤ 1.2×)`);
-console.log(`   against one DO call that streams its answer: ${f(median(oneStream))} ms → ratio ${f(median(hosted) / median(oneStream))}×`);
-console.log(`   against one DO call that writes one row first: ${f(median(oneWrite))} ms → ratio ${f(median(hosted) / median(oneWrite))}×`);
-console.log(`   to a new object: hosted run ${f(median(coldHosted))} ms, one DO call ${f(median(coldOne))} ms → ratio ${f(median(coldHosted) / median(coldOne))}×`);
-console.log(`2. Reconnect to the first missed event: ${f(median(reconnect))} ms; a new run's first 5 events: ${f(median(fresh))} ms → ratio ${f(median(reconnect) / median(fresh))}×`);
-console.log(`3. Event log: ${f(writes / rounds)} storage writes per run of ${events} events; wall time with log ${f(median(logTimes))} ms, without ${f(median(plainTimes))} ms → ratio ${f(median(logTimes) / median(plainTimes))}× (goal ≤ 1.2×)`);
+console.log(
+  `1. Worker first byte (workerd): hosted run ${f(median(hosted))} ms, one DO call ${f(median(oneCall))} ms → ratio ${f(median(hosted) / median(oneCall))}× (goal ≤ 1.2×)`,
+);
+console.log(
+  `   against one DO call that streams its answer: ${f(median(oneStream))} ms → ratio ${f(median(hosted) / median(oneStream))}×`,
+);
+console.log(
+  `   against one DO call that writes one row first: ${f(median(oneWrite))} ms → ratio ${f(median(hosted) / median(oneWrite))}×`,
+);
+console.log(
+  `   to a new object: hosted run ${f(median(coldHosted))} ms, one DO call ${f(median(coldOne))} ms → ratio ${f(median(coldHosted) / median(coldOne))}×`,
+);
+console.log(
+  `2. Reconnect to the first missed event: ${f(median(reconnect))} ms; a new run's first 5 events: ${f(median(fresh))} ms → ratio ${f(median(reconnect) / median(fresh))}×`,
+);
+console.log(
+  `3. Event log: ${f(writes / rounds)} storage writes per run of ${events} events; wall time with log ${f(median(logTimes))} ms, without ${f(median(plainTimes))} ms → ratio ${f(median(logTimes) / median(plainTimes))}× (goal ≤ 1.2×)`,
+);

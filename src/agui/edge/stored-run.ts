@@ -107,16 +107,21 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
     stop: o.stop,
     hub: o.hub,
   });
-  const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
+  // An approver who does not own the thread answers its four-eyes question and nothing else: the
+  // run goes on with the thread's stored state, and without that person's tools, context and grants.
+  const approver = held.owner !== null && held.owner !== o.principal;
+  const own = isObject(input.state) ? input.state : {};
+  const state: Record<string, unknown> = approver ? { ...held.state } : { ...own };
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
   // A resume continues the stored transcript; what the client shows cannot change what was asked.
   const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
+  const asked = approver ? { ...input, tools: [], context: [], forwardedProps: {} } : input;
   let outState: JsonObject | undefined;
   let outMessages: JsonValue[] | undefined;
   let ended = false;
   try {
-    for await (const event of o.run({ ...input, state, messages })) {
+    for await (const event of o.run({ ...asked, state, messages })) {
       if (event.type === EventType.STATE_SNAPSHOT) outState = event.snapshot as JsonObject;
       if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = event.messages as JsonValue[];
       if (event.type === EventType.RUN_FINISHED) {

@@ -76,6 +76,8 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
   for (const m of turn.slice(kept)) {
     if (known.has(m.id))
       throw conflict(`message ${JSON.stringify(m.id)} is stored with other content or in another place`);
+    // One id, one message: a client that shows messages by id would show one where the model read two.
+    known.add(m.id);
     if (m.role === "user") continue;
     if (m.role === "tool" && open.delete(m.toolCallId)) continue;
     throw conflict(

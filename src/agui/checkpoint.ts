@@ -16,7 +16,7 @@ import { runContext } from "../agent/run-context.js";
 import type { AgentStreamEvent } from "../agent/stream-events.js";
 import { sessionStateSnapshot, type SessionSnapshot } from "../hooks/session-state-hook.js";
 import { sessionHoldsPause, sessionSnapshot } from "../agent/session.js";
-import { InvalidStateError } from "../errors.js";
+import { describe, InvalidStateError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { GrantStore } from "../grants/store.js";
 import { approvalDecisions, grantsFromDecisions } from "../hooks/approval/run.js";
@@ -62,8 +62,20 @@ export class CheckpointTracker {
     runContext.batchCheckpoint.set(o.invocationState, (batch, agent) => this.#batch(batch, agent));
   }
 
-  /** Follows a runner stream event: a tool result, or a batch that joined the transcript. */
+  /**
+   * Follows a runner stream event: a tool result, or a batch that joined the transcript. A checkpoint
+   * that cannot be written here is logged and skipped, never a failure of the run: the calls have
+   * run (the ledger holds their results), and the next checkpoint or the run's end supersedes it.
+   */
   async onEvent(event: AgentStreamEvent): Promise<void> {
+    try {
+      await this.#follow(event);
+    } catch (error) {
+      (this.#o.logger ?? defaultLogger).warn(`kaboo: a run checkpoint was not saved: ${describe(error)}`);
+    }
+  }
+
+  async #follow(event: AgentStreamEvent): Promise<void> {
     const inflight = this.#inflight;
     if (!inflight) return;
     if (event.type === "toolResult" && callsOf(inflight).has(event.result.toolUseId)) {

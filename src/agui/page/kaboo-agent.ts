@@ -21,6 +21,8 @@ import type { InvocationState } from "../../agent/events.js";
 import type { GrantStore } from "../../grants/store.js";
 import type { ClientToolHandler } from "../client-tools.js";
 import { runAgui } from "../run.js";
+import { describe } from "../../errors.js";
+import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
 import { RunInProgressError } from "./errors.js";
 import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
@@ -259,7 +261,15 @@ export class KabooAgent extends AbstractAgent {
   ): AsyncGenerator<BaseEvent> {
     const store = this.#config.sessionStore;
     const recorder = new RunRecorder(store, input, o.asked);
-    await recorder.start();
+    try {
+      await recorder.start();
+    } catch (error) {
+      // Not recorded, not run: a reload could not continue it.
+      this.#failure = { code: "RUN_FAILED", message: describe(error) };
+      yield runStarted(input);
+      yield runError(error);
+      return;
+    }
     const channel = this.#channel(input.threadId);
     let messages: AguiMessage[] | undefined;
     let state: Record<string, unknown> | undefined;
@@ -277,19 +287,19 @@ export class KabooAgent extends AbstractAgent {
     })) {
       if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
       if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
-      // Saved before the front end hears the run ended, so a reload right after sees it.
+      // Saved before the front end hears the run ended, so a reload right after sees it. A save that
+      // fails leaves the last checkpoint: a reload continues from there (the ledger replays the calls).
       if (event.type === EventType.RUN_FINISHED) {
         this.#failure = undefined;
         const interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
-        await recorder.finish(
-          messages ?? input.messages,
-          state ?? (input.state as Record<string, unknown>),
-          interrupts,
-        );
+        const finalState = state ?? (input.state as Record<string, unknown>);
+        await recorder.finish(messages ?? input.messages, finalState, interrupts).catch(warn);
       }
       if (event.type === EventType.RUN_ERROR) {
         this.#failure = { code: event.code ?? "RUN_FAILED", message: event.message };
-        await recorder.fail(this.#failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) });
+        await recorder
+          .fail(this.#failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) })
+          .catch(warn);
       }
       channel.post({ runId: input.runId, event });
       yield event;
@@ -304,4 +314,8 @@ export class KabooAgent extends AbstractAgent {
     }
     return channel;
   }
+}
+
+function warn(error: unknown): void {
+  defaultLogger.warn(`kaboo: the run's end was not saved: ${describe(error)}`);
 }

@@ -14,7 +14,8 @@ export class RunRecorder {
   readonly #threadId: string;
   readonly #record: RunRecord;
   #chain: Promise<void> = Promise.resolve();
-  #last: RunCheckpoint;
+  /** The content last saved (the run's input until a step is saved). */
+  #saved: RunCheckpoint;
   /** The questions the run answers, kept while no checkpoint moved past them (a failed resume keeps its pause). */
   #asked: AguiInterrupt[];
 
@@ -34,7 +35,7 @@ export class RunRecorder {
       forwardedProps: isObject(input.forwardedProps) ? input.forwardedProps : {},
     };
     if (input.resume?.length) this.#record.resume = input.resume;
-    this.#last = { messages: input.messages ?? [], state: isObject(input.state) ? input.state : {} };
+    this.#saved = { messages: input.messages ?? [], state: isObject(input.state) ? input.state : {} };
     this.#asked = asked;
   }
 
@@ -45,49 +46,50 @@ export class RunRecorder {
 
   /** Saves the run as it starts: a reload before its first step continues from its input. */
   start(): Promise<void> {
-    return this.#write([]);
+    return this.#write(this.#saved, []);
   }
 
   /** Saves a step. The resume's answers now live in the checkpoint's state. */
-  step(checkpoint: RunCheckpoint): Promise<void> {
-    this.#last = checkpoint;
+  async step(checkpoint: RunCheckpoint): Promise<void> {
     delete this.#record.resume;
+    await this.#write(checkpoint, []);
+    this.#saved = checkpoint;
     this.#asked = [];
-    return this.#write([]);
   }
 
   /** Saves how the run ended (done, paused on `interrupts`, or cancelled). */
   finish(messages: AguiMessage[], state: Record<string, unknown>, interrupts: AguiInterrupt[]): Promise<void> {
-    this.#last = { messages, state };
     this.#record.status = "finished";
     delete this.#record.resume;
-    return this.#write(interrupts);
+    return this.#write({ messages, state }, interrupts);
   }
 
-  /** Saves a failed run with its error, and what it kept (the snapshots it sent before the error, if any). */
+  /**
+   * Saves a failed run with its error, and what it kept: the snapshots it sent before the error, else
+   * its last saved checkpoint (with the questions it answered, while no checkpoint moved past them).
+   */
   fail(error: { code: string; message: string }, kept: Partial<RunCheckpoint>): Promise<void> {
-    this.#last = { messages: kept.messages ?? this.#last.messages, state: kept.state ?? this.#last.state };
     this.#record.status = "failed";
     this.#record.error = error;
     delete this.#record.resume;
-    return this.#write(this.#asked);
+    const last = { messages: kept.messages ?? this.#saved.messages, state: kept.state ?? this.#saved.state };
+    return this.#write(last, this.#asked);
   }
 
-  #write(interrupts: AguiInterrupt[]): Promise<void> {
+  #write(content: RunCheckpoint, interrupts: AguiInterrupt[]): Promise<void> {
     const store = this.#store;
     if (!store) return Promise.resolve();
     const snapshot: ThreadSnapshot = {
       version: THREAD_SNAPSHOT_VERSION,
       threadId: this.#threadId,
-      messages: this.#last.messages,
-      state: this.#last.state,
+      messages: content.messages,
+      state: content.state,
       interrupts,
       savedAt: Date.now(),
       run: structuredClone(this.#record),
     };
     const write = this.#chain.then(() => store.save(snapshot));
-    // A failed write does not stop the next: the record then lags a step, and the ledger still
-    // keeps every call from running twice.
+    // A failed write does not stop the next one.
     this.#chain = write.then(undefined, () => undefined);
     return write;
   }

@@ -4,7 +4,8 @@ import "fake-indexeddb/auto";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { IndexedDbSessionStore, MemorySessionStore } from "../../../src/agui/page/session-store.js";
-import { Agent, ScriptedModel } from "../../../src/index.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
+import { bankRunner, type Ledger } from "../fixtures.js";
 import { MemoryLocks, playScenario, ReloadWorld } from "./reload-world.js";
 
 const memoryLocks = () => new MemoryLocks() as unknown as LockManager;
@@ -119,5 +120,68 @@ describe("a corrupt or forged checkpoint", () => {
     await store.save({ ...stored!, messages: "not a list" } as never);
     expect(await store.load(world.threadId)).toBeUndefined();
     expect(warnings.join()).toMatch(/corrupt thread snapshot/);
+  });
+});
+
+describe("a session store that fails", () => {
+  type Snapshot = Parameters<MemorySessionStore["save"]>[0];
+  class FailingStore extends MemorySessionStore {
+    constructor(readonly fails: (s: Snapshot) => boolean) {
+      super();
+    }
+    override async save(snapshot: Snapshot): Promise<void> {
+      if (this.fails(snapshot)) throw new DOMException("The quota was exceeded.", "QuotaExceededError");
+      await super.save(snapshot);
+    }
+  }
+  const activated = (s: Snapshot) =>
+    (s.state as { kaboo_session?: { interrupt_state?: { activated?: boolean } } }).kaboo_session?.interrupt_state
+      ?.activated === true;
+
+  async function paused(sessionStore: MemorySessionStore, bank: Ledger) {
+    const agent = new KabooAgent({
+      threadId: "t-store",
+      agent: () => bankRunner(bank),
+      sessionStore,
+      ledger: new MemoryExecutionLedger(),
+    });
+    agent.addMessage({ id: "q", role: "user", content: "pay ivan 3" });
+    await agent.runAgent();
+    return {
+      agent,
+      resume: [
+        { interruptId: agent.pendingInterrupts[0]!.id, status: "resolved" as const, payload: { approved: true } },
+      ],
+    };
+  }
+
+  test("a tool result's checkpoint that cannot be saved is skipped: the run finishes and the call ran once", async () => {
+    const bank: Ledger = { transfers: [] };
+    const store = new FailingStore((s) => s.run?.status === "running" && s.messages.some((m) => m.role === "tool"));
+    const { agent, resume } = await paused(store, bank);
+    await agent.runAgent({ resume });
+    expect(agent.runFailure).toBeUndefined();
+    expect(bank.transfers).toEqual([{ to: "ivan", amount: 3 }]);
+    expect((await store.load("t-store"))?.run?.status).toBe("finished");
+  });
+
+  test("a batch that cannot be checkpointed does not run (a reload could not continue it); the same answer again runs it once", async () => {
+    const bank: Ledger = { transfers: [] };
+    let broken = false;
+    const store = new FailingStore((s) => broken && s.run?.status === "running" && !s.run.resume && activated(s));
+    const { agent, resume } = await paused(store, bank);
+    broken = true;
+    await agent.runAgent({ resume });
+    expect(agent.runFailure?.message).toMatch(/quota/);
+    expect(bank.transfers).toEqual([]);
+    const stored = await store.load("t-store");
+    expect(stored?.run).toMatchObject({ status: "failed" });
+    // The question it answered is kept with the failed run, so a reload can answer it again.
+    expect(stored?.interrupts.map((i) => i.id)).toEqual(resume.map((r) => r.interruptId));
+    broken = false;
+    await agent.runAgent({ resume });
+    expect(bank.transfers).toEqual([{ to: "ivan", amount: 3 }]);
+    await agent.runAgent({ resume }).catch(() => undefined);
+    expect(bank.transfers).toHaveLength(1);
   });
 });

@@ -89,6 +89,10 @@ function keep(e: StreamEvent): Logged {
   return { type: e.type, timestamp: e.timestamp, data };
 }
 
+function setText(el: Element, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 /** Keeps and shows the hook-fed panels. */
 export class ActivityPanels {
   readonly #reports = new Map<string, ContextReport>();
@@ -140,18 +144,23 @@ export class ActivityPanels {
     const r = this.#reports.get(threadId);
     const tokens = r?.inputTokens ?? Math.ceil(JSON.stringify(messages).length / 4);
     const meter = document.querySelector<HTMLMeterElement>("#context-meter")!;
-    meter.value = Math.min(meter.max, tokens);
-    document.querySelector("#context-text")!.textContent =
+    const value = Math.min(meter.max, tokens);
+    // Each piece is written only when it changes (this runs on every frame of a streamed answer).
+    if (meter.value !== value) meter.value = value;
+    setText(
+      document.querySelector("#context-text")!,
       !r && messages.length === 0
         ? "Nothing sent to the model yet"
-        : `~${tokens.toLocaleString()} tokens ${r ? "sent at the last model call" : "in this conversation (estimate)"}`;
+        : `~${tokens.toLocaleString()} tokens ${r ? "sent at the last model call" : "in this conversation (estimate)"}`,
+    );
     const cleared = document.querySelector<HTMLElement>("#context-cleared")!;
-    cleared.dataset["cleared"] = String(r?.cleared ?? 0);
-    if (r && r.cleared > 0)
-      cleared.textContent = `${r.cleared} old tool result${r.cleared === 1 ? "" : "s"} cleared · ~${r.tokensSaved.toLocaleString()} tokens saved`;
-    else
-      cleared.textContent =
-        "No tool results cleared yet. Long results are replaced by a short note once the context passes 1,200 tokens.";
+    if (cleared.dataset["cleared"] !== String(r?.cleared ?? 0)) cleared.dataset["cleared"] = String(r?.cleared ?? 0);
+    setText(
+      cleared,
+      r && r.cleared > 0
+        ? `${r.cleared} old tool result${r.cleared === 1 ? "" : "s"} cleared · ~${r.tokensSaved.toLocaleString()} tokens saved`
+        : "No tool results cleared yet. Long results are replaced by a short note once the context passes 1,200 tokens.",
+    );
   }
 
   #read(threadId: string): Logged[] {

@@ -21,17 +21,10 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-function decide(
-  i: AguiInterrupt,
-  decision: Decision,
-  text: string,
-  className: string,
-  label?: string,
-): HTMLButtonElement {
+function decide(i: AguiInterrupt, decision: Decision, text: string, className: string): HTMLButtonElement {
   const b = el("button", className, text);
   b.type = "button";
   Object.assign(b.dataset, { action: "decide", decision, interruptId: i.id });
-  if (label) b.setAttribute("aria-label", label);
   return b;
 }
 
@@ -97,10 +90,7 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
     group.setAttribute("role", "group");
     group.setAttribute("aria-label", `Approve and remember, for ${request?.subject?.label ?? tool}`);
     const covers = request?.subject?.label ?? tool;
-    if (remember.includes("thread"))
-      group.append(
-        decide(i, "thread", "Approve for this conversation", "ghost small", `Approve ${covers} for this conversation`),
-      );
+    if (remember.includes("thread")) group.append(decide(i, "thread", "Approve for this conversation", "ghost small"));
     if (remember.includes("always")) group.append(decide(i, "always", `Always approve ${covers}`, "ghost small"));
     card.append(group);
   }

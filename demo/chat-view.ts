@@ -80,7 +80,8 @@ function fillReply(bubble: HTMLElement, text: string, streaming: boolean): void 
   const content = bubble.querySelector<HTMLElement>(".content")!;
   showReply(content, body, !streaming);
   const chips = bubble.querySelector<HTMLElement>(".suggestions")!;
-  chips.hidden = prompts.length === 0;
+  // Written only when it changes: setting `hidden` to what it is still rewrites the attribute.
+  if (chips.hidden !== (prompts.length === 0)) chips.hidden = prompts.length === 0;
   if (chips.childElementCount === prompts.length) return;
   chips.replaceChildren(
     ...prompts.map((p) => {

@@ -56,11 +56,12 @@ export function setupGrantsPanel(
         return li;
       }),
     );
-    empty.hidden = grants.length > 0;
-    revokeAll.disabled = grants.length === 0;
+    // Written only when they change (the list is redrawn at the end of every run).
+    if (empty.hidden !== grants.length > 0) empty.hidden = grants.length > 0;
+    if (revokeAll.disabled !== (grants.length === 0)) revokeAll.disabled = grants.length === 0;
     if (count) {
-      count.textContent = String(grants.length);
-      count.hidden = grants.length === 0;
+      if (count.textContent !== String(grants.length)) count.textContent = String(grants.length);
+      if (count.hidden !== (grants.length === 0)) count.hidden = grants.length === 0;
     }
   };
   // Two clicks, not a native confirm(): the page stays usable and testable.

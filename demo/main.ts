@@ -139,7 +139,8 @@ function render(): void {
     isOpen: (k: string) => transcript.isOpen(k),
   };
   transcript.update(transcriptBlocks(state.kaboo.messages, view));
-  $("#welcome").hidden = state.kaboo.messages.length > 0;
+  const welcome = $("#welcome");
+  if (welcome.hidden !== state.kaboo.messages.length > 0) welcome.hidden = state.kaboo.messages.length > 0;
   panels.updateContext(state.threadId, state.kaboo.messages);
 }
 function scheduleRender(): void {

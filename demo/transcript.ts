@@ -111,7 +111,8 @@ export class Transcript {
   }
 
   #showToBottom(): void {
-    this.#toBottom.hidden = this.#pinned();
+    const pinned = this.#pinned();
+    if (this.#toBottom.hidden !== pinned) this.#toBottom.hidden = pinned;
   }
 }
 

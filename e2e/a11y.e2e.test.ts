@@ -5,7 +5,7 @@
  */
 import { expect, test } from "vitest";
 import type { BrowserContext } from "playwright";
-import { axeProblems, lastAnswer, newContext, openDemo, say, settle, useDemo } from "./harness.js";
+import { ask, axeProblems, lastAnswer, newContext, openDemo, say, settle, useDemo } from "./harness.js";
 
 useDemo();
 
@@ -57,4 +57,27 @@ test("dark theme and 375 px", async () => {
   expect(await axeProblems(narrow), "375 px").toEqual([]);
   await narrow.click("#toggle-panel");
   expect(await axeProblems(narrow), "375 px panel drawer").toEqual([]);
+});
+
+test("every theme at 1280 and 375 px: the welcome, a card waiting for a decision, a reply and a declined call", async () => {
+  for (const theme of ["light", "dark", "ocean", "forest", "sunset"]) {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 375, height: 812 },
+    ]) {
+      const context = await newContext(viewport, theme === "dark" ? "dark" : "light");
+      await context.addInitScript((t) => localStorage.setItem("kaboo-demo:theme", t), theme);
+      const page = await still(context);
+      const where = `${theme} ${viewport.width}px`;
+      expect(await page.getAttribute("html", "data-theme")).toBe(theme);
+      expect(await axeProblems(page), `${where} welcome`).toEqual([]);
+      expect(await ask(page, "Send 42 to Bob")).toBe("asked");
+      expect(await axeProblems(page), `${where} card`).toEqual([]);
+      await page.click("#transcript .approval-card [data-decision='deny']");
+      await settle(page);
+      expect(await ask(page, "what's my balance?")).toBe("answered");
+      expect(await axeProblems(page), `${where} reply and declined call`).toEqual([]);
+      await context.close();
+    }
+  }
 });

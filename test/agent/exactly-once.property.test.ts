@@ -3,7 +3,8 @@
  * cut model streams × aborts × hanging tools × approvals and denials × retries × replays of older
  * snapshots × JSON round trips into a fresh agent × two invocations of one thread at once, all over
  * one execution ledger. After every step: a gated call ran only when approved; no call ran twice;
- * no toolUse without its toolResult; AfterInvocation once per invocation; the agent runs again.
+ * no toolUse without its toolResult; AfterInvocation once per invocation; the agent runs again. At
+ * the end the audit trail verifies and records exactly the calls that ran to an end.
  *
  * Runs: 2,000 by default; EXACTLY_ONCE_RUNS sets another count (the nightly size).
  */
@@ -19,6 +20,7 @@ import {
   BeforeModelCallEvent,
   BeforeToolCallEvent,
   InterruptState,
+  MemoryAuditLog,
   MemoryExecutionLedger,
   MessageAddedEvent,
   ScriptedModel,
@@ -29,6 +31,7 @@ import {
   type ScriptedTurn,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { expectAuditMatchesRuns } from "./audit-helpers.js";
 import { expectConsistentTranscript } from "./helpers.js";
 
 const RUNS = Number(
@@ -76,6 +79,9 @@ test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)
       fc.array(stepArb, { minLength: 1, maxLength: 5 }),
       async (turns, steps) => {
         const ledger = new MemoryExecutionLedger();
+        const audit = new MemoryAuditLog();
+        // Idempotency keys of the ledgered calls that ran to an end (a hanging call never settles).
+        const finished: string[] = [];
         const runs = new Map<string, number>();
         const approved = new Set<string>();
         let seq = 0;
@@ -96,6 +102,7 @@ test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)
               runs.set(ctx.toolUse.toolUseId, (runs.get(ctx.toolUse.toolUseId) ?? 0) + 1);
               if (name === "pay")
                 expect(approved.has(ctx.toolUse.toolUseId), `unapproved pay ${ctx.toolUse.toolUseId}`).toBe(true);
+              if (!annotations && (mode as Mode) !== "hang") finished.push(ctx.idempotencyKey);
               if ((mode as Mode) === "throw") throw new Error("tool failed");
               if ((mode as Mode) === "hang") {
                 controller.abort();
@@ -117,6 +124,7 @@ test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)
             tools,
             hooks: [new InterruptHook(["pay"])],
             ledger,
+            audit,
           });
           agent.hooks.addCallback(BeforeInvocationEvent, () => void befores++);
           agent.hooks.addCallback(AfterInvocationEvent, () => void afters++);
@@ -192,6 +200,9 @@ test(`exactly once under faults, retries, replays and concurrency (${RUNS} runs)
         const final = await agent.invoke("again", { invocationState: { threadId: "th" } });
         expect(final.stopReason).toBe("endTurn");
         expectConsistentTranscript(agent.messages);
+        // A call cut off by an abort settles (and is recorded) when it ends, after its run returned.
+        await new Promise((r) => setTimeout(r, 0));
+        await expectAuditMatchesRuns(audit, "th", finished);
       },
     ),
     { numRuns: RUNS },

@@ -8,6 +8,8 @@ import { describe } from "../../errors.js";
 import { grantId, type Grant } from "../../grants/grant.js";
 import type { GrantStore } from "../../grants/store.js";
 import { defaultLogger, type Logger } from "../../logger.js";
+import { positiveIntegerOption } from "../../options.js";
+import { readBodyWithin } from "./limits.js";
 import { resolvePrincipal, type PrincipalLookup } from "./principal.js";
 
 /** A grant as the endpoint lists it: the grant and its id (what a revoke names). */
@@ -23,7 +25,12 @@ export interface GrantsHandlerOptions {
   principal: PrincipalLookup;
   /** Where failures go. Default: the console. */
   logger?: Logger;
+  /** Largest body read, in bytes (a revoke is a few hundred). Default {@link DEFAULT_GRANTS_BODY_BYTES}. */
+  maxBodyBytes?: number;
 }
+
+/** Default largest body of a grants request: 64 KiB. */
+export const DEFAULT_GRANTS_BODY_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 const reply = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
@@ -32,10 +39,10 @@ const reply = (status: number, body: unknown) => new Response(JSON.stringify(bod
  * Serves a person's grants: `GET` → `200 { grants: ListedGrant[] }`; `POST { revoke: { id } }`,
  * `{ revoke: { tool } }` or `{ revoke: { all: true } }` → `200 { removed }`, only ever the
  * requester's own grants (an id of someone else's removes nothing). No principal → 401; another
- * method → 405; a body that is none of these → 400. The revocation holds on the next AG-UI request
+ * method → 405; a body over `maxBodyBytes` → 413 (unread); a body that is none of these → 400. The revocation holds on the next AG-UI request
  * in every isolate (the AG-UI handler reads the store on every run).
  *
- * @param options - `grantStore`, `principal`, `logger` (default the console).
+ * @param options - `grantStore`, `principal`, `logger` (default the console), `maxBodyBytes` (64 KiB).
  * @returns `(request) => Promise<Response>`.
  * @example
  * ```ts
@@ -46,6 +53,7 @@ const reply = (status: number, body: unknown) => new Response(JSON.stringify(bod
 export function createGrantsHandler(options: GrantsHandlerOptions): (request: Request) => Promise<Response> {
   const log = options.logger ?? defaultLogger;
   const store = options.grantStore;
+  const maxBytes = positiveIntegerOption("maxBodyBytes", options.maxBodyBytes, DEFAULT_GRANTS_BODY_BYTES);
   return async function grantsHandler(request) {
     if (request.method !== "GET" && request.method !== "POST")
       return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
@@ -56,7 +64,11 @@ export function createGrantsHandler(options: GrantsHandlerOptions): (request: Re
     try {
       const mine = await grantsOf(store, principal);
       if (request.method === "GET") return reply(200, { grants: mine.map((g) => ({ ...g, id: grantId(g) })) });
-      const target = revokeTarget(await request.json().catch(() => null));
+      // Bounded like every other body a client sends: the whole of an unbounded one was read before.
+      const read = await readBodyWithin(request, maxBytes);
+      if ("tooLarge" in read)
+        return reply(413, { error: "body_too_large", detail: `The body is over ${maxBytes} bytes.` });
+      const target = revokeTarget(parseJson(read.text));
       if (target === undefined)
         return reply(400, { error: "invalid_request", detail: "Send { revoke: { id } | { tool } | { all: true } }." });
       const ids = mine.filter((g) => target(g)).map(grantId);
@@ -75,6 +87,14 @@ async function grantsOf(store: GrantStore, principal: string): Promise<Grant[]> 
   const scoped = store as GrantStore & { grantsOf?: (principal: string) => Promise<Grant[]> };
   if (typeof scoped.grantsOf === "function") return scoped.grantsOf(principal);
   return (await store.list()).filter((g) => g.principal === principal);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function revokeTarget(body: unknown): ((grant: Grant) => boolean) | undefined {

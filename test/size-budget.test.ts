@@ -11,9 +11,9 @@ import { measure, optionalPeers, sliceSource, zodVersion } from "../bench/size-l
 const KiB = 1024;
 const BUDGET = {
   /** The slice with zod mini tools, what loads with the page (minimatch loads on the first glob). */
-  slice: 40 * KiB,
+  slice: 41 * KiB,
   /** The core entry alone. */
-  core: 29 * KiB,
+  core: 30 * KiB,
 };
 
 describe(`min+gzip with zod ${zodVersion("4")}`, () => {

@@ -17,7 +17,7 @@ import { cancelRun, isCancelBody } from "./cancel.js";
 import { connectRun, isConnectBody } from "./connect.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { edgeRun } from "./edge-run.js";
-import { InvalidSessionError } from "./errors.js";
+import { HistoryConflictError, InvalidSessionError } from "./errors.js";
 import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -187,7 +187,7 @@ async function startRun(
       secret: options.secret,
       principal,
     });
-    if (opened instanceof InvalidSessionError) {
+    if (opened instanceof InvalidSessionError || opened instanceof HistoryConflictError) {
       log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
       return sse(refusal(input, opened), options, cors);
     }
@@ -256,7 +256,10 @@ function sse(
   return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
 }
 
-async function* refusal(input: RunAgentInput, error: InvalidSessionError): AsyncGenerator<AGUIEvent> {
+async function* refusal(
+  input: RunAgentInput,
+  error: InvalidSessionError | HistoryConflictError,
+): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   yield runError(error);
 }

@@ -13,6 +13,7 @@
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
 import { canonicalJson } from "../../agent/canonical-json.js";
+import { sha256Hex } from "../../agent/sha256.js";
 import type { JsonValue } from "../../agent/messages.js";
 import { HistoryConflictError } from "./errors.js";
 
@@ -62,7 +63,59 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
   const record = stored.messages as readonly unknown[];
   let kept = 0;
   while (kept < record.length && kept < turn.length && comparable(turn[kept]) === comparable(record[kept])) kept++;
-  const cut = record.slice(kept) as Loose[];
+  checkCut(record.slice(kept) as Loose[], kept);
+  const prefix = record.slice(0, kept) as Loose[];
+  checkNew(prefix, turn.slice(kept), new Set(record.map((m) => (m as Loose).id)), stored.pausedCallIds);
+  return [...told, ...(prefix as unknown as AguiMessage[]), ...turn.slice(kept)];
+}
+
+/**
+ * The digest of a transcript as the seal of a stateless handler covers it: a SHA-256 chain over the
+ * messages as compared (instructions left out), so any prefix's digest can be found in one pass.
+ *
+ * @param messages - AG-UI messages.
+ * @returns The digest of each prefix, `[0]` being the empty one.
+ */
+export function transcriptDigests(messages: readonly unknown[]): string[] {
+  const out = [""];
+  for (const m of messages) {
+    if (instructions(m as AguiMessage)) continue;
+    out.push(sha256Hex(`${out.at(-1)}\n${comparable(m)}`));
+  }
+  return out;
+}
+
+/**
+ * The stateless rule: the turn's messages must begin with the transcript whose digest was sealed,
+ * followed only by new messages (a resume: nothing new at all).
+ *
+ * @param sealed - The digest the seal covers.
+ * @param pausedCallIds - Calls of the sealed pause.
+ * @param incoming - The turn's messages.
+ * @param resuming - Whether the turn answers the pause.
+ * @throws {HistoryConflictError} When the messages do not continue the sealed transcript.
+ */
+export function continueSealed(
+  sealed: string,
+  pausedCallIds: readonly string[],
+  incoming: readonly AguiMessage[],
+  resuming: boolean,
+): void {
+  const turn = incoming.filter((m) => !instructions(m));
+  const digests = transcriptDigests(turn);
+  const kept = digests.indexOf(sealed);
+  if (kept < 0 || (resuming && kept !== turn.length))
+    throw conflict("they are not the transcript this handler sealed with the session, followed by new messages");
+  checkNew(
+    turn.slice(0, kept) as unknown as Loose[],
+    turn.slice(kept),
+    new Set(turn.slice(0, kept).map((m) => m.id)),
+    pausedCallIds,
+  );
+}
+
+/** A cut may drop text only: never a tool call or result that is in the record. */
+function checkCut(cut: readonly Loose[], kept: number): void {
   if (cut.some((m) => m.role === "tool" || (Array.isArray(m.toolCalls) && m.toolCalls.length > 0))) {
     const at = typeof cut[0]?.id === "string" ? cut[0].id : String(kept);
     throw new HistoryConflictError(
@@ -70,10 +123,17 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
         "the thread's record cannot be rewritten. Send the stored transcript (MESSAGES_SNAPSHOT) followed by new messages.",
     );
   }
-  const prefix = record.slice(0, kept) as Loose[];
-  const known = new Set(record.map((m) => (m as Loose).id));
-  const open = openCalls(prefix, stored.pausedCallIds);
-  for (const m of turn.slice(kept)) {
+}
+
+/** The messages after the kept prefix: new user messages, and results of browser-tool calls held open. */
+function checkNew(
+  prefix: readonly Loose[],
+  added: readonly AguiMessage[],
+  known: Set<unknown>,
+  paused: readonly string[],
+): void {
+  const open = openCalls(prefix, paused);
+  for (const m of added) {
     if (known.has(m.id))
       throw conflict(`message ${JSON.stringify(m.id)} is stored with other content or in another place`);
     // One id, one message: a client that shows messages by id would show one where the model read two.
@@ -86,7 +146,6 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
         : `a new ${m.role} message (${JSON.stringify(m.id)}) can only come from the server`,
     );
   }
-  return [...told, ...(prefix as unknown as AguiMessage[]), ...turn.slice(kept)];
 }
 
 /** Calls of assistant messages in `prefix` without a result, other than the stored pause's. */

@@ -12,8 +12,9 @@ import { EventType, type AGUIEvent, type RunAgentInput, type StateSnapshotEvent 
 import type { JsonObject } from "../../agent/messages.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
-import { InvalidSessionError } from "./errors.js";
-import { SESSION_STATE_KEY } from "../../agent/session.js";
+import { HistoryConflictError, InvalidSessionError } from "./errors.js";
+import { continueSealed, transcriptDigests } from "./history.js";
+import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
 import { isObject } from "../../agent/guards.js";
 
 /**
@@ -21,6 +22,8 @@ import { isObject } from "../../agent/guards.js";
  *
  * - 1: `seal: "v1.<base64url HMAC-SHA256>"` over `kaboo-session v1\n<JSON thread id>\n<canonical JSON
  *   of the session without its seal>`; with a principal, `principal <JSON principal>\n` comes before the JSON.
+ *   The session carries `transcript`, the digest of the transcript it was sent with (added without a new
+ *   version: a session sealed before has none and its history is not checked).
  */
 export const SEAL_VERSION = 1;
 
@@ -101,7 +104,7 @@ export async function openSession(
 export async function openIncomingState(
   input: RunAgentInput,
   o: { store: boolean; secret: GrantSecret | undefined; principal?: string | undefined },
-): Promise<Record<string, unknown> | InvalidSessionError> {
+): Promise<Record<string, unknown> | InvalidSessionError | HistoryConflictError> {
   const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
   const session = state[SESSION_STATE_KEY];
   if (o.store) {
@@ -111,9 +114,22 @@ export async function openIncomingState(
   if (o.secret === undefined || session === undefined || session === null) return state;
   const opened = await openSession(session, input.threadId, o.secret, o.principal);
   if ("reason" in opened) return new InvalidSessionError(`The session was refused: ${opened.reason}.`);
-  state[SESSION_STATE_KEY] = opened.session;
+  // The seal covers the transcript's digest too: the history a client sends must continue it.
+  const { [TRANSCRIPT_KEY]: transcript, ...rest } = opened.session;
+  if (typeof transcript === "string") {
+    try {
+      continueSealed(transcript, sessionPausedCallIds(rest), input.messages, (input.resume ?? []).length > 0);
+    } catch (error) {
+      if (error instanceof HistoryConflictError) return error;
+      throw error;
+    }
+  }
+  state[SESSION_STATE_KEY] = rest;
   return state;
 }
+
+/** Key of the transcript digest inside a sealed `kaboo_session`. */
+export const TRANSCRIPT_KEY = "transcript";
 
 /**
  * Seals the `kaboo_session` of every outgoing state snapshot.
@@ -130,17 +146,28 @@ export async function* sealOutgoing(
   secret: GrantSecret | undefined,
   principal?: string,
 ): AsyncGenerator<AGUIEvent> {
+  // A state snapshot with a session waits for the messages snapshot that follows it (the run sends
+  // them together): the seal covers the digest of the transcript the client will send back.
+  let held: StateSnapshotEvent | undefined;
+  const seal = async (state: StateSnapshotEvent, messages: readonly unknown[] | undefined) => {
+    const snapshot = state.snapshot as Record<string, unknown>;
+    const session = { ...(snapshot[SESSION_STATE_KEY] as JsonObject) };
+    if (messages) session[TRANSCRIPT_KEY] = transcriptDigests(messages).at(-1) ?? "";
+    const sealed = await sealSession(session, threadId, secret as GrantSecret, principal);
+    return { ...state, snapshot: { ...snapshot, [SESSION_STATE_KEY]: sealed } } satisfies StateSnapshotEvent;
+  };
   for await (const event of events) {
+    if (held) {
+      yield await seal(held, event.type === EventType.MESSAGES_SNAPSHOT ? event.messages : undefined);
+      held = undefined;
+    }
     const snapshot: unknown = event.type === EventType.STATE_SNAPSHOT ? event.snapshot : undefined;
     const session = isObject(snapshot) ? snapshot[SESSION_STATE_KEY] : undefined;
     if (event.type !== EventType.STATE_SNAPSHOT || secret === undefined || !isObject(snapshot) || !isObject(session)) {
       yield event;
       continue;
     }
-    const out = {
-      ...snapshot,
-      [SESSION_STATE_KEY]: await sealSession(session as JsonObject, threadId, secret, principal),
-    };
-    yield { ...event, snapshot: out } satisfies StateSnapshotEvent;
+    held = event;
   }
+  if (held) yield await seal(held, undefined);
 }

@@ -158,5 +158,6 @@ describe("property: a client disconnect at any point of a run at the edge", () =
       ),
       { numRuns: RUNS },
     );
-  });
+    // About 10 s alone; several times that on a loaded two-core machine.
+  }, 180_000);
 });

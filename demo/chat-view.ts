@@ -12,11 +12,12 @@ import { TOOL_LABELS } from "./bank.js";
 import { markdownReady, showReply } from "./markdown-loader.js";
 import type { Block } from "./transcript.js";
 
-/** A mark left where a run was stopped. */
+/** A mark left where a run was stopped, or where one failed (`kind: "error"`, with why). */
 export interface StopMark {
   /** The message it follows. */
   after: string;
   text: string;
+  kind?: "stop" | "error";
 }
 
 /** What the view needs besides the messages. */
@@ -26,8 +27,6 @@ export interface ViewState {
   /** Open questions answered on this page, waiting for the others to be answered too. */
   answered: ReadonlySet<string>;
   running: boolean;
-  /** Why the last run failed ("" when it did not). */
-  error: string;
   marks: readonly StopMark[];
   /** The rule (grant) that let a call run without asking, if one did. */
   ruleFor(tool: string, args: Record<string, unknown>, callId: string): string | undefined;
@@ -268,6 +267,10 @@ function note(key: string, className: string, text: string, action?: [label: str
   };
 }
 
+function retryIfLast(m: AguiMessage, messages: readonly AguiMessage[], view: ViewState): [[string, string]] | [] {
+  return m === messages.at(-1) && !view.running ? [["↻ Retry", "retry"]] : [];
+}
+
 /** The blocks of a conversation. */
 export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewState): Block[] {
   const results = new Map<string, AguiMessage>();
@@ -289,14 +292,24 @@ export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewSta
       waitingForModel = calls.length > 0 && calls.every((c) => results.has(c.id));
       if (text && !calls.length) waitingForModel = false;
     }
-    for (const mark of view.marks)
-      if (mark.after === m.id) blocks.push(note(`s:${m.id}`, "run-mark stopped", mark.text, ["↻ Retry", "regenerate"]));
+    for (const mark of view.marks) {
+      if (mark.after !== m.id) continue;
+      if (mark.kind === "error")
+        // Each failed answer keeps its error where it happened; only the last one can be retried.
+        blocks.push(
+          note(
+            `e:${m.id}`,
+            "run-mark run-error",
+            `Something went wrong: ${mark.text}`,
+            ...retryIfLast(m, messages, view),
+          ),
+        );
+      else blocks.push(note(`s:${m.id}`, "run-mark stopped", mark.text, ["↻ Retry", "regenerate"]));
+    }
   }
   if (view.running && waitingForModel) blocks.push(note("thinking", "thinking", "Thinking…"));
   const last = messages.at(-1);
-  if (view.error)
-    blocks.push(note("error", "run-mark run-error", `Something went wrong: ${view.error}`, ["↻ Retry", "retry"]));
-  else if (
+  if (
     !view.running &&
     !view.awaiting.size &&
     last?.role === "assistant" &&

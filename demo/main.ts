@@ -23,6 +23,7 @@ import {
   addStopMark,
   answering,
   doneAnswering,
+  dropErrorMark,
   forgetMarks,
   keepStopMarks,
   markAsked,
@@ -71,6 +72,8 @@ const state = {
   answers: [] as ResumeEntry[],
   /** Where runs of this conversation were stopped. */
   marks: [] as StopMark[],
+  /** The model changed while a run went on: open the thread afresh (with the new model) when it ends. */
+  reopen: false,
   /** The animation frame a render is scheduled for (0: none). */
   frame: 0,
 };
@@ -133,7 +136,6 @@ function render(): void {
     awaiting,
     answered: new Set(state.answers.map((a) => a.interruptId)),
     running: state.running,
-    error: state.runError,
     marks: state.marks,
     ruleFor,
     isOpen: (k: string) => transcript.isOpen(k),
@@ -309,6 +311,8 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   const threadId = state.threadId;
   stopFlags.set(threadId, false);
   state.runError = "";
+  const retried = state.kaboo.messages.at(-1)?.id;
+  if (retried) state.marks = dropErrorMark(threadId, retried);
   setStatus("running");
   render();
   const agent = state.kaboo;
@@ -320,7 +324,11 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
     if (!stopFlags.get(threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
   }
   doneAnswering(threadId);
+  // The error stays under the message that failed, through later messages, reloads and settings.
+  const failedAfter = agent.messages.at(-1)?.id;
+  if (state.runError && failedAfter) addStopMark(threadId, { after: failedAfter, text: state.runError, kind: "error" });
   if (agent !== state.kaboo) return;
+  state.marks = stopMarks(threadId);
   tabs.postMessage({ threadId });
   $<HTMLButtonElement>("#stop").disabled = false;
   if (stopFlags.get(threadId)) {
@@ -328,10 +336,14 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
     setStatus("idle");
     render();
     prompt.focus();
-    return;
+  } else {
+    render();
+    afterRun();
   }
-  render();
-  afterRun();
+  if (state.reopen && !state.running) {
+    state.reopen = false;
+    await openThread(threadId);
+  }
 }
 
 /** Leaves a mark where the run was stopped, so the cut answer (or the missing one) is explained. */
@@ -391,10 +403,18 @@ setupSettings(settingsDialog, (next) => {
   state.settings = next;
   $("#model-label").textContent = modelLabel(next);
   document.body.dataset["model"] = next.provider;
-  // Runners are built per thread with the model of the moment: start this thread's afresh.
+  // Runners are built per thread with the model of the moment: this thread's starts afresh, now or,
+  // while an answer is being written, as soon as it ends (that answer finishes with the old model).
+  const writing = state.running;
+  toast(
+    writing
+      ? `Saved. This answer finishes as it started; the next answer comes from ${modelLabel(next)}.`
+      : `Saved. The next answer comes from ${modelLabel(next)}.`,
+  );
   void modelMaker(next, delay).then((model) => {
     state.model = model;
-    return openThread(state.threadId);
+    if (state.running) state.reopen = true;
+    else return openThread(state.threadId);
   });
 });
 document.body.dataset["model"] = state.settings.provider;

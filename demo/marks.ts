@@ -33,6 +33,13 @@ export function addStopMark(threadId: string, mark: StopMark): StopMark[] {
   return marks;
 }
 
+/** Drops the error mark after a message (its answer is being tried again). */
+export function dropErrorMark(threadId: string, after: string): StopMark[] {
+  const marks = stopMarks(threadId).filter((m) => !(m.kind === "error" && m.after === after));
+  localStorage.setItem(MARKS_KEY + threadId, JSON.stringify(marks));
+  return marks;
+}
+
 /** Keeps only the marks after messages that are still there (after a regenerate). */
 export function keepStopMarks(threadId: string, messageIds: ReadonlySet<string>): StopMark[] {
   const marks = stopMarks(threadId).filter((m) => messageIds.has(m.after));

@@ -14,7 +14,7 @@
  */
 export { KabooAgent } from "./page/kaboo-agent.js";
 export type { KabooAgentConfig } from "./page/kaboo-agent.js";
-export { RunInProgressError } from "./page/errors.js";
+export { RunInProgressError, StaleThreadError } from "./page/errors.js";
 export type { RunFailure } from "./page/reattach.js";
 export type { RunCheckpoint } from "./checkpoint.js";
 export { runAgui, SESSION_STATE_KEY } from "./run.js";

@@ -24,7 +24,7 @@ import { runAgui } from "../run.js";
 import { describe } from "../../errors.js";
 import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
-import { RunInProgressError } from "./errors.js";
+import { RunInProgressError, StaleThreadError } from "./errors.js";
 import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
 import { RunRecorder } from "./run-record.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
@@ -155,6 +155,22 @@ export class KabooAgent extends AbstractAgent {
     return this.#observe((signal) => this.#connectEvents(input, signal));
   }
 
+  /**
+   * Shows the thread as its record holds it (see {@link KabooAgent.connect}). The open questions come
+   * from the record too, so those this tab still showed are dropped first: the AG-UI client would
+   * otherwise refuse to connect while they are unanswered (a tab whose view went stale).
+   * @param parameters - As for `AbstractAgent.connectAgent`.
+   * @param subscriber - As for `AbstractAgent.connectAgent`.
+   * @returns As `AbstractAgent.connectAgent`.
+   */
+  override connectAgent(
+    parameters?: Parameters<AbstractAgent["connectAgent"]>[0],
+    subscriber?: Parameters<AbstractAgent["connectAgent"]>[1],
+  ): ReturnType<AbstractAgent["connectAgent"]> {
+    this.pendingInterrupts = [];
+    return super.connectAgent(parameters, subscriber);
+  }
+
   override abortRun(): void {
     this.#controller?.abort();
     super.abortRun();
@@ -196,6 +212,12 @@ export class KabooAgent extends AbstractAgent {
             "This thread has an unfinished run (its page went away); connectAgent() continues it.",
           ),
         );
+        return;
+      }
+      const stale = staleResume(input, stored);
+      if (stale) {
+        yield runStarted(input);
+        yield runError(stale);
         return;
       }
       yield* this.#drive(input, { asked: stored?.interrupts ?? [], continueRun: false }, signal);
@@ -318,4 +340,19 @@ export class KabooAgent extends AbstractAgent {
 
 function warn(error: unknown): void {
   defaultLogger.warn(`kaboo: the run's end was not saved: ${describe(error)}`);
+}
+
+/**
+ * A resume that answers none of the questions the thread's record holds open comes from a view the
+ * thread has moved past (another tab answered them and the run went on): running it would replay
+ * the old pause and ask the model again, for calls that ran already.
+ */
+function staleResume(input: RunAgentInput, stored: ThreadSnapshot | undefined): StaleThreadError | undefined {
+  const answers = input.resume ?? [];
+  if (!answers.length || !stored?.run) return undefined;
+  const open = new Set(stored.interrupts.map((i) => i.id));
+  if (answers.some((a) => open.has(a.interruptId))) return undefined;
+  return new StaleThreadError(
+    "This tab's view of the thread is out of date (it went on elsewhere); connectAgent() shows it as it is.",
+  );
 }

@@ -134,4 +134,42 @@ describe("two tabs on one thread (Chromium)", () => {
     expect(JSON.stringify(b.agent.messages.at(-1))).toContain("Sent 5 and then 3 to alice");
     expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
   });
+
+  test("the same approval answered in two tabs, at once and then again: one tab drives, each transfer runs once", async () => {
+    const world = new ReloadWorld({ locks: navigator.locks });
+    const a = world.openPage();
+    await a.agent.connectAgent();
+    a.agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "pay alice 5 now and 3 after" });
+    await a.agent.runAgent();
+    const b = world.openPage();
+    await b.agent.connectAgent();
+    expect(b.agent.pendingInterrupts.map((i) => i.id)).toEqual(a.agent.pendingInterrupts.map((i) => i.id));
+    const errors: string[] = [];
+    const refused = new Set<typeof a>();
+    for (const p of [a, b]) {
+      p.agent.subscribe({
+        onRunErrorEvent: ({ event }) => {
+          errors.push(event.code ?? "");
+          refused.add(p);
+        },
+      });
+    }
+    const approve = (p: typeof a) =>
+      p.agent.pendingInterrupts.map((i) => ({
+        interruptId: i.id,
+        status: "resolved" as const,
+        payload: { approved: true, scope: "thread" },
+      }));
+    const [fromA, fromB] = [approve(a), approve(b)];
+    await Promise.all([a.agent.runAgent({ resume: fromA }), b.agent.runAgent({ resume: fromB })]);
+    expect(errors).toEqual(["RUN_IN_PROGRESS"]);
+    expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
+    // The refused tab sends its answer again once the other is done: its view is stale, nothing runs.
+    const stale = refused.has(a) ? a : b;
+    await stale.agent.runAgent({ resume: stale === a ? fromA : fromB });
+    expect(errors).toEqual(["RUN_IN_PROGRESS", "STALE_THREAD"]);
+    expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
+    await stale.agent.connectAgent();
+    expect(JSON.stringify(stale.agent.messages.at(-1))).toContain("Sent 5 and then 3 to alice");
+  });
 });

@@ -51,6 +51,12 @@ export interface AguiRunOptions {
    * (one that cannot be saved is logged and reported as a CUSTOM `kaboo_grant_not_saved` event).
    */
   grantStore?: GrantStore | undefined;
+  /**
+   * The person the run serves, as the host vouches (a page's signed-in person): the gates see it
+   * (four-eyes approvals count each answer under it), and the grants of `grantStore` are read and
+   * recorded for that person only. Default: none (grants that name no person).
+   */
+  principal?: string | undefined;
   /** Handlers for browser tools the page runs itself. */
   clientToolHandlers?: Readonly<Record<string, ClientToolHandler>> | undefined;
   signal?: AbortSignal | undefined;
@@ -120,7 +126,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     // After the calls ran: a grant that cannot be saved is reported, never a failure of this run.
     if (o.grantStore) {
       const log = o.logger ?? defaultLogger;
-      yield* saveNewGrants({ invocationState, threadId: input.threadId, grantStore: o.grantStore, log });
+      const { principal } = o;
+      yield* saveNewGrants({ invocationState, threadId: input.threadId, principal, grantStore: o.grantStore, log });
     }
     yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
@@ -156,9 +163,10 @@ async function contextOf(
     invocationState,
     forwardedPropsWithGrants(
       input.forwardedProps,
-      o.grantStore ? await o.grantStore.grantsFor(input.threadId) : undefined,
+      o.grantStore ? await o.grantStore.grantsFor(input.threadId, { principal: o.principal }) : undefined,
     ),
   );
+  if (o.principal !== undefined) runContext.principal.set(invocationState, o.principal);
   runContext.sharedState.set(invocationState, state);
   runContext.contextItems.set(invocationState, input.context ?? []);
   if (o.ledger) runContext.executionLedger.set(invocationState, o.ledger);

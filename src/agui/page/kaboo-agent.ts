@@ -59,6 +59,12 @@ export interface KabooAgentConfig extends AguiAgentConfig {
    * Default: none.
    */
   audit?: AuditLog;
+  /**
+   * The person using this page, read at the start of each run (a function when it can change, e.g.
+   * a persona switch): the gates see it (four-eyes approvals: who asked, who approved), and the
+   * grants of `grantStore` are read and recorded for that person only. Default: none.
+   */
+  principal?: string | (() => string | undefined);
   /** Browser tools the page runs itself, by name. */
   clientToolHandlers?: Record<string, ClientToolHandler>;
   /** Extra per-run setup of `invocationState`. */
@@ -303,6 +309,7 @@ export class KabooAgent extends AbstractAgent {
       signal,
       ledger: this.#ledger,
       audit: this.#config.audit,
+      principal: typeof this.#config.principal === "function" ? this.#config.principal() : this.#config.principal,
       prepare: this.#config.prepare,
       continueRun: o.continueRun,
       onCheckpoint: store ? (checkpoint) => recorder.step(checkpoint) : undefined,

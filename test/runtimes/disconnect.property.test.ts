@@ -1,0 +1,111 @@
+/**
+ * The disconnect property of test/agui/edge/disconnect.property.test.ts on the platforms, for a
+ * smaller count: the runs hosted in each thread's Durable Object in workerd, and over Deno KV in
+ * Deno; the client drives them over HTTP from this process. KABOO_PROPERTY_RUNS / 10 raises the
+ * count (default 20 per platform).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import fc from "fast-check";
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { ThreadRecord } from "../../src/stores/thread-store.js";
+import { conversation, shape, type Handle } from "../agui/edge/disconnect-scenario.js";
+import { ROOT, bundleEntry } from "./bundle.js";
+
+const RUNS = Math.max(20, Math.floor((Number(process.env.KABOO_PROPERTY_RUNS) || 0) / 10));
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "kaboo-disconnect-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const workerd = async (): Promise<Server> => {
+  const mf = new Miniflare({
+    modules: true,
+    script: await bundleEntry("disconnect-entry-worker.ts"),
+    compatibilityDate: "2025-04-01",
+    durableObjects: {
+      THREAD: { className: "KabooThread", useSQLite: true },
+      BANK: { className: "Bank", useSQLite: true },
+    },
+    port: 0,
+    host: "127.0.0.1",
+  });
+  return { url: (await mf.ready).toString().replace(/\/$/, ""), stop: () => mf.dispose() };
+};
+
+const deno = async (): Promise<Server> => {
+  const file = join(dir, "disconnect.deno.mjs");
+  writeFileSync(file, await bundleEntry("disconnect-entry-deno.ts"));
+  const args = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
+  const child: ChildProcess = spawn(
+    join(ROOT, "node_modules/.bin/deno"),
+    [...args, "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, join(dir, "disconnect.db")],
+    {
+      cwd: dir,
+      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once("exit", () => r()), child.kill()))),
+  };
+};
+
+describe.each([
+  ["workerd, runs hosted in Durable Objects", workerd],
+  ["Deno, Deno KV", deno],
+] as const)("property: a client disconnect at any point, %s", (_name, start) => {
+  let server: Server;
+  beforeAll(async () => {
+    server = await start();
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  test(`the same transcript, the approved call once, nothing cancelled, no question twice (${RUNS} runs)`, async () => {
+    const handle: Handle = async (request) =>
+      fetch(`${server.url}/agui`, { method: "POST", headers: request.headers, body: await request.text() });
+    const json = async <T>(path: string) => (await (await fetch(server.url + path)).json()) as T;
+    let n = 0;
+    const world = async (cut?: Parameters<typeof conversation>[2]) => {
+      const thread = `t${n++}`;
+      const seen = await conversation(handle, thread, cut);
+      const record = await json<ThreadRecord>(`/load?thread=${thread}`);
+      return { ...seen, record, sent: await json<string[]>(`/sent?thread=${thread}`) };
+    };
+    const baseline = await world();
+    expect(baseline.sent).toEqual(["alice"]);
+    expect(baseline.outcomes).toEqual(["interrupt", "interrupt", "success"]);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 }), fc.nat(), fc.boolean(), async (at, raw, resend) => {
+        const after = 1 + (raw % ((baseline.lengths[at] as number) - 1));
+        const run = await world({ at, after, resend });
+        expect(run.sent).toEqual(["alice"]);
+        expect(shape(run.record.messages)).toEqual(shape(baseline.record.messages));
+        expect(JSON.stringify(run.record.messages)).not.toContain("cancelled");
+        expect(run.outcomes).toEqual(baseline.outcomes);
+        expect(new Set(run.asked).size).toBe(run.asked.length);
+        expect(run.asked).toHaveLength(2);
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+});

@@ -98,76 +98,105 @@ export function sseStream<E extends BaseEvent = BaseEvent>(
   events: AsyncIterable<E>,
   options: SseStreamOptions<E> = {},
 ): ReadableStream<Uint8Array> {
-  const iterator = events[Symbol.asyncIterator]();
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
-  let done = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  /** A `next()` asked for while batching that was not ready yet: the next pull starts with it. */
-  let pending: Promise<IteratorResult<E>> | undefined;
+  const pump = new SsePump(events[Symbol.asyncIterator](), options);
+  return new ReadableStream<Uint8Array>({ pull: (c) => pump.pull(c), cancel: (reason) => pump.cancel(reason) });
+}
 
-  const stopTimer = () => {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  };
-  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    done = true;
-    stopTimer();
+type Controller = ReadableStreamDefaultController<Uint8Array>;
+
+/** One SSE stream's pulls: the run's iterator, the heartbeat while it waits, and a `next()` asked ahead. */
+class SsePump<E extends BaseEvent> {
+  readonly #iterator: AsyncIterator<E>;
+  readonly #options: SseStreamOptions<E>;
+  readonly #heartbeatMs: number;
+  #done = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  /** A `next()` asked for while batching that was not ready yet: the next pull starts with it. */
+  #pending: Promise<IteratorResult<E>> | undefined;
+
+  constructor(iterator: AsyncIterator<E>, options: SseStreamOptions<E>) {
+    this.#iterator = iterator;
+    this.#options = options;
+    this.#heartbeatMs = options.heartbeatMs ?? 15_000;
+  }
+
+  async pull(controller: Controller): Promise<void> {
+    if (this.#done) return;
+    const first = await this.#first(controller);
+    if (first !== undefined) await this.#batch(controller, first);
+  }
+
+  cancel(reason: unknown): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#stopTimer();
+    this.#options.onCancel?.(reason);
+    const iterator = this.#iterator;
+    void (async () => {
+      try {
+        for (let r = await iterator.next(); !r.done; r = await iterator.next());
+      } catch {
+        // The run was abandoned; its error has no reader.
+      }
+    })();
+  }
+
+  /**
+   * The pull's first event, with the heartbeat running while we wait for the run (so a busy stream
+   * never pings). `undefined` when the run threw: its RUN_ERROR frame has ended the stream.
+   */
+  async #first(controller: Controller): Promise<IteratorResult<E> | undefined> {
+    if (this.#heartbeatMs > 0)
+      this.#timer = setInterval(() => !this.#done && controller.enqueue(SSE_HEARTBEAT), this.#heartbeatMs);
+    try {
+      return await (this.#pending ?? this.#iterator.next());
+    } catch (error) {
+      if (this.#done) return undefined;
+      this.#stopTimer();
+      controller.enqueue(encodeSseEvent(runError(error)));
+      this.#finish(controller);
+      return undefined;
+    } finally {
+      this.#pending = undefined;
+      this.#stopTimer();
+    }
+  }
+
+  /** Frames `next` and the events already there after it, up to {@link MAX_BATCH}, as one chunk. */
+  async #batch(controller: Controller, next: IteratorResult<E>): Promise<void> {
+    let frames = "";
+    for (let count = 0; ; count++) {
+      // Cancelled while we waited: the reader is gone.
+      if (this.#done) return;
+      if (next.done) return this.#flush(controller, frames, true);
+      frames += frame(next.value, this.#options.eventId?.(next.value));
+      if (isTerminal(next.value)) return this.#flush(controller, frames, true);
+      if (count + 1 >= MAX_BATCH) break;
+      this.#pending = this.#iterator.next();
+      const ready = await ifReady(this.#pending);
+      if (ready === NOT_READY) break;
+      this.#pending = undefined;
+      next = ready;
+    }
+    this.#flush(controller, frames, false);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #finish(controller: Controller): void {
+    this.#done = true;
+    this.#stopTimer();
     controller.close();
     // Lets the producer run its finally blocks; it has nothing left to say.
-    void iterator.return?.().catch(() => undefined);
-  };
-  /** Enqueues `frames` as one chunk; closes after a terminal event or the end. */
-  const flush = (controller: ReadableStreamDefaultController<Uint8Array>, frames: string, end: boolean) => {
-    if (frames) controller.enqueue(encoder.encode(frames));
-    if (end) finish(controller);
-  };
+    void this.#iterator.return?.().catch(() => undefined);
+  }
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (done) return;
-      // The timer lives only while we wait for the run, so a busy stream never pings.
-      if (heartbeatMs > 0) timer = setInterval(() => !done && controller.enqueue(SSE_HEARTBEAT), heartbeatMs);
-      let next: IteratorResult<E>;
-      try {
-        next = await (pending ?? iterator.next());
-      } catch (error) {
-        if (done) return;
-        stopTimer();
-        controller.enqueue(encodeSseEvent(runError(error)));
-        finish(controller);
-        return;
-      } finally {
-        pending = undefined;
-        stopTimer();
-      }
-      let frames = "";
-      for (let count = 0; ; count++) {
-        // Cancelled while we waited: the reader is gone.
-        if (done) return;
-        if (next.done) return flush(controller, frames, true);
-        frames += frame(next.value, options.eventId?.(next.value));
-        if (isTerminal(next.value)) return flush(controller, frames, true);
-        if (count + 1 >= MAX_BATCH) break;
-        pending = iterator.next();
-        const ready = await ifReady(pending);
-        if (ready === NOT_READY) break;
-        pending = undefined;
-        next = ready;
-      }
-      flush(controller, frames, false);
-    },
-    cancel(reason) {
-      if (done) return;
-      done = true;
-      stopTimer();
-      options.onCancel?.(reason);
-      void (async () => {
-        try {
-          for (let r = await iterator.next(); !r.done; r = await iterator.next());
-        } catch {
-          // The run was abandoned; its error has no reader.
-        }
-      })();
-    },
-  });
+  /** Enqueues `frames` as one chunk; closes after a terminal event or the end. */
+  #flush(controller: Controller, frames: string, end: boolean): void {
+    if (frames) controller.enqueue(encoder.encode(frames));
+    if (end) this.#finish(controller);
+  }
 }

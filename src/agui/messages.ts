@@ -59,57 +59,71 @@ export function fromAguiMessages(
       toolMessageIds.set(m.toolCallId, m.id);
     }
   }
-  const out: Message[] = [];
-  const system: string[] = [];
-  const open: string[] = [];
-  let reasoning: ContentBlock[] = [];
-  for (const m of input) {
-    switch (m.role) {
-      case "system":
-      case "developer":
-        if (m.content) system.push(m.content);
-        break;
-      case "user":
-        out.push(withId({ role: "user", content: userContent(m.content) }, m.id));
-        break;
-      case "reasoning": {
-        const block: ContentBlock = { type: "reasoning", text: m.content };
-        if (m.encryptedValue) block.signature = m.encryptedValue;
-        reasoning.push(block);
-        break;
-      }
-      case "assistant": {
-        if (m.toolCalls?.some((c) => dropResultsFor.has(c.id))) {
-          reasoning = [];
-          break;
-        }
-        const content: ContentBlock[] = [...reasoning];
-        reasoning = [];
-        if (m.content) content.push({ type: "text", text: m.content });
-        const answered: ToolResultBlock[] = [];
-        for (const call of m.toolCalls ?? []) {
-          const result = results.get(call.id);
-          if (!result) {
-            open.push(call.id);
-            continue;
-          }
-          content.push(toolUseFrom(call));
-          answered.push(result);
-        }
-        if (content.length) out.push(withId({ role: "assistant", content }, m.id));
-        if (answered.length) out.push({ role: "user", content: answered });
-        break;
-      }
-      case "tool": // paired above
-      case "activity": // UI-only
-        break;
-      default:
-        // A role this version does not know is skipped, never fatal (the input comes from a client).
-        m satisfies never;
-        break;
+  const t: Transcript = { out: [], system: [], open: [], reasoning: [], results, dropResultsFor };
+  for (const m of input) addMessage(t, m);
+  return { messages: mergeUsers(t.out), toolMessageIds, system: t.system, openToolCalls: t.open };
+}
+
+/** The transcript being built from AG-UI messages. */
+interface Transcript {
+  out: Message[];
+  system: string[];
+  /** Tool calls without a result. */
+  open: string[];
+  /** Reasoning messages waiting for the assistant message they precede. */
+  reasoning: ContentBlock[];
+  results: ReadonlyMap<string, ToolResultBlock>;
+  dropResultsFor: ReadonlySet<string>;
+}
+
+/** Adds one AG-UI message to the transcript. */
+function addMessage(t: Transcript, m: AguiMessage): void {
+  switch (m.role) {
+    case "system":
+    case "developer":
+      if (m.content) t.system.push(m.content);
+      break;
+    case "user":
+      t.out.push(withId({ role: "user", content: userContent(m.content) }, m.id));
+      break;
+    case "reasoning": {
+      const block: ContentBlock = { type: "reasoning", text: m.content };
+      if (m.encryptedValue) block.signature = m.encryptedValue;
+      t.reasoning.push(block);
+      break;
     }
+    case "assistant":
+      addAssistant(t, m);
+      break;
+    case "tool": // paired above
+    case "activity": // UI-only
+      break;
+    default:
+      // A role this version does not know is skipped, never fatal (the input comes from a client).
+      m satisfies never;
+      break;
   }
-  return { messages: mergeUsers(out), toolMessageIds, system, openToolCalls: open };
+}
+
+/** An assistant message with its reasoning, and the results of its calls; calls without one stay open. */
+function addAssistant(t: Transcript, m: Extract<AguiMessage, { role: "assistant" }>): void {
+  const reasoning = t.reasoning;
+  t.reasoning = [];
+  if (m.toolCalls?.some((c) => t.dropResultsFor.has(c.id))) return;
+  const content: ContentBlock[] = [...reasoning];
+  if (m.content) content.push({ type: "text", text: m.content });
+  const answered: ToolResultBlock[] = [];
+  for (const call of m.toolCalls ?? []) {
+    const result = t.results.get(call.id);
+    if (!result) {
+      t.open.push(call.id);
+      continue;
+    }
+    content.push(toolUseFrom(call));
+    answered.push(result);
+  }
+  if (content.length) t.out.push(withId({ role: "assistant", content }, m.id));
+  if (answered.length) t.out.push({ role: "user", content: answered });
 }
 
 /**

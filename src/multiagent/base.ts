@@ -51,6 +51,18 @@ import {
   type PausedNode,
 } from "./node-run.js";
 
+/** One node call of an orchestrator (see `executeNode`). */
+interface NodeCall {
+  nodeId: string;
+  node: MultiAgentNode;
+  input: string;
+  executionId: string;
+  invocationState: InvocationState;
+  signal: AbortSignal;
+  /** The paused execution this call resumes, if any. */
+  resume?: PausedNode;
+}
+
 export { STREAM_PATH_KEY } from "../agent/run-context.js";
 export { orchestrationText, pausedNodeSchema } from "./node-run.js";
 export type { MultiAgentInvokeOptions, MultiAgentOptions } from "./types.js";
@@ -198,18 +210,31 @@ export abstract class MultiAgentBase implements Orchestrator {
    * Runs one node: BeforeNodeCall (cancel / interrupt) → the node, raced against its timeout and
    * the run's signal → AfterNodeCall. Never throws for a node's failure: it is the result.
    */
-  protected async executeNode(o: {
-    nodeId: string;
-    node: MultiAgentNode;
-    input: string;
-    executionId: string;
-    invocationState: InvocationState;
-    signal: AbortSignal;
-    /** The paused execution this call resumes, if any. */
-    resume?: PausedNode;
-  }): Promise<NodeStep> {
+  protected async executeNode(o: NodeCall): Promise<NodeStep> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
+    const stopped = await this.#beforeNode(o, elapsed);
+    if (stopped) return stopped;
+    this.onEvent?.({
+      type: "multiagent_node_start",
+      orchestrator: this.name,
+      nodeId: o.nodeId,
+      executionId: o.executionId,
+      ...parentIds(o.invocationState),
+    });
+    const { signal, dispose } = nodeSignal(o.signal, o.nodeId, this.nodeTimeoutMs);
+    try {
+      return await this.#runNode(o, signal, elapsed);
+    } catch (error) {
+      const reason = signal.aborted ? (signal.reason ?? error) : error;
+      return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
+    } finally {
+      dispose();
+    }
+  }
+
+  /** BeforeNodeCall: the step when a hook paused, failed or cancelled the node; `undefined`: run it. */
+  async #beforeNode(o: NodeCall, elapsed: () => number): Promise<NodeStep | undefined> {
     const before = new BeforeNodeCallEvent(this, o.invocationState, o.nodeId);
     try {
       await this.hooks.invoke(before);
@@ -223,52 +248,39 @@ export abstract class MultiAgentBase implements Orchestrator {
       }
       return this.#finish(o, { status: "failed", error: describe(error), durationMs: elapsed() }, error, false);
     }
-    if (before.cancelNode !== false) {
-      const message =
-        typeof before.cancelNode === "string" && before.cancelNode
-          ? before.cancelNode
-          : `Node "${o.nodeId}" was cancelled.`;
-      return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
-    }
+    if (before.cancelNode === false) return undefined;
+    const message =
+      typeof before.cancelNode === "string" && before.cancelNode
+        ? before.cancelNode
+        : `Node "${o.nodeId}" was cancelled.`;
+    return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
+  }
+
+  /** The node itself, raced against its signal: its pause (interrupts collected) or its result. */
+  async #runNode(o: NodeCall, signal: AbortSignal, elapsed: () => number): Promise<NodeStep> {
+    const run = runNode({
+      node: o.node,
+      nodeId: o.nodeId,
+      input: o.input,
+      invocationState: runContext.streamPath.with(o.invocationState, o.executionId),
+      signal,
+      resume: o.resume?.started ? o.resume : undefined,
+      answers: this.answersFor(o.nodeId),
+    });
+    const out = await raceAbort(run, signal);
+    if (out.kind !== "paused")
+      return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
+    this.collectNodeInterrupts(o.nodeId, out.interrupts);
     this.onEvent?.({
-      type: "multiagent_node_start",
+      type: "multiagent_node_stop",
       orchestrator: this.name,
       nodeId: o.nodeId,
       executionId: o.executionId,
-      ...parentIds(o.invocationState),
+      status: "interrupted",
+      interruptIds: out.interrupts.map((i) => nodeInterruptId(o.nodeId, i.id)),
     });
-    const { signal, dispose } = nodeSignal(o.signal, o.nodeId, this.nodeTimeoutMs);
-    try {
-      const run = runNode({
-        node: o.node,
-        nodeId: o.nodeId,
-        input: o.input,
-        invocationState: runContext.streamPath.with(o.invocationState, o.executionId),
-        signal,
-        resume: o.resume?.started ? o.resume : undefined,
-        answers: this.answersFor(o.nodeId),
-      });
-      const out = await raceAbort(run, signal);
-      if (out.kind === "paused") {
-        this.collectNodeInterrupts(o.nodeId, out.interrupts);
-        const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
-        this.onEvent?.({
-          type: "multiagent_node_stop",
-          orchestrator: this.name,
-          nodeId: o.nodeId,
-          executionId: o.executionId,
-          status: "interrupted",
-          interruptIds: out.interrupts.map((i) => nodeInterruptId(o.nodeId, i.id)),
-        });
-        return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
-      }
-      return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
-    } catch (error) {
-      const reason = signal.aborted ? (signal.reason ?? error) : error;
-      return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
-    } finally {
-      dispose();
-    }
+    const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
+    return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
   }
 
   async #finish(

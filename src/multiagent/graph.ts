@@ -241,7 +241,7 @@ export class Graph extends MultiAgentBase {
   async #runNode(
     ex: Execution,
     id: string,
-    input: Parameters<Graph["executeNode"]>[0]["input"],
+    input: string,
     fromIds: string[],
     resume: PausedNode | undefined,
   ): Promise<void> {

@@ -36,8 +36,11 @@ export function eventId(runId: string, index: number): string {
 export function parseEventId(id: string): { runId: string; index: number } | undefined {
   const at = id.lastIndexOf(":");
   if (at <= 0) return undefined;
-  const index = Number(id.slice(at + 1));
-  return Number.isSafeInteger(index) && index >= 0 ? { runId: id.slice(0, at), index } : undefined;
+  // Decimal digits only, as eventId writes them: Number() also read "" as 0, "1e3" and "0x10".
+  const digits = id.slice(at + 1);
+  if (!/^(0|[1-9][0-9]*)$/.test(digits)) return undefined;
+  const index = Number(digits);
+  return Number.isSafeInteger(index) ? { runId: id.slice(0, at), index } : undefined;
 }
 
 function isTerminal(event: AGUIEvent): boolean {

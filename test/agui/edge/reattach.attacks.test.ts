@@ -1,0 +1,89 @@
+/**
+ * Reattach attacked: a Last-Event-ID naming another person's run (while the body names one's own
+ * thread), a forged huge, negative or non-numeric index; the same in another isolate, which reads
+ * the thread's event log.
+ */
+import { createParser } from "eventsource-parser";
+import { describe, expect, test } from "vitest";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { Agent, ScriptedModel } from "../../../src/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
+import { input } from "../helpers.js";
+import { post, quietLogger, send } from "./fixtures.js";
+
+async function frames(res: Response): Promise<{ id: string | undefined; data: { type: string; delta?: string } }[]> {
+  const out: { id: string | undefined; data: { type: string; delta?: string } }[] = [];
+  createParser({ onEvent: (m) => out.push({ id: m.id, data: JSON.parse(m.data) }) }).feed(await res.text());
+  return out;
+}
+
+/** The same storage seen from another isolate (its own live runs). */
+function elsewhere(store: MemoryThreadStore): ThreadStore {
+  return {
+    load: (t) => store.load(t),
+    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+    ledger: (t) => store.ledger(t),
+    appendEvents: (t, r, f, e, end) => store.appendEvents(t, r, f, e, end),
+    readEvents: (t, r, a) => store.readEvents(t, r, a),
+    compactEvents: (t, b) => store.compactEvents(t, b),
+  };
+}
+
+function setup() {
+  const store = new MemoryThreadStore();
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `story of ${lastUserText}` }), chunkSize: 4 }),
+    });
+  const principal = (r: Request) => r.headers.get("x-user") ?? "";
+  const handle = createAguiHandler({ store, agent, logger: quietLogger(), principal });
+  const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger(), principal });
+  return { store, handle, other };
+}
+
+const say = (threadId: string, text: string, runId: string = crypto.randomUUID()) =>
+  input({ threadId, runId, messages: [{ id: crypto.randomUUID(), role: "user", content: text }] });
+
+const text = (f: { data: { type: string; delta?: string } }[]) =>
+  f
+    .filter((x) => x.data.type === "TEXT_MESSAGE_CONTENT")
+    .map((x) => x.data.delta)
+    .join("");
+
+describe("reattach, attacked", () => {
+  test("a Last-Event-ID of another person's run, with one's own thread in the body, reads nothing of it", async () => {
+    const s = setup();
+    const victim = say("victim", "secret plans", "run-v");
+    await send(s.handle, victim, { "x-user": "ann" });
+    await send(s.handle, say("mine", "hello"), { "x-user": "eve" });
+    for (const handle of [s.handle, s.other]) {
+      const res = await handle(
+        post({ kaboo_connect: { threadId: "mine" } }, { "x-user": "eve", "last-event-id": "run-v:0" }),
+      );
+      const got = res.status === 200 ? text(await frames(res)) : "";
+      expect(got).not.toContain("secret");
+      const direct = await handle(post({ kaboo_connect: { threadId: "victim", runId: "run-v" } }, { "x-user": "eve" }));
+      expect(direct.status).toBe(403);
+    }
+  });
+
+  test("forged indexes: negative and non-numeric are 400; a huge one gets nothing more once the run has ended", async () => {
+    const s = setup();
+    await send(s.handle, say("t", "a", "r1"), { "x-user": "ann" });
+    const ann = { "x-user": "ann" };
+    for (const id of ["r1:-1", "r1:-5", "r1:1e3", "r1:", "r1:0x10", "r1:9007199254740993"]) {
+      expect((await s.handle(post({ kaboo_connect: { threadId: "t" } }, { ...ann, "last-event-id": id }))).status).toBe(
+        400,
+      );
+    }
+    for (const after of [-2, 1.5]) {
+      expect((await s.handle(post({ kaboo_connect: { threadId: "t", after } }, ann))).status).toBe(400);
+    }
+    for (const handle of [s.handle, s.other]) {
+      const res = await handle(post({ kaboo_connect: { threadId: "t", runId: "r1", after: 1e12 } }, ann));
+      expect(res.status).toBe(200);
+      expect(await frames(res)).toEqual([]);
+    }
+  });
+});

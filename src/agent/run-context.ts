@@ -33,6 +33,8 @@ export const THREAD_ID_KEY = "threadId";
  * handler's `principal`). Remembered grants apply only to the person they were given by.
  */
 export const PRINCIPAL_KEY = "kabooPrincipal";
+/** Key of {@link runContext.requester}. */
+export const REQUESTER_KEY = "kabooRequester";
 /** `invocationState` key of the run (AG-UI `runId`), a string. */
 export const RUN_ID_KEY = "runId";
 /** `invocationState` key of the run's {@link SessionExchange}. */
@@ -156,6 +158,12 @@ export const runContext = {
   threadId: runKey<string>(THREAD_ID_KEY, "a string", isString),
   /** The person the run serves, as the host vouches (the edge handler's `principal`). */
   principal: runKey<string>(PRINCIPAL_KEY, "a string", isString),
+  /**
+   * The person whose conversation the run goes on with, when that is not {@link runContext.principal}
+   * (a four-eyes approver's run on someone else's thread): a request the run asks names them as its
+   * requester. Default: the principal.
+   */
+  requester: runKey<string>(REQUESTER_KEY, "a string", isString),
   /** The run (AG-UI `runId`). */
   runId: runKey<string>(RUN_ID_KEY, "a string", isString),
   /** The run's session exchange (the paused session the client sent and gets back). */

@@ -82,8 +82,17 @@ export async function* edgeRun({
   };
   const { store } = options;
   const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
-  const run = (runInput: RunAgentInput) =>
-    runAgui({ agent, input: runInput, signal, prepare, ledger, audit: options.audit, logger: log });
+  const run = (runInput: RunAgentInput, o?: { requester?: string }) => {
+    const requester = o?.requester;
+    const prepared =
+      requester === undefined
+        ? prepare
+        : async (state: InvocationState) => {
+            runContext.requester.set(state, requester);
+            await prepare(state);
+          };
+    return runAgui({ agent, input: runInput, signal, prepare: prepared, ledger, audit: options.audit, logger: log });
+  };
   const events = store
     ? storedRun({
         store,

@@ -56,7 +56,7 @@ export interface StoredRunOptions {
   /** The person the run serves; a thread belongs to the first principal that ran it. */
   principal: string | undefined;
   /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
-  run: (input: RunAgentInput) => AsyncGenerator<AGUIEvent>;
+  run: (input: RunAgentInput, o?: { requester?: string }) => AsyncGenerator<AGUIEvent>;
   /** The run's Stop: found by a cancel request while the run is live. */
   stop: SafeStop;
   /** The run's events as they happen: found by a client that reattaches. */
@@ -121,7 +121,8 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
   let outMessages: JsonValue[] | undefined;
   let ended = false;
   try {
-    for await (const event of o.run({ ...asked, state, messages })) {
+    const requester = approver && held.owner !== null ? { requester: held.owner } : undefined;
+    for await (const event of o.run({ ...asked, state, messages }, requester)) {
       if (event.type === EventType.STATE_SNAPSHOT) outState = event.snapshot as JsonObject;
       if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = event.messages as JsonValue[];
       if (event.type === EventType.RUN_FINISHED) {

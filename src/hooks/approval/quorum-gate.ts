@@ -51,7 +51,9 @@ export async function gateQuorum(
   const { toolUse, invocationState } = event;
   const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, g.quorum.required + MAX_IGNORED);
   const principal = runContext.principal.find(invocationState) || null;
-  const state: QuorumState = latest.state ?? { required: g.quorum.required, approvedBy: [], requestedBy: principal };
+  // An approver's run on another person's thread asks on that person's behalf (separation of duties).
+  const requestedBy = runContext.requester.find(invocationState) || principal;
+  const state: QuorumState = latest.state ?? { required: g.quorum.required, approvedBy: [], requestedBy };
   const expiresAt = latest.expiresAt ?? requestDeadline({ ttlSeconds: g.ttlSeconds, now: g.now() });
   const ask = async (round: number, approvals: QuorumState) => {
     const name = round === latest.round ? latest.name : `${g.name}:quorum:${round}`;

@@ -25,6 +25,10 @@ function setup() {
       model: new ScriptedModel({
         script: ({ lastToolResults, lastUserText, toolSpecs, systemPrompt }) => {
           shown.push(JSON.stringify({ tools: toolSpecs.map((t) => t.name), systemPrompt }));
+          // "… then <name> <amount>": after the first wire's result, a second wire.
+          const then = /then (\w+) (\d+)/.exec(lastUserText);
+          if (lastToolResults.length && then && transfers.length === 1)
+            return { toolCalls: [{ name: "transfer", input: { to: then[1], amount: Number(then[2]) } }] };
           if (lastToolResults.length) return { text: "done" };
           const pay = /wire (\w+) (\d+)/.exec(lastUserText);
           return pay
@@ -62,13 +66,13 @@ function setup() {
     logger: quietLogger(),
   });
   const as = (who: string) => ({ "x-user": who });
-  const ask = (threadId: string) =>
+  const ask = (threadId: string, content = "wire mallory 20000") =>
     send(
       handle,
       input({
         threadId,
         state: { limit: 50_000 },
-        messages: [{ id: crypto.randomUUID(), role: "user", content: "wire mallory 20000" }],
+        messages: [{ id: crypto.randomUUID(), role: "user", content }],
       }),
       as("ann"),
     );
@@ -120,6 +124,26 @@ describe("four eyes at the edge, attacked", () => {
     expect(carol.outcome).toBe("success");
     expect(s.shown.length).toBeGreaterThan(0);
     expect(s.shown.filter((m) => m.includes("steal"))).toEqual([]);
+  });
+
+  test("a second wire the model asks for after an approver's resume is still the owner's request", async () => {
+    const s = setup();
+    const asked = await s.ask("t", "wire mallory 20000 then eve 20000");
+    const bob = await s.answer("t", asked, "bob");
+    const carol = await s.answer("t", bob, "carol");
+    expect(s.transfers.map((t) => t.to)).toEqual(["mallory"]);
+    expect(carol.outcome).toBe("interrupt");
+    const requestedBy = (
+      carol.events.findLast((e) => e.type === "RUN_FINISHED") as unknown as {
+        outcome: { interrupts: { metadata?: { kaboo?: { approvals?: { requestedBy: string | null } } } }[] };
+      }
+    ).outcome.interrupts[0]?.metadata?.kaboo?.approvals?.requestedBy;
+    expect(requestedBy).toBe("ann");
+    // ann asked for it: with forbidRequester her approval is not counted, so ann + dan is not two.
+    const ann = await s.answer("t", carol, "ann");
+    const dan = await s.answer("t", ann, "dan");
+    expect(dan.outcome).toBe("interrupt");
+    expect(s.transfers.map((t) => t.to)).toEqual(["mallory"]);
   });
 
   test("the same approver twice, an ineligible one and the requester never make the quorum", async () => {

@@ -146,6 +146,16 @@ describe("four eyes at the edge, attacked", () => {
     expect(s.transfers.map((t) => t.to)).toEqual(["mallory"]);
   });
 
+  test("one approver naming the question twice in one resume is counted once", async () => {
+    const s = setup();
+    const asked = await s.ask("t");
+    const body = resumeBody("t", asked, { approved: true });
+    const twice = { ...body, resume: [...(body.resume ?? []), ...(body.resume ?? [])] };
+    const bob = await send(s.handle, twice, s.as("bob"));
+    expect(s.transfers).toEqual([]);
+    if (bob.error === undefined) expect(approvedBy(bob)).toEqual(["bob"]);
+  });
+
   test("the same approver twice, an ineligible one and the requester never make the quorum", async () => {
     const s = setup();
     const asked = await s.ask("t");

@@ -11,6 +11,7 @@ import { createAguiHandler } from "../../../src/agui/index.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel, tool } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
 import { post, quietLogger, resumeBody, send } from "./fixtures.js";
 import { input } from "../helpers.js";
@@ -210,5 +211,31 @@ describe("with a store, only an explicit Stop cancels", () => {
       const res = await handle(post(bad));
       expect(res.status).toBe(400);
     }
+  });
+});
+
+describe("a Stop that reaches another isolate", () => {
+  test("is written to the run's lease and heard on the run's next renewal: the run ends cancelled", async () => {
+    const bank = slowBank(0);
+    const store = new MemoryThreadStore();
+    // The same stored thread seen from another isolate: its own live runs, the shared storage.
+    const elsewhere: ThreadStore = {
+      load: (t) => store.load(t),
+      compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+      ledger: (t) => store.ledger(t),
+    };
+    const here = createAguiHandler({ store, agent: bank.agent, logger: quietLogger(), runLeaseMs: 150 });
+    const there = createAguiHandler({ store: elsewhere, agent: bank.agent, logger: quietLogger(), runLeaseMs: 150 });
+    const running = send(
+      here,
+      input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "tell me a story" }] }),
+    );
+    await bank.modelStarted();
+    const stop = await cancel(there, "t");
+    expect(stop.status).toBe(202);
+    expect((await store.load("t")).lease?.cancel).toBe(true);
+    const turn = await running;
+    expect(turn.outcome).toBe("cancelled");
+    expect((await store.load("t")).lease).toBeNull();
   });
 });

@@ -27,6 +27,7 @@ export type { GrantsHandlerOptions, ListedGrant } from "./edge/grants-endpoint.j
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
 export type { PrincipalLookup } from "./edge/principal.js";
 export {
+  EventLogIncompleteError,
   HistoryConflictError,
   InvalidSessionError,
   ResumeInProgressError,

@@ -35,3 +35,11 @@ export class ThreadConflictError extends KabooError {
 export class HistoryConflictError extends KabooError {
   readonly code = "HISTORY_CONFLICT" as const;
 }
+
+/**
+ * A run's event log ends before its last event (a write to it was lost): a client reattaching from
+ * the log cannot get the rest. What the run did is in the thread's record (MESSAGES_SNAPSHOT of the next run).
+ */
+export class EventLogIncompleteError extends KabooError {
+  readonly code = "EVENT_LOG_INCOMPLETE" as const;
+}

@@ -13,6 +13,7 @@ import type { JsonValue } from "../../agent/messages.js";
 import { describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { InvalidThreadRecordError, type ThreadStore } from "../../stores/thread-store.js";
+import { EventLogIncompleteError } from "./errors.js";
 import type { IndexedEvent } from "./run-hub.js";
 
 /** How long a finished run's events stay in the log: 10 minutes. */
@@ -125,7 +126,11 @@ export async function loggedRun(o: {
       // The run's last batch is written just after it lets go of the thread: wait a little for it.
       const held = (await o.store.load(o.threadId)).lease?.runId === o.runId;
       orphanedAt = held || logged.events.length ? undefined : (orphanedAt ?? Date.now());
-      if (orphanedAt !== undefined && Date.now() - orphanedAt > ORPHAN_MS) return;
+      // Ended without its last event logged: say so, rather than end the stream as if the run went on.
+      if (orphanedAt !== undefined && Date.now() - orphanedAt > ORPHAN_MS)
+        throw new EventLogIncompleteError(
+          `The log of run "${o.runId}" ends at event ${at}, before the run's end; the thread's record has its outcome.`,
+        );
       await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
       logged = (await o.store.readEvents?.(o.threadId, o.runId, at)) ?? { events: [], ended: true };
     }

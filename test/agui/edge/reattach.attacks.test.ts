@@ -86,4 +86,27 @@ describe("reattach, attacked", () => {
       expect(await frames(res)).toEqual([]);
     }
   });
+
+  test("a log that lost its later batches (a failed write): a client reattaching elsewhere gets a terminal event", async () => {
+    const store = new MemoryThreadStore();
+    let appends = 0;
+    const flaky: ThreadStore = {
+      ...elsewhere(store),
+      appendEvents: async (t, r, f, e, end) => {
+        if (++appends > 1) throw new Error("storage unavailable");
+        return store.appendEvents(t, r, f, e, end);
+      },
+    };
+    const agent = () =>
+      new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(20) }), chunkSize: 4 }) });
+    const handle = createAguiHandler({ store: flaky, agent, logger: quietLogger() });
+    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    const run = await send(handle, say("t", "go", "r1"));
+    expect(run.outcome).toBe("success");
+    expect(appends).toBeGreaterThan(1);
+    const res = await other(post({ kaboo_connect: { threadId: "t", runId: "r1" } }));
+    expect(res.status).toBe(200);
+    const got = await frames(res);
+    expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(got.at(-1)?.data.type);
+  }, 15_000);
 });

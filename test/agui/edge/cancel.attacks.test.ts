@@ -101,4 +101,14 @@ describe("Stop, attacked", () => {
     );
     expect(next.error).toBeUndefined();
   });
+
+  test("a Stop or a reattach from no one is 401, whether or not the thread exists", async () => {
+    const s = setup();
+    await send(s.handle, say("t", "pay bob"), s.ann);
+    for (const threadId of ["t", "none"])
+      for (const body of [{ kaboo_cancel: { threadId } }, { kaboo_connect: { threadId } }]) {
+        const res = await s.handle(post(body, { "x-user": "" }));
+        expect(res.status).toBe(401);
+      }
+  });
 });

@@ -60,46 +60,10 @@ export interface ToAguiOptions {
 export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOptions = {}): AGUIEvent[] {
   const timestamp = (options.now ?? Date.now)();
   switch (event.type) {
-    case "multiagent_node_start": {
-      const out: SubagentStartedEvent = {
-        type: EventType.SUBAGENT_STARTED,
-        timestamp,
-        subagentRunId: event.executionId,
-        name: event.nodeId,
-      };
-      if (event.parentExecutionId?.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
-      if (event.parentToolCallId !== undefined) out.parentToolCallId = event.parentToolCallId;
-      if (options.parentMessageId !== undefined) out.parentMessageId = options.parentMessageId;
-      return [out];
-    }
-    case "multiagent_node_stop": {
-      const base = { timestamp, subagentRunId: event.executionId };
-      if (event.status === "completed")
-        return [
-          {
-            type: EventType.SUBAGENT_FINISHED,
-            ...base,
-            result: event.text ?? "",
-            outcome: { type: "success" },
-          } satisfies SubagentFinishedEvent,
-        ];
-      if (event.status === "interrupted")
-        return [
-          {
-            type: EventType.SUBAGENT_FINISHED,
-            ...base,
-            outcome: { type: "suspended", interruptIds: event.interruptIds ?? [] },
-          } satisfies SubagentFinishedEvent,
-        ];
-      return [
-        {
-          type: EventType.SUBAGENT_ERROR,
-          ...base,
-          message: event.error ?? `Node "${event.nodeId}" ${event.status}.`,
-          code: event.status === "cancelled" ? "NODE_CANCELLED" : "NODE_FAILED",
-        } satisfies SubagentErrorEvent,
-      ];
-    }
+    case "multiagent_node_start":
+      return [subagentStarted(event, timestamp, options)];
+    case "multiagent_node_stop":
+      return [subagentStopped(event, timestamp)];
     case "multiagent_handoff":
       return [
         {
@@ -118,4 +82,38 @@ export function toAguiEvents(event: MultiAgentStreamEvent, options: ToAguiOption
       return never;
     }
   }
+}
+
+type NodeStart = Extract<MultiAgentStreamEvent, { type: "multiagent_node_start" }>;
+type NodeStop = Extract<MultiAgentStreamEvent, { type: "multiagent_node_stop" }>;
+
+/** `SUBAGENT_STARTED`, tied to its parent run, tool call and message when known. */
+function subagentStarted(event: NodeStart, timestamp: number, options: ToAguiOptions): SubagentStartedEvent {
+  const out: SubagentStartedEvent = {
+    type: EventType.SUBAGENT_STARTED,
+    timestamp,
+    subagentRunId: event.executionId,
+    name: event.nodeId,
+  };
+  if (event.parentExecutionId?.includes(".")) out.parentSubagentRunId = event.parentExecutionId;
+  if (event.parentToolCallId !== undefined) out.parentToolCallId = event.parentToolCallId;
+  if (options.parentMessageId !== undefined) out.parentMessageId = options.parentMessageId;
+  return out;
+}
+
+/** `SUBAGENT_FINISHED` (completed: success; interrupted: suspended) or `SUBAGENT_ERROR`. */
+function subagentStopped(event: NodeStop, timestamp: number): SubagentFinishedEvent | SubagentErrorEvent {
+  const base = { timestamp, subagentRunId: event.executionId };
+  if (event.status === "completed")
+    return { type: EventType.SUBAGENT_FINISHED, ...base, result: event.text ?? "", outcome: { type: "success" } };
+  if (event.status === "interrupted") {
+    const outcome = { type: "suspended" as const, interruptIds: event.interruptIds ?? [] };
+    return { type: EventType.SUBAGENT_FINISHED, ...base, outcome };
+  }
+  return {
+    type: EventType.SUBAGENT_ERROR,
+    ...base,
+    message: event.error ?? `Node "${event.nodeId}" ${event.status}.`,
+    code: event.status === "cancelled" ? "NODE_CANCELLED" : "NODE_FAILED",
+  };
 }

@@ -113,41 +113,12 @@ export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
         out.push({ type: "messageStart", role: "assistant" });
         break;
       }
-      case "content_block_start": {
-        const { index: i, content_block: b } = check(schemas.content_block_start, json, type);
-        if (b.type === "text") {
-          this.#open.add(i);
-          out.push({ type: "contentBlockStart", index: i, start: { type: "text" } });
-          if (b.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } });
-        } else if (b.type === "tool_use") {
-          if (!b.id || !b.name)
-            throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
-          this.#open.add(i);
-          out.push({ type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } });
-        } else if (b.type === "thinking" || b.type === "redacted_thinking") {
-          this.#open.add(i);
-          out.push({ type: "contentBlockStart", index: i, start: { type: "reasoning" } });
-          if (b.thinking)
-            out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
-          if (b.type === "redacted_thinking" && b.data)
-            out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
-        }
+      case "content_block_start":
+        this.#blockStart(check(schemas.content_block_start, json, type), out);
         break;
-      }
-      case "content_block_delta": {
-        const { index: i, delta: d } = isBlockDelta(json) ? json : check(schemas.content_block_delta, json, type);
-        if (!this.#open.has(i)) break;
-        if (d.type === "text_delta" && d.text)
-          out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } });
-        else if (d.type === "input_json_delta" && d.partial_json) {
-          out.push({ type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } });
-        } else if (d.type === "thinking_delta" && d.thinking) {
-          out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: d.thinking } });
-        } else if (d.type === "signature_delta" && d.signature) {
-          out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", signature: d.signature } });
-        }
+      case "content_block_delta":
+        this.#blockDelta(isBlockDelta(json) ? json : check(schemas.content_block_delta, json, type), out);
         break;
-      }
       case "content_block_stop": {
         const { index: i } = check(schemas.content_block_stop, json, type);
         if (this.#open.delete(i)) out.push({ type: "contentBlockStop", index: i });
@@ -169,6 +140,41 @@ export class AnthropicStreamDecoder implements StreamDecoder<ModelStreamEvent> {
       default:
         // `ping` and event types added after this was written.
         break;
+    }
+  }
+
+  /** A text, tool_use or thinking block opens (with its first text, when the start carries one). */
+  #blockStart(e: z.output<(typeof schemas)["content_block_start"]>, out: ModelStreamEvent[]): void {
+    const { index: i, content_block: b } = e;
+    if (b.type === "text") {
+      this.#open.add(i);
+      out.push({ type: "contentBlockStart", index: i, start: { type: "text" } });
+      if (b.text) out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: b.text } });
+    } else if (b.type === "tool_use") {
+      if (!b.id || !b.name)
+        throw new ModelStreamError(`The model started tool_use block ${i} without an id or a name.`);
+      this.#open.add(i);
+      out.push({ type: "contentBlockStart", index: i, start: { type: "toolUse", toolUseId: b.id, name: b.name } });
+    } else if (b.type === "thinking" || b.type === "redacted_thinking") {
+      this.#open.add(i);
+      out.push({ type: "contentBlockStart", index: i, start: { type: "reasoning" } });
+      if (b.thinking) out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: b.thinking } });
+      if (b.type === "redacted_thinking" && b.data)
+        out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", redacted: b.data } });
+    }
+  }
+
+  /** A delta of an open block (one of a block never opened is dropped). */
+  #blockDelta({ index: i, delta: d }: BlockDelta, out: ModelStreamEvent[]): void {
+    if (!this.#open.has(i)) return;
+    if (d.type === "text_delta" && d.text)
+      out.push({ type: "contentBlockDelta", index: i, delta: { type: "text", text: d.text } });
+    else if (d.type === "input_json_delta" && d.partial_json) {
+      out.push({ type: "contentBlockDelta", index: i, delta: { type: "toolUseInput", input: d.partial_json } });
+    } else if (d.type === "thinking_delta" && d.thinking) {
+      out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", text: d.thinking } });
+    } else if (d.type === "signature_delta" && d.signature) {
+      out.push({ type: "contentBlockDelta", index: i, delta: { type: "reasoning", signature: d.signature } });
     }
   }
 }

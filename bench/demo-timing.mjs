@@ -3,7 +3,9 @@
 // loopback, Chromium): Send → first token of a reply, Send → the approval card, and the DOM writes of
 // one streamed answer (MutationObserver records on the transcript, and how many of them rewrite
 // `hidden`). The scripted model streams with its default 12 ms between chunks. 5 repetitions each,
-// medians printed; each repetition in a fresh browser context.
+// medians printed; each repetition in a fresh browser context, where a key is typed a second before
+// the first Send (as a person types). `--url=<url>` measures a demo already served there instead
+// (e.g. another checkout's build, for a baseline measured in the same run).
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright";
@@ -31,6 +33,7 @@ function timeTo(page, text, until) {
         }[until];
         const input = document.querySelector("#prompt");
         input.value = text;
+        input.dispatchEvent(new Event("input", { bubbles: true }));
         const start = performance.now();
         const observer = new MutationObserver(() => {
           if (!met()) return;
@@ -71,14 +74,18 @@ function writes(page) {
   );
 }
 
-await build({ configFile: join(root, "vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true } });
-const server = await preview({
-  configFile: join(root, "vite.config.ts"),
-  logLevel: "silent",
-  build: { outDir },
-  preview: { port: 0, host: "127.0.0.1" },
-});
-const url = server.resolvedUrls.local[0];
+const given = process.argv.find((a) => a.startsWith("--url="))?.slice(6);
+let server;
+if (!given) {
+  await build({ configFile: join(root, "vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true } });
+  server = await preview({
+    configFile: join(root, "vite.config.ts"),
+    logLevel: "silent",
+    build: { outDir },
+    preview: { port: 0, host: "127.0.0.1" },
+  });
+}
+const url = given ?? server.resolvedUrls.local[0];
 const browser = await chromium.launch({ executablePath: await requireChromium(), args: CHROMIUM_ARGS });
 const result = { token: [], card: [], writes: [] };
 try {
@@ -87,6 +94,9 @@ try {
     const page = await context.newPage();
     await page.goto(url);
     await page.waitForSelector("body[data-status='idle']");
+    // As a person does: type (the page warms up what a reply needs on the first key), then Send.
+    await page.fill("#prompt", "h");
+    await page.waitForTimeout(1000);
     result.token.push(await timeTo(page, "hello", "token"));
     await page.waitForSelector("body[data-status='idle']");
     result.writes.push(await writes(page));
@@ -95,7 +105,7 @@ try {
   }
 } finally {
   await browser.close();
-  await new Promise((r) => server.httpServer.close(r));
+  if (server) await new Promise((r) => server.httpServer.close(r));
 }
 const w = (k) => median(result.writes.map((x) => x[k]));
 console.log(

@@ -47,7 +47,7 @@ async function reloadMidCall(page: Page): Promise<void> {
     setInterval(look, 10);
   });
   await page.reload();
-  await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 15_000 });
+  await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 30_000 });
 }
 
 const asked = (page: Page) =>

@@ -5,6 +5,10 @@ import { describe, expect, test } from "vitest";
 import { createGrantsHandler } from "../../../src/agui/index.js";
 import { grantId } from "../../../src/grants/grant.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";
+import { signGrant } from "../../../src/grants/signing.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { input } from "../helpers.js";
+import { bankHandler, newBank, pause, resumeBody, send } from "./fixtures.js";
 
 const quiet = { warn: () => {}, error: () => {} };
 
@@ -50,5 +54,42 @@ describe("the grants endpoint, attacked", () => {
     const r = await s.handle(postAs("ann", JSON.stringify({ revoke: { id: grantId(bob) } })));
     expect(await r.json()).toEqual({ removed: 0 });
     expect(await s.grantStore.list()).toHaveLength(1);
+  });
+
+  test("revoked, a signed copy sent by the client is ignored; granted again, it covers again; revoked again, it asks", async () => {
+    const bank = newBank();
+    const grantStore = new MemoryGrantStore();
+    const secret = "s".repeat(32);
+    const principal = (r: Request) => r.headers.get("x-user") ?? "";
+    const handle = bankHandler(bank, { store: new MemoryThreadStore(), grantStore, secret, principal });
+    const grants = createGrantsHandler({ grantStore, principal, logger: quiet });
+    const ann = { "x-user": "ann" };
+    const approveAlways = async (threadId: string) => {
+      const { turn } = await pause(handle, threadId, "pay bob 5", ann);
+      const done = await send(handle, resumeBody(threadId, turn, { approved: true, scope: "always" }), ann);
+      expect(done.outcome).toBe("success");
+    };
+    const next = (threadId: string, sent: unknown[] = []) =>
+      send(
+        handle,
+        input({
+          threadId,
+          messages: [{ id: "m", role: "user", content: "pay bob 6" }],
+          forwardedProps: { kaboo_grants: sent },
+        }),
+        ann,
+      );
+    await approveAlways("t1");
+    const [held] = await grantStore.list();
+    expect(held).toBeDefined();
+    const copy = await signGrant(held!, secret);
+    const revoke = (body: unknown) => grants(postAs("ann", JSON.stringify(body))).then((r) => r.json());
+    expect(await revoke({ revoke: { id: grantId(held!) } })).toEqual({ removed: 1 });
+    expect((await next("t2", [copy])).outcome).toBe("interrupt");
+    await approveAlways("t3");
+    expect((await next("t4")).outcome).toBe("success");
+    expect(await revoke({ revoke: { id: grantId(held!) } })).toEqual({ removed: 1 });
+    expect((await next("t5", [copy])).outcome).toBe("interrupt");
+    expect(bank.transfers.map((t) => t.amount)).toEqual([5, 5, 6]);
   });
 });

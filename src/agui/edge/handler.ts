@@ -215,7 +215,7 @@ async function startRun(
       log,
       release: () => {},
     });
-    void hub.pump(sealOutgoing(events, input.threadId, options.secret, principal));
+    void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal }));
     return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
   const controller = linkedAbort(request.signal);
@@ -234,7 +234,8 @@ async function startRun(
     log,
     release,
   });
-  return sse(sealOutgoing(events, input.threadId, options.secret, principal), options, cors, controller);
+  const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true });
+  return sse(sealed, options, cors, controller);
 }
 
 function idOf(runId: string, index: number | undefined): string | undefined {

@@ -86,6 +86,17 @@ export function transcriptDigests(messages: readonly unknown[]): string[] {
 }
 
 /**
+ * Whether a turn claims history: it holds a message only the server writes (an assistant message,
+ * a tool result), which without a store only a seal can vouch for.
+ *
+ * @param incoming - The turn's messages.
+ * @returns `true` when any message is neither an instruction nor the person's.
+ */
+export function claimsHistory(incoming: readonly AguiMessage[]): boolean {
+  return incoming.some((m) => !instructions(m) && m.role !== "user");
+}
+
+/**
  * The stateless rule: the turn's messages must begin with the transcript whose digest was sealed,
  * followed only by new messages (a resume: nothing new at all).
  *

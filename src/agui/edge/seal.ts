@@ -13,7 +13,7 @@ import type { JsonObject } from "../../agent/messages.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
 import { HistoryConflictError, InvalidSessionError } from "./errors.js";
-import { continueSealed, transcriptDigests } from "./history.js";
+import { claimsHistory, continueSealed, transcriptDigests } from "./history.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
 import { isObject } from "../../agent/guards.js";
 
@@ -23,7 +23,8 @@ import { isObject } from "../../agent/guards.js";
  * - 1: `seal: "v1.<base64url HMAC-SHA256>"` over `kaboo-session v1\n<JSON thread id>\n<canonical JSON
  *   of the session without its seal>`; with a principal, `principal <JSON principal>\n` comes before the JSON.
  *   The session carries `transcript`, the digest of the transcript it was sent with (added without a new
- *   version: a session sealed before has none and its history is not checked).
+ *   version: a session sealed before has none, and vouches for no history: a turn holding a message the
+ *   server wrote is refused with it). A run that ended without a pause sends a session holding only it.
  */
 export const SEAL_VERSION = 1;
 
@@ -111,12 +112,18 @@ export async function openIncomingState(
     delete state[SESSION_STATE_KEY];
     return state;
   }
-  if (o.secret === undefined || session === undefined || session === null) return state;
+  if (o.secret === undefined) return state;
+  // Every turn that claims history (a message the server wrote) must bring a seal of it: each run of
+  // a stateless handler ends with one, paused or not, so only a first turn comes without.
+  const claimed = claimsHistory(input.messages);
+  if (session === undefined || session === null) return claimed ? unsealedHistory() : state;
   const opened = await openSession(session, input.threadId, o.secret, o.principal);
   if ("reason" in opened) return new InvalidSessionError(`The session was refused: ${opened.reason}.`);
   // The seal covers the transcript's digest too: the history a client sends must continue it.
   const { [TRANSCRIPT_KEY]: transcript, ...rest } = opened.session;
-  if (typeof transcript === "string") {
+  if (typeof transcript !== "string") {
+    if (claimed) return unsealedHistory();
+  } else {
     try {
       continueSealed(transcript, sessionPausedCallIds(rest), input.messages, (input.resume ?? []).length > 0);
     } catch (error) {
@@ -124,36 +131,50 @@ export async function openIncomingState(
       throw error;
     }
   }
-  state[SESSION_STATE_KEY] = rest;
+  // A run that ended without a pause sealed a session holding the digest only: nothing to restore.
+  if (Object.keys(rest).length > 0) state[SESSION_STATE_KEY] = rest;
+  else delete state[SESSION_STATE_KEY];
   return state;
+}
+
+function unsealedHistory(): HistoryConflictError {
+  return new HistoryConflictError(
+    "The turn's messages hold history this handler wrote, but the state carries no seal of it (kaboo_session): " +
+      "send back the state of the last run as received.",
+  );
 }
 
 /** Key of the transcript digest inside a sealed `kaboo_session`. */
 export const TRANSCRIPT_KEY = "transcript";
 
 /**
- * Seals the `kaboo_session` of every outgoing state snapshot.
+ * Seals the `kaboo_session` of every outgoing state snapshot. With `everyTurn` (a stateless
+ * handler) a closing snapshot without a paused session gets one holding the transcript's digest
+ * only, so the next turn's history is checked after any run, not only after a pause.
  *
  * @param events - The run's events.
  * @param threadId - The run's thread.
  * @param secret - The handler's secret; none: events pass unchanged.
- * @param principal - The person the run serves. Default: none.
+ * @param o - `principal`: the person the run serves (default none); `everyTurn` (default false).
  * @returns The events.
  */
 export async function* sealOutgoing(
   events: AsyncIterable<AGUIEvent>,
   threadId: string,
   secret: GrantSecret | undefined,
-  principal?: string,
+  o: { principal?: string | undefined; everyTurn?: boolean } = {},
 ): AsyncGenerator<AGUIEvent> {
   // A state snapshot with a session waits for the messages snapshot that follows it (the run sends
   // them together): the seal covers the digest of the transcript the client will send back.
   let held: StateSnapshotEvent | undefined;
   const seal = async (state: StateSnapshotEvent, messages: readonly unknown[] | undefined) => {
     const snapshot = state.snapshot as Record<string, unknown>;
-    const session = { ...(snapshot[SESSION_STATE_KEY] as JsonObject) };
+    const open = snapshot[SESSION_STATE_KEY];
+    // A snapshot that closes no run (no messages follow) and holds no session passes as it came.
+    if (!isObject(open) && !messages) return state;
+    const session: JsonObject = isObject(open) ? { ...(open as JsonObject) } : {};
     if (messages) session[TRANSCRIPT_KEY] = transcriptDigests(messages).at(-1) ?? "";
-    const sealed = await sealSession(session, threadId, secret as GrantSecret, principal);
+    const sealed = await sealSession(session, threadId, secret as GrantSecret, o.principal);
     return { ...state, snapshot: { ...snapshot, [SESSION_STATE_KEY]: sealed } } satisfies StateSnapshotEvent;
   };
   for await (const event of events) {
@@ -163,7 +184,8 @@ export async function* sealOutgoing(
     }
     const snapshot: unknown = event.type === EventType.STATE_SNAPSHOT ? event.snapshot : undefined;
     const session = isObject(snapshot) ? snapshot[SESSION_STATE_KEY] : undefined;
-    if (event.type !== EventType.STATE_SNAPSHOT || secret === undefined || !isObject(snapshot) || !isObject(session)) {
+    const sealable = isObject(session) || o.everyTurn === true;
+    if (event.type !== EventType.STATE_SNAPSHOT || secret === undefined || !isObject(snapshot) || !sealable) {
       yield event;
       continue;
     }

@@ -27,6 +27,28 @@ export default defineConfig(async () => {
           },
         },
         {
+          // Pre-bundled before the first test: a dependency Vite found only when a test imported it
+          // made it re-optimise and reload the page mid-run on a cold cache (a fresh CI checkout),
+          // which failed the test file. The scan starts from the browser tests alone: from the
+          // default entries (every .html, the demo's included) it stops at the demo's package import.
+          optimizeDeps: {
+            entries: ["test/**/*.browser.test.ts"],
+            include: [
+              "@ag-ui/client",
+              "@ag-ui/core",
+              "@ag-ui/core/schemas",
+              "eventsource-parser",
+              "fast-check",
+              "fast-json-patch",
+              "idb-keyval",
+              "minimatch",
+              "rxjs",
+              "zod",
+              "zod/v4",
+              "zod/v4/core",
+              "zod/v4/mini",
+            ],
+          },
           test: {
             name: "browser",
             include: ["test/**/*.browser.test.ts"],

@@ -120,11 +120,17 @@ export function toToolOutput(value: unknown): ToolOutput {
   if (isToolOutput(value)) return value;
   // Measured first (without recursion): JSON.stringify overflows the stack on a hostile depth, and a
   // call that ran must not turn into an error because its return value could not be copied.
-  if (!withinDepth(value, DEFAULT_MAX_RESULT_DEPTH)) {
-    const text = `[the result was nested deeper than ${DEFAULT_MAX_RESULT_DEPTH} levels and was dropped]`;
+  try {
+    if (!withinDepth(value, DEFAULT_MAX_RESULT_DEPTH)) {
+      const text = `[the result was nested deeper than ${DEFAULT_MAX_RESULT_DEPTH} levels and was dropped]`;
+      return { status: "success", content: [{ type: "text", text }] };
+    }
+    return { status: "success", content: [{ type: "json", json: toJson(value) }] };
+  } catch {
+    // A BigInt, a getter or toJSON that throws: the call ran, so it is not an error of the call.
+    const text = "[the result could not be written as JSON and was dropped]";
     return { status: "success", content: [{ type: "text", text }] };
   }
-  return { status: "success", content: [{ type: "json", json: toJson(value) }] };
 }
 
 function isToolOutput(value: unknown): value is ToolOutput {

@@ -4,6 +4,34 @@
  * @module
  */
 
+/** Everyone waiting on a signal's abort, behind one listener per signal (see {@link onAbort}). */
+const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+/**
+ * Calls `fn` with the signal's reason when it aborts; returns the function that stops waiting.
+ * All waits on one signal share one listener: a batch of many concurrent calls would otherwise put a
+ * listener each on the batch's signal (Node warns past ten: MaxListenersExceededWarning).
+ */
+function onAbort(signal: AbortSignal, fn: (reason: unknown) => void): () => void {
+  let set = waiters.get(signal);
+  if (!set) {
+    const mine = new Set<(reason: unknown) => void>();
+    set = mine;
+    waiters.set(signal, mine);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const waiter of mine) waiter(signal.reason);
+        mine.clear();
+      },
+      { once: true },
+    );
+  }
+  set.add(fn);
+  const own = set;
+  return () => own.delete(fn);
+}
+
 /**
  * Settles with `promise`, or rejects with the signal's reason as soon as it aborts
  * (the promise is left to finish on its own; its late failure is swallowed).
@@ -17,18 +45,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
+    const stop = onAbort(signal, (reason) => {
       promise.then(undefined, () => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+      reject(reason);
+    });
     promise.then(
       (v) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         reject(e);
       },
     );

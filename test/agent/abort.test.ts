@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { linkedAbort } from "../../src/agent/abort.js";
+import { linkedAbort, raceAbort } from "../../src/agent/abort.js";
 import {
   Agent,
   AfterInvocationEvent,
@@ -289,5 +289,35 @@ describe("linkedAbort", () => {
     linkedAbort(source.signal, mine);
     source.abort("x");
     expect(mine.signal.reason).toBe("x");
+  });
+
+  test("a batch of 30 concurrent calls adds one abort listener to the batch's signal, not one a call", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const { tool: echo, calls } = echoTool();
+      const toolCalls = Array.from({ length: 30 }, (_, i) => ({ name: "echo", input: { x: i } }));
+      const model = new ScriptedModel({ script: [{ toolCalls }, { text: "done" }] });
+      const agent = new Agent({ model, tools: [echo] });
+      await agent.invoke("go", { signal: new AbortController().signal });
+      // Node reports the warning on the next tick.
+      await new Promise((r) => setTimeout(r, 10));
+      expect(calls).toHaveLength(30);
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  test("raceAbort: many waits on one signal all reject with its reason; settled ones let go", async () => {
+    const outer = new AbortController();
+    const never = new Promise<number>(() => undefined);
+    const waits = Array.from({ length: 25 }, () => raceAbort(never, outer.signal));
+    await expect(raceAbort(Promise.resolve(7), outer.signal)).resolves.toBe(7);
+    await expect(raceAbort(Promise.reject(new Error("own")), outer.signal)).rejects.toThrow("own");
+    outer.abort("stop");
+    for (const w of waits) await expect(w).rejects.toBe("stop");
+    await expect(raceAbort(never, outer.signal)).rejects.toBe("stop");
   });
 });

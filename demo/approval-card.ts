@@ -9,6 +9,7 @@
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
 import { actionWords, outcomeQuestion } from "./actions.js";
 import { approvalRequest, type Decision } from "./approval-request.js";
+import { fourEyesNote, waitsForOther } from "./four-eyes.js";
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -62,6 +63,8 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
   card.setAttribute("aria-labelledby", headline.id);
   card.append(headline);
   if (request?.again) card.append(el("p", "card-reason", againReason(tool, input)));
+  const fourEyes = fourEyesNote(i);
+  if (fourEyes) card.append(el("p", "card-reason four-eyes", fourEyes));
   const dl = el("dl", "facts");
   for (const [k, v] of words.facts) dl.append(el("dt", undefined, k), el("dd", undefined, v));
   card.append(dl);
@@ -77,6 +80,8 @@ export function fillCard(card: HTMLElement, i: AguiInterrupt, tool: string, args
       decide(i, "treat_as_done", "It went through", "secondary small"),
       decide(i, "run_again", "Run it again", "primary small"),
     );
+  } else if (waitsForOther(i)) {
+    actions.append(decide(i, "deny", "Withdraw", "ghost small"));
   } else {
     actions.append(decide(i, "deny", "Deny", "ghost small"), decide(i, "once", "Approve", "primary small"));
     if (i.expiresAt)

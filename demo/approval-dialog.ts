@@ -14,6 +14,7 @@ import { actionWords, outcomeQuestion } from "./actions.js";
 import { approvalRequest, type DialogAnswer, type Request, type Scope } from "./approval-request.js";
 import { eur, readLedger } from "./bank.js";
 import { EditForm } from "./edit-form.js";
+import { fourEyesNote, quorumOf, waitsForOther } from "./four-eyes.js";
 
 /** The dialog, bound to the markup in index.html. */
 export class ApprovalDialog {
@@ -69,20 +70,22 @@ export class ApprovalDialog {
     this.#q("#approval-message").textContent =
       request.kind === "unknown"
         ? `The page closed while the bank was booking it, so it may or may not have gone through. Checking has ${eur(readLedger().checking)} now; type “balance” below to see both accounts.`
-        : request.message;
+        : (fourEyesNote(interrupt) ?? request.message);
     // "Covers" belongs to the choices that remember a yes: shown only when they are offered.
     this.#q("#approval-subject").textContent = request.subject?.label ?? request.tool;
     this.#q("#approval-remember").hidden = !request.scopes.some((s) => s !== "once");
     for (const b of this.#dialog.querySelectorAll<HTMLButtonElement>("button[data-scope]")) {
       b.hidden = !request.scopes.includes(b.dataset["scope"] as Scope);
     }
+    // Four eyes: the requester only waits (or withdraws); no one edits a call that needs two people.
+    if (waitsForOther(interrupt)) this.#q("#approve-once").hidden = true;
     if (request.kind === "unknown") {
       this.#q("#approval-title").textContent = outcomeQuestion(request.tool, request.input);
       this.#q("#approval-remember").hidden = true;
     }
     this.#form.show(request.tool, request.input);
     this.#q("#approval-edit-box").hidden = true;
-    this.#q("#edit-toggle").hidden = !this.#form.editable || request.kind === "unknown";
+    this.#q("#edit-toggle").hidden = !this.#form.editable || request.kind === "unknown" || !!quorumOf(interrupt);
     this.#q("#edit-toggle").setAttribute("aria-expanded", "false");
     this.#dialog.dataset["state"] = request.kind === "unknown" ? "unknown" : "asking";
     this.#setApproveEnabled(true);

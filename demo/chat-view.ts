@@ -8,6 +8,8 @@ import type { Message as AguiMessage, Interrupt as AguiInterrupt } from "@ag-ui/
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import { actionWords, outcomeDecision } from "./actions.js";
 import { fillCard, lapsed } from "./approval-card.js";
+import { fourEyesStatus } from "./four-eyes.js";
+import { persona } from "./persona.js";
 import { TOOL_LABELS } from "./bank.js";
 import { markdownReady, showReply } from "./markdown-loader.js";
 import type { Block } from "./transcript.js";
@@ -194,6 +196,7 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       expired,
       answered,
       view.isOpen(call.id),
+      persona(),
     ]),
     build() {
       const row = el("div", status === "awaiting" ? "tool-row approval-card" : "tool-row");
@@ -207,7 +210,13 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
         cancelled: "Cancelled",
         invalid: "Not run",
         error: failure?.badge ?? "Not run",
-        awaiting: answered ? "Answered" : expired ? "Expired" : lost ? "Outcome unknown" : "Needs your approval",
+        awaiting: answered
+          ? "Answered"
+          : expired
+            ? "Expired"
+            : lost
+              ? "Outcome unknown"
+              : ((interrupt && fourEyesStatus(interrupt)) ?? "Needs your approval"),
         running: "Running…",
         stopped: "Stopped",
       };

@@ -19,6 +19,8 @@ import { LazyDialog } from "./dialog-loader.js";
 import { toolCounts } from "./bank.js";
 import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
+import { pageAudit, showAudit, watchAudit, watchOtherTabs } from "./audit-view.js";
+import { persona, setupPersona } from "./persona.js";
 import {
   addStopMark,
   answering,
@@ -32,7 +34,7 @@ import {
   wasAsked,
 } from "./marks.js";
 import { copyReply, setupControls, toast } from "./controls.js";
-import { setupChrome } from "./page-chrome.js";
+import { closeDrawers, setupChrome } from "./page-chrome.js";
 import { modelMaker } from "./models.js";
 import type { createRunner } from "./runner.js";
 import { GATE_SUBJECTS } from "./subjects.js";
@@ -185,8 +187,12 @@ function makeAgent(id: string): KabooAgent {
     },
     grantStore,
     sessionStore,
+    audit: pageAudit,
+    // This tab's persona: who asks, and who approves a wire that needs a second person.
+    principal: persona,
     clientToolHandlers: { set_theme: setThemeTool },
   });
+  watchAudit(agent, () => state.threadId);
   agent.subscribe({
     onMessagesChanged: scheduleRender,
     onEvent: scheduleRender,
@@ -214,9 +220,11 @@ async function openThread(id: string): Promise<void> {
   if (stored?.run?.status === "running" || answering(id).length) await loadRunner();
   await state.kaboo.connectAgent();
   panels.showThread(id, state.kaboo.messages);
+  showAudit(() => state.threadId);
   render();
   if (!resumeCut()) afterRun();
-  document.body.classList.remove("show-threads");
+  // The scrim too: a conversation chosen in the 375 px drawer left it over the page.
+  closeDrawers();
 }
 
 /**
@@ -396,6 +404,11 @@ prompt.addEventListener(
 setupControls({ state, dialog, prompt, tabs, send, stop, askNext, answer, openThread });
 setupChrome();
 setupTheme($<HTMLButtonElement>("#theme-toggle"));
+setupPersona($<HTMLSelectElement>("#persona"), () => {
+  dialog.close();
+  scheduleRender();
+});
+watchOtherTabs(() => state.threadId);
 const settingsDialog = $<HTMLDialogElement>("#settings");
 $("#model-label").textContent = modelLabel(state.settings);
 $("#open-settings").addEventListener("click", () => settingsDialog.showModal());

@@ -13,15 +13,21 @@ function openDrawer(): Drawer | undefined {
   return undefined;
 }
 
-function toggle(name: Drawer, open: boolean): void {
+function toggle(name: Drawer, open: boolean, moveFocus = true): void {
   const was = openDrawer();
   document.body.classList.remove("show-threads", "show-panel");
   document.body.classList.toggle(`show-${name}`, open);
   for (const d of ["threads", "panel"] as const)
     q(`#toggle-${d}`).setAttribute("aria-expanded", String(open && d === name));
   q("#scrim").hidden = !open;
+  if (!moveFocus) return;
   if (open) q<HTMLButtonElement>(`#${name} .drawer-close`).focus();
   else if (was) q<HTMLButtonElement>(`#toggle-${was}`).focus();
+}
+
+/** Closes an open drawer, scrim included, without moving the focus (a conversation was chosen in it). */
+export function closeDrawers(): void {
+  if (openDrawer()) toggle("threads", false, false);
 }
 
 /** Wires the drawer buttons, the scrim and Esc. */

@@ -16,6 +16,7 @@ import {
 } from "kaboo-workflows/hooks";
 import { TOOL_LABELS } from "./bank.js";
 import { bankTools, cardService } from "./bank-tools.js";
+import { wireGates } from "./four-eyes-gate.js";
 import { accountMove, recipient, wireSubject } from "./subjects.js";
 
 /** The agent's name: in interrupt names, events and the event log. */
@@ -61,12 +62,8 @@ export function createRunner(threadId: string, model: () => Model, hooks: Runner
         ],
         { agentName: AGENT_NAME },
       ),
-      // Wires: each one asked for, with a deadline.
-      new InterruptHook([{ pattern: "wire_abroad", subject: wireSubject }], {
-        agentName: AGENT_NAME,
-        ttlSeconds: wireTtlSeconds,
-        remember: "once",
-      }),
+      // Wires: each one asked for, with a deadline; one over 10,000 asks a second person.
+      ...wireGates(AGENT_NAME, wireSubject, wireTtlSeconds),
       new ToolApprovalHook({ agentName: AGENT_NAME, onDecision: (d) => cardService.onDecision(d) }),
       new ContextHook({
         clearTrigger: 1200,

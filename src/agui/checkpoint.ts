@@ -175,6 +175,8 @@ export interface RunCheckpointsOptions {
   invocationState: InvocationState;
   save: (checkpoint: RunCheckpoint) => Promise<void>;
   grantStore?: GrantStore | undefined;
+  /** The person the run's grants belong to (see `AguiRunOptions.principal`). Default: none. */
+  principal?: string | undefined;
   /** The AG-UI state key of the paused session. */
   sessionKey: string;
   newId: () => string;
@@ -201,7 +203,11 @@ export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
       const fresh = decisions.slice(recorded);
       recorded = decisions.length;
       if (!o.grantStore) return;
-      const { grants } = grantsFromDecisions({ decisions: fresh, threadId: o.input.threadId });
+      const { grants } = grantsFromDecisions({
+        decisions: fresh,
+        threadId: o.input.threadId,
+        principal: o.principal,
+      });
       // One that cannot be saved now is tried again, and reported, when the run ends (saveNewGrants).
       for (const grant of grants) await o.grantStore.grant(grant).catch(() => undefined);
     },

@@ -91,44 +91,58 @@ describe("the page: a grant that cannot be saved after the call ran", () => {
 });
 
 describe("the page: a run with a principal (the person using the page)", () => {
-  test("an always answer is remembered for that person: their next run skips the question, another person's does not", async () => {
-    const ledger: Ledger = { transfers: [] };
-    const agent = bankRunner(ledger);
-    const grantStore = new MemoryGrantStore();
-    const first = await collect(
-      runAgui({ agent, grantStore, principal: "ann", input: input({ messages: [user("pay dave 1")] }) }),
-    );
-    const [asked] = interruptsOf(first);
-    const resumed = await collect(
-      runAgui({
-        agent,
-        grantStore,
-        principal: "ann",
-        input: input({
-          messages: snap(first),
-          state: stateOf(first),
-          resume: [{ interruptId: asked!.id, status: "resolved", payload: { approved: true, scope: "always" } }],
-        }),
-      }),
-    );
-    expect(await grantStore.list()).toEqual([expect.objectContaining({ tool: "transfer", principal: "ann" })]);
-    const again = (p: string) =>
-      collect(
+  test.each([
+    ["recorded when the run ends", undefined],
+    ["recorded at a checkpoint (the page's session store)", async () => {}],
+  ])(
+    "an always answer is remembered for that person (%s): their next run skips the question, another person's does not",
+    async (_, onCheckpoint) => {
+      const ledger: Ledger = { transfers: [] };
+      const agent = bankRunner(ledger);
+      const grantStore = new MemoryGrantStore();
+      const first = await collect(
         runAgui({
           agent,
           grantStore,
-          principal: p,
-          input: input({ messages: [...snap(resumed), user("pay dave 1")], state: stateOf(resumed) }),
+          onCheckpoint,
+          principal: "ann",
+          input: input({ messages: [user("pay dave 1")] }),
         }),
       );
-    expect(interruptsOf(await again("ann")) ?? []).toEqual([]);
-    expect(ledger.transfers).toEqual([
-      { to: "dave", amount: 1 },
-      { to: "dave", amount: 1 },
-    ]);
-    expect(interruptsOf(await again("bob"))).toHaveLength(1);
-    expect(ledger.transfers).toHaveLength(2);
-  });
+      const [asked] = interruptsOf(first);
+      const resumed = await collect(
+        runAgui({
+          agent,
+          grantStore,
+          onCheckpoint,
+          principal: "ann",
+          input: input({
+            messages: snap(first),
+            state: stateOf(first),
+            resume: [{ interruptId: asked!.id, status: "resolved", payload: { approved: true, scope: "always" } }],
+          }),
+        }),
+      );
+      // One grant, the person's (none without a principal beside it).
+      expect(await grantStore.list()).toEqual([expect.objectContaining({ tool: "transfer", principal: "ann" })]);
+      const again = (p: string) =>
+        collect(
+          runAgui({
+            agent,
+            grantStore,
+            principal: p,
+            input: input({ messages: [...snap(resumed), user("pay dave 1")], state: stateOf(resumed) }),
+          }),
+        );
+      expect(interruptsOf(await again("ann")) ?? []).toEqual([]);
+      expect(ledger.transfers).toEqual([
+        { to: "dave", amount: 1 },
+        { to: "dave", amount: 1 },
+      ]);
+      expect(interruptsOf(await again("bob"))).toHaveLength(1);
+      expect(ledger.transfers).toHaveLength(2);
+    },
+  );
 });
 
 describe("the edge: the same policy", () => {

@@ -41,9 +41,15 @@ export function setupAuditPanel(root: HTMLElement, audit: AuditLog, threadId: ()
   const status = root.querySelector<HTMLElement>(".audit-status")!;
   const exportButton = root.querySelector<HTMLButtonElement>(".audit-export")!;
   let shown: AuditEntry[] = [];
+  let drawn = "";
 
   const refresh = async () => {
-    shown = await audit.entries(threadId());
+    const entries = await audit.entries(threadId());
+    // Redrawn only when the trail changed (it is re-read at every run's end and audit event).
+    const sig = JSON.stringify([threadId(), entries]);
+    if (sig === drawn) return;
+    drawn = sig;
+    shown = entries;
     list.replaceChildren(
       ...shown.map((e) => {
         const li = document.createElement("li");
@@ -56,11 +62,19 @@ export function setupAuditPanel(root: HTMLElement, audit: AuditLog, threadId: ()
       }),
     );
     const check = await verifyAuditTrail(shown);
-    status.textContent = check.ok
-      ? `${check.count} entries, chain intact`
-      : `The trail was changed: entry ${check.index} (${check.problem})`;
-    status.dataset["ok"] = String(check.ok);
-    exportButton.disabled = shown.length === 0;
+    const text =
+      shown.length === 0
+        ? "Nothing recorded yet in this conversation."
+        : check.ok
+          ? `${check.count} entries, chain intact`
+          : `The trail was changed: entry ${check.index} (${check.problem})`;
+    if (status.textContent !== text) status.textContent = text;
+    const ok = shown.length === 0 ? undefined : String(check.ok);
+    if (status.dataset["ok"] !== ok) {
+      if (ok === undefined) delete status.dataset["ok"];
+      else status.dataset["ok"] = ok;
+    }
+    if (exportButton.disabled !== (shown.length === 0)) exportButton.disabled = shown.length === 0;
   };
 
   exportButton.addEventListener("click", () => {

@@ -31,11 +31,7 @@ export function showAudit(threadId: () => string): void {
   refresh ??= load().then((m) =>
     m.setupAuditPanel(document.querySelector<HTMLElement>("#audit")!, pageAudit, threadId),
   );
-  void refresh
-    .then((r) => r())
-    .then(() => {
-      document.querySelector("#audit")?.setAttribute("data-ready", "true");
-    });
+  void refresh.then((r) => r());
 }
 
 /**

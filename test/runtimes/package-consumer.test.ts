@@ -177,14 +177,16 @@ describe.each([
     },
   );
 
-  test.runIf(!peers)("moduleResolution node10 finds no types, and TypeScript says which settings do", () => {
-    writeFileSync(join(dir, "node10.ts"), 'import { Agent } from "kaboo-workflows";\nexport const a = Agent;\n');
-    const tsc59 = join(dir, "node_modules/.bin/tsc");
-    const args = ["--noEmit", "--strict", "--module", "commonjs", "--moduleResolution", "node10", "node10.ts"];
-    const r = spawnSync(tsc59, args, { cwd: dir, encoding: "utf8" });
-    expect(r.status).not.toBe(0);
-    expect(r.stdout).toMatch(/TS2307[\s\S]*'node16', 'nodenext', or 'bundler'/);
-  });
+  // Declared only where it applies (the project with TypeScript 5.9): a skipped test reads as a gap.
+  if (!peers)
+    test("moduleResolution node10 finds no types, and TypeScript says which settings do", () => {
+      writeFileSync(join(dir, "node10.ts"), 'import { Agent } from "kaboo-workflows";\nexport const a = Agent;\n');
+      const tsc59 = join(dir, "node_modules/.bin/tsc");
+      const args = ["--noEmit", "--strict", "--module", "commonjs", "--moduleResolution", "node10", "node10.ts"];
+      const r = spawnSync(tsc59, args, { cwd: dir, encoding: "utf8" });
+      expect(r.status).not.toBe(0);
+      expect(r.stdout).toMatch(/TS2307[\s\S]*'node16', 'nodenext', or 'bundler'/);
+    });
 
   test("the quick start runs as printed and prints the answer", () => {
     expect(runQuickStart(dir).split("\n").at(-1)).toBe("Done: sent 5 to alice.");

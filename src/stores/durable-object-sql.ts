@@ -33,6 +33,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
   "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
+  // Claims made by a run inside this object (through ledger()), by token: only they die with it.
+  "CREATE TABLE IF NOT EXISTS kaboo_own_claims (key TEXT PRIMARY KEY, token TEXT NOT NULL)",
 ];
 
 /**
@@ -86,11 +88,31 @@ export class SqlThreadStore implements ThreadStore {
     return written.toArray().length === 1;
   }
 
+  /**
+   * The ledger of a run inside this object. Its claims are marked as this object's own, so that
+   * {@link expireOpenClaims} ends them, and only them, once the object is known to have died.
+   */
   ledger(_threadId: string): ExecutionLedger {
     return {
-      claim: async (key, options) => this.claimNow(key, options),
-      settle: async (key, token, result) => this.settleNow(key, token, result),
-      release: async (key, token) => this.releaseNow(key, token),
+      claim: async (key, options) => {
+        const outcome = this.claimNow(key, options);
+        if (outcome.status === "claimed")
+          this.#sql.exec(
+            "INSERT INTO kaboo_own_claims (key, token) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET token = ?",
+            key,
+            outcome.token,
+            outcome.token,
+          );
+        return outcome;
+      },
+      settle: async (key, token, result) => {
+        this.settleNow(key, token, result);
+        this.#sql.exec("DELETE FROM kaboo_own_claims WHERE key = ? AND token = ?", key, token);
+      },
+      release: async (key, token) => {
+        this.releaseNow(key, token);
+        this.#sql.exec("DELETE FROM kaboo_own_claims WHERE key = ? AND token = ?", key, token);
+      },
     };
   }
 
@@ -124,21 +146,28 @@ export class SqlThreadStore implements ThreadStore {
   }
 
   /**
-   * Ends the lease of every claim without a result: called when no run of this object is alive, so
-   * each such call was cut off with the run that made it. Its next claim answers `unknown` (the
-   * person is asked whether it went through), never `running` for the rest of a 15-minute lease.
+   * Ends the lease of every claim without a result that a run inside this object made (through
+   * {@link ledger}): called when no run of this object is alive, so each such call was cut off with
+   * the run that made it. Its next claim answers `unknown` (the person is asked whether it went
+   * through), never `running` for the rest of a 15-minute lease. A claim made from outside the
+   * object (another isolate's store operations: a stateless handler sharing this ledger) lives
+   * elsewhere and keeps its own lease.
    *
    * @returns How many claims were ended.
    */
   expireOpenClaims(): number {
     const now = this.#now();
-    return this.#sql
+    const ended = this.#sql
       .exec(
-        "UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? RETURNING key",
+        "UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? " +
+          "AND EXISTS (SELECT 1 FROM kaboo_own_claims o WHERE o.key = kaboo_ledger.key AND o.token = kaboo_ledger.token) " +
+          "RETURNING key",
         now,
         now,
       )
       .toArray().length;
+    this.#sql.exec("DELETE FROM kaboo_own_claims");
+    return ended;
   }
 
   async appendEvents(

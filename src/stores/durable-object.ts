@@ -24,6 +24,7 @@ import {
 } from "./thread-store.js";
 import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object-audit.js";
 import { StoreBusyError, whileBusy, type BusyPolicy } from "./busy.js";
+import { markReplayed, onHostedPrincipal } from "./hosted-request.js";
 
 export { DurableObjectAuditLog } from "./durable-object-audit.js";
 export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
@@ -106,8 +107,12 @@ const HOSTED_RUN_META = "hosted_run";
  * request here, the run uses this object's storage with no round trip, and it goes on when the
  * client goes away (the request only watches it). While a run lives an alarm is armed; if the run
  * died with the object (evicted, crashed, redeployed), the alarm finds its hold expired, ends the
- * lease of each call it had claimed without a result, and runs the same request again: the
- * approved call becomes the `outcome_unknown` question, a cut model turn is asked again.
+ * lease of each call it had claimed without a result (calls claimed from outside the object, e.g.
+ * by a stateless handler sharing this ledger, keep their own lease), and runs the same request
+ * again: the approved call becomes the `outcome_unknown` question, a cut model turn is asked again.
+ * The request is kept without its headers (no credentials in storage): it runs again for the person
+ * the handler found the first time, and the handler's `agent` and `prepare` see a request that
+ * carries only its body.
  *
  * @example
  * ```ts
@@ -172,10 +177,13 @@ export class KabooThread {
       this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
       return;
     }
-    const response = await this.#serve(
-      new Request(run.url, { method: "POST", headers: run.headers, body: run.body }),
-      run.runId,
-    );
+    // The client's headers were not kept: the handler takes the person from the mark.
+    const again = new Request(run.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: run.body,
+    });
+    const response = await this.#serve(markReplayed(again, run.principal), run.runId);
     await response.body?.pipeTo(new WritableStream()).catch(() => undefined);
   }
 
@@ -186,15 +194,20 @@ export class KabooThread {
     if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
     const body = request.method === "POST" ? await request.text() : "";
     const runId = runIdOf(body);
+    const forwarded = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: body || null,
+    });
     if (runId !== undefined) {
-      // Kept until the run ends (headers too: the principal is read from them when it runs again).
-      const saved: HostedRunRecord = { runId, url: request.url, headers: [...request.headers], body };
-      this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
+      // Kept until the run ends, without the headers (credentials): once the handler has resolved
+      // whom the run is for, that person is kept instead, and a run again is for them.
+      onHostedPrincipal(forwarded, (principal) => {
+        const saved: HostedRunRecord = { runId, url: request.url, body, principal };
+        this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
+      });
     }
-    return this.#serve(
-      new Request(request.url, { method: request.method, headers: request.headers, body: body || null }),
-      runId,
-    );
+    return this.#serve(forwarded, runId);
   }
 
   async #serve(request: Request, runId: string | undefined): Promise<Response> {
@@ -242,8 +255,9 @@ export class KabooThread {
 interface HostedRunRecord {
   runId: string;
   url: string;
-  headers: [string, string][];
   body: string;
+  /** Whom the handler found the run is for (`undefined`: a handler without a `principal` lookup). */
+  principal?: string | undefined;
 }
 
 /** The `runId` of a run's body (a Stop or anything else has none). */

@@ -1,6 +1,8 @@
 // workerd entry for runs hosted in the thread's Durable Object: KabooThread hosts a handler over
 // its own store; the Worker only forwards. BANK is a second object that records transfers, so what
-// ran survives a restart of workerd. GET /load?thread= reads a thread through the store operations.
+// ran survives a restart of workerd. GET /load?thread= reads a thread through the store operations;
+// POST /claim?thread=&key= claims a call in the thread's ledger from outside the object, as a
+// stateless handler sharing that ledger does; GET /meta?thread= reads what the object keeps of a live run.
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -48,12 +50,25 @@ function bankAgent(env: Env): Agent {
   return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
 }
 
+/** `authorization: Bearer <name>` names the person; no header: anonymous (the thread of no one). */
+const principal = (request: Request) => {
+  const auth = request.headers.get("authorization");
+  return auth === null ? "anyone" : auth.replace(/^Bearer /, "");
+};
+
 export class KabooThread extends KabooThreadBase {
+  readonly #sql: DurableObjectStateLike["storage"]["sql"];
   constructor(ctx: DurableObjectStateLike, env: Env) {
     super(ctx, env, {
       leaseMs: LEASE_MS,
-      handler: (store) => createAguiHandler({ store, runLeaseMs: LEASE_MS, agent: () => bankAgent(env) }),
+      handler: (store) => createAguiHandler({ store, runLeaseMs: LEASE_MS, principal, agent: () => bankAgent(env) }),
     });
+    this.#sql = ctx.storage.sql;
+  }
+  override async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === "/test/meta")
+      return Response.json(this.#sql.exec("SELECT key, value FROM kaboo_meta").toArray());
+    return super.fetch(request);
   }
 }
 
@@ -76,6 +91,13 @@ export default {
     const url = new URL(request.url);
     if (url.pathname === "/load")
       return Response.json(await new DurableObjectThreadStore(env.THREAD).load(url.searchParams.get("thread") ?? ""));
+    const thread = url.searchParams.get("thread") ?? "";
+    if (url.pathname === "/claim") {
+      const ledger = new DurableObjectThreadStore(env.THREAD).ledger(thread);
+      return Response.json(await ledger.claim(url.searchParams.get("key") ?? ""));
+    }
+    if (url.pathname === "/meta")
+      return env.THREAD.get(env.THREAD.idFromName(thread) as never).fetch("https://kaboo-thread.internal/test/meta");
     if (url.pathname === "/bank") return env.BANK.get(env.BANK.idFromName("bank") as never).fetch("https://bank/log");
     return forwardToThread(request, env.THREAD);
   },

@@ -55,10 +55,10 @@ function body(threadId: string, over: Record<string, unknown> = {}) {
   };
 }
 
-async function run(url: string, payload: unknown): Promise<BaseEvent[]> {
+async function run(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<BaseEvent[]> {
   const res = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(payload),
   });
   const events: BaseEvent[] = [];
@@ -67,11 +67,16 @@ async function run(url: string, payload: unknown): Promise<BaseEvent[]> {
 }
 
 /** Sends a run and drops the connection once `until()` holds. */
-async function runThenDrop(url: string, payload: unknown, until: () => Promise<boolean>): Promise<void> {
+async function runThenDrop(
+  url: string,
+  payload: unknown,
+  until: () => Promise<boolean>,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const client = new AbortController();
   const res = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(payload),
     signal: client.signal,
   });
@@ -95,10 +100,11 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15
 }
 
 /** Pauses "pay alice 5" and returns the approving resume. */
-async function pausedResume(url: string, threadId: string, ms: number) {
+async function pausedResume(url: string, threadId: string, ms: number, headers: Record<string, string> = {}) {
   const first = await run(
     url,
     body(threadId, { messages: [{ id: "u1", role: "user", content: `pay alice 5 taking ${ms}` }] }),
+    headers,
   );
   const finished = first.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } };
   expect(finished.outcome.type).toBe("interrupt");
@@ -155,6 +161,67 @@ describe("a run hosted in its thread's Durable Object (workerd)", () => {
       expect((done.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
       expect((await bank(second.url)).filter((e) => e.what === "started")).toHaveLength(1);
       expect(done.some((e) => e.type === EventType.RUN_ERROR)).toBe(false);
+    } finally {
+      await second.mf.dispose();
+    }
+  });
+
+  test("the object's death ends only its own run's claims: a claim made from outside (a stateless handler sharing the ledger) stays live", async () => {
+    const persist = join(dir, "shared-ledger");
+    const first = await worker(persist);
+    const resume = await pausedResume(first.url, "t3", 5_000);
+    const claim = (url: string) => json<{ status: string }>(`${url}/claim?thread=t3&key=stateless-call`);
+    expect((await claim(first.url)).status).toBe("claimed");
+    await runThenDrop(first.url, resume, async () => (await bank(first.url)).some((e) => e.what === "started"));
+    await first.mf.dispose();
+    const second = await worker(persist);
+    try {
+      await waitFor(
+        () => json<ThreadRecord>(`${second.url}/load?thread=t3`),
+        (r) => r.lease === null && JSON.stringify(r.session ?? {}).includes("outcome_unknown"),
+      );
+      // The outside claim's own lease (15 minutes) still holds: its call is running, not unknown.
+      expect((await claim(second.url)).status).toBe("running");
+    } finally {
+      await second.mf.dispose();
+    }
+  });
+
+  test("a live run keeps no credentials: the request is kept without its headers, and run again for the same person", async () => {
+    const persist = join(dir, "credentials");
+    const first = await worker(persist);
+    const ann = { authorization: "Bearer ann", cookie: "session=ann-cookie-secret" };
+    const resume = await pausedResume(first.url, "t4", 5_000, ann);
+    let kept = "";
+    await runThenDrop(
+      first.url,
+      resume,
+      async () => {
+        kept = JSON.stringify(await json<unknown>(`${first.url}/meta?thread=t4`));
+        return (await bank(first.url)).some((e) => e.what === "started");
+      },
+      ann,
+    );
+    expect(kept).toContain(resume.runId);
+    expect(kept).not.toMatch(/authorization|Bearer|cookie|ann-cookie-secret/i);
+    await first.mf.dispose();
+    const second = await worker(persist);
+    try {
+      const record = await waitFor(
+        () => json<ThreadRecord>(`${second.url}/load?thread=t4`),
+        (r) => r.lease === null && JSON.stringify(r.session ?? {}).includes("outcome_unknown"),
+      );
+      const unknownId = Object.keys(
+        (record.session as { interrupt_state: { interrupts: Record<string, unknown> } }).interrupt_state.interrupts,
+      ).find((id) => id.includes("outcome_unknown"));
+      const answer = body("t4", {
+        resume: [{ interruptId: unknownId, status: "resolved", payload: { action: "treat_as_done" } }],
+      });
+      const other = await run(second.url, answer, { authorization: "Bearer mallory" });
+      expect(other.find((e) => e.type === EventType.RUN_ERROR)).toMatchObject({ code: "THREAD_FORBIDDEN" });
+      const done = await run(second.url, answer, ann);
+      expect((done.at(-1) as unknown as { outcome: { type: string } }).outcome.type).toBe("success");
+      expect((await bank(second.url)).filter((e) => e.what === "started")).toHaveLength(1);
     } finally {
       await second.mf.dispose();
     }

@@ -28,6 +28,7 @@ import {
 } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
+import { replayedPrincipal, tellHostedPrincipal } from "../../stores/hosted-request.js";
 import { eventId, RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
@@ -145,9 +146,11 @@ async function readRequest(
   if (request.method !== "POST")
     return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
   // Who it is for comes first: nothing of a request from no one is read.
-  const who = await resolvePrincipal(options.principal, request, log);
+  // A run its hosting object runs again comes without the client's headers, marked with its person.
+  const who = replayedPrincipal(request) ?? (await resolvePrincipal(options.principal, request, log));
   if ("missing" in who) return fail(401, "unauthenticated", who.missing);
   const { principal } = who;
+  tellHostedPrincipal(request, principal);
   const read = await readBodyWithin(request, maxBytes);
   if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
   let body: unknown;

@@ -80,22 +80,45 @@ type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed
  * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
  */
 export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent> {
-  const { store, input, log } = o;
-  const { threadId, runId } = input;
   const now = o.now ?? Date.now;
-  const resume = input.resume ?? [];
   const leaseMs = o.leaseMs ?? DEFAULT_RUN_LEASE_MS;
   let taken: Awaited<ReturnType<typeof takeThread>>;
   try {
     taken = await takeThread(o, leaseMs, now);
   } catch (error) {
     // Storage that stayed busy took nothing: the thread is free, and the client may simply retry.
-    if (error instanceof StoreBusyError) return yield* refused(input, error);
+    if (error instanceof StoreBusyError) return yield* refused(o.input, error);
     throw error;
   }
-  if ("refuse" in taken) return yield* refused(input, taken.refuse);
-  if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
+  if ("refuse" in taken) return yield* refused(o.input, taken.refuse);
+  if ("replay" in taken) return yield* replayed(o.input, taken.record, taken.replay);
+  yield* heldRun(o, taken, leaseMs, now);
+}
 
+/** The thread as this run took it: its record (lease written), and the transcript to run on. */
+interface Taken {
+  record: ThreadRecord;
+  messages?: RunAgentInput["messages"];
+}
+
+/** What the run's snapshots said so far (what the store saves when it ends). */
+interface RunOutput {
+  state?: JsonObject;
+  messages?: JsonValue[];
+}
+
+/**
+ * The run on a thread it holds: live (a cancel or a reattach finds it), its events logged, and its
+ * outcome saved before RUN_FINISHED goes out; whatever ends it, the thread is let go.
+ */
+async function* heldRun(
+  o: StoredRunOptions,
+  taken: Taken,
+  leaseMs: number,
+  now: () => number,
+): AsyncGenerator<AGUIEvent> {
+  const { store, input, log } = o;
+  const { threadId, runId } = input;
   const held = taken.record;
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
   const live = liveRuns(store);
@@ -107,38 +130,17 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
     stop: o.stop,
     hub: o.hub,
   });
-  // An approver who does not own the thread answers its four-eyes question and nothing else: the
-  // run goes on with the thread's stored state, and without that person's tools, context and grants.
-  const approver = held.owner !== null && held.owner !== o.principal;
-  const own = isObject(input.state) ? input.state : {};
-  const state: Record<string, unknown> = approver ? { ...held.state } : { ...own };
-  if (held.session) state[SESSION_STATE_KEY] = held.session;
-  else delete state[SESSION_STATE_KEY];
-  // A resume continues the stored transcript; what the client shows cannot change what was asked.
-  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
-  const asked = approver ? { ...input, tools: [], context: [], forwardedProps: {} } : input;
-  let outState: JsonObject | undefined;
-  let outMessages: JsonValue[] | undefined;
+  const { runInput, requester } = inputOnThread(o, taken);
+  const out: RunOutput = {};
   let ended = false;
   try {
-    const requester = approver && held.owner !== null ? { requester: held.owner } : undefined;
-    for await (const event of o.run({ ...asked, state, messages }, requester)) {
-      if (event.type === EventType.STATE_SNAPSHOT) outState = event.snapshot as JsonObject;
-      if (event.type === EventType.MESSAGES_SNAPSHOT) outMessages = event.messages as JsonValue[];
+    for await (const event of o.run(runInput, requester)) {
+      if (event.type === EventType.STATE_SNAPSHOT) out.state = event.snapshot as JsonObject;
+      if (event.type === EventType.MESSAGES_SNAPSHOT) out.messages = event.messages as JsonValue[];
       if (event.type === EventType.RUN_FINISHED) {
         ended = true;
         const outcome = (event.outcome ?? { type: "success" }) as JsonObject;
-        const answered = { ...held.answered };
-        for (const r of resume) answered[r.interruptId] = { runId, outcome, at: now() };
-        const next: ThreadData = {
-          ...held,
-          ...(outState ? splitSession(outState) : {}),
-          messages: outMessages ?? held.messages,
-          answered: boundAnswered(answered),
-          lease: null,
-          updatedAt: now(),
-        };
-        if (!(await hold.end(next))) {
+        if (!(await hold.end(finishedRecord(held, out, input, outcome, now)))) {
           yield runError(
             new ThreadConflictError("The thread changed while this run held it (its hold ran out); nothing was saved."),
           );
@@ -150,9 +152,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
         // What the failed run kept (calls that finished, a spent pause) is saved: a retry must not
         // resume the stored pause again and run its finished calls with another answer.
         const kept =
-          outState || outMessages
-            ? { ...(outState ? splitSession(outState) : {}), messages: outMessages ?? held.messages }
-            : {};
+          out.state || out.messages ? { ...sessionAndState(out), messages: out.messages ?? held.messages } : {};
         await releaseThread(hold, threadId, { ...held, ...kept }, now(), log);
       }
       yield event;
@@ -161,6 +161,54 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
     if (!ended) await releaseThread(hold, threadId, held, now(), log);
     lingerThenDrop(live, threadId, runId);
   }
+}
+
+/**
+ * The input the agent runs on: the stored session, and on a resume the stored transcript (what the
+ * client shows cannot change what was asked). An approver who does not own the thread answers its
+ * four-eyes question and nothing else: the run goes on with the thread's stored state, and without
+ * that person's tools, context and grants.
+ */
+function inputOnThread(
+  o: StoredRunOptions,
+  taken: Taken,
+): { runInput: RunAgentInput; requester?: { requester: string } } {
+  const { input } = o;
+  const held = taken.record;
+  const approver = held.owner !== null && held.owner !== o.principal;
+  const own = isObject(input.state) ? input.state : {};
+  const state: Record<string, unknown> = approver ? { ...held.state } : { ...own };
+  if (held.session) state[SESSION_STATE_KEY] = held.session;
+  else delete state[SESSION_STATE_KEY];
+  const resume = input.resume ?? [];
+  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
+  const asked = approver ? { ...input, tools: [], context: [], forwardedProps: {} } : input;
+  const runInput = { ...asked, state, messages };
+  return approver && held.owner !== null ? { runInput, requester: { requester: held.owner } } : { runInput };
+}
+
+/** The thread's record after the run finished: its session, state and transcript, and the answers it spent. */
+function finishedRecord(
+  held: ThreadRecord,
+  out: RunOutput,
+  input: RunAgentInput,
+  outcome: JsonObject,
+  now: () => number,
+): ThreadData {
+  const answered = { ...held.answered };
+  for (const r of input.resume ?? []) answered[r.interruptId] = { runId: input.runId, outcome, at: now() };
+  return {
+    ...held,
+    ...sessionAndState(out),
+    messages: out.messages ?? held.messages,
+    answered: boundAnswered(answered),
+    lease: null,
+    updatedAt: now(),
+  };
+}
+
+function sessionAndState(out: RunOutput): Partial<Pick<ThreadData, "session" | "state">> {
+  return out.state ? splitSession(out.state) : {};
 }
 
 /** Sends the run's events to its thread's log, and drops the logs of runs that ended long ago. */

@@ -4,7 +4,7 @@
 // `npm install kaboo-workflows zod` gets (the lockfile pins it as the `zod4` alias), "3" the zod 3.25
 // that `@ag-ui/client` 1.x requires (the repository's own `zod`).
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
@@ -48,7 +48,7 @@ const gz = (bytes) => gzipSync(bytes, { level: 9 }).byteLength;
 
 /**
  * Bytes of one module source (imports relative to the repository root) as an app ships it.
- * @returns `{ raw, min, gzip }` of the page's initial chunk and `lazyGzip` of the chunks it loads later.
+ * @returns `{ raw, min, gzip }` of what loads with the page (each file gzipped on its own) and `lazyGzip` of the chunks it loads later.
  */
 export async function measure(contents, { zod = "4", external = [], loader = "ts" } = {}) {
   const split = async (minify) => {
@@ -59,18 +59,31 @@ export async function measure(contents, { zod = "4", external = [], loader = "ts
       minify,
       splitting: true,
       outdir: join(root, ".tmp/size"),
+      metafile: true,
+      absWorkingDir: root,
       plugins: [oneZod(zod)],
     });
-    const initial = result.outputFiles.find((f) => f.path.endsWith("stdin.js")).contents;
-    const lazy = result.outputFiles.filter((f) => !f.path.endsWith("stdin.js")).map((f) => f.contents);
+    // What loads with the page: the entry chunk and every chunk it imports statically (code splitting
+    // puts modules shared with a lazy chunk into a chunk of their own); the rest loads on demand.
+    const byPath = new Map(result.outputFiles.map((f) => [relative(root, f.path), f.contents]));
+    const eager = new Set();
+    const visit = (path) => {
+      if (eager.has(path)) return;
+      eager.add(path);
+      for (const i of result.metafile.outputs[path].imports) if (i.kind === "import-statement") visit(i.path);
+    };
+    visit([...byPath.keys()].find((p) => p.endsWith("stdin.js")));
+    const initial = [...eager].map((p) => byPath.get(p));
+    const lazy = [...byPath].filter(([p]) => !eager.has(p)).map(([, c]) => c);
     return { initial, lazy };
   };
   const raw = await split(false);
   const min = await split(true);
+  const sum = (parts, f) => parts.reduce((n, p) => n + f(p), 0);
   return {
-    raw: raw.initial.byteLength,
-    min: min.initial.byteLength,
-    gzip: gz(min.initial),
+    raw: sum(raw.initial, (p) => p.byteLength),
+    min: sum(min.initial, (p) => p.byteLength),
+    gzip: sum(min.initial, gz),
     lazyGzip: min.lazy.reduce((n, p) => n + gz(p), 0),
   };
 }

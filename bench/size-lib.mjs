@@ -70,7 +70,8 @@ export async function measure(contents, { zod = "4", external = [], loader = "ts
     const visit = (path) => {
       if (eager.has(path)) return;
       eager.add(path);
-      for (const i of result.metafile.outputs[path].imports) if (i.kind === "import-statement") visit(i.path);
+      for (const i of result.metafile.outputs[path].imports)
+        if (i.kind === "import-statement" && !i.external) visit(i.path);
     };
     visit([...byPath.keys()].find((p) => p.endsWith("stdin.js")));
     const initial = [...eager].map((p) => byPath.get(p));

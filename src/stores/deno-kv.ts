@@ -34,14 +34,7 @@ export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./princi
 export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type {
-  LoggedEvents,
-  RecordedOutcome,
-  ThreadData,
-  ThreadLease,
-  ThreadRecord,
-  ThreadStore,
-} from "./thread-store.js";
+export type * from "./thread-store-types.js";
 
 /** A Deno KV key. */
 export type KvKeyLike = readonly (string | number)[];

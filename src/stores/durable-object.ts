@@ -35,14 +35,7 @@ export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
-export type {
-  LoggedEvents,
-  RecordedOutcome,
-  ThreadData,
-  ThreadLease,
-  ThreadRecord,
-  ThreadStore,
-} from "./thread-store.js";
+export type * from "./thread-store-types.js";
 export { SqlThreadStore } from "./durable-object-sql.js";
 export type { SqlStorageLike } from "./durable-object-sql.js";
 

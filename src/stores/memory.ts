@@ -27,14 +27,7 @@ export {
   THREAD_RECORD_FORMAT,
   ThreadStoreError,
 } from "./thread-store.js";
-export type {
-  LoggedEvents,
-  RecordedOutcome,
-  ThreadData,
-  ThreadLease,
-  ThreadRecord,
-  ThreadStore,
-} from "./thread-store.js";
+export type * from "./thread-store-types.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {

@@ -201,42 +201,19 @@ async function startRun(
     return json(500, { error: "run_not_started", detail: describe(error) }, cors);
   }
   const stop = new SafeStop();
+  const hub = new RunHub(input.runId);
+  const run = { agent, input, stop, hub, request, options, grants, log };
   if (options.store) {
     // The run is the thread's: the request's signal and the reader going away change nothing.
     // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
     stop.install(agent);
-    const hub = new RunHub(input.runId);
-    const events = edgeRun({
-      agent,
-      input,
-      signal: stop.signal,
-      stop,
-      hub,
-      request,
-      options,
-      grants,
-      log,
-      release: () => {},
-    });
+    const events = edgeRun({ ...run, signal: stop.signal, release: () => {} });
     void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal }));
     return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
-  const release = controller.unlink;
-  const hub = new RunHub(input.runId);
-  const events = edgeRun({
-    agent,
-    input,
-    signal: controller.signal,
-    stop,
-    hub,
-    request,
-    options,
-    grants,
-    log,
-    release,
-  });
+  const events = edgeRun({ ...run, signal: controller.signal, release: controller.unlink });
   const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true });
   return sse(sealed, options, cors, controller);
 }

@@ -6,12 +6,12 @@
  */
 import { type AuditEntry, type AuditLog, auditToJsonLines, verifyAuditTrail } from "kaboo-workflows";
 
-function describeEntry(e: AuditEntry): string {
+function describeEntry(e: AuditEntry, who: (principal: string) => string): string {
   switch (e.kind) {
     case "request":
       return `Asked about ${e.tool}${e.subject ? ` (${e.subject.label})` : ""}${e.required > 1 ? `, ${e.required} approvals needed` : ""}`;
     case "decision":
-      return `${e.principal ?? "Someone"}: ${e.decision}${e.scope && e.scope !== "once" ? ` (${e.scope})` : ""}${e.note ? ` — ${e.note}` : ""}`;
+      return `${e.principal === null ? "Someone" : who(e.principal)}: ${e.decision}${e.scope && e.scope !== "once" ? ` (${e.scope})` : ""}${e.note ? ` — ${e.note}` : ""}`;
     case "grant_use":
       return `${e.tool} ran on a remembered approval`;
     case "execution":
@@ -34,9 +34,15 @@ function describeEntry(e: AuditEntry): string {
  * @param root - The panel element (holds `ol.audit-list`, `.audit-status` and `button.audit-export`).
  * @param audit - The page's audit trail.
  * @param threadId - The conversation shown.
+ * @param who - A principal in words (default: as it is).
  * @returns `refresh()`: re-reads and re-checks the trail.
  */
-export function setupAuditPanel(root: HTMLElement, audit: AuditLog, threadId: () => string): () => Promise<void> {
+export function setupAuditPanel(
+  root: HTMLElement,
+  audit: AuditLog,
+  threadId: () => string,
+  who: (principal: string) => string = (p) => p,
+): () => Promise<void> {
   const list = root.querySelector<HTMLOListElement>(".audit-list")!;
   const status = root.querySelector<HTMLElement>(".audit-status")!;
   const exportButton = root.querySelector<HTMLButtonElement>(".audit-export")!;
@@ -57,7 +63,7 @@ export function setupAuditPanel(root: HTMLElement, audit: AuditLog, threadId: ()
         const time = document.createElement("time");
         time.dateTime = new Date(e.at).toISOString();
         time.textContent = new Date(e.at).toLocaleTimeString();
-        li.append(time, ` ${describeEntry(e)}`);
+        li.append(time, ` ${describeEntry(e, who)}`);
         return li;
       }),
     );

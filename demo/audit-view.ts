@@ -7,6 +7,7 @@
  */
 import type { AuditLog } from "kaboo-workflows";
 import type { KabooAgent } from "kaboo-workflows/agui";
+import { personaLabel } from "./persona.js";
 
 type Lazy = typeof import("./audit-lazy.js");
 let lazy: Promise<Lazy> | undefined;
@@ -29,7 +30,7 @@ let refresh: Promise<() => Promise<void>> | undefined;
  */
 export function showAudit(threadId: () => string): void {
   refresh ??= load().then((m) =>
-    m.setupAuditPanel(document.querySelector<HTMLElement>("#audit")!, pageAudit, threadId),
+    m.setupAuditPanel(document.querySelector<HTMLElement>("#audit")!, pageAudit, threadId, personaLabel),
   );
   void refresh.then((r) => r());
 }

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright";
 import { describe, expect, test } from "vitest";
-import { ask, axeProblems, counts, lastAnswer, newContext, openDemo, settle, useDemo } from "./harness.js";
+import { ask, axeProblems, counts, lastAnswer, newContext, openDemo, settle, shot, useDemo } from "./harness.js";
 
 useDemo();
 
@@ -41,6 +41,7 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     // The requester can withdraw, not approve.
     expect(await card.locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
     expect(await axeProblems(mine), "requester's card").toEqual([]);
+    await shot(mine, `four-eyes-requester-${viewport.width}`);
 
     // A typed "yes" from the requester is not counted: the wire does not run and waits again.
     const first = await openQuestion(mine);
@@ -64,6 +65,7 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     expect(await theirCard.locator(".tool-status").textContent()).toBe("Needs your approval");
     expect(await theirCard.locator(".four-eyes").textContent()).toContain("You asked for this wire");
     expect(await axeProblems(theirs), "partner's card").toEqual([]);
+    await shot(theirs, `four-eyes-partner-${viewport.width}`);
     await theirCard.locator("[data-decision='once']").click();
     await settle(theirs);
     await expect.poll(() => lastAnswer(theirs)).toMatch(/12,000/);
@@ -91,8 +93,9 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     expect(kinds).toEqual(expect.arrayContaining(["request", "decision", "execution"]));
     expect(await page.getAttribute("#audit .audit-status", "data-ok")).toBe("true");
     expect(await page.textContent("#audit .audit-status")).toMatch(/entries, chain intact/);
-    expect(await page.textContent("#audit .audit-list")).toContain("you: approved");
+    expect(await page.textContent("#audit .audit-list")).toContain("You: approved");
     expect(await axeProblems(page), "audit panel").toEqual([]);
+    await shot(page, `audit-panel-${viewport.width}`);
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#audit .audit-export")]);
     expect(download.suggestedFilename()).toMatch(/^audit-.+\.jsonl$/);

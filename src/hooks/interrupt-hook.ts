@@ -25,7 +25,6 @@ import {
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import type { ApprovalQuorum } from "./approval/quorum.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
-import { gateQuorum } from "./approval/quorum-gate.js";
 import { callSubject, isUnknownSubject, type CallSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
@@ -203,8 +202,16 @@ export class InterruptHook implements HookProvider {
     await this.#decide({ event, rule, asked, response, offered, name, subject });
   }
 
-  #quorum(event: BeforeToolCallEvent, rule: Rule, quorum: ApprovalQuorum, input: unknown, subject: CallSubject) {
+  async #quorum(event: BeforeToolCallEvent, rule: Rule, quorum: ApprovalQuorum, input: unknown, subject: CallSubject) {
+    // Four eyes loads on the first call under a rule with `approvals`: an app without it does not ship it.
+    const { gateQuorum } = await import("./approval/quorum-gate.js");
+    const principal = runContext.principal.find(event.invocationState) || null;
+    // An approver's run on another person's thread asks on that person's behalf (separation of duties).
+    const requestedBy = runContext.requester.find(event.invocationState) || principal;
     return gateQuorum(event, input, subject, {
+      principal,
+      requestedBy,
+      deps: { toolHookInterruptId, auditRequest, auditDecision, decideAnswer, requestDeadline },
       agentName: this.#agentName,
       pattern: rule.pattern,
       name: approvalName(this.#agentName),

@@ -6,7 +6,7 @@
  */
 import { UserError } from "../../errors.js";
 import { checkScopeOption } from "./decision.js";
-import { checkQuorumOption, type ApprovalQuorum } from "./quorum.js";
+import type { ApprovalQuorum } from "./quorum.js";
 import type { ApprovalScope } from "./request.js";
 import type { SubjectFn } from "./subject.js";
 
@@ -59,4 +59,18 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
     subject: r.subject,
     approvals: r.approvals,
   }));
+}
+
+/**
+ * Checks a rule's `approvals` option.
+ * @param pattern - The rule, for messages.
+ * @param quorum - The option.
+ * @throws UserError when `required` is not a positive integer or `eligible` is not a function.
+ */
+export function checkQuorumOption(pattern: string, quorum: ApprovalQuorum | undefined): void {
+  if (quorum === undefined) return;
+  if (!Number.isInteger(quorum.required) || quorum.required < 1)
+    throw new UserError(`approvals.required of gate rule "${pattern}" must be a positive integer.`);
+  if (quorum.eligible !== undefined && typeof quorum.eligible !== "function")
+    throw new UserError(`approvals.eligible of gate rule "${pattern}" must be a function.`);
 }

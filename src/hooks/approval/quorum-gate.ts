@@ -6,12 +6,14 @@
  *
  * @module
  */
+// Loaded on demand (the gate imports it when a rule with `approvals` meets a call), so it imports
+// nothing but types and quorum.ts: what it shares with the gate comes in `QuorumGate.deps`, else a
+// bundler would split the shared modules into a chunk of their own and the page would load more.
 import type { BeforeToolCallEvent } from "../../agent/events.js";
-import { toolHookInterruptId } from "../../agent/interrupt-id.js";
+import type { toolHookInterruptId } from "../../agent/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
-import { runContext } from "../../agent/run-context.js";
-import { auditDecision, auditRequest } from "./audit.js";
-import { decideAnswer, requestDeadline, type DecisionRecord } from "./decision.js";
+import type { auditDecision, auditRequest } from "./audit.js";
+import type { decideAnswer, requestDeadline, DecisionRecord } from "./decision.js";
 import { judgeAnswer, latestRound, type ApprovalQuorum, type QuorumState } from "./quorum.js";
 import type { ApprovalRequest } from "./request.js";
 import type { CallSubject } from "./subject.js";
@@ -33,6 +35,20 @@ export interface QuorumGate {
   approve(record: DecisionRecord): Promise<void>;
   /** The gate's refusal path: audit, cancel with a note, decision recorded. */
   refuse(record: DecisionRecord): Promise<void>;
+  /** The run's principal (`null` when none), and whose run asked (an approver's run asks for another's). */
+  principal: string | null;
+  requestedBy: string | null;
+  /** The gate's own helpers. */
+  deps: QuorumDeps;
+}
+
+/** The helpers the quorum path shares with the gate. */
+export interface QuorumDeps {
+  toolHookInterruptId: typeof toolHookInterruptId;
+  auditRequest: typeof auditRequest;
+  auditDecision: typeof auditDecision;
+  decideAnswer: typeof decideAnswer;
+  requestDeadline: typeof requestDeadline;
 }
 
 /**
@@ -48,11 +64,11 @@ export async function gateQuorum(
   subject: CallSubject,
   g: QuorumGate,
 ): Promise<void> {
-  const { toolUse, invocationState } = event;
-  const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, g.quorum.required + MAX_IGNORED);
-  const principal = runContext.principal.find(invocationState) || null;
-  // An approver's run on another person's thread asks on that person's behalf (separation of duties).
-  const requestedBy = runContext.requester.find(invocationState) || principal;
+  const { toolUse } = event;
+  const { toolHookInterruptId, auditRequest, auditDecision, decideAnswer, requestDeadline } = g.deps;
+  const limit = g.quorum.required + MAX_IGNORED;
+  const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, limit, toolHookInterruptId);
+  const { principal, requestedBy } = g;
   const state: QuorumState = latest.state ?? { required: g.quorum.required, approvedBy: [], requestedBy };
   const expiresAt = latest.expiresAt ?? requestDeadline({ ttlSeconds: g.ttlSeconds, now: g.now() });
   const ask = async (round: number, approvals: QuorumState) => {

@@ -10,8 +10,6 @@
  * @module
  */
 import type { InterruptState } from "../../agent/interrupt.js";
-import { toolHookInterruptId } from "../../agent/interrupt-id.js";
-import { UserError } from "../../errors.js";
 
 /** A rule's approval quorum. */
 export interface ApprovalQuorum {
@@ -38,20 +36,6 @@ export interface QuorumState {
   requestedBy: string | null;
 }
 
-/**
- * Checks a rule's `approvals` option.
- * @param pattern - The rule, for messages.
- * @param quorum - The option.
- * @throws UserError when `required` is not a positive integer or `eligible` is not a function.
- */
-export function checkQuorumOption(pattern: string, quorum: ApprovalQuorum | undefined): void {
-  if (quorum === undefined) return;
-  if (!Number.isInteger(quorum.required) || quorum.required < 1)
-    throw new UserError(`approvals.required of gate rule "${pattern}" must be a positive integer.`);
-  if (quorum.eligible !== undefined && typeof quorum.eligible !== "function")
-    throw new UserError(`approvals.eligible of gate rule "${pattern}" must be a function.`);
-}
-
 /** The interrupt name of round `round` of a question asked under `name`. */
 export function quorumRoundName(name: string, round: number): string {
   return round === 0 ? name : `${name}:quorum:${round}`;
@@ -76,10 +60,17 @@ export interface LatestRound {
  * @param toolUseId - The call.
  * @param name - The question's interrupt name (round 0).
  * @param limit - The most rounds to look at.
+ * @param idOf - The interrupt id of a tool hook's question (`toolHookInterruptId`).
  * @returns The latest round, or round 0 unasked.
  */
-export function latestRound(interrupts: InterruptState, toolUseId: string, name: string, limit: number): LatestRound {
-  const at = (round: number) => interrupts.interrupts.get(toolHookInterruptId(toolUseId, quorumRoundName(name, round)));
+export function latestRound(
+  interrupts: InterruptState,
+  toolUseId: string,
+  name: string,
+  limit: number,
+  idOf: (toolUseId: string, name: string) => string,
+): LatestRound {
+  const at = (round: number) => interrupts.interrupts.get(idOf(toolUseId, quorumRoundName(name, round)));
   const first = at(0);
   let round = 0;
   while (round + 1 < limit && at(round + 1) !== undefined) round++;

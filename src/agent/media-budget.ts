@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { MessageSums } from "./message-sums.js";
 import type { ContentBlock, Message, ToolResultBlock, ToolResultContent } from "./messages.js";
 import { mediaPartBytes } from "./result-cap.js";
 
@@ -51,11 +52,18 @@ const note = (kind: string, bytes: number, max: number) =>
  * The messages to send, with media past `maxBytes` (counted from the newest) left out.
  * @param messages - The model input (not modified).
  * @param maxBytes - The budget. Default {@link DEFAULT_MAX_REQUEST_MEDIA_BYTES}.
+ * @param sums - Running sums of {@link messageMediaBytes} kept for this conversation across requests, so a
+ *   grown transcript costs its new messages. Default: none (every message is looked up).
  * @returns `messages` itself when everything fits, else a copy in which only changed messages are new objects.
  */
-export function withinMediaBudget(messages: Message[], maxBytes: number = DEFAULT_MAX_REQUEST_MEDIA_BYTES): Message[] {
+export function withinMediaBudget(
+  messages: Message[],
+  maxBytes: number = DEFAULT_MAX_REQUEST_MEDIA_BYTES,
+  sums?: MessageSums,
+): Message[] {
   let total = 0;
-  for (const m of messages) total += messageMediaBytes(m);
+  if (sums) total = sums.total(messages);
+  else for (const m of messages) total += messageMediaBytes(m);
   if (total <= maxBytes) return messages;
   const out = messages.slice();
   let left = maxBytes;

@@ -10,8 +10,9 @@ import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from 
 import type { ContentBlock, Message } from "./messages.js";
 import { addUsage, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { withinMediaBudget } from "./media-budget.js";
-import { transcriptChars } from "./transcript-size.js";
+import { messageMediaBytes, withinMediaBudget } from "./media-budget.js";
+import { MessageSums } from "./message-sums.js";
+import { messageChars, transcriptChars } from "./transcript-size.js";
 
 /** A model response. */
 export interface ModelResponse {
@@ -277,7 +278,9 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
   for (let attempt = 1; ; attempt++) {
     // Estimated only if a hook reads it: most runs never do, and a long transcript makes it the
     // costliest thing in a cycle even with cached message sizes.
-    const projected = () => estimateTokens(agent.systemPrompt, agent.messages);
+    const sums = sumsOf(agent);
+    const projected = () =>
+      Math.ceil(((agent.systemPrompt?.length ?? 0) + transcriptChars(agent.messages, sums.chars)) / 4);
     await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
     const input = await agent.modelInput.apply(
       // A shallow copy of the array: middleware may add, drop or replace messages without touching the
@@ -296,7 +299,7 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     try {
       response = await assembleResponse(
         // After the middleware: whatever ContextHook cleared no longer counts against the budget.
-        o.model.stream(withinMediaBudget(input.messages, o.maxMediaBytes), options),
+        o.model.stream(withinMediaBudget(input.messages, o.maxMediaBytes, sums.media), options),
         (event) => o.emit({ type: "model", event }),
         metrics,
         o.signal,
@@ -326,6 +329,18 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     metrics.cycles++;
     return full;
   }
+}
+
+/** Per agent: running sums of message sizes, so each model call measures only the messages added since the last. */
+const sizeSums = new WeakMap<Agent, { chars: MessageSums; media: MessageSums }>();
+
+function sumsOf(agent: Agent): { chars: MessageSums; media: MessageSums } {
+  let sums = sizeSums.get(agent);
+  if (!sums) {
+    sums = { chars: new MessageSums(messageChars), media: new MessageSums(messageMediaBytes) };
+    sizeSums.set(agent, sums);
+  }
+  return sums;
 }
 
 /** Per transcript array: how far it was read, its last message then, and the call ids found. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { MessageSums } from "./message-sums.js";
 import type { ContentBlock, Message } from "./messages.js";
 
 interface Sized {
@@ -40,10 +41,14 @@ export function messageChars(message: Message): number {
  * `JSON.stringify(messages).length` (brackets and commas included), from cached per-message sizes.
  *
  * @param messages - The conversation.
+ * @param sums - Running sums of {@link messageChars} kept for this conversation across calls, so a
+ *   grown transcript costs its new messages. Default: none (every message is looked up).
  * @returns Its JSON length in UTF-16 code units.
  */
-export function transcriptChars(messages: readonly Message[]): number {
-  let sum = messages.length === 0 ? 2 : 1 + messages.length;
+export function transcriptChars(messages: readonly Message[], sums?: MessageSums): number {
+  const brackets = messages.length === 0 ? 2 : 1 + messages.length;
+  if (sums) return brackets + sums.total(messages);
+  let sum = brackets;
   for (const m of messages) sum += messageChars(m);
   return sum;
 }

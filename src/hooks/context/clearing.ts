@@ -86,11 +86,14 @@ export class ClearingCache {
     memo: ClearingMemo,
   ): ClearingOutcome {
     const seen = this.#seen;
+    // Locals, not private fields, in the loop: it runs over the whole transcript on every model call.
+    const contents = this.#contents;
+    const lens = this.#lens;
     let k = 0;
     const limit = Math.min(seen.length, messages.length);
     while (k < limit) {
       const m = messages[k] as Message;
-      if (m !== seen[k] || m.content !== this.#contents[k] || m.content.length !== this.#lens[k]) break;
+      if (m !== seen[k] || m.content !== contents[k] || m.content.length !== lens[k]) break;
       k++;
     }
     if (k < seen.length) this.#truncate(k);

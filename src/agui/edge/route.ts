@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { DurableObjectNamespaceLike } from "../../stores/durable-object.js";
-import { HOSTED_RUN_PATH } from "../../stores/durable-object.js";
+import type { DurableObjectNamespaceLike } from "../../stores/durable-object-binding.js";
+import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
 import { CANCEL_KEY } from "./cancel.js";
 import { CONNECT_KEY } from "./connect.js";
 import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";

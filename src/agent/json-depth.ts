@@ -16,16 +16,52 @@ export const MAX_SNAPSHOT_DEPTH = 128;
  * @param maxDepth - Default {@link MAX_SNAPSHOT_DEPTH}.
  */
 export function withinDepth(value: unknown, maxDepth: number = MAX_SNAPSHOT_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
+  return deepestPart([value], [maxDepth]) === -1;
+}
+
+/**
+ * One walk over several values, each with its own bound: the index of the first value found
+ * nested deeper than its bound, or `-1`. Iterative, and allocation-free per node (two parallel
+ * stacks, keys read with `for…in`), so a wide object costs one pass and no copy of its values.
+ * Past a million containers the walk stops and reports the value it was in (a cycle ends there too).
+ * @param values - The values.
+ * @param maxDepths - The bound of each value (levels of objects/arrays).
+ * @returns The index of a value that nests too deep, or `-1`.
+ */
+export function deepestPart(values: readonly unknown[], maxDepths: readonly number[]): number {
+  const stack: unknown[] = [];
+  const left: number[] = [];
   let budget = 1_000_000;
-  while (stack.length) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (v === null || typeof v !== "object") continue;
-    if (depth >= maxDepth || --budget < 0) return false;
-    for (const child of Array.isArray(v) ? v : Object.values(v))
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  for (let part = 0; part < values.length; part++) {
+    stack.push(values[part]);
+    left.push(maxDepths[part] ?? MAX_SNAPSHOT_DEPTH);
+    while (stack.length) {
+      const v = stack.pop();
+      const room = left.pop() as number;
+      if (v === null || typeof v !== "object") continue;
+      if (room <= 0 || --budget < 0) return part;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          const child: unknown = v[i];
+          if (child !== null && typeof child === "object") {
+            stack.push(child);
+            left.push(room - 1);
+          }
+        }
+        continue;
+      }
+      for (const key in v) {
+        const child: unknown = (v as Record<string, unknown>)[key];
+        if (child !== null && typeof child === "object") {
+          stack.push(child);
+          left.push(room - 1);
+        }
+      }
+    }
+    stack.length = 0;
+    left.length = 0;
   }
-  return true;
+  return -1;
 }
 
 /**

@@ -211,10 +211,17 @@ export function grantsIn(state: InvocationState): { sent: false } | { sent: true
  * under {@link GRANTS_PROP}, or left as they are when `grants` is `undefined`.
  * @param props - The client's forwarded props (untrusted).
  * @param grants - The grants the run may trust. Default: keep what the client sent.
- * @returns A fresh object; `props` is not modified.
+ * @param options - `inPlace`: write into `props` itself instead of a copy, for a caller that owns
+ *   it (the edge handler's own parse of the body: a copy of a wide object is a cost a client could
+ *   buy). Default `false`.
+ * @returns A fresh object (or `props` itself with `inPlace`).
  */
-export function forwardedPropsWithGrants(props: unknown, grants?: readonly unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = isObject(props) ? { ...props } : {};
+export function forwardedPropsWithGrants(
+  props: unknown,
+  grants?: readonly unknown[],
+  options: { inPlace?: boolean | undefined } = {},
+): Record<string, unknown> {
+  const out: Record<string, unknown> = isObject(props) ? (options.inPlace ? props : { ...props }) : {};
   if (grants !== undefined) out[GRANTS_PROP] = grants;
   return out;
 }

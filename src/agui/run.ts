@@ -76,6 +76,12 @@ export interface AguiRunOptions {
   prepare?: ((invocationState: InvocationState) => void | Promise<void>) | undefined;
   /** Makes message ids. Default `crypto.randomUUID`. */
   newId?: (() => string) | undefined;
+  /**
+   * The caller hands `input.state` and `input.forwardedProps` over to the run: they are used and
+   * changed in place, never copied (the edge handler's own parse of the body). Default `false`
+   * (both are copied, so the caller's objects stay as they were).
+   */
+  ownsInput?: boolean | undefined;
   /** Where session restore problems are reported. Default: the console. */
   logger?: Logger | undefined;
   /** Goes on with the run a {@link RunCheckpoint} holds (`input.messages` and `input.state`). Default `false`. */
@@ -155,7 +161,9 @@ async function contextOf(
   o: AguiRunOptions,
 ): Promise<{ invocationState: InvocationState; state: Record<string, unknown>; audit: WatchedAudit }> {
   const { input } = o;
-  const state = isObject(input.state) ? { ...input.state } : {};
+  // The run's shared state: hooks change it, so the caller's object is copied unless the caller
+  // handed it over (the edge handler's own parse of the body; a copy of a wide state costs seconds).
+  const state = isObject(input.state) ? (o.ownsInput ? input.state : { ...input.state }) : {};
   const invocationState: InvocationState = {};
   runContext.threadId.set(invocationState, input.threadId);
   runContext.runId.set(invocationState, input.runId);
@@ -164,6 +172,7 @@ async function contextOf(
     forwardedPropsWithGrants(
       input.forwardedProps,
       o.grantStore ? await o.grantStore.grantsFor(input.threadId, { principal: o.principal }) : undefined,
+      { inPlace: o.ownsInput },
     ),
   );
   if (o.principal !== undefined) runContext.principal.set(invocationState, o.principal);
@@ -293,7 +302,9 @@ function* snapshots(
   transcript: readonly Message[],
   ids: { newId: () => string; toolMessageIds: Map<string, string> },
 ): Generator<AGUIEvent> {
-  const outState: Record<string, unknown> = { ...runContext.sharedState.find(invocationState) };
+  const shared = runContext.sharedState.find(invocationState);
+  // An owned state is the run's to finish: it goes out as it is, with the session beside it.
+  const outState: Record<string, unknown> = o.ownsInput && shared ? shared : { ...shared };
   const snapshot = sessionStateSnapshot(invocationState, o.logger ?? defaultLogger);
   if (snapshot) outState[SESSION_STATE_KEY] = snapshot;
   else delete outState[SESSION_STATE_KEY];

@@ -91,7 +91,18 @@ export async function* edgeRun({
             runContext.requester.set(state, requester);
             await prepare(state);
           };
-    return runAgui({ agent, input: runInput, signal, prepare: prepared, ledger, audit: options.audit, logger: log });
+    // The input is the handler's own parse of the body: the run uses its state and props in place.
+    const owned = { ownsInput: true };
+    return runAgui({
+      agent,
+      input: runInput,
+      signal,
+      prepare: prepared,
+      ledger,
+      audit: options.audit,
+      logger: log,
+      ...owned,
+    });
   };
   const events = store
     ? storedRun({

@@ -43,7 +43,9 @@ export interface EdgeGrantOptions {
  * @returns The forwarded props to run with.
  */
 export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): Promise<Record<string, unknown>> {
-  const props = forwardedPropsWithGrants(input.forwardedProps);
+  // The handler's own parse of the body: written in place, never copied.
+  const inPlace = { inPlace: true };
+  const props = forwardedPropsWithGrants(input.forwardedProps, undefined, inPlace);
   const { secret, grantStore, principal, log } = o;
   if (grantStore) {
     const stored = await grantStore.grantsFor(input.threadId, { principal });
@@ -51,6 +53,7 @@ export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): 
     return forwardedPropsWithGrants(
       props,
       secret === undefined ? stored : await Promise.all(stored.map((g) => signGrant(g, secret))),
+      inPlace,
     );
   }
   if (!Object.hasOwn(props, GRANTS_PROP)) return props;
@@ -77,7 +80,7 @@ export async function trustedGrants(input: RunAgentInput, o: EdgeGrantOptions): 
   const mine = grants.filter((g) => g.principal === principal);
   if (mine.length < grants.length) log.warn("kaboo: grants of another principal ignored", { threadId: input.threadId });
   // Kept even when empty: its presence is how the client says it can remember decisions.
-  return forwardedPropsWithGrants(props, mine);
+  return forwardedPropsWithGrants(props, mine, inPlace);
 }
 
 /**

@@ -24,7 +24,11 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   boundedLogger,
   readBodyWithin,
+  DEFAULT_MAX_JSON_VALUES,
+  DEFAULT_MAX_OBJECT_KEYS,
+  tooComplexJson,
   tooDeepPart,
+  tooManyEntries,
 } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
@@ -94,6 +98,9 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
     maxGrants: positiveIntegerOption("maxGrants", options.maxGrants, DEFAULT_MAX_GRANTS),
   };
   positiveIntegerOption("runLeaseMs", options.runLeaseMs, 1);
+  positiveIntegerOption("maxJsonValues", options.maxJsonValues, DEFAULT_MAX_JSON_VALUES);
+  positiveIntegerOption("maxObjectKeys", options.maxObjectKeys, DEFAULT_MAX_OBJECT_KEYS);
+  for (const [key, n] of Object.entries(options.maxEntries ?? {})) positiveIntegerOption(`maxEntries.${key}`, n, 1);
   return async function handleAgui(request) {
     const cors = corsHeaders(options.cors, request);
     if (request.method === "OPTIONS" && options.cors)
@@ -153,6 +160,13 @@ async function readRequest(
   tellHostedPrincipal(request, principal);
   const read = await readBodyWithin(request, maxBytes);
   if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
+  const complex = tooComplexJson(read.text, {
+    maxValues: options.maxJsonValues ?? DEFAULT_MAX_JSON_VALUES,
+    maxObjectKeys: options.maxObjectKeys ?? DEFAULT_MAX_OBJECT_KEYS,
+    // Only a guard for the parser: each part's own depth is checked, and named, once it is parsed.
+    maxDepth: 2 * (maxDepth + 8),
+  });
+  if (complex) return fail(400, complex.error, complex.detail);
   let body: unknown;
   try {
     body = JSON.parse(read.text);
@@ -161,12 +175,16 @@ async function readRequest(
   }
   const deep = tooDeepPart(body, maxDepth);
   if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
+  const many = tooManyEntries(body, options.maxEntries);
+  if (many) return fail(400, "too_many", many);
   if (isCancelBody(body)) return { cancel: body, principal };
   if (isConnectBody(body)) return { connect: body, principal };
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
-    return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${z.prettifyError(parsed.error)}`, {
+    // The first 20 issues only: a list of bad entries must not buy a sentence each.
+    const shown = z.prettifyError({ issues: parsed.error.issues.slice(0, 20) } as typeof parsed.error);
+    return fail(400, "invalid_run_input", `The body is not an AG-UI RunAgentInput:\n${shown}`, {
       issues,
     });
   }
@@ -214,7 +232,7 @@ async function startRun(
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
   const events = edgeRun({ ...run, signal: controller.signal, release: controller.unlink });
-  const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true });
+  const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true, inPlace: true });
   return sse(sealed, options, cors, controller);
 }
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { withinDepth } from "../../agent/json-depth.js";
+import { deepestPart } from "../../agent/json-depth.js";
 import type { Logger } from "../../logger.js";
 
 /** Default largest request body the handler reads: 1 MiB. */
@@ -54,9 +54,84 @@ export async function readBodyWithin(
   return { text: new TextDecoder().decode(bytes) };
 }
 
+/** Default most JSON values a body may hold (about: separators and containers are counted): 100,000. */
+export const DEFAULT_MAX_JSON_VALUES = 100_000;
+
+/**
+ * Default most keys of one object in a body: 500. Past several hundred keys V8 keeps an object as
+ * a dictionary, and parsing, walking and writing it back cost several times more per key.
+ */
+export const DEFAULT_MAX_OBJECT_KEYS = 500;
+
+/**
+ * What makes a body's JSON too costly to parse, said before it is parsed: more than `maxValues`
+ * values in all (every object and array, and every value after a comma, counts one), an object with more than `maxObjectKeys` keys, or nesting past `maxDepth`. One
+ * scan of the text (strings skipped with `indexOf`), because parsing itself is the cost: a 1 MiB
+ * object of 120,000 keys takes V8 30 times as long to parse and write back as a 1 MiB string.
+ *
+ * @param text - The body as received.
+ * @param bounds - `maxValues`, `maxObjectKeys`, `maxDepth` (levels of objects and arrays).
+ * @returns The 400's `error` (`too_deep` or `too_complex`) and a sentence for its `detail`, or
+ *   `undefined` (malformed JSON is left to the parser).
+ */
+export function tooComplexJson(
+  text: string,
+  bounds: { maxValues: number; maxObjectKeys: number; maxDepth: number },
+): { error: "too_deep" | "too_complex"; detail: string } | undefined {
+  const complex = (detail: string) => ({ error: "too_complex" as const, detail });
+  // Per open container: its key count (objects) or -1 (arrays).
+  const open: number[] = [];
+  let values = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i < 0) return undefined;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      // A container is a value too: nesting with no commas at all still counts.
+      if (++values > bounds.maxValues) return complex(`The body holds more than ${bounds.maxValues} JSON values.`);
+      open.push(c === OPEN_OBJECT ? 0 : -1);
+      if (open.length > bounds.maxDepth)
+        return { error: "too_deep", detail: `The body's JSON nests deeper than ${bounds.maxDepth} levels.` };
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) open.pop();
+    else if (c === COMMA) {
+      if (++values > bounds.maxValues) return complex(`The body holds more than ${bounds.maxValues} JSON values.`);
+    } else if (c === COLON && open.length > 0) {
+      const at = open.length - 1;
+      const keys = (open[at] as number) + 1;
+      open[at] = keys;
+      if (keys > bounds.maxObjectKeys)
+        return complex(`An object in the body has more than ${bounds.maxObjectKeys} keys.`);
+    }
+  }
+  return undefined;
+}
+
+const QUOTE = 34;
+const COMMA = 44;
+const COLON = 58;
+const OPEN_ARRAY = 91;
+const CLOSE_ARRAY = 93;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
+const BACKSLASH = 92;
+
+/** The index of the quote that closes the string opened at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  for (let from = start + 1; ; ) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return -1;
+    let slashes = 0;
+    for (let k = q - 1; text.charCodeAt(k) === BACKSLASH; k--) slashes++;
+    if (slashes % 2 === 0) return q;
+    from = q + 1;
+  }
+}
+
 /**
  * Which part of a run body nests too deep: `state`, `forwardedProps` or `resume` past `max`, or
- * the whole body past `max + 8` (messages and tools wrap their values a few levels down).
+ * the whole body past `max + 8` (messages and tools wrap their values a few levels down). One walk
+ * over the body, whatever its shape.
  *
  * @param body - The parsed body.
  * @param max - The deepest nesting allowed.
@@ -64,9 +139,55 @@ export async function readBodyWithin(
  */
 export function tooDeepPart(body: unknown, max: number): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
+  if (Array.isArray(body)) return deepestPart([body], [max + 8]) === -1 ? undefined : "the body";
   const b = body as Record<string, unknown>;
-  for (const key of ["state", "forwardedProps", "resume"]) if (!withinDepth(b[key], max)) return key;
-  return withinDepth(body, max + 8) ? undefined : "the body";
+  const names: string[] = [];
+  const values: unknown[] = [];
+  const bounds: number[] = [];
+  for (const key in b) {
+    names.push(PARTS.has(key) ? key : "the body");
+    values.push(b[key]);
+    // The body itself is one level: what it holds may nest max + 7 more.
+    bounds.push(PARTS.has(key) ? max : max + 7);
+  }
+  const at = deepestPart(values, bounds);
+  return at === -1 ? undefined : names[at];
+}
+
+const PARTS = new Set(["state", "forwardedProps", "resume"]);
+
+/** Default most entries of each list of a run body (see {@link tooManyEntries}). */
+export const DEFAULT_MAX_ENTRIES = { messages: 2_000, tools: 128, context: 256, resume: 256 } as const;
+
+/** Most entries of each list of a run body. */
+export interface MaxEntries {
+  /** Default 2,000. */
+  messages?: number | undefined;
+  /** Default 128 (OpenAI's own limit on tools). */
+  tools?: number | undefined;
+  /** Default 256. */
+  context?: number | undefined;
+  /** Default 256. */
+  resume?: number | undefined;
+}
+
+/**
+ * Which list of a run body is longer than allowed, in plain words, before any schema reads it:
+ * the schema's cost (and the issues it lists for a bad entry) grows with each list.
+ * @param body - The parsed body.
+ * @param max - The bounds. Default {@link DEFAULT_MAX_ENTRIES}.
+ * @returns A sentence for the 400's `detail`, or `undefined`.
+ */
+export function tooManyEntries(body: unknown, max: MaxEntries = {}): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  for (const key of ["messages", "tools", "context", "resume"] as const) {
+    const list = b[key];
+    const most = max[key] ?? DEFAULT_MAX_ENTRIES[key];
+    if (Array.isArray(list) && list.length > most)
+      return `The body has ${list.length} ${key} entries; this endpoint takes at most ${most}.`;
+  }
+  return undefined;
 }
 
 /**

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { MaxEntries } from "./limits.js";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import type { AuditLog } from "../../agent/audit.js";
@@ -99,6 +100,19 @@ export interface AguiHandlerOptions {
   maxBodyBytes?: number;
   /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
   maxJsonDepth?: number;
+  /**
+   * Most entries of `messages` (2,000), `tools` (128), `context` (256) and `resume` (256) a body may
+   * carry; a longer list is answered 400 `too_many` before any schema reads the body. Defaults in
+   * parentheses.
+   */
+  maxEntries?: MaxEntries;
+  /**
+   * Most JSON values a body may hold (every string, number, object, … counts one); more is
+   * answered 400 `too_complex` before the body is parsed. Default 100,000.
+   */
+  maxJsonValues?: number;
+  /** Most keys of any one object in a body; more is answered 400 `too_complex` before parsing. Default 500. */
+  maxObjectKeys?: number;
   /**
    * How long a run's hold on its thread in the `store` lasts without being renewed, ms. A live run
    * renews it every third of this, however long it runs; a run that died with its isolate blocks

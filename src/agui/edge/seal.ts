@@ -98,15 +98,16 @@ export async function openSession(
  * decides); without one, under a secret, it must be a session this handler sealed for this thread
  * (it is passed on unsealed).
  *
- * @param input - The run's input.
+ * @param input - The run's input. Its `state` is changed in place (the handler's own parse of the
+ *   body: a copy of a wide state is a cost a client could buy).
  * @param o - `store`: whether a thread store decides; `secret`: the handler's secret; `principal`: the run's person.
- * @returns The state, or the refusal.
+ * @returns The state (`input.state` itself when it is an object), or the refusal.
  */
 export async function openIncomingState(
   input: RunAgentInput,
   o: { store: boolean; secret: GrantSecret | undefined; principal?: string | undefined },
 ): Promise<Record<string, unknown> | InvalidSessionError | HistoryConflictError> {
-  const state: Record<string, unknown> = isObject(input.state) ? { ...input.state } : {};
+  const state: Record<string, unknown> = isObject(input.state) ? input.state : {};
   const session = state[SESSION_STATE_KEY];
   if (o.store) {
     delete state[SESSION_STATE_KEY];
@@ -155,14 +156,17 @@ export const TRANSCRIPT_KEY = "transcript";
  * @param events - The run's events.
  * @param threadId - The run's thread.
  * @param secret - The handler's secret; none: events pass unchanged.
- * @param o - `principal`: the person the run serves (default none); `everyTurn` (default false).
+ * @param o - `principal`: the person the run serves (default none); `everyTurn` (default false);
+ *   `inPlace`: seal the snapshot object itself instead of a copy, for a caller whose snapshots are
+ *   made for the client alone (a stateless run; a stored run keeps its snapshot for the store): a
+ *   copy of a wide state is a cost a client could buy (default false).
  * @returns The events.
  */
 export async function* sealOutgoing(
   events: AsyncIterable<AGUIEvent>,
   threadId: string,
   secret: GrantSecret | undefined,
-  o: { principal?: string | undefined; everyTurn?: boolean } = {},
+  o: { principal?: string | undefined; everyTurn?: boolean; inPlace?: boolean } = {},
 ): AsyncGenerator<AGUIEvent> {
   // A state snapshot with a session waits for the messages snapshot that follows it (the run sends
   // them together): the seal covers the digest of the transcript the client will send back.
@@ -175,6 +179,10 @@ export async function* sealOutgoing(
     const session: JsonObject = isObject(open) ? { ...(open as JsonObject) } : {};
     if (messages) session[TRANSCRIPT_KEY] = transcriptDigests(messages).at(-1) ?? "";
     const sealed = await sealSession(session, threadId, secret as GrantSecret, o.principal);
+    if (o.inPlace) {
+      snapshot[SESSION_STATE_KEY] = sealed;
+      return state;
+    }
     return { ...state, snapshot: { ...snapshot, [SESSION_STATE_KEY]: sealed } } satisfies StateSnapshotEvent;
   };
   for await (const event of events) {

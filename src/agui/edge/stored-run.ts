@@ -176,8 +176,10 @@ function inputOnThread(
   const { input } = o;
   const held = taken.record;
   const approver = held.owner !== null && held.owner !== o.principal;
+  // The owner's state is the handler's own parse of the body, used in place (a copy of a wide state
+  // is a cost a client could buy); the stored state is copied, as the record is the store's.
   const own = isObject(input.state) ? input.state : {};
-  const state: Record<string, unknown> = approver ? { ...held.state } : { ...own };
+  const state: Record<string, unknown> = approver ? { ...held.state } : own;
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
   const resume = input.resume ?? [];

@@ -9,15 +9,12 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import type { ExecutionLedger } from "../agent/ledger.js";
 import type { JsonValue } from "../agent/messages.js";
 import {
-  decideClaim,
   decodeThread,
   emptyThread,
   encodeThread,
-  parseLedgerRow,
-  releasable,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -25,6 +22,8 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { isLocked, whileBusy, type BusyPolicy } from "./busy.js";
+import { deleteChunks, readChunks, writeChunks, type KvAtomicLike, type KvLike } from "./deno-kv-chunks.js";
+import { KvLedger, RETRIES } from "./deno-kv-ledger.js";
 
 export { DenoKvAuditLog } from "./deno-kv-audit.js";
 export { DenoKvGrantStore } from "./deno-kv-grants.js";
@@ -35,25 +34,7 @@ export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./de
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type * from "./thread-store-types.js";
-
-/** A Deno KV key. */
-export type KvKeyLike = readonly (string | number)[];
-
-/** The part of `Deno.AtomicOperation` this store uses. */
-export interface KvAtomicLike {
-  check(...checks: { key: KvKeyLike; versionstamp: string | null }[]): KvAtomicLike;
-  set(key: KvKeyLike, value: unknown): KvAtomicLike;
-  delete(key: KvKeyLike): KvAtomicLike;
-  commit(): Promise<{ ok: boolean }>;
-}
-
-/** The part of `Deno.Kv` this store uses. */
-export interface KvLike {
-  get(key: KvKeyLike): Promise<{ value: unknown; versionstamp: string | null }>;
-  set(key: KvKeyLike, value: unknown): Promise<unknown>;
-  delete(key: KvKeyLike): Promise<void>;
-  atomic(): KvAtomicLike;
-}
+export type { KvAtomicLike, KvKeyLike, KvLike } from "./deno-kv-chunks.js";
 
 /** Options of {@link DenoKvThreadStore}. */
 export interface DenoKvThreadStoreOptions {
@@ -68,9 +49,6 @@ export interface DenoKvThreadStoreOptions {
   busyTimeoutMs?: number;
 }
 
-// Below Deno KV's 64 KiB value limit, with room for the structured-clone framing.
-const CHUNK_BYTES = 60_000;
-const RETRIES = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -86,14 +64,6 @@ interface EventIndex {
     string,
     { batches: { from: number; count: number; gen: string; chunks: number }[]; endedAt: number | null }
   >;
-}
-
-interface StoredRow {
-  token: string;
-  claimedAt: number;
-  leaseExpiresAt: number;
-  /** Where the settled result's chunks are, once settled. */
-  result?: { gen: string; chunks: number };
 }
 
 /**
@@ -226,79 +196,6 @@ export class DenoKvThreadStore implements ThreadStore {
   }
 }
 
-class KvLedger implements ExecutionLedger {
-  readonly #kv: KvLike;
-  readonly #rows: KvKeyLike;
-  readonly #results: KvKeyLike;
-  readonly #now: () => number;
-
-  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number) {
-    this.#kv = kv;
-    this.#rows = rows;
-    this.#results = results;
-    this.#now = now;
-  }
-
-  async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
-    const rowKey = [...this.#rows, key];
-    for (let attempt = 0; attempt < RETRIES; attempt++) {
-      const entry = await this.#kv.get(rowKey);
-      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
-      if (stored?.result) {
-        const result = await this.#readResult(key, stored.result);
-        if (result) return { status: "done", result };
-        continue;
-      }
-      const { outcome, write } = decideClaim(stored && parseLedgerRow(stored), this.#now(), options);
-      if (!write) return outcome;
-      const { ok } = await this.#kv
-        .atomic()
-        .check({ key: rowKey, versionstamp: entry.versionstamp })
-        .set(rowKey, write)
-        .commit();
-      if (ok) return outcome;
-    }
-    throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
-  }
-
-  async settle(key: string, token: string, result: LedgerResult): Promise<void> {
-    const rowKey = [...this.#rows, key];
-    const gen = crypto.randomUUID();
-    const chunks = await writeChunks(this.#kv, [...this.#results, key, gen], encoder.encode(JSON.stringify(result)));
-    for (let attempt = 0; attempt < RETRIES; attempt++) {
-      const entry = await this.#kv.get(rowKey);
-      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
-      // Only the holder records; a repeat by the holder replaces the result (the call was retried).
-      if (stored === undefined || stored.token !== token) break;
-      const row: StoredRow = { ...stored, result: { gen, chunks } };
-      const { ok } = await this.#kv
-        .atomic()
-        .check({ key: rowKey, versionstamp: entry.versionstamp })
-        .set(rowKey, row)
-        .commit();
-      if (ok) {
-        if (stored.result)
-          await deleteChunks(this.#kv, [...this.#results, key, stored.result.gen], stored.result.chunks);
-        return;
-      }
-    }
-    await deleteChunks(this.#kv, [...this.#results, key, gen], chunks);
-  }
-
-  async release(key: string, token: string): Promise<void> {
-    const rowKey = [...this.#rows, key];
-    const entry = await this.#kv.get(rowKey);
-    const stored = entry.value === null ? undefined : (entry.value as StoredRow);
-    if (stored?.result || !releasable(stored && parseLedgerRow(stored), token)) return;
-    await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).delete(rowKey).commit();
-  }
-
-  async #readResult(key: string, at: { gen: string; chunks: number }): Promise<LedgerResult | undefined> {
-    const bytes = await readChunks(this.#kv, [...this.#results, key, at.gen], at.chunks);
-    return bytes === undefined ? undefined : (JSON.parse(decoder.decode(bytes)) as LedgerResult);
-  }
-}
-
 /**
  * The same KV, each operation retried while the database is locked. An atomic operation is recorded
  * and built afresh for every try: a commit that failed locked wrote nothing, and its checks still hold.
@@ -324,29 +221,4 @@ function patientKv(kv: KvLike, policy: BusyPolicy): KvLike {
       return recorder;
     },
   };
-}
-
-async function writeChunks(kv: KvLike, base: KvKeyLike, bytes: Uint8Array): Promise<number> {
-  const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
-  await Promise.all(
-    Array.from({ length: chunks }, (_, i) => kv.set([...base, i], bytes.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES))),
-  );
-  return chunks;
-}
-
-/** The chunks joined, or `undefined` when one is missing (its generation was replaced). */
-async function readChunks(kv: KvLike, base: KvKeyLike, chunks: number): Promise<Uint8Array | undefined> {
-  const parts = await Promise.all(Array.from({ length: chunks }, (_, i) => kv.get([...base, i])));
-  if (parts.some((p) => !(p.value instanceof Uint8Array))) return undefined;
-  const out = new Uint8Array(parts.reduce((n, p) => n + (p.value as Uint8Array).length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p.value as Uint8Array, at);
-    at += (p.value as Uint8Array).length;
-  }
-  return out;
-}
-
-async function deleteChunks(kv: KvLike, base: KvKeyLike, chunks: number): Promise<void> {
-  await Promise.all(Array.from({ length: chunks }, (_, i) => kv.delete([...base, i])));
 }

@@ -1,0 +1,102 @@
+/**
+ * The execution ledger of one thread in Deno KV: a claim is one checked write of the call's row,
+ * a settled result is stored as chunks that the checked row write makes visible.
+ *
+ * @module
+ */
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
+import { decideClaim, parseLedgerRow, releasable, ThreadStoreError } from "./thread-store.js";
+import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./deno-kv-chunks.js";
+
+/** How many times a write that lost a race is tried again. */
+export const RETRIES = 8;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface StoredRow {
+  token: string;
+  claimedAt: number;
+  leaseExpiresAt: number;
+  /** Where the settled result's chunks are, once settled. */
+  result?: { gen: string; chunks: number };
+}
+
+/** A thread's ledger: call rows under `rows`, settled results under `results`. */
+export class KvLedger implements ExecutionLedger {
+  readonly #kv: KvLike;
+  readonly #rows: KvKeyLike;
+  readonly #results: KvKeyLike;
+  readonly #now: () => number;
+
+  /**
+   * @param kv - The KV.
+   * @param rows - Key of the call rows.
+   * @param results - Key of the settled results.
+   * @param now - Clock, epoch ms.
+   */
+  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number) {
+    this.#kv = kv;
+    this.#rows = rows;
+    this.#results = results;
+    this.#now = now;
+  }
+
+  async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
+    const rowKey = [...this.#rows, key];
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const entry = await this.#kv.get(rowKey);
+      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+      if (stored?.result) {
+        const result = await this.#readResult(key, stored.result);
+        if (result) return { status: "done", result };
+        continue;
+      }
+      const { outcome, write } = decideClaim(stored && parseLedgerRow(stored), this.#now(), options);
+      if (!write) return outcome;
+      const { ok } = await this.#kv
+        .atomic()
+        .check({ key: rowKey, versionstamp: entry.versionstamp })
+        .set(rowKey, write)
+        .commit();
+      if (ok) return outcome;
+    }
+    throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
+  }
+
+  async settle(key: string, token: string, result: LedgerResult): Promise<void> {
+    const rowKey = [...this.#rows, key];
+    const gen = crypto.randomUUID();
+    const chunks = await writeChunks(this.#kv, [...this.#results, key, gen], encoder.encode(JSON.stringify(result)));
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const entry = await this.#kv.get(rowKey);
+      const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+      // Only the holder records; a repeat by the holder replaces the result (the call was retried).
+      if (stored === undefined || stored.token !== token) break;
+      const row: StoredRow = { ...stored, result: { gen, chunks } };
+      const { ok } = await this.#kv
+        .atomic()
+        .check({ key: rowKey, versionstamp: entry.versionstamp })
+        .set(rowKey, row)
+        .commit();
+      if (ok) {
+        if (stored.result)
+          await deleteChunks(this.#kv, [...this.#results, key, stored.result.gen], stored.result.chunks);
+        return;
+      }
+    }
+    await deleteChunks(this.#kv, [...this.#results, key, gen], chunks);
+  }
+
+  async release(key: string, token: string): Promise<void> {
+    const rowKey = [...this.#rows, key];
+    const entry = await this.#kv.get(rowKey);
+    const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+    if (stored?.result || !releasable(stored && parseLedgerRow(stored), token)) return;
+    await this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp }).delete(rowKey).commit();
+  }
+
+  async #readResult(key: string, at: { gen: string; chunks: number }): Promise<LedgerResult | undefined> {
+    const bytes = await readChunks(this.#kv, [...this.#results, key, at.gen], at.chunks);
+    return bytes === undefined ? undefined : (JSON.parse(decoder.decode(bytes)) as LedgerResult);
+  }
+}

@@ -53,8 +53,8 @@ async function say(page: Page, text: string): Promise<void> {
   await input.press("Enter");
 }
 
-// biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText (the rendered text, line breaks included), not the DOM property
 const chatText = async (page: Page) =>
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText (the rendered text, line breaks included), not the DOM property
   (await page.getByTestId("copilot-message-list").innerText()).replace(/\s+/g, " ");
 const transfers = (page: Page) =>
   page.evaluate(() => JSON.parse(localStorage.getItem("transfers") ?? "[]") as unknown[]);

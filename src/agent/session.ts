@@ -191,13 +191,26 @@ export function pendingInterruptIds(session: unknown): string[] {
  * @returns `false` when `ids` is empty or any of them is not such a question.
  */
 export function onlyQuorumQuestions(session: unknown, ids: readonly string[]): boolean {
+  return quorumQuestions(session, ids) !== undefined;
+}
+
+/**
+ * The questions (their reasons) of {@link onlyQuorumQuestions}, when every one of `ids` is one.
+ * @param session - A paused session (the server's own record).
+ * @param ids - Interrupt ids a resume answers.
+ * @returns One reason per id, or `undefined` when `ids` is empty or any of them is not such a question.
+ */
+export function quorumQuestions(session: unknown, ids: readonly string[]): JsonObject[] | undefined {
   const interrupts = interruptStateOf(session)?.interrupts;
-  if (!isObject(interrupts) || ids.length === 0) return false;
-  return ids.every((id) => {
+  if (!isObject(interrupts) || ids.length === 0) return undefined;
+  const out: JsonObject[] = [];
+  for (const id of ids) {
     const i = Object.hasOwn(interrupts, id) ? interrupts[id] : undefined;
     const reason = isObject(i) && i.response === undefined ? i.reason : undefined;
-    return isObject(reason) && isObject(reason.approvals);
-  });
+    if (!isObject(reason) || !isObject(reason.approvals)) return undefined;
+    out.push(reason as JsonObject);
+  }
+  return out;
 }
 
 /**

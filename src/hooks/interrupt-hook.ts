@@ -25,6 +25,7 @@ import {
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import type { ApprovalQuorum } from "./approval/quorum.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
+import { ApproverCheckEvent } from "../agent/approver-check.js";
 import { callSubject, isUnknownSubject, type CallSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
@@ -126,6 +127,7 @@ export class InterruptHook implements HookProvider {
 
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(BeforeToolCallEvent, (event) => this.#onBeforeTool(event));
+    registry.addCallback(ApproverCheckEvent, (event) => this.#checkApprover(event));
   }
 
   /** The rule covering a tool, if any (first match wins). */
@@ -133,6 +135,15 @@ export class InterruptHook implements HookProvider {
     const matchers = await (this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))));
     const i = matchers.findIndex((m) => m(toolName));
     return i < 0 ? undefined : this.#rules[i];
+  }
+
+  /** Whether a person's answer to one of this gate's four-eyes questions would count (asked at the edge). */
+  async #checkApprover(event: ApproverCheckEvent): Promise<void> {
+    const tool = event.question.tool;
+    const quorum = typeof tool === "string" ? (await this.ruleFor(tool))?.approvals : undefined;
+    if (!quorum) return;
+    const { checkApprover } = await import("./approval/quorum-gate.js");
+    checkApprover(event, this.#agentName, quorum);
   }
 
   async #onBeforeTool(event: BeforeToolCallEvent): Promise<void> {

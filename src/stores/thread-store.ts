@@ -37,6 +37,8 @@ export interface RecordedOutcome {
   outcome: JsonObject;
   /** Epoch ms. */
   at: number;
+  /** Who sent the answers (their principal), when known: they may send them again for this outcome. */
+  by?: string;
 }
 
 /** The run that holds a thread now; another run waits for it to end or for `expiresAt`. */
@@ -139,7 +141,10 @@ const recordSchema = z.object({
   session: z.nullable(jsonObject),
   messages: z.array(json),
   state: jsonObject,
-  answered: z.record(z.string(), z.object({ runId: z.string(), outcome: jsonObject, at: z.number() })),
+  answered: z.record(
+    z.string(),
+    z.object({ runId: z.string(), outcome: jsonObject, at: z.number(), by: z.optional(z.string()) }),
+  ),
   lease: z.nullable(
     z.object({
       token: z.string(),

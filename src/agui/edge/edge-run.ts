@@ -19,6 +19,7 @@ import type { AguiHandlerOptions } from "./options.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { storedRun } from "./stored-run.js";
+import { approverRefusal } from "../../agent/approver-check.js";
 
 /** What one run of the handler needs. */
 export interface EdgeRun {
@@ -35,6 +36,8 @@ export interface EdgeRun {
   log: Logger;
   /** Called when the run's events end, however they end. */
   release: () => void;
+  /** Told, before the first event, that the sender approves another person's request (with a store). */
+  onApprover?: () => void;
 }
 
 /**
@@ -71,6 +74,7 @@ export async function* edgeRun({
   grants,
   log,
   release,
+  onApprover,
 }: EdgeRun): AsyncGenerator<AGUIEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState) => {
@@ -115,6 +119,8 @@ export async function* edgeRun({
         run,
         stop,
         hub,
+        mayAnswer: (principal, question) => approverRefusal(agent, principal, question),
+        onApprover,
       })
     : ledger
       ? answeredOnce(input, ledger, run)

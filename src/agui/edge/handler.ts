@@ -16,6 +16,7 @@ import { runError, runStarted } from "../run-events.js";
 import { cancelRun, isCancelBody } from "./cancel.js";
 import { connectRun, isConnectBody } from "./connect.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
+import { approverView } from "./answerer.js";
 import { edgeRun } from "./edge-run.js";
 import { HistoryConflictError, InvalidSessionError } from "./errors.js";
 import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
@@ -225,9 +226,15 @@ async function startRun(
     // The run is the thread's: the request's signal and the reader going away change nothing.
     // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
     stop.install(agent);
-    const events = edgeRun({ ...run, signal: stop.signal, release: () => {} });
+    // The hub (the thread's log, the owner's reattach) keeps every event; an approver's response shows less.
+    let approver = false;
+    const onApprover = () => {
+      approver = true;
+    };
+    const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover });
     void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal }));
-    return sse(hub.watch(), options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
+    const shown = approverView(hub.watch(), () => approver);
+    return sse(shown, options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.

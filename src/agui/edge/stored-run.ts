@@ -26,19 +26,9 @@ import {
   type ThreadStore,
 } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
-import {
-  HistoryConflictError,
-  ResumeInProgressError,
-  ThreadBusyError,
-  ThreadConflictError,
-  ThreadForbiddenError,
-} from "./errors.js";
-import {
-  onlyQuorumQuestions,
-  pendingInterruptIds,
-  SESSION_STATE_KEY,
-  sessionPausedCallIds,
-} from "../../agent/session.js";
+import { HistoryConflictError, ResumeInProgressError, ThreadBusyError, ThreadConflictError } from "./errors.js";
+import { type Answerer, type MayAnswer, whoAnswers } from "./answerer.js";
+import { pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
 import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
 import { continueHistory } from "./history.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
@@ -55,6 +45,10 @@ export interface StoredRunOptions {
   input: RunAgentInput;
   /** The person the run serves; a thread belongs to the first principal that ran it. */
   principal: string | undefined;
+  /** Whether a person who does not own the thread may answer one of its questions (the agent's gates). */
+  mayAnswer?: MayAnswer | undefined;
+  /** Told, before the first event, that the sender is an approver (their response shows less). */
+  onApprover?: (() => void) | undefined;
   /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
   run: (input: RunAgentInput, o?: { requester?: string }) => AsyncGenerator<AGUIEvent>;
   /** The run's Stop: found by a cancel request while the run is live. */
@@ -91,6 +85,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
     throw error;
   }
   if ("refuse" in taken) return yield* refused(o.input, taken.refuse);
+  if (taken.answerer === "approver") o.onApprover?.();
   if ("replay" in taken) return yield* replayed(o.input, taken.record, taken.replay);
   yield* heldRun(o, taken, leaseMs, now);
 }
@@ -99,6 +94,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
 interface Taken {
   record: ThreadRecord;
   messages?: RunAgentInput["messages"];
+  answerer: Answerer;
 }
 
 /** What the run's snapshots said so far (what the store saves when it ends). */
@@ -131,6 +127,7 @@ async function* heldRun(
     hub: o.hub,
   });
   const { runInput, requester } = inputOnThread(o, taken);
+  const by = o.principal === undefined ? {} : { by: o.principal };
   const out: RunOutput = {};
   let ended = false;
   try {
@@ -140,7 +137,7 @@ async function* heldRun(
       if (event.type === EventType.RUN_FINISHED) {
         ended = true;
         const outcome = (event.outcome ?? { type: "success" }) as JsonObject;
-        if (!(await hold.end(finishedRecord(held, out, input, outcome, now)))) {
+        if (!(await hold.end(finishedRecord(held, out, input, { outcome, ...by }, now)))) {
           yield runError(
             new ThreadConflictError("The thread changed while this run held it (its hold ran out); nothing was saved."),
           );
@@ -175,7 +172,7 @@ function inputOnThread(
 ): { runInput: RunAgentInput; requester?: { requester: string } } {
   const { input } = o;
   const held = taken.record;
-  const approver = held.owner !== null && held.owner !== o.principal;
+  const approver = taken.answerer === "approver";
   // The owner's state is the handler's own parse of the body, used in place (a copy of a wide state
   // is a cost a client could buy); the stored state is copied, as the record is the store's.
   const own = isObject(input.state) ? input.state : {};
@@ -194,11 +191,11 @@ function finishedRecord(
   held: ThreadRecord,
   out: RunOutput,
   input: RunAgentInput,
-  outcome: JsonObject,
+  answer: { outcome: JsonObject; by?: string },
   now: () => number,
 ): ThreadData {
   const answered = { ...held.answered };
-  for (const r of input.resume ?? []) answered[r.interruptId] = { runId: input.runId, outcome, at: now() };
+  for (const r of input.resume ?? []) answered[r.interruptId] = { runId: input.runId, ...answer, at: now() };
   return {
     ...held,
     ...sessionAndState(out),
@@ -234,18 +231,22 @@ async function takeThread(
   o: StoredRunOptions,
   leaseMs: number,
   now: () => number,
-): Promise<
-  | { record: ThreadRecord; messages?: RunAgentInput["messages"] }
-  | { refuse: KabooError }
-  | { replay: RecordedOutcome; record: ThreadRecord }
-> {
+): Promise<Taken | { refuse: KabooError } | { replay: RecordedOutcome; record: ThreadRecord; answerer: Answerer }> {
   const { store, input, principal } = o;
   const resume = input.resume ?? [];
   for (let attempt = 0; attempt < 3; attempt++) {
     const record = await store.load(input.threadId);
-    const decision = decide(record, resume, principal, now());
+    // Checked first: a person who may not answer is refused before anything of the thread is used.
+    const answerer = await whoAnswers(
+      record,
+      resume.map((r) => r.interruptId),
+      principal,
+      o.mayAnswer,
+    );
+    if (typeof answerer !== "string") return answerer;
+    const decision = decide(record, resume, now());
     if ("refuse" in decision) return decision;
-    if ("replay" in decision) return { replay: decision.replay, record };
+    if ("replay" in decision) return { replay: decision.replay, record, answerer };
     let messages: RunAgentInput["messages"] | undefined;
     if (resume.length === 0) {
       // Checked before the thread is taken: a refused turn leaves the record as it was.
@@ -267,26 +268,13 @@ async function takeThread(
     };
     const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: now() };
     if (await store.compareAndSet(input.threadId, record.version, data))
-      return { record: { ...data, version: record.version + 1 }, ...(messages ? { messages } : {}) };
+      return { record: { ...data, version: record.version + 1 }, answerer, ...(messages ? { messages } : {}) };
   }
   return { refuse: busy(resume.length > 0) };
 }
 
-function decide(
-  record: ThreadRecord,
-  resume: readonly { interruptId: string }[],
-  principal: string | undefined,
-  now: number,
-): Decision {
-  // Another person may answer the thread's four-eyes questions, and nothing else of it (on a
-  // resume only the stored transcript and the stored pause run; the client's messages are not used).
-  const approver = onlyQuorumQuestions(
-    record.session,
-    resume.map((r) => r.interruptId),
-  );
-  if (record.owner !== null && record.owner !== principal && !approver) {
-    return { refuse: new ThreadForbiddenError("This thread belongs to someone else.") };
-  }
+/** What a request the sender may make does: replay a recorded outcome, wait, refuse, or run. */
+function decide(record: ThreadRecord, resume: readonly { interruptId: string }[], now: number): Decision {
   // Own keys only: an id such as "constructor" must not read Object.prototype as a recorded outcome.
   const answered = resume
     .map((r) => (Object.hasOwn(record.answered, r.interruptId) ? record.answered[r.interruptId] : undefined))

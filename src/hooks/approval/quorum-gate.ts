@@ -14,7 +14,8 @@ import type { toolHookInterruptId } from "../../agent/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import type { auditDecision, auditRequest } from "./audit.js";
 import type { decideAnswer, requestDeadline, DecisionRecord } from "./decision.js";
-import { judgeAnswer, latestRound, type ApprovalQuorum, type QuorumState } from "./quorum.js";
+import type { ApproverCheckEvent } from "../../agent/approver-check.js";
+import { ineligible, judgeAnswer, latestRound, readQuorum, type ApprovalQuorum, type QuorumState } from "./quorum.js";
 import type { ApprovalRequest } from "./request.js";
 import type { CallSubject } from "./subject.js";
 
@@ -120,7 +121,12 @@ export async function gateQuorum(
       return ask(latest.round + 1, step.state);
     case "ignored":
       await auditDecision(event, { ...read, decision: "refused", note: `not counted: ${step.note}` });
-      if (latest.round + 1 >= g.quorum.required + MAX_IGNORED) return g.refuse({ ...record, decision: "denied" });
+      if (latest.round + 1 >= g.quorum.required + MAX_IGNORED) {
+        // Nobody said no: the request closes unanswered (as an expired one), and the model is told so.
+        await g.refuse({ ...record, decision: "expired" });
+        event.cancel = `The approval request for "${toolUse.name}" was closed after ${MAX_IGNORED} answers that did not count; the call did not run. Ask the person before trying again.`;
+        return;
+      }
       return ask(latest.round + 1, step.state);
     default: {
       const never: never = step;
@@ -131,4 +137,20 @@ export async function gateQuorum(
 
 function progress(state: QuorumState): string {
   return `${state.approvedBy.length} of ${state.required} approvals`;
+}
+
+/**
+ * Answers an {@link ApproverCheckEvent} for a gate's question: whether the person's approval
+ * would count under the rule's quorum. Leaves the event alone when the question is not a quorum
+ * question of this gate.
+ * @param event - The check.
+ * @param agentName - The gate's agent name (the question's `agent`).
+ * @param quorum - The quorum of the gate's rule covering the question's tool.
+ */
+export function checkApprover(event: ApproverCheckEvent, agentName: string, quorum: ApprovalQuorum): void {
+  const q = event.question;
+  const state = readQuorum(q);
+  if (q.kind !== "tool_approval" || q.agent !== agentName || !state) return;
+  const why = ineligible(quorum, state, event.principal);
+  event.verdict = why === undefined ? { ok: true } : { ok: false, why };
 }

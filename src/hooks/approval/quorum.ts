@@ -85,7 +85,12 @@ export function latestRound(
   };
 }
 
-function readQuorum(reason: unknown): QuorumState | undefined {
+/**
+ * The quorum part of an asked question, read leniently.
+ * @param reason - A stored question's reason.
+ * @returns Who approved so far, or `undefined` when the reason holds no quorum.
+ */
+export function readQuorum(reason: unknown): QuorumState | undefined {
   const q = (reason as { approvals?: unknown } | undefined)?.approvals as Partial<QuorumState> | undefined;
   if (!q || typeof q !== "object" || !Number.isInteger(q.required) || !Array.isArray(q.approvedBy)) return undefined;
   const approvedBy = q.approvedBy.filter(
@@ -140,7 +145,14 @@ export function judgeAnswer(
   return next.approvedBy.length >= quorum.required ? { kind: "met", state: next } : { kind: "more", state: next };
 }
 
-function ineligible(quorum: ApprovalQuorum, state: QuorumState, principal: string | null): string | undefined {
+/**
+ * Why a person's approval would not count (they already approved, they asked under
+ * `forbidRequester`, `eligible` says no), or `undefined` when it would.
+ * @param quorum - The rule's option.
+ * @param state - Who approved so far.
+ * @param principal - Who answers (`null`: unknown).
+ */
+export function ineligible(quorum: ApprovalQuorum, state: QuorumState, principal: string | null): string | undefined {
   if (principal === null) return "the answer names no person";
   if (state.approvedBy.some((a) => a.principal === principal)) return `${principal} has already approved`;
   if (quorum.forbidRequester === true && principal === state.requestedBy) return `${principal} asked for this call`;

@@ -161,11 +161,12 @@ describe("four eyes at the edge, attacked", () => {
     const asked = await s.ask("t");
     const bob = await s.answer("t", asked, "bob");
     expect(approvedBy(bob)).toEqual(["bob"]);
+    // A person whose approval would not count is refused before anything runs; the question stays open.
     const bobAgain = await s.answer("t", bob, "bob");
-    expect(bobAgain.outcome).toBe("interrupt");
-    const eve = await s.answer("t", bobAgain, "eve");
-    expect(eve.outcome).toBe("interrupt");
-    const ann = await s.answer("t", eve, "ann");
+    expect(bobAgain.error?.code).toBe("THREAD_FORBIDDEN");
+    const eve = await s.answer("t", bob, "eve");
+    expect(eve.error?.code).toBe("THREAD_FORBIDDEN");
+    const ann = await s.answer("t", bob, "ann");
     // The requester approving is not counted; only her withdrawing (a denial) ends it.
     expect(ann.outcome).toBe("interrupt");
     expect(approvedBy(ann)).toEqual(["bob"]);
@@ -221,5 +222,99 @@ describe("four eyes at the edge, attacked", () => {
       await send(s.handle, body, s.as("carol"));
       expect(s.transfers).toHaveLength(1);
     }
+  });
+
+  test("an ineligible person cannot kill a four-eyes request by answering it again and again", async () => {
+    const s = setup();
+    const asked = await s.ask("t");
+    const before = (await s.audit.entries("t")).length;
+    const stored = await s.store.load("t");
+    for (let i = 0; i < 34; i++) {
+      const eve = await s.answer("t", asked, "eve");
+      expect(eve.error?.code).toBe("THREAD_FORBIDDEN");
+    }
+    // Nothing of eve's was run, recorded or saved.
+    expect((await s.audit.entries("t")).length).toBe(before);
+    expect((await s.store.load("t")).version).toBe(stored.version);
+    const bob = await s.answer("t", asked, "bob");
+    expect(bob.error).toBeUndefined();
+    const carol = await s.answer("t", bob, "carol");
+    expect(carol.outcome).toBe("success");
+    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000, limit: 50_000 }]);
+  });
+
+  test("an eligible approver's repeated answers are refused and never turn into a denial", async () => {
+    const s = setup();
+    const asked = await s.ask("t");
+    let bob = await s.answer("t", asked, "bob");
+    const open = bob;
+    for (let i = 0; i < 34; i++) {
+      const again = await s.answer("t", open, "bob");
+      expect(again.error?.code).toBe("THREAD_FORBIDDEN");
+    }
+    bob = await s.answer("t", open, "carol");
+    expect(bob.outcome).toBe("success");
+    expect(s.transfers).toHaveLength(1);
+    const notes = JSON.stringify(await s.store.load("t"));
+    expect(notes).not.toContain("denied");
+  });
+
+  test("an ineligible person's resume shows nothing of the thread", async () => {
+    const s = setup();
+    const asked = await s.ask("t", "wire mallory 20000 secret-note");
+    const eve = await s.answer("t", asked, "eve");
+    const seen = JSON.stringify(eve.events);
+    expect(seen).not.toContain("secret-note");
+    expect(seen).not.toContain("50000");
+    expect(eve.events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
+  });
+
+  test("an eligible approver sees the request they approve, not the owner's conversation or state", async () => {
+    const s = setup();
+    const asked = await s.ask("t", "wire mallory 20000 secret-note");
+    const bob = await s.answer("t", asked, "bob");
+    const seen = JSON.stringify(bob.events);
+    expect(seen).not.toContain("secret-note");
+    expect(seen).not.toContain("50000");
+    expect(bob.events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    const request = (
+      bob.events[1] as unknown as {
+        outcome: { interrupts: { metadata?: { kaboo?: Record<string, unknown> } }[] };
+      }
+    ).outcome.interrupts[0]?.metadata?.kaboo;
+    expect(request).toMatchObject({ tool: "transfer", input: { to: "mallory", amount: 20000 } });
+    expect(approvedBy(bob)).toEqual(["bob"]);
+    // The owner still gets the whole run.
+    const own = await s.answer("t", bob, "ann", { approved: false, reason: "changed my mind" });
+    expect(own.events.some((e) => e.type === "MESSAGES_SNAPSHOT")).toBe(true);
+  });
+
+  test("an approver who lost the answer re-sends it and gets the recorded outcome, nothing runs again", async () => {
+    const s = setup();
+    const asked = await s.ask("t", "wire mallory 20000 secret-note");
+    const bob = await s.answer("t", asked, "bob");
+    const body = { ...resumeBody("t", bob, { approved: true }), runId: crypto.randomUUID() };
+    const carol = await send(s.handle, body, s.as("carol"));
+    expect(carol.outcome).toBe("success");
+    const again = await send(s.handle, { ...body, runId: crypto.randomUUID() }, s.as("carol"));
+    expect(again.error).toBeUndefined();
+    expect(again.outcome).toBe("success");
+    expect(JSON.stringify(again.events)).not.toContain("secret-note");
+    expect(s.transfers).toHaveLength(1);
+    // Someone else re-sending carol's answer is still refused.
+    const dan = await send(s.handle, { ...body, runId: crypto.randomUUID() }, s.as("dan"));
+    expect(dan.error?.code).toBe("THREAD_FORBIDDEN");
+  });
+
+  test("answers that do not count close the request at last, and the model is not told it was denied", async () => {
+    const s = setup();
+    let turn = await s.ask("t");
+    // ann asked: under forbidRequester her approvals are not counted, however often she sends them.
+    for (let i = 0; i < 40 && turn.outcome === "interrupt"; i++) turn = await s.answer("t", turn, "ann");
+    expect(turn.outcome).toBe("success");
+    expect(s.transfers).toEqual([]);
+    const said = JSON.stringify(turn.messages);
+    expect(said).toContain("answers that did not count");
+    expect(said).not.toContain("denied");
   });
 });

@@ -115,9 +115,10 @@ describe("four eyes at the edge", () => {
     expect(chat.error?.code).toBe("THREAD_FORBIDDEN");
     const other = await s.ask("t2");
     const elsewhere = await send(s.handle, { ...resumeBody("t2", other, { approved: true }) }, s.as("eve"));
-    // eve may try (the question is open to anyone the rule allows), but her answer is not counted.
-    expect(elsewhere.outcome).toBe("interrupt");
-    expect(approvals(elsewhere)).toEqual([]);
+    // The rule does not let eve approve: she is refused at the door, and the question stays as it was.
+    expect(elsewhere.error?.code).toBe("THREAD_FORBIDDEN");
+    const bob = await s.answer("t2", other, "bob");
+    expect(approvals(bob)).toHaveLength(1);
   });
 
   test("two approvers racing on one question: one is counted, the call never runs on one approval, then once", async () => {

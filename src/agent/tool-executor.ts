@@ -15,6 +15,7 @@ import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
 import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
 import { linkedAbort, raceAbort } from "./abort.js";
+import { cloneCall } from "./clone.js";
 
 /** How a batch's calls run. */
 export type ToolExecutor = "concurrent" | "sequential";
@@ -131,7 +132,7 @@ interface PreparedCall {
 async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlags): Promise<CallOutcome> {
   const { agent, invocationState } = o;
   // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
-  const before = new BeforeToolCallEvent(agent, invocationState, structuredClone(original), agent.tool(original.name));
+  const before = new BeforeToolCallEvent(agent, invocationState, cloneCall(original), agent.tool(original.name));
   if ((await interruptedBy(agent.hooks.invoke(before))) === INTERRUPTED)
     return { kind: "interrupted", toolUse: original };
   if (before.stopLoop) flags.stopLoop = true;

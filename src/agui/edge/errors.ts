@@ -31,10 +31,8 @@ export class ThreadConflictError extends KabooError {
   readonly code = "THREAD_CONFLICT" as const;
 }
 
-/** A new turn's messages do not continue the thread's stored transcript (rewritten, dropped or injected history). */
-export class HistoryConflictError extends KabooError {
-  readonly code = "HISTORY_CONFLICT" as const;
-}
+// The history rule and its error are shared with the page (its session store holds the transcript too).
+export { HistoryConflictError } from "../history.js";
 
 /**
  * A run's event log ends before its last event (a write to it was lost): a client reattaching from

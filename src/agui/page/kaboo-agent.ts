@@ -28,6 +28,7 @@ import { RunInProgressError, StaleThreadError } from "./errors.js";
 import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
 import { RunRecorder } from "./run-record.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
+import { checkedMessages } from "./thread-history.js";
 import type { SessionStore, ThreadSnapshot } from "./session-store.js";
 
 /** Options of {@link KabooAgent}. */
@@ -221,12 +222,15 @@ export class KabooAgent extends AbstractAgent {
         return;
       }
       const stale = staleResume(input, stored);
-      if (stale) {
+      // The stored transcript is the thread's history: a run that does not continue it (a stale
+      // tab's new message, rewritten messages) is refused before anything runs or is saved.
+      const messages = stale ?? checkedMessages(input, stored);
+      if (!Array.isArray(messages)) {
         yield runStarted(input);
-        yield runError(stale);
+        yield runError(messages);
         return;
       }
-      yield* this.#drive(input, { asked: stored?.interrupts ?? [], continueRun: false }, signal);
+      yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, signal);
     } finally {
       await lock.release();
     }

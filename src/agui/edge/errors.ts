@@ -26,6 +26,11 @@ export class ThreadForbiddenError extends KabooError {
   readonly code = "THREAD_FORBIDDEN" as const;
 }
 
+/** The request's run id names a run this thread already had (its events are logged under that id). */
+export class RunIdReusedError extends KabooError {
+  readonly code = "RUN_ID_REUSED" as const;
+}
+
 /** The thread changed under the run (its hold ran out and another run took it): nothing was saved. */
 export class ThreadConflictError extends KabooError {
   readonly code = "THREAD_CONFLICT" as const;

@@ -26,7 +26,13 @@ import {
   type ThreadStore,
 } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
-import { HistoryConflictError, ResumeInProgressError, ThreadBusyError, ThreadConflictError } from "./errors.js";
+import {
+  HistoryConflictError,
+  ResumeInProgressError,
+  RunIdReusedError,
+  ThreadBusyError,
+  ThreadConflictError,
+} from "./errors.js";
 import { type Answerer, type MayAnswer, whoAnswers } from "./answerer.js";
 import { pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
 import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
@@ -247,6 +253,8 @@ async function takeThread(
     const decision = decide(record, resume, now());
     if ("refuse" in decision) return decision;
     if ("replay" in decision) return { replay: decision.replay, record, answerer };
+    const reused = await reusedRunId(o, record);
+    if (reused) return { refuse: reused };
     let messages: RunAgentInput["messages"] | undefined;
     if (resume.length === 0) {
       // Checked before the thread is taken: a refused turn leaves the record as it was.
@@ -271,6 +279,18 @@ async function takeThread(
       return { record: { ...data, version: record.version + 1 }, answerer, ...(messages ? { messages } : {}) };
   }
   return { refuse: busy(resume.length > 0) };
+}
+
+/**
+ * A run id the thread's event log already holds: a second run under it would be logged as the
+ * first (its writes dropped) and a reattach would show the first run. The run of a dead run again
+ * (its hold ran out, under the same id) is not a reuse.
+ */
+async function reusedRunId(o: StoredRunOptions, record: ThreadRecord): Promise<RunIdReusedError | undefined> {
+  const { store, input } = o;
+  if (!store.readEvents || record.lease?.runId === input.runId) return undefined;
+  if ((await store.readEvents(input.threadId, input.runId, Number.MAX_SAFE_INTEGER)) === undefined) return undefined;
+  return new RunIdReusedError(`This thread already had a run ${JSON.stringify(input.runId)}; send a new run id.`);
 }
 
 /** What a request the sender may make does: replay a recorded outcome, wait, refuse, or run. */

@@ -109,4 +109,22 @@ describe("reattach, attacked", () => {
     const got = await frames(res);
     expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(got.at(-1)?.data.type);
   }, 15_000);
+
+  test("a run id used again on the thread is refused before it runs; reattach shows the first run", async () => {
+    const s = setup();
+    const first = say("t", "alpha", "run-1");
+    await send(s.handle, first, { "x-user": "ann" });
+    const stored = (await s.store.load("t")).messages as ReturnType<typeof say>["messages"];
+    const next = say("t", "beta", "run-1");
+    const again = { ...next, messages: [...stored, ...next.messages] };
+    const second = await send(s.handle, again, { "x-user": "ann" });
+    expect(second.error?.code).toBe("RUN_ID_REUSED");
+    const before = await s.store.load("t");
+    for (const handle of [s.handle, s.other]) {
+      const res = await handle(post({ kaboo_connect: { threadId: "t", runId: "run-1" } }, { "x-user": "ann" }));
+      expect(text(await frames(res))).toBe("story of alpha");
+    }
+    expect((await s.store.load("t")).messages).toEqual(before.messages);
+    expect(JSON.stringify(before.messages)).not.toContain("beta");
+  });
 });

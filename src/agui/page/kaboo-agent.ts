@@ -26,6 +26,7 @@ import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
 import { RunInProgressError, StaleThreadError } from "./errors.js";
 import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
+import { OpenParts } from "./relay.js";
 import { RunRecorder } from "./run-record.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
 import { checkedMessages } from "./thread-history.js";
@@ -303,6 +304,30 @@ export class KabooAgent extends AbstractAgent {
       return;
     }
     const channel = this.#channel(input.threadId);
+    // A tab that starts watching mid-message gets the message so far.
+    const open = new OpenParts();
+    const unlisten = channel.onJoin((to) => {
+      for (const event of open.catchUp()) channel.post({ runId: input.runId, event, to });
+    });
+    try {
+      yield* this.#events(input, o.continueRun, recorder, signal, (event) => {
+        open.note(event);
+        channel.post({ runId: input.runId, event });
+      });
+    } finally {
+      unlisten();
+    }
+  }
+
+  /** The run's events, each saved where it ends the run and told to the other tabs (`tell`). */
+  async *#events(
+    input: RunAgentInput,
+    continueRun: boolean,
+    recorder: RunRecorder,
+    signal: AbortSignal,
+    tell: (event: BaseEvent) => void,
+  ): AsyncGenerator<BaseEvent> {
+    const store = this.#config.sessionStore;
     let messages: AguiMessage[] | undefined;
     let state: Record<string, unknown> | undefined;
     for await (const event of runAgui({
@@ -315,7 +340,7 @@ export class KabooAgent extends AbstractAgent {
       audit: this.#config.audit,
       principal: typeof this.#config.principal === "function" ? this.#config.principal() : this.#config.principal,
       prepare: this.#config.prepare,
-      continueRun: o.continueRun,
+      continueRun,
       onCheckpoint: store ? (checkpoint) => recorder.step(checkpoint) : undefined,
     })) {
       if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
@@ -334,7 +359,7 @@ export class KabooAgent extends AbstractAgent {
           .fail(this.#failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) })
           .catch(warn);
       }
-      channel.post({ runId: input.runId, event });
+      tell(event);
       yield event;
     }
   }

@@ -79,13 +79,16 @@ export interface WatchOptions {
  */
 export async function* watchRun(o: WatchOptions): AsyncGenerator<BaseEvent> {
   const { threadId } = o.input;
-  const queue: BaseEvent[] = [];
+  const queue: { event: BaseEvent; catchUp: boolean }[] = [];
   let wake: (() => void) | undefined;
   const poke = () => wake?.();
+  const self = crypto.randomUUID();
   const unlisten = o.channel.listen((message) => {
-    queue.push(message.event);
+    queue.push({ event: message.event, catchUp: message.to === self });
     poke();
-  });
+  }, self);
+  // The driver answers with the message it streams now: this tab shows it before its end.
+  o.channel.join(self);
   const stop = new AbortController();
   let lock: DriveLock | undefined;
   const taken = o.locks.take(threadId, stop.signal).then(
@@ -102,7 +105,12 @@ export async function* watchRun(o: WatchOptions): AsyncGenerator<BaseEvent> {
     if (snapshot) yield* [stateSnapshot(snapshot.state), messagesSnapshot(snapshot.messages)];
     const relay = new EventRelay();
     for (;;) {
-      for (let event = queue.shift(); event; event = queue.shift()) {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const { event } = next;
+        if (next.catchUp) {
+          yield* relay.acceptCatchUp(event);
+          continue;
+        }
         yield* relay.accept(event);
         if (event.type === EventType.RUN_ERROR) o.onFailure(failureOf(event));
         if (event.type === EventType.RUN_FINISHED) o.onFailure(undefined);

@@ -1,6 +1,7 @@
 /**
- * What a watching tab passes on of the driving tab's events. A watcher joins mid-run: a message or
- * call it did not see start is left out (the closing snapshots bring it), so its own AG-UI client
+ * What a watching tab passes on of the driving tab's events. A watcher joins mid-run: it asks the
+ * driver for what is open now (the message so far), and a message or call it did not see start and
+ * did not get in that answer is left out (the closing snapshots bring it), so its own AG-UI client
  * never reads an END without a START.
  *
  * @module
@@ -46,6 +47,8 @@ const WHOLE: ReadonlySet<string> = new Set<string>([
 /** Filters a driver's events for a watcher that joined at any point. */
 export class EventRelay {
   readonly #open = new Map<string, Part>();
+  /** Parts this watcher saw start live: the driver's answer to its join repeats what it has of them. */
+  readonly #live = new Set<string>();
 
   /** @returns What the watcher passes on of `event` (possibly nothing). */
   accept(event: BaseEvent): BaseEvent[] {
@@ -54,6 +57,7 @@ export class EventRelay {
     const start = STARTS.get(type);
     if (start && id) {
       this.#open.set(`${start}:${id}`, start);
+      this.#live.add(`${start}:${id}`);
       return [event];
     }
     const middle = MIDDLES.get(type);
@@ -61,6 +65,21 @@ export class EventRelay {
     const end = ENDS.get(type);
     if (end) return id && this.#open.delete(`${end}:${id}`) ? [event] : [];
     return WHOLE.has(type) ? [event] : [];
+  }
+
+  /**
+   * An event of the driver's answer to this watcher's join: a part open at the driver (its START,
+   * then its content so far in one event). A part this watcher saw start live is left out (it has
+   * every event of it since); what follows the answer comes live.
+   * @returns What the watcher passes on of `event`.
+   */
+  acceptCatchUp(event: BaseEvent): BaseEvent[] {
+    const type: string = event.type;
+    const id = idOf(event);
+    const part = STARTS.get(type) ?? MIDDLES.get(type);
+    if (!part || !id || this.#live.has(`${part}:${id}`)) return [];
+    if (STARTS.has(type)) this.#open.set(`${part}:${id}`, part);
+    return this.#open.has(`${part}:${id}`) ? [event] : [];
   }
 
   /** END events for what is still open (the driver died mid-message). */
@@ -76,6 +95,39 @@ export class EventRelay {
     }
     this.#open.clear();
     return out;
+  }
+}
+
+/**
+ * What a driving tab has open now, for a watcher that joins mid-message: each open part's START and
+ * its content so far (one CONTENT/ARGS event holding every delta).
+ */
+export class OpenParts {
+  readonly #open = new Map<string, { start: BaseEvent; middle?: BaseEvent; delta: string }>();
+
+  /** Follows an event the driver sends. */
+  note(event: BaseEvent): void {
+    const type: string = event.type;
+    const id = idOf(event);
+    if (!id) return;
+    const start = STARTS.get(type);
+    if (start) this.#open.set(`${start}:${id}`, { start: event, delta: "" });
+    const middle = MIDDLES.get(type);
+    const part = middle && this.#open.get(`${middle}:${id}`);
+    const delta = (event as { delta?: unknown }).delta;
+    if (part && typeof delta === "string") {
+      part.middle = event;
+      part.delta += delta;
+    }
+    const end = ENDS.get(type);
+    if (end) this.#open.delete(`${end}:${id}`);
+  }
+
+  /** @returns The events that bring a watcher to where the driver is, oldest part first. */
+  catchUp(): BaseEvent[] {
+    return [...this.#open.values()].flatMap((p) =>
+      p.middle && p.delta ? [p.start, { ...p.middle, delta: p.delta }] : [p.start],
+    );
   }
 }
 

@@ -82,6 +82,8 @@ export class RunLocks {
 export interface RunChannelMessage {
   runId: string;
   event: BaseEvent;
+  /** Set on the driver's answer to a join: the watcher it is for (the others leave it). */
+  to?: string;
 }
 
 /** The thread's run channel; a no-op where `BroadcastChannel` does not exist. */
@@ -107,15 +109,41 @@ export class RunChannel {
     }
   }
 
-  /** Listens to the driver; returns the function that stops listening. */
-  listen(listener: (message: RunChannelMessage) => void): () => void {
+  /**
+   * Listens to the driver; returns the function that stops listening.
+   * @param listener - Gets each event, and the answers to this watcher's own join.
+   * @param self - This watcher's join id: answers to other watchers' joins are left out.
+   */
+  listen(listener: (message: RunChannelMessage) => void, self?: string): () => void {
+    return this.#on((data) => {
+      const m = data as Partial<RunChannelMessage> | null;
+      // Another tab's message is input: only an event with a type is relayed.
+      if (typeof m?.runId !== "string" || typeof m.event?.type !== "string") return;
+      if (m.to === undefined || m.to === self) listener(m as RunChannelMessage);
+    });
+  }
+
+  /** Asks the driver for what it streams now (a watcher that joins mid-message): it answers to `id`. */
+  join(id: string): void {
+    try {
+      this.#channel?.postMessage({ join: id });
+    } catch {
+      // Without an answer the watcher shows the message at the run's closing snapshot.
+    }
+  }
+
+  /** The driver hears joins; returns the function that stops listening. */
+  onJoin(listener: (id: string) => void): () => void {
+    return this.#on((data) => {
+      const id = (data as { join?: unknown } | null)?.join;
+      if (typeof id === "string") listener(id);
+    });
+  }
+
+  #on(listener: (data: unknown) => void): () => void {
     const channel = this.#channel;
     if (!channel) return () => undefined;
-    const onMessage = (e: MessageEvent) => {
-      const data = e.data as Partial<RunChannelMessage> | null;
-      // Another tab's message is input: only an event with a type is relayed.
-      if (typeof data?.runId === "string" && typeof data.event?.type === "string") listener(data as RunChannelMessage);
-    };
+    const onMessage = (e: MessageEvent) => listener(e.data);
     channel.addEventListener("message", onMessage);
     return () => channel.removeEventListener("message", onMessage);
   }

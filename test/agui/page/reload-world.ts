@@ -86,6 +86,12 @@ export interface ReloadWorldOptions {
   locks: LockManager;
   /** Operation numbers (1-based, counted over the whole scenario) at which the page then open dies. */
   killAt?: readonly number[];
+  /**
+   * Says, before each operation, whether the page then open dies at it (with `killAt`). Operation
+   * numbers are not a stable place in real Chromium (IndexedDB completions interleave with other
+   * work); a label and its count are.
+   */
+  killWhen?: (op: number, label: string) => boolean;
   /** Awaited before each operation (to hold a run at a step), with its number and label. */
   onOp?: (op: number, label: string) => void | Promise<void>;
 }
@@ -113,11 +119,13 @@ export class ReloadWorld {
   readonly #locks: LockManager;
   readonly #killAt: Set<number>;
   readonly #onOp: ReloadWorldOptions["onOp"];
+  readonly #killWhen: ReloadWorldOptions["killWhen"];
 
   constructor(o: ReloadWorldOptions) {
     this.#locks = o.locks;
     this.#killAt = new Set(o.killAt ?? []);
     this.#onOp = o.onOp;
+    this.#killWhen = o.killWhen;
   }
 
   /** Opens the thread in a new page (a reload, or a second tab). */
@@ -138,7 +146,7 @@ export class ReloadWorld {
       this.ops += 1;
       this.trace.push(label);
       await this.#onOp?.(this.ops, label);
-      if (this.#killAt.has(this.ops) || page.dead) {
+      if (this.#killAt.has(this.ops) || this.#killWhen?.(this.ops, label) || page.dead) {
         kill();
         return never();
       }
@@ -180,6 +188,20 @@ export class ReloadWorld {
       threads: () => gate("store:threads", () => inner.threads()),
     };
   }
+}
+
+/**
+ * The `nth` (1-based) operation whose label matches `pattern`, over the whole scenario.
+ * @returns A test of each operation (for `killWhen`, or an `onOp` that holds one).
+ */
+export function nthOp(pattern: RegExp, nth: number): (op: number, label: string) => boolean {
+  let seen = 0;
+  return (_op, label) => pattern.test(label) && ++seen === nth;
+}
+
+/** How many operations of a scenario have a label matching `pattern`. */
+export function countOps(world: ReloadWorld, pattern: RegExp): number {
+  return world.trace.filter((label) => pattern.test(label)).length;
 }
 
 /** The page's locks: let go when it dies, and never granted to it afterwards. */

@@ -2,7 +2,7 @@
 // the new KabooAgent continues the run from its last checkpoint; two tabs never both drive it.
 import fc from "fast-check";
 import { describe, expect, inject, test } from "vitest";
-import { expectSameRun, playScenario, ReloadWorld, type ScenarioLog } from "./reload-world.js";
+import { countOps, expectSameRun, nthOp, playScenario, ReloadWorld, type ScenarioLog } from "./reload-world.js";
 
 // The Chromium share of the reload property (the Node test runs 200); KABOO_PROPERTY_RUNS raises it.
 const RUNS = Math.max(40, Math.round((inject("propertyRuns") || 0) / 5));
@@ -25,21 +25,17 @@ async function reference(): Promise<{ log: ScenarioLog; world: ReloadWorld }> {
   return { log: await playScenario(world), world };
 }
 
-/** The operation numbers of a scenario whose label matches. */
-function opsOf(world: ReloadWorld, pattern: RegExp): number[] {
-  return world.trace.flatMap((label, i) => (pattern.test(label) ? [i + 1] : []));
-}
-
 describe("a reload in the middle of a run (Chromium)", () => {
   test(
     "mid-stream: the cut answer is asked of the model again and the transcript is the uninterrupted one",
     async () => {
       const base = await reference();
-      const deltas = opsOf(base.world, /^model:contentBlockDelta$/);
-      const at = deltas.at(-2) ?? 0;
-      const world = new ReloadWorld({ locks: navigator.locks, killAt: [at] });
+      // The last answer's last delta but one: a place by label, as operation numbers move in Chromium.
+      const delta = /^model:contentBlockDelta$/;
+      const nth = countOps(base.world, delta) - 1;
+      const world = new ReloadWorld({ locks: navigator.locks, killWhen: nthOp(delta, nth) });
       const log = await playScenario(world);
-      expectSameRun(world, log, base.log, `killed mid-stream at op ${at}`);
+      expectSameRun(world, log, base.log, `killed mid-stream at delta ${nth}`);
       expect(log.pages).toBe(2);
       expect(log.outcomeQuestions).toBe(0);
     },
@@ -50,15 +46,14 @@ describe("a reload in the middle of a run (Chromium)", () => {
     "mid-call: the claimed call is asked about once, in plain words, and never approved again first",
     async () => {
       const base = await reference();
-      const [at] = opsOf(base.world, /^tool:transfer:5$/);
-      const world = new ReloadWorld({ locks: navigator.locks, killAt: [at ?? 0] });
+      const world = new ReloadWorld({ locks: navigator.locks, killWhen: nthOp(/^tool:transfer:5$/, 1) });
       let question = "";
       const log = await playScenario(world, {
         onInterrupt: (i) => {
           if (i.reason === "outcome_unknown") question = i.message ?? "";
         },
       });
-      expectSameRun(world, log, base.log, `killed mid-call at op ${at}`);
+      expectSameRun(world, log, base.log, "killed mid-call");
       expect(log.outcomeQuestions).toBe(1);
       expect(log.approvals).toBe(1);
       expect(question).toMatch(/may have run/);
@@ -94,13 +89,12 @@ describe("two tabs on one thread (Chromium)", () => {
       const reached = signal();
       const base = await reference();
       // Tab A is held just before its last answer starts streaming while tab B connects.
-      const mid = opsOf(base.world, /^model:messageStart$/).at(-1);
-      let held = false;
+      const start = /^model:messageStart$/;
+      const mid = nthOp(start, countOps(base.world, start));
       const world = new ReloadWorld({
         locks: navigator.locks,
-        onOp: (op) => {
-          if (op !== mid || held) return;
-          held = true;
+        onOp: (op, label) => {
+          if (!mid(op, label)) return;
           reached.fire();
           return release.promise;
         },
@@ -138,11 +132,12 @@ describe("two tabs on one thread (Chromium)", () => {
       const release = signal();
       const reached = signal();
       const base = await reference();
-      const [mid] = opsOf(base.world, /^model:contentBlockDelta$/).slice(-3);
+      const delta = /^model:contentBlockDelta$/;
+      const mid = nthOp(delta, countOps(base.world, delta) - 2);
       const world = new ReloadWorld({
         locks: navigator.locks,
-        onOp: (op) => {
-          if (op !== mid) return;
+        onOp: (op, label) => {
+          if (!mid(op, label)) return;
           reached.fire();
           return release.promise;
         },
@@ -173,6 +168,74 @@ describe("two tabs on one thread (Chromium)", () => {
       expect(stored?.run?.status).toBe("finished");
       expect(JSON.stringify(b.agent.messages.at(-1))).toContain("Sent 5 and then 3 to alice");
       expect(world.bank.map((t) => t.amount)).toEqual([5, 3]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  test(
+    "a tab that joins in the middle of a streamed message shows the message so far, then the rest live",
+    async () => {
+      const release = signal();
+      const reached = signal();
+      const base = await reference();
+      // Held in the middle of the last answer: a few of its deltas are out, the rest not yet.
+      const delta = /^model:contentBlockDelta$/;
+      const mid = nthOp(delta, countOps(base.world, delta) - 3);
+      const world = new ReloadWorld({
+        locks: navigator.locks,
+        onOp: (op, label) => {
+          if (!mid(op, label)) return;
+          reached.fire();
+          return release.promise;
+        },
+      });
+      // What A tells the other tabs of its last answer, heard as by a tab open all along.
+      const trace = base.world.trace;
+      const lastDeltas = trace.slice(trace.lastIndexOf("model:messageStart")).filter((l) => delta.test(l)).length;
+      const told = signal();
+      const spy = new BroadcastChannel(`kaboo-run:${world.threadId}`);
+      const answers = base.log.messages.filter((m) => m.role === "assistant" && m.content).length;
+      let [answerId, starts, contents] = ["", 0, 0];
+      spy.onmessage = ({ data }) => {
+        const event = (data as { event?: { type: string; messageId?: string } }).event;
+        if (event?.type === "TEXT_MESSAGE_START") [answerId, starts, contents] = [event.messageId ?? "", starts + 1, 0];
+        if (event?.type === "TEXT_MESSAGE_CONTENT" && event.messageId === answerId && starts === answers) contents++;
+        // The model's deltas reach the channel one behind it: the one before the held one is still on its way.
+        if (contents === lastDeltas - 4) told.fire();
+      };
+      const a = world.openPage();
+      const driving = playScenario(world, { page: a });
+      await reached.promise;
+      // B opens once A's START and first deltas went out: it cannot hear them live.
+      await told.promise;
+      spy.close();
+      const checkpoint = new Set((await world.stored())?.messages.map((m) => m.id));
+      const final = String(base.log.messages.at(-1)?.content ?? "");
+
+      const b = world.openPage();
+      const shown = signal();
+      b.agent.subscribe({
+        onMessagesChanged: ({ messages }) => {
+          const last = messages.at(-1);
+          if (last?.role === "assistant" && !checkpoint.has(last.id) && last.content) shown.fire();
+        },
+      });
+      const watching = b.agent.connectAgent();
+      // Without an answer to its join, B would show nothing of it until the run's closing snapshot.
+      const late = new Promise<"late">((r) => setTimeout(() => r("late"), 15_000));
+      expect(await Promise.race([shown.promise, late])).toBeUndefined();
+      const partial = b.agent.messages.at(-1)!;
+      const text = String(partial.content);
+      // The message so far: the start of the answer, and only the start (A is held in its middle).
+      expect(final.startsWith(text) && text.length < final.length).toBe(true);
+      expect(b.agent.messages.filter((m) => m.id === partial.id)).toHaveLength(1);
+      release.fire();
+      await watching;
+      await driving;
+      expect(world.modelCalls.get(b) ?? 0).toBe(0);
+      // The rest came live, onto the same message: one answer, the whole text.
+      expect(b.agent.messages.map((m) => [m.id, m.content])).toEqual(a.agent.messages.map((m) => [m.id, m.content]));
+      expect(b.agent.messages.at(-1)).toMatchObject({ id: partial.id, content: final });
     },
     TEST_TIMEOUT_MS,
   );

@@ -223,6 +223,13 @@ export function auditEntryHash(entry: unknown): string {
   return canonicalSha256(entry);
 }
 
+/** A thread's last entry as an instance wrote it: its number, and its hash (computed on first use) or text. */
+interface Tail {
+  seq: number;
+  hash: string | undefined;
+  text?: string | undefined;
+}
+
 const APPEND_TRIES = 32;
 /** Threads whose last entry an instance remembers (the rest read their tail from storage). */
 const MAX_TAILS = 1024;
@@ -236,8 +243,12 @@ export class ChainedAuditLog implements AuditLog {
   readonly #storage: AuditChainStorage;
   readonly #now: () => number;
   readonly #queues = new Map<string, Promise<AuditEntry>>();
-  /** The tail this instance wrote last, per thread, so an uncontended append skips the read. */
-  readonly #tails = new Map<string, { seq: number; hash: string }>();
+  /**
+   * The tail this instance wrote last, per thread, so an uncontended append skips the read. Its hash
+   * is computed when the next entry needs it as `prev`, not when it is written: the write that ends a
+   * call (its execution entry) does not hash, and a thread's last entry is never hashed for nothing.
+   */
+  readonly #tails = new Map<string, Tail>();
 
   /**
    * @param storage - Where entries go.
@@ -273,6 +284,9 @@ export class ChainedAuditLog implements AuditLog {
       if (tail === undefined || attempt > 0) {
         const last = await this.#storage.last(threadId);
         tail = last === undefined ? undefined : { seq: last.seq, hash: auditEntryHash(last) };
+      } else if (tail.hash === undefined) {
+        tail.hash = sha256Hex(tail.text as string);
+        tail.text = undefined;
       }
       const entry = {
         v: AUDIT_ENTRY_VERSION,
@@ -293,7 +307,7 @@ export class ChainedAuditLog implements AuditLog {
         // Bounded: a server appends to many threads; a thread whose tail was dropped reads it back.
         if (this.#tails.size >= MAX_TAILS && !this.#tails.has(threadId))
           this.#tails.delete(this.#tails.keys().next().value as string);
-        this.#tails.set(threadId, { seq: entry.seq, hash: sha256Hex(text) });
+        this.#tails.set(threadId, { seq: entry.seq, hash: undefined, text });
         return entry;
       }
     }

@@ -280,6 +280,19 @@ function retryIfLast(m: AguiMessage, messages: readonly AguiMessage[], view: Vie
   return m === messages.at(-1) && !view.running ? [["↻ Retry", "retry"]] : [];
 }
 
+/**
+ * Whether the replies to the last question can be asked again. Not when they hold a tool call: the
+ * thread's record is the authority (a run that drops a call from it is refused), and a payment that
+ * ran must never disappear from the conversation.
+ */
+export function canRegenerate(messages: readonly AguiMessage[]): boolean {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  if (lastUser < 0) return false;
+  return !messages
+    .slice(lastUser + 1)
+    .some((m) => m.role === "tool" || ((m as { toolCalls?: unknown[] }).toolCalls?.length ?? 0) > 0);
+}
+
 /** The blocks of a conversation. */
 export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewState): Block[] {
   const results = new Map<string, AguiMessage>();
@@ -313,7 +326,15 @@ export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewSta
             ...retryIfLast(m, messages, view),
           ),
         );
-      else blocks.push(note(`s:${m.id}`, "run-mark stopped", mark.text, ["↻ Retry", "regenerate"]));
+      else
+        blocks.push(
+          note(
+            `s:${m.id}`,
+            "run-mark stopped",
+            mark.text,
+            ...(canRegenerate(messages) ? [["↻ Retry", "regenerate"] as [string, string]] : []),
+          ),
+        );
     }
   }
   if (view.running && waitingForModel) blocks.push(note("thinking", "thinking", "Thinking…"));
@@ -322,7 +343,8 @@ export function transcriptBlocks(messages: readonly AguiMessage[], view: ViewSta
     !view.running &&
     !view.awaiting.size &&
     last?.role === "assistant" &&
-    !view.marks.some((k) => k.after === last.id)
+    !view.marks.some((k) => k.after === last.id) &&
+    canRegenerate(messages)
   )
     blocks.push(note("turn-actions", "turn-actions", "", ["↻ Regenerate", "regenerate"]));
   return blocks;

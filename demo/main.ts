@@ -17,7 +17,7 @@ import { lapsed } from "./approval-card.js";
 import { answerOf, approvalRequest, DECISIONS, type Decision, type DialogAnswer } from "./approval-request.js";
 import { LazyDialog } from "./dialog-loader.js";
 import { toolCounts } from "./bank.js";
-import { contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
+import { canRegenerate, contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
 import { pageAudit, showAudit, watchAudit, watchOtherTabs } from "./audit-view.js";
 import { persona, setupPersona } from "./persona.js";
@@ -375,8 +375,8 @@ function send(text: string): void {
 function regenerate(): void {
   if (state.running || document.body.dataset["status"] !== "idle") return;
   const messages = state.kaboo.messages;
+  if (!canRegenerate(messages)) return;
   const lastUser = messages.findLastIndex((m) => m.role === "user");
-  if (lastUser < 0) return;
   const kept = messages.slice(0, lastUser + 1);
   state.kaboo.setMessages(kept);
   state.marks = keepStopMarks(state.threadId, new Set(kept.slice(0, -1).map((m) => m.id)));

@@ -267,6 +267,21 @@ test("markdown is rendered, raw HTML stays text; copy, regenerate, scroll to the
   expect(await lastAnswer(page)).toContain("I can't help with");
 });
 
+test("an answer whose turn moved money offers no Regenerate (it would drop the transfer from the record)", async () => {
+  const page = await fresh();
+  await say(page, "Send 1 to Bob");
+  await page.click("#approve-once");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("Bob");
+  expect(await page.locator("#transcript .turn-actions button").count()).toBe(0);
+  // A later question answered without tools offers it again, and regenerating it keeps the transfer.
+  expect(await say(page, "Explain how approvals work")).toBe("answered");
+  await page.click("#transcript .turn-actions button");
+  await settle(page);
+  expect(await page.locator("#transcript .run-error").count()).toBe(0);
+  expect(await page.textContent("#transcript")).toContain("Bob");
+});
+
 test("threads: rename and delete", async () => {
   const page = await fresh();
   await say(page, "Send 1 to Bob");

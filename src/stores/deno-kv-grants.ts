@@ -12,6 +12,7 @@ import {
 } from "./principal-grants.js";
 import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
 import { ThreadStoreError } from "./thread-store.js";
+import { sha256Hex } from "../agent/sha256.js";
 
 type Key = readonly (string | number)[];
 
@@ -58,7 +59,7 @@ function kvBackend(kv: KvGrantsLike, prefix: string): PrincipalGrantBackend {
       throw new ThreadStoreError(`Deno KV failed (${what}).`, { cause });
     }
   };
-  const base = (principal: string): Key => [prefix, "grant", principal];
+  const base = (principal: string): Key => [prefix, "grant", keyPart(principal)];
   const rows = async (principal: string) => {
     const out: { key: Key; value: unknown }[] = [];
     for await (const row of kv.list({ prefix: base(principal) })) out.push(row);
@@ -68,14 +69,15 @@ function kvBackend(kv: KvGrantsLike, prefix: string): PrincipalGrantBackend {
     list: (principal) => guard("grant read", async () => (await rows(principal)).map((r) => parseOrNull(r.value))),
     put: (principal, id, grant: Grant) =>
       guard("grant write", async () => {
-        await kv.set([prefix, "grant_principal", principal], true);
-        await kv.set([...base(principal), id], JSON.stringify(grant));
+        // The name is kept as the value: its key part may be a digest.
+        await kv.set([prefix, "grant_principal", keyPart(principal)], principal);
+        await kv.set([...base(principal), keyPart(id)], JSON.stringify(grant));
       }),
     remove: (principal, ids) =>
       guard("grant revoke", async () => {
         const present = new Set((await rows(principal)).map((r) => r.key[r.key.length - 1]));
-        const hits = ids.filter((id) => present.has(id));
-        await Promise.all(hits.map((id) => kv.delete([...base(principal), id])));
+        const hits = ids.filter((id) => present.has(keyPart(id)));
+        await Promise.all(hits.map((id) => kv.delete([...base(principal), keyPart(id)])));
         return hits.length;
       }),
     clear: (principal) =>
@@ -86,12 +88,27 @@ function kvBackend(kv: KvGrantsLike, prefix: string): PrincipalGrantBackend {
       guard("grant read", async () => {
         const out: string[] = [];
         for await (const row of kv.list({ prefix: [prefix, "grant_principal"] })) {
-          const name = row.key[row.key.length - 1];
+          // Rows written before names were kept as values hold `true`: their key part is the name.
+          const name = typeof row.value === "string" ? row.value : row.key[row.key.length - 1];
           if (typeof name === "string") out.push(name);
         }
         return out;
       }),
   };
+}
+
+/** Longest key part kept as it is, in UTF-8 bytes; Deno KV refuses a whole key over 2 KiB. */
+const MAX_KEY_PART_BYTES = 256;
+const encoder = new TextEncoder();
+
+/**
+ * A name as a key part: itself when short, else `#` and its SHA-256 (a grant id holds its subject,
+ * up to 4,096 characters). A short name shaped like a digest part is digested too, so two names
+ * never share a key part.
+ */
+function keyPart(name: string): string {
+  if (encoder.encode(name).length <= MAX_KEY_PART_BYTES && !/^#[0-9a-f]{64}$/.test(name)) return name;
+  return `#${sha256Hex(name)}`;
 }
 
 function parseOrNull(value: unknown): unknown {

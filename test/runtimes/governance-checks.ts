@@ -53,6 +53,20 @@ const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string)
     await make().revokeAll();
     assert((await a.grantsFor("t", { principal: ann })).length === 0, "revokeAll left ann's grant");
   },
+  async "a grant with the longest subject and a long principal is kept, read back and revoked by id"(make, id) {
+    // Deno KV refuses keys over 2 KiB: a grant's id holds its subject (up to 4,096 characters).
+    const ann = `${id()}-${"p".repeat(900)}`;
+    const subjectKey = `to:${"é".repeat(4093)}`;
+    const granted = await make().grant({ tool: "pay", subjectKey, scope: "always", principal: ann });
+    const read = await make().grantsFor("t", { principal: ann });
+    assert(read.length === 1 && read[0]?.subjectKey === subjectKey, "the long grant was not read back");
+    assert(
+      (await make().list()).some((g) => g.principal === ann && g.subjectKey === subjectKey),
+      "list across principals misses the long grant",
+    );
+    assert((await make().revoke(grantId(granted))) === 1, "revoke by id removed nothing");
+    assert((await make().grantsFor("t", { principal: ann })).length === 0, "revoked long grant still read");
+  },
 };
 
 /** The checks' names, in order. */

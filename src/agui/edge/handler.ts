@@ -29,6 +29,7 @@ import {
   DEFAULT_MAX_OBJECT_KEYS,
   tooComplexJson,
   tooDeepPart,
+  tooLongId,
   tooManyEntries,
 } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
@@ -178,6 +179,8 @@ async function readRequest(
   if (deep) return fail(400, "too_deep", `${deep} is nested deeper than ${maxDepth} levels.`);
   const many = tooManyEntries(body, options.maxEntries);
   if (many) return fail(400, "too_many", many);
+  const longId = tooLongId(body);
+  if (longId) return fail(400, "id_too_long", longId);
   if (isCancelBody(body)) return { cancel: body, principal };
   if (isConnectBody(body)) return { connect: body, principal };
   const parsed = RunAgentInputSchema.safeParse(body);

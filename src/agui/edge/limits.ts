@@ -222,3 +222,39 @@ export function boundedLogger(log: Logger): Logger {
   if (log.debug) out.debug = bound(log.debug.bind(log));
   return out;
 }
+
+/** Longest `threadId` or `runId` a body may carry, in UTF-8 bytes: store keys hold them (Deno KV keys: 2 KiB). */
+export const MAX_ID_BYTES = 512;
+
+const idEncoder = new TextEncoder();
+
+/**
+ * Which id of a body (a run's `threadId` / `runId`, or the `threadId` of a Stop or a reattach) is longer
+ * than {@link MAX_ID_BYTES}, in plain words. Thread stores key their records by these ids, and a key
+ * the platform refuses would fail the run half way instead of at the door.
+ * @param body - The parsed body.
+ * @returns A sentence for the 400's `detail`, or `undefined`.
+ */
+export function tooLongId(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  const nested = (key: string) => {
+    const inner = b[key];
+    return typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : undefined;
+  };
+  const fields: [string, unknown][] = [
+    ["threadId", b["threadId"]],
+    ["runId", b["runId"]],
+    ["kaboo_cancel.threadId", nested("kaboo_cancel")?.["threadId"]],
+    ["kaboo_cancel.runId", nested("kaboo_cancel")?.["runId"]],
+    ["kaboo_connect.threadId", nested("kaboo_connect")?.["threadId"]],
+    ["kaboo_connect.runId", nested("kaboo_connect")?.["runId"]],
+  ];
+  for (const [name, value] of fields) {
+    // A string's UTF-8 length is at most 3 bytes a UTF-16 unit: short ones need no encoding.
+    if (typeof value !== "string" || value.length * 3 <= MAX_ID_BYTES) continue;
+    if (idEncoder.encode(value).length > MAX_ID_BYTES)
+      return `${name} is longer than allowed: at most ${MAX_ID_BYTES} bytes.`;
+  }
+  return undefined;
+}

@@ -116,6 +116,23 @@ describe("the cost of a body is bounded before it is parsed", () => {
     }
   });
 
+  test("a thread or run id over 512 bytes is 400 id_too_long (store keys hold it; Deno KV refuses keys over 2 KiB)", async () => {
+    const long = "t".repeat(513);
+    const runBody = (ids: { threadId?: string; runId?: string }) =>
+      JSON.stringify(input({ messages: [{ id: "u1", role: "user", content: "hi" }], ...ids }));
+    for (const body of [
+      runBody({ threadId: long }),
+      runBody({ runId: long }),
+      JSON.stringify({ kaboo_cancel: { threadId: long } }),
+      JSON.stringify({ kaboo_connect: { threadId: long } }),
+    ]) {
+      const r = await answer(handle, body);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: "id_too_long", detail: expect.stringMatching(/at most 512 bytes/) });
+    }
+    expect((await answer(handle, runBody({ threadId: "t".repeat(512) }))).status).toBe(200);
+  });
+
   test("a body the schema refuses lists at most 20 of its issues", async () => {
     const bad = `[${Array(200).fill('{"id":1,"role":"user","content":5}').join(",")}]`;
     const r = await answer(handle, raw("messages", bad));

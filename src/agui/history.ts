@@ -84,19 +84,6 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
   return [...told, ...(prefix as unknown as AguiMessage[]), ...turn.slice(kept)];
 }
 
-/**
- * Whether a resume's messages are the stored transcript itself (instructions aside): a resume
- * answers the stored pause and adds nothing to the record, cuts nothing from it.
- *
- * @param stored - The stored transcript.
- * @param incoming - The resume's messages.
- * @returns `true` when they are the stored messages, in order, with the same ids and content.
- */
-export function isStoredTranscript(stored: readonly unknown[], incoming: readonly AguiMessage[]): boolean {
-  const turn = incoming.filter((m) => !instructions(m));
-  return turn.length === stored.length && turn.every((m, i) => comparable(m) === comparable(stored[i]));
-}
-
 /** A cut may drop text only: never a tool call or result that is in the record. */
 function checkCut(cut: readonly Loose[], kept: number): void {
   if (cut.some((m) => m.role === "tool" || (Array.isArray(m.toolCalls) && m.toolCalls.length > 0))) {

@@ -7,7 +7,7 @@
  */
 import type { RunAgentInput } from "@ag-ui/core";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
-import { conflict, continueHistory, HistoryConflictError, isStoredTranscript, type StoredHistory } from "../history.js";
+import { continueHistory, HistoryConflictError, type StoredHistory } from "../history.js";
 import type { ThreadSnapshot } from "./session-store.js";
 
 /**
@@ -15,8 +15,8 @@ import type { ThreadSnapshot } from "./session-store.js";
  *
  * A new turn must be the stored transcript as a prefix (cut short only where nothing but text is
  * dropped: regenerate, edit the last message), followed by user messages and results of
- * browser-tool calls the record holds open. A resume adds nothing and cuts nothing: its messages
- * are the stored transcript itself.
+ * browser-tool calls the record holds open. A resume goes on from the stored transcript: the
+ * messages the client sends with it are not read.
  *
  * @param input - The run's input (untrusted messages).
  * @param stored - The thread's record, or `undefined` for a new thread (then anything goes).
@@ -28,11 +28,10 @@ export function checkedMessages(
 ): RunAgentInput["messages"] | HistoryConflictError {
   const incoming = input.messages ?? [];
   if (!stored) return incoming;
-  if (input.resume?.length) {
-    return isStoredTranscript(stored.messages, incoming)
-      ? incoming
-      : conflict("a resume answers the stored pause, and its messages must be the stored transcript");
-  }
+  // A resume answers the stored pause and goes on from the stored transcript, whatever the client
+  // shows (as at the edge): front ends such as CopilotKit send back their own view of the messages
+  // with an answer, and refusing it would strand the person's approval.
+  if (input.resume?.length) return stored.messages as RunAgentInput["messages"];
   const pausedCallIds = sessionPausedCallIds(stored.state[SESSION_STATE_KEY]);
   // Stored AG-UI messages are JSON (the store validated them).
   const messages = stored.messages as unknown as StoredHistory["messages"];

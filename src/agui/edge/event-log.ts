@@ -116,7 +116,7 @@ export async function loggedRun(o: {
     let orphanedAt: number | undefined;
     for (;;) {
       for (const value of logged.events) {
-        // Read back as written, but checked: storage is outside this process.
+        // Read back as written, but checked: storage lives outside this isolate.
         const parsed = EventSchemas.safeParse(value);
         if (!parsed.success)
           throw new InvalidThreadRecordError(`Event ${at + 1} of run "${o.runId}" in the log is malformed.`);

@@ -15,6 +15,8 @@ export type { ApprovalAnswer, ApprovalRequest, ApprovalScope, ApprovalSubject, D
 export { approvalDecisions, CONSUMED_APPROVALS_KEY } from "./approval/run.js";
 export type { ApprovalDecision } from "./approval/run.js";
 export { InterruptHook } from "./interrupt-hook.js";
+// A custom gate answers this to let a second person approve one of its questions (four eyes).
+export { ApproverCheckEvent } from "../agent/approver-check.js";
 export type { GateRule, InterruptHookOptions, SubjectFn } from "./interrupt-hook.js";
 export type { ApprovalQuorum, QuorumApproval, QuorumState } from "./approval/quorum.js";
 export { ToolApprovalHook } from "./tool-approval-hook.js";

@@ -1,0 +1,71 @@
+/**
+ * `ApproverCheckEvent` from the hooks entry: a hook of the app's own, beside the package's gate, can
+ * narrow who may answer a four-eyes question. Its verdict is what the edge obeys, so a person the
+ * app's rule refuses is turned away at the door and the question stays open for the others.
+ */
+import { expect, test } from "vitest";
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { ApproverCheckEvent, InterruptHook } from "../../../src/hooks/index.js";
+import { Agent, type HookProvider, ScriptedModel, tool } from "../../../src/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { input } from "../helpers.js";
+import { quietLogger, resumeBody, send } from "./fixtures.js";
+
+/** The app's own rule: nobody from the "contractors" list approves wires, whatever the gate says. */
+class NoContractors implements HookProvider {
+  readonly asked: string[] = [];
+  registerHooks(registry: Parameters<HookProvider["registerHooks"]>[0]): void {
+    registry.addCallback(ApproverCheckEvent, (event) => {
+      this.asked.push(event.principal);
+      if (event.principal.startsWith("contractor-")) event.verdict = { ok: false, why: "contractors never approve" };
+    });
+  }
+}
+
+test("an app hook answering ApproverCheckEvent refuses a person the package's gate would let approve", async () => {
+  const transfers: unknown[] = [];
+  const rule = new NoContractors();
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastToolResults }) =>
+          lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "x" } }] },
+      }),
+      tools: [
+        tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string() }),
+          callback: (i) => {
+            transfers.push(i);
+            return "sent";
+          },
+        }),
+      ],
+      hooks: [new InterruptHook([{ pattern: "transfer", approvals: { required: 1, forbidRequester: true } }]), rule],
+    });
+  const handle = createAguiHandler({
+    agent,
+    store: new MemoryThreadStore(),
+    principal: (request) => request.headers.get("x-user") ?? "",
+    logger: quietLogger(),
+  });
+  const asked = await send(
+    handle,
+    input({ threadId: "t", messages: [{ id: "m1", role: "user", content: "wire x" }] }),
+    { "x-user": "ann" },
+  );
+  expect(asked.outcome).toBe("interrupt");
+
+  const answer = (who: string) =>
+    send(handle, { ...resumeBody("t", asked, { approved: true }), runId: crypto.randomUUID() }, { "x-user": who });
+  const refused = await answer("contractor-eve");
+  expect(refused.error?.code).toBe("THREAD_FORBIDDEN");
+  expect(transfers).toEqual([]);
+  expect(rule.asked).toEqual(["contractor-eve"]);
+
+  const bob = await answer("bob");
+  expect(bob.outcome).toBe("success");
+  expect(transfers).toEqual([{ to: "x" }]);
+});

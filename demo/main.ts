@@ -50,7 +50,8 @@ const ttl = Math.max(1, Number(params.get("ttl")) || 30);
 const delay = Math.max(0, Number(params.get("delay") ?? 12) || 0);
 const THREAD_KEY = "kaboo-demo:thread";
 
-const grantStore = new IndexedDbGrantStore();
+// Revocations go to the person's grants trail (`kaboo:grants:<persona>`) in the same audit log.
+const grantStore = new IndexedDbGrantStore({ audit: pageAudit });
 const sessionStore = new IndexedDbSessionStore();
 const panels = new ActivityPanels();
 const dialog = new LazyDialog($<HTMLDialogElement>("#approval"));

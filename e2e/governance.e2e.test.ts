@@ -3,7 +3,7 @@
  * €10,000 needs a second person (two tabs, two personas; the requester's own yes does not count;
  * the partner approves in the other tab and the wire runs once), the audit panel shows the trail,
  * verifies it, notices an edited entry and exports JSON Lines, and revoking an `always` grant in
- * the grants panel makes the next message ask again.
+ * the grants panel makes the next message ask again and is recorded in the person's grants trail.
  */
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright";
@@ -151,6 +151,26 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     await page.click("#grants .grant button");
     await expect.poll(() => page.locator("#grants .grant").count()).toBe(0);
     expect(await page.isVisible("#grants .grant-empty")).toBe(true);
+    // The revocation is in the person's grants trail of the same audit log, chained like the others.
+    const revoked = () =>
+      page.evaluate(async () => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const req = indexedDB.open("kaboo-workflows-audit");
+          req.onsuccess = () => resolve(req.result);
+          req.onerror = () => reject(req.error);
+        });
+        const range = IDBKeyRange.bound(["kaboo:grants:you", 0], ["kaboo:grants:you", Number.MAX_SAFE_INTEGER]);
+        const rows = await new Promise<{ kind: string; principal: string | null; grantIds: string[] }[]>(
+          (resolve, reject) => {
+            const req = db.transaction("entries", "readonly").objectStore("entries").getAll(range);
+            req.onsuccess = () => resolve(req.result);
+            req.onerror = () => reject(req.error);
+          },
+        );
+        db.close();
+        return rows.map((r) => [r.kind, r.principal, r.grantIds.length]);
+      });
+    await expect.poll(revoked).toEqual([["revocation", "you", 1]]);
     expect(await axeProblems(page), "grants panel after the revoke").toEqual([]);
     if (await narrow(page)) await page.click("#panel [data-close-drawer]");
 

@@ -19,7 +19,7 @@ export {
 export type { Grant, GrantScope, ParseGrantsOptions, ParsedGrants, RejectedGrant } from "./grant.js";
 export { GrantIndex, findGrant, findGrants, indexGrants } from "./find.js";
 export type { GrantQuery } from "./find.js";
-export { MemoryGrantStore, selectForThread } from "./store.js";
+export { MemoryGrantStore, grantsAuditThread, selectForThread } from "./store.js";
 export type {
   CorruptGrant,
   GrantChange,

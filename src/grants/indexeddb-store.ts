@@ -9,7 +9,8 @@ import { clear, createStore, del, delMany, entries, get, set } from "idb-keyval"
 import type { UseStore } from "idb-keyval";
 import { grantId, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";
-import { Listeners, selectForThread, toGrant } from "./store.js";
+import type { AuditLog } from "../agent/audit.js";
+import { Listeners, auditRevocations, selectForThread, toGrant } from "./store.js";
 import type { GrantsForOptions } from "./store.js";
 import type { CorruptGrant, GrantChange, GrantInput, GrantStore, RevokeTarget } from "./store.js";
 
@@ -30,6 +31,12 @@ export interface IndexedDbGrantStoreOptions {
   customStore?: UseStore;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Where revocations are recorded (e.g. the page's `IndexedDbAuditLog`): an entry per principal in
+   * the trail `kaboo:grants:<principal>` (`grantsAuditThread`) for each `revoke` / `revokeAll` that
+   * took something back, made in this tab. Default: none.
+   */
+  audit?: AuditLog;
 }
 
 // Messages come from other tabs of the same origin, but they are still input:
@@ -68,6 +75,7 @@ export class IndexedDbGrantStore implements GrantStore {
   readonly #channelName: string | null;
   readonly #onCorrupt: (corrupt: CorruptGrant) => void;
   readonly #now: () => number;
+  readonly #audit: AuditLog | undefined;
   readonly #listeners = new Listeners();
   #store: UseStore | undefined;
   #channel: BroadcastChannel | undefined;
@@ -76,7 +84,7 @@ export class IndexedDbGrantStore implements GrantStore {
   /**
    * @param options - `dbName` (default `"kaboo-workflows"`), `storeName` (default `"grants"`),
    *   `channelName` (default `"kaboo-workflows:<dbName>/<storeName>"`, `null` = off),
-   *   `onCorrupt` (default `console.warn`), `customStore`, `now` (default `Date.now`).
+   *   `onCorrupt` (default `console.warn`), `customStore`, `now` (default `Date.now`), `audit` (default none).
    */
   constructor(options: IndexedDbGrantStoreOptions = {}) {
     this.#dbName = options.dbName ?? "kaboo-workflows";
@@ -86,6 +94,7 @@ export class IndexedDbGrantStore implements GrantStore {
     this.#onCorrupt = options.onCorrupt ?? warnCorrupt;
     this.#now = options.now ?? Date.now;
     this.#store = options.customStore;
+    this.#audit = options.audit;
   }
 
   // Opened on first use: constructing a store must not touch IndexedDB (SSR, workers without it).
@@ -156,24 +165,34 @@ export class IndexedDbGrantStore implements GrantStore {
   }
 
   async revoke(target: RevokeTarget): Promise<number> {
-    let ids: string[];
+    let revoked: Grant[];
     if (typeof target === "function") {
-      ids = (await this.#read()).filter(([, grant]) => target(grant)).map(([id]) => id);
-      if (ids.length) await delMany(ids, this.#db());
+      const rows = (await this.#read()).filter(([, grant]) => target(grant));
+      revoked = rows.map(([, grant]) => grant);
+      if (rows.length)
+        await delMany(
+          rows.map(([id]) => id),
+          this.#db(),
+        );
     } else {
       const id = typeof target === "string" ? target : grantId(target);
       const parsed = parseGrant(await get(id, this.#db()));
-      ids = parsed.ok && grantId(parsed.grant) === id ? [id] : [];
+      revoked = parsed.ok && grantId(parsed.grant) === id ? [parsed.grant] : [];
       // Deleted even when nothing valid sits there: that removes a corrupt entry under the id too.
       await del(id, this.#db());
     }
+    const ids = revoked.map(grantId);
     if (ids.length) this.#announce("revoke", ids);
+    await auditRevocations(this.#audit, revoked);
     return ids.length;
   }
 
   async revokeAll(): Promise<void> {
+    // Read first only when the revocations are recorded: what was there is the record.
+    const revoked = this.#audit ? (await this.#read()).map(([, grant]) => grant) : [];
     await clear(this.#db());
     this.#announce("clear", []);
+    await auditRevocations(this.#audit, revoked);
   }
 
   subscribe(listener: (change: GrantChange) => void): () => void {

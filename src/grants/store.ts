@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { AuditLog } from "../agent/audit.js";
 import { InvalidGrantError, grantId, isExpired, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";
 
@@ -139,10 +140,49 @@ export class Listeners {
   }
 }
 
+/**
+ * The audit trail a principal's revocations go to: `kaboo:grants:<principal>` (`kaboo:grants:` for
+ * grants without one). Every grant store that records revocations uses it, page and server alike.
+ * @param principal - Whose grants.
+ */
+export function grantsAuditThread(principal: string | undefined): string {
+  return `kaboo:grants:${principal ?? ""}`;
+}
+
+/**
+ * Records revoked grants in `audit`: one `revocation` entry per principal, in
+ * {@link grantsAuditThread}. Rejects when the trail cannot write (the grants are gone already; the
+ * caller's revoke rejects with it, so the person sees that the record failed).
+ * @param audit - The trail (nothing is written without one).
+ * @param revoked - The grants taken back.
+ */
+export async function auditRevocations(audit: AuditLog | undefined, revoked: readonly Grant[]): Promise<void> {
+  if (!audit || revoked.length === 0) return;
+  const byPrincipal = new Map<string, string[]>();
+  for (const grant of revoked) {
+    const who = grant.principal ?? "";
+    byPrincipal.set(who, [...(byPrincipal.get(who) ?? []), grantId(grant)]);
+  }
+  for (const [who, grantIds] of byPrincipal) {
+    const principal = who === "" ? undefined : who;
+    await audit.append(grantsAuditThread(principal), {
+      kind: "revocation",
+      grantIds,
+      principal: who || null,
+      by: null,
+    });
+  }
+}
+
 /** Options of {@link MemoryGrantStore}. */
 export interface MemoryGrantStoreOptions {
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Where revocations are recorded: an entry per principal in {@link grantsAuditThread}'s trail for
+   * each `revoke` / `revokeAll` that took something back. Default: none.
+   */
+  audit?: AuditLog;
 }
 
 /**
@@ -159,10 +199,12 @@ export class MemoryGrantStore implements GrantStore {
   readonly #grants = new Map<string, Grant>();
   readonly #listeners = new Listeners();
   readonly #now: () => number;
+  readonly #audit: AuditLog | undefined;
 
-  /** @param options - `now` (default `Date.now`). */
+  /** @param options - `now` (default `Date.now`), `audit` (default none). */
   constructor(options: MemoryGrantStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#audit = options.audit;
   }
 
   async grant(input: GrantInput): Promise<Grant> {
@@ -185,15 +227,22 @@ export class MemoryGrantStore implements GrantStore {
 
   async revoke(target: RevokeTarget): Promise<number> {
     const matches = revokePredicate(target);
-    const ids = [...this.#grants].filter(([, grant]) => matches(grant)).map(([id]) => id);
+    const revoked = [...this.#grants].filter(([, grant]) => matches(grant));
+    const ids = revoked.map(([id]) => id);
     for (const id of ids) this.#grants.delete(id);
     if (ids.length) this.#listeners.emit({ type: "revoke", ids, origin: "local" });
+    await auditRevocations(
+      this.#audit,
+      revoked.map(([, grant]) => grant),
+    );
     return ids.length;
   }
 
   async revokeAll(): Promise<void> {
+    const revoked = [...this.#grants.values()];
     this.#grants.clear();
     this.#listeners.emit({ type: "clear", ids: [], origin: "local" });
+    await auditRevocations(this.#audit, revoked);
   }
 
   subscribe(listener: (change: GrantChange) => void): () => void {

@@ -9,6 +9,7 @@
 import type { AuditLog } from "../agent/audit.js";
 import { grantId, parseGrant, type Grant } from "../grants/grant.js";
 import {
+  grantsAuditThread,
   Listeners,
   revokePredicate,
   selectForThread,
@@ -45,10 +46,7 @@ export interface PrincipalGrantStoreOptions {
   audit?: AuditLog;
 }
 
-/** The audit trail a principal's revocations go to. */
-export function grantsAuditThread(principal: string | undefined): string {
-  return `kaboo:grants:${principal ?? ""}`;
-}
+export { grantsAuditThread };
 
 /** Which principal a grant id names (the fifth entry of its JSON form), `""` for none. */
 function principalOfId(id: string): string | undefined {

@@ -1,9 +1,9 @@
 /** IndexedDbGrantStore in real Chromium: real IndexedDB, real BroadcastChannel, and a second page (iframe). */
 import { createStore, entries, set } from "idb-keyval";
 import { afterEach, describe, expect, test } from "vitest";
-import { IndexedDbGrantStore, grantId } from "../../src/grants/index.js";
+import { IndexedDbAuditLog, IndexedDbGrantStore, grantId } from "../../src/grants/index.js";
 import type { CorruptGrant, GrantChange, GrantStore } from "../../src/grants/index.js";
-import { grantStoreContract } from "./store-contract.js";
+import { grantStoreAuditContract, grantStoreContract } from "./store-contract.js";
 
 const opened: IndexedDbGrantStore[] = [];
 function open(options: ConstructorParameters<typeof IndexedDbGrantStore>[0] = {}): IndexedDbGrantStore {
@@ -50,6 +50,10 @@ async function storeInFrame(dbName: string, channelName: string): Promise<Indexe
 
 describe("IndexedDbGrantStore in Chromium", () => {
   grantStoreContract((now) => open({ dbName: unique(), now }));
+  grantStoreAuditContract(
+    (audit) => open({ dbName: unique(), audit }),
+    () => new IndexedDbAuditLog({ dbName: unique() }),
+  );
 
   test("runs in a real browser with real IndexedDB", () => {
     expect(navigator.userAgent).toMatch(/Chrome/);

@@ -1,9 +1,9 @@
 import "fake-indexeddb/auto";
 import { createStore, entries, set } from "idb-keyval";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { IndexedDbGrantStore, grantId } from "../../src/grants/index.js";
+import { IndexedDbAuditLog, IndexedDbGrantStore, grantId } from "../../src/grants/index.js";
 import type { CorruptGrant, GrantChange } from "../../src/grants/index.js";
-import { grantStoreContract } from "./store-contract.js";
+import { grantStoreAuditContract, grantStoreContract } from "./store-contract.js";
 
 const opened: IndexedDbGrantStore[] = [];
 function open(options: ConstructorParameters<typeof IndexedDbGrantStore>[0] = {}): IndexedDbGrantStore {
@@ -29,6 +29,10 @@ function nextChange(store: IndexedDbGrantStore): Promise<GrantChange> {
 
 describe("IndexedDbGrantStore (fake-indexeddb)", () => {
   grantStoreContract((now) => open({ dbName: unique(), now }));
+  grantStoreAuditContract(
+    (audit) => open({ dbName: unique(), audit }),
+    () => new IndexedDbAuditLog({ dbName: unique() }),
+  );
 
   test("uses its own database and store, not idb-keyval's default", async () => {
     const dbName = unique();

@@ -1,9 +1,14 @@
 import { describe, expect, test } from "vitest";
 import { MemoryGrantStore } from "../../src/grants/index.js";
-import { grantStoreContract } from "./store-contract.js";
+import { MemoryAuditLog } from "../../src/index.js";
+import { grantStoreAuditContract, grantStoreContract } from "./store-contract.js";
 
 describe("MemoryGrantStore", () => {
   grantStoreContract((now) => new MemoryGrantStore({ now }));
+  grantStoreAuditContract(
+    (audit) => new MemoryGrantStore({ audit }),
+    () => new MemoryAuditLog(),
+  );
 
   test("defaults to Date.now for grantedAt", async () => {
     const before = Date.now();

@@ -1,6 +1,8 @@
 /** The behaviour every GrantStore shares; run against each store, in Node and in Chromium. */
 import { expect, test, vi } from "vitest";
-import { InvalidGrantError, grantId } from "../../src/grants/index.js";
+import type { AuditLog } from "../../src/agent/audit.js";
+import { InvalidGrantError, grantId, grantsAuditThread } from "../../src/grants/index.js";
+import { verifyAuditTrail } from "../../src/index.js";
 import type { GrantChange, GrantStore } from "../../src/grants/index.js";
 
 export function grantStoreContract(make: (now: () => number) => GrantStore): void {
@@ -118,5 +120,51 @@ export function grantStoreContract(make: (now: () => number) => GrantStore): voi
     const [listed] = await store.list();
     if (listed) listed.scope = "thread";
     expect(await store.list()).toEqual([{ tool: "pay", scope: "always", grantedAt: 1 }]);
+  });
+}
+
+/**
+ * The revocation record every page-side store keeps when given an audit trail: one `revocation`
+ * entry per principal per revoke, in that principal's grants trail, chained like any other trail;
+ * nothing for a revoke that took nothing back; and a trail that cannot write makes the revoke reject
+ * (the person must not believe a revocation was recorded when it was not).
+ */
+export function grantStoreAuditContract(make: (audit: AuditLog) => GrantStore, newAudit: () => AuditLog): void {
+  test("each revoke that took something back is one revocation entry per principal, in its grants trail", async () => {
+    const audit = newAudit();
+    const store = make(audit);
+    const ann = await store.grant({ tool: "pay", scope: "always", principal: "ann" });
+    const ann2 = await store.grant({ tool: "wire", scope: "always", principal: "ann" });
+    const bob = await store.grant({ tool: "pay", scope: "always", principal: "bob" });
+    const anyone = await store.grant({ tool: "search", scope: "always" });
+
+    expect(await store.revoke(grantId(ann))).toBe(1);
+    expect(await store.revoke("no such grant")).toBe(0);
+    expect(await store.revoke((g) => g.tool === "pay" || g.tool === "wire")).toBe(2);
+    await store.revokeAll();
+
+    const annTrail = await audit.entries(grantsAuditThread("ann"));
+    expect(annTrail.map((e) => (e.kind === "revocation" ? e.grantIds : e.kind))).toEqual([
+      [grantId(ann)],
+      [grantId(ann2)],
+    ]);
+    expect(annTrail.every((e) => e.kind === "revocation" && e.principal === "ann")).toBe(true);
+    const bobTrail = await audit.entries(grantsAuditThread("bob"));
+    expect(bobTrail.map((e) => (e.kind === "revocation" ? e.grantIds : e.kind))).toEqual([[grantId(bob)]]);
+    const nobody = await audit.entries(grantsAuditThread(undefined));
+    expect(nobody).toMatchObject([{ kind: "revocation", grantIds: [grantId(anyone)], principal: null }]);
+    for (const trail of [annTrail, bobTrail, nobody]) expect(await verifyAuditTrail(trail)).toMatchObject({ ok: true });
+  });
+
+  test("a trail that cannot write makes the revoke reject; the grant is gone all the same", async () => {
+    const audit = newAudit();
+    const failing: AuditLog = {
+      append: () => Promise.reject(new Error("disk full")),
+      entries: (threadId) => audit.entries(threadId),
+    };
+    const store = make(failing);
+    const g = await store.grant({ tool: "pay", scope: "always", principal: "ann" });
+    await expect(store.revoke(grantId(g))).rejects.toThrow("disk full");
+    expect(await store.list()).toEqual([]);
   });
 }

@@ -7,6 +7,7 @@
 import type { Message as AguiMessage } from "@ag-ui/core";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import type { ContextReport, StreamEvent } from "kaboo-workflows/hooks";
+import { actionWords } from "./actions.js";
 
 const MAX_EVENTS = 200;
 const KEY = "kaboo-demo:activity:";
@@ -23,6 +24,13 @@ const RUN_ENDS: Record<string, string> = {
   interrupt: "Paused for your approval",
 };
 
+/** A requested call in words, as the approval dialog says it: "Transfer · To: Bob · Amount: €5.00". */
+function requested(label: string, tool: string, input: unknown): string {
+  const args = input !== null && typeof input === "object" && !Array.isArray(input) ? input : {};
+  const facts = actionWords(tool, args as Record<string, unknown>).facts.map(([k, v]) => `${k}: ${v}`);
+  return [label, ...facts].join(" · ");
+}
+
 /** The row's title, detail and outcome (for its colour). */
 function describe(e: Logged): { title: string; detail: string; outcome: string } {
   const d = e.data;
@@ -31,7 +39,11 @@ function describe(e: Logged): { title: string; detail: string; outcome: string }
     case "agent_start":
       return { title: "Run started", detail: "", outcome: "info" };
     case "tool_start":
-      return { title: "Tool requested", detail: `${label} ${JSON.stringify(d["tool_input"] ?? {})}`, outcome: "info" };
+      return {
+        title: "Tool requested",
+        detail: requested(label, str(d, "tool_name"), d["tool_input"]),
+        outcome: "info",
+      };
     case "tool_end": {
       if (str(d, "status") === "success")
         return /person confirmed that the call/i.test(str(d, "tool_result"))

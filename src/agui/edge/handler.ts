@@ -29,6 +29,7 @@ import {
   DEFAULT_MAX_OBJECT_KEYS,
   tooComplexJson,
   tooDeepPart,
+  reservedThreadId,
   tooLongId,
   tooManyEntries,
 } from "./limits.js";
@@ -181,6 +182,8 @@ async function readRequest(
   if (many) return fail(400, "too_many", many);
   const longId = tooLongId(body);
   if (longId) return fail(400, "id_too_long", longId);
+  const reserved = reservedThreadId(body);
+  if (reserved) return fail(400, "reserved_thread_id", reserved);
   if (isCancelBody(body)) return { cancel: body, principal };
   if (isConnectBody(body)) return { connect: body, principal };
   const parsed = RunAgentInputSchema.safeParse(body);

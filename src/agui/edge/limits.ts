@@ -228,6 +228,24 @@ export const MAX_ID_BYTES = 512;
 
 const idEncoder = new TextEncoder();
 
+/** The ids of a body that stores key by: a run's `threadId` / `runId`, and those of a Stop or a reattach. */
+function bodyIds(body: unknown): [string, unknown][] {
+  if (typeof body !== "object" || body === null) return [];
+  const b = body as Record<string, unknown>;
+  const nested = (key: string) => {
+    const inner = b[key];
+    return typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : undefined;
+  };
+  return [
+    ["threadId", b["threadId"]],
+    ["runId", b["runId"]],
+    ["kaboo_cancel.threadId", nested("kaboo_cancel")?.["threadId"]],
+    ["kaboo_cancel.runId", nested("kaboo_cancel")?.["runId"]],
+    ["kaboo_connect.threadId", nested("kaboo_connect")?.["threadId"]],
+    ["kaboo_connect.runId", nested("kaboo_connect")?.["runId"]],
+  ];
+}
+
 /**
  * Which id of a body (a run's `threadId` / `runId`, or the `threadId` of a Stop or a reattach) is longer
  * than {@link MAX_ID_BYTES}, in plain words. Thread stores key their records by these ids, and a key
@@ -236,25 +254,29 @@ const idEncoder = new TextEncoder();
  * @returns A sentence for the 400's `detail`, or `undefined`.
  */
 export function tooLongId(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
-  const b = body as Record<string, unknown>;
-  const nested = (key: string) => {
-    const inner = b[key];
-    return typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : undefined;
-  };
-  const fields: [string, unknown][] = [
-    ["threadId", b["threadId"]],
-    ["runId", b["runId"]],
-    ["kaboo_cancel.threadId", nested("kaboo_cancel")?.["threadId"]],
-    ["kaboo_cancel.runId", nested("kaboo_cancel")?.["runId"]],
-    ["kaboo_connect.threadId", nested("kaboo_connect")?.["threadId"]],
-    ["kaboo_connect.runId", nested("kaboo_connect")?.["runId"]],
-  ];
-  for (const [name, value] of fields) {
+  for (const [name, value] of bodyIds(body)) {
     // A string's UTF-8 length is at most 3 bytes a UTF-16 unit: short ones need no encoding.
     if (typeof value !== "string" || value.length * 3 <= MAX_ID_BYTES) continue;
     if (idEncoder.encode(value).length > MAX_ID_BYTES)
       return `${name} is longer than allowed: at most ${MAX_ID_BYTES} bytes.`;
+  }
+  return undefined;
+}
+
+/** Thread ids of the package's own audit trails: `grantsAuditThread(principal)` in `grants/store.ts`. */
+const RESERVED_THREAD_PREFIX = "kaboo:grants:";
+
+/**
+ * Which thread id of a body names one of the package's own audit trails (`kaboo:grants:<principal>`,
+ * where a person's revocations are recorded). A client names its thread ids, and a run on such a
+ * thread would write its questions and answers into another person's grant trail.
+ * @param body - The parsed body.
+ * @returns A sentence for the 400's `detail`, or `undefined`.
+ */
+export function reservedThreadId(body: unknown): string | undefined {
+  for (const [name, value] of bodyIds(body)) {
+    if (name.endsWith("threadId") && typeof value === "string" && value.startsWith(RESERVED_THREAD_PREFIX))
+      return `${name} starts with ${JSON.stringify(RESERVED_THREAD_PREFIX)}, the name of a person's grant audit trail.`;
   }
   return undefined;
 }

@@ -15,6 +15,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { canonicalSha256 } from "./digest.js";
 import { sha256Hex } from "./sha256.js";
 import { KabooError } from "../errors.js";
+import { jsonValueSchema } from "./interrupt.js";
 
 /**
  * Version of an audit entry.
@@ -149,14 +150,13 @@ export class AuditWriteError extends KabooError {
   readonly code = "AUDIT_WRITE_FAILED" as const;
 }
 
-const json: z.ZodMiniType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
-);
+// A refine, not z.int(): zod's integer format pulls in its number formats for one check.
+const int = z.number().check(z.refine(Number.isSafeInteger, "Expected an integer"));
 const str = z.string();
 const nstr = z.nullable(z.string());
 const chain = {
   v: z.literal(AUDIT_ENTRY_VERSION),
-  seq: z.int().check(z.nonnegative()),
+  seq: z.number().check(z.refine((n) => Number.isSafeInteger(n) && n >= 0, "Expected a non-negative integer")),
   threadId: str,
   at: z.number(),
   prev: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
@@ -175,7 +175,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     rule: str,
     principal: nstr,
     expiresAt: nstr,
-    required: z.int(),
+    required: int,
   }),
   z.looseObject({
     ...chain,
@@ -211,7 +211,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
 ]) as unknown as z.ZodMiniType<AuditEntry>;
 
 /** @internal Any JSON value (used by stores that validate what they read). */
-export const auditJsonSchema: z.ZodMiniType<unknown> = json;
+export const auditJsonSchema: z.ZodMiniType<unknown> = jsonValueSchema;
 
 /**
  * The hash the next entry carries as `prev`: SHA-256 (hex) of the entry's canonical JSON.

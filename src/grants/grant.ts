@@ -56,7 +56,8 @@ export interface Grant {
 
 const MAX_NAME = 1024;
 const MAX_TEXT = 4096;
-const epochMs = z.int().check(z.nonnegative());
+// A refine, not z.int(): zod's integer format pulls in its number formats for one check.
+const epochMs = z.number().check(z.refine((n) => Number.isSafeInteger(n) && n >= 0, "Expected a non-negative integer"));
 
 /**
  * The zod schema of a {@link Grant}. Unknown keys are stripped, never kept: a

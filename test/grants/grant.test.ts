@@ -27,6 +27,9 @@ describe("parseGrants", () => {
       { tool: "x", scope: "always", grantedAt: Number.NaN },
       { tool: "x", scope: "always", grantedAt: -1 },
       { tool: "x", scope: "always", grantedAt: 1.5 },
+      { tool: "x", scope: "always", grantedAt: 2 ** 53 },
+      { tool: "x", scope: "always", grantedAt: Number.POSITIVE_INFINITY },
+      { tool: "x", scope: "always", grantedAt: 1, expiresAt: 2.5 },
       { tool: 7, scope: "always", grantedAt: 1 },
       { tool: "x", subjectKey: 42, scope: "always", grantedAt: 1 },
     ];

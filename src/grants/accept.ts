@@ -1,15 +1,13 @@
 /**
- * The gate's one-call intake of `forwardedProps.kaboo_grants`: validate every
- * entry, then (with a secret) keep only grants whose signature verifies.
+ * The one-call intake of `forwardedProps.kaboo_grants`: validate every entry, then (with a secret)
+ * keep only grants whose signature verifies.
  *
  * @module
  */
 import { parseGrants } from "./grant.js";
-import type { Grant, ParsedGrants } from "./grant.js";
-import { findGrants } from "./find.js";
-import type { GrantIndex, GrantQuery } from "./find.js";
-import { checkGrantSignature, filterVerified, grantRejectionReason, importGrantKey } from "./signing.js";
-import type { GrantSecret, UnverifiedGrant } from "./signing.js";
+import type { ParsedGrants } from "./grant.js";
+import { filterVerified } from "./signing.js";
+import type { GrantSecret } from "./signing.js";
 
 /** Options of {@link acceptGrants}. */
 export interface AcceptGrantsOptions {
@@ -46,35 +44,4 @@ export async function acceptGrants(value: unknown, options: AcceptGrantsOptions 
     rejected: [...parsed.rejected, ...rejected.map(({ grant, reason }) => ({ value: grant, reason }))],
     ignored: parsed.ignored,
   };
-}
-
-/**
- * {@link findGrant} for a gate with a secret, verifying only the grants that would
- * cover the call instead of every grant of the run (each verify is an HMAC).
- * Returns the same grant as `findGrant(filterVerified(grants).accepted, query)`.
- *
- * @param grants - Validated, not yet verified grants (from `parseGrants`), or an index of them.
- * @param query - The call.
- * @param secret - The secret grants must be signed with.
- * @returns The first covering grant whose signature verifies (or `undefined`: ask), and the
- *   covering grants that failed verification before it, to report.
- * @throws {UserError} When `secret` is unusable.
- * @example
- * ```ts
- * const { grant, rejected } = await findVerifiedGrant(grants, { tool, subjectKey, threadId }, secret);
- * ```
- */
-export async function findVerifiedGrant(
-  grants: readonly Grant[] | GrantIndex,
-  query: GrantQuery,
-  secret: GrantSecret,
-): Promise<{ grant: Grant | undefined; rejected: UnverifiedGrant[] }> {
-  const key = await importGrantKey(secret);
-  const rejected: UnverifiedGrant[] = [];
-  for (const candidate of findGrants(grants, query)) {
-    const code = await checkGrantSignature(candidate, key);
-    if (code === undefined) return { grant: candidate, rejected };
-    rejected.push({ grant: candidate, code, reason: grantRejectionReason(code) });
-  }
-  return { grant: undefined, rejected };
 }

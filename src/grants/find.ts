@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { isExpired } from "./grant.js";
 import type { Grant, GrantScope } from "./grant.js";
 
 /** What the gate looks up for one tool call. */
@@ -27,6 +26,17 @@ export interface GrantQuery {
    * does not match. Default: every scope.
    */
   scopes?: readonly GrantScope[] | undefined;
+}
+
+/**
+ * Whether a grant no longer applies at `now`.
+ *
+ * @param grant - A validated grant.
+ * @param now - Epoch ms. Default `Date.now()`.
+ * @returns `true` when `expiresAt` is set and not after `now`.
+ */
+export function isExpired(grant: Pick<Grant, "expiresAt">, now: number = Date.now()): boolean {
+  return grant.expiresAt !== undefined && grant.expiresAt <= now;
 }
 
 function keyOf(tool: string, subjectKey: string | undefined): string {

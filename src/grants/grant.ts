@@ -229,14 +229,3 @@ export function grantId(grant: Pick<Grant, "scope" | "tool" | "threadId" | "subj
   // Two people's grants for the same thing are two grants; ids of grants without a person are unchanged.
   return JSON.stringify(grant.principal === undefined ? parts : [...parts, grant.principal]);
 }
-
-/**
- * Whether a grant no longer applies at `now`.
- *
- * @param grant - A validated grant.
- * @param now - Epoch ms. Default `Date.now()`.
- * @returns `true` when `expiresAt` is set and not after `now`.
- */
-export function isExpired(grant: Pick<Grant, "expiresAt">, now: number = Date.now()): boolean {
-  return grant.expiresAt !== undefined && grant.expiresAt <= now;
-}

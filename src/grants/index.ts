@@ -12,12 +12,11 @@ export {
   grantId,
   grantRefusalSummary,
   grantSchema,
-  isExpired,
   parseGrant,
   parseGrants,
 } from "./grant.js";
 export type { Grant, GrantScope, ParseGrantsOptions, ParsedGrants, RejectedGrant } from "./grant.js";
-export { GrantIndex, findGrant, findGrants, indexGrants } from "./find.js";
+export { GrantIndex, findGrant, findGrants, indexGrants, isExpired } from "./find.js";
 export type { GrantQuery } from "./find.js";
 export { MemoryGrantStore, grantsAuditThread, selectForThread } from "./store.js";
 export type {
@@ -38,12 +37,13 @@ export { IndexedDbExecutionLedger } from "../agent/indexeddb-ledger.js";
 export type { IndexedDbExecutionLedgerOptions } from "../agent/indexeddb-ledger.js";
 export { IndexedDbAuditLog } from "../agent/indexeddb-audit.js";
 export type { IndexedDbAuditLogOptions } from "../agent/indexeddb-audit.js";
-export { acceptGrants, findVerifiedGrant } from "./accept.js";
+export { acceptGrants } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
 export {
   canonicalGrant,
   checkGrantSignature,
   filterVerified,
+  findVerifiedGrant,
   grantRejectionReason,
   hmacText,
   importGrantKey,

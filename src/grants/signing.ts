@@ -6,6 +6,7 @@
  * @module
  */
 import { UserError } from "../errors.js";
+import { findGrants, type GrantIndex, type GrantQuery } from "./find.js";
 import type { Grant } from "./grant.js";
 
 /** A secret as text (UTF-8 encoded) or an HMAC-SHA256 `CryptoKey` with `sign`/`verify` usages. */
@@ -249,4 +250,35 @@ export async function filterVerified(
     else rejected.push({ grant, code, reason: REASONS[code] });
   });
   return { accepted, rejected };
+}
+
+/**
+ * {@link findGrant} for a gate with a secret, verifying only the grants that would
+ * cover the call instead of every grant of the run (each verify is an HMAC).
+ * Returns the same grant as `findGrant(filterVerified(grants).accepted, query)`.
+ *
+ * @param grants - Validated, not yet verified grants (from `parseGrants`), or an index of them.
+ * @param query - The call.
+ * @param secret - The secret grants must be signed with.
+ * @returns The first covering grant whose signature verifies (or `undefined`: ask), and the
+ *   covering grants that failed verification before it, to report.
+ * @throws {UserError} When `secret` is unusable.
+ * @example
+ * ```ts
+ * const { grant, rejected } = await findVerifiedGrant(grants, { tool, subjectKey, threadId }, secret);
+ * ```
+ */
+export async function findVerifiedGrant(
+  grants: readonly Grant[] | GrantIndex,
+  query: GrantQuery,
+  secret: GrantSecret,
+): Promise<{ grant: Grant | undefined; rejected: UnverifiedGrant[] }> {
+  const key = await importGrantKey(secret);
+  const rejected: UnverifiedGrant[] = [];
+  for (const candidate of findGrants(grants, query)) {
+    const code = await checkGrantSignature(candidate, key);
+    if (code === undefined) return { grant: candidate, rejected };
+    rejected.push({ grant: candidate, code, reason: grantRejectionReason(code) });
+  }
+  return { grant: undefined, rejected };
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import type { AuditLog } from "../agent/audit.js";
-import { InvalidGrantError, grantId, isExpired, parseGrant } from "./grant.js";
+import { isExpired } from "./find.js";
+import { InvalidGrantError, grantId, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";
 
 /** A grant to store; `grantedAt` defaults to the store's clock. */

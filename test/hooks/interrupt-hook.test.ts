@@ -343,6 +343,21 @@ describe("remembered grants", () => {
     expect(JSON.stringify(lines[0])).toContain("3 grants refused");
   });
 
+  test.each([
+    ["no grants", undefined],
+    ["a grant", [grant({ subjectKey: "to:alice" })]],
+  ])("an empty secret is refused on the first gated call, with %s sent", async (_, grants) => {
+    const b = bank();
+    const hook = new InterruptHook([{ pattern: "transfer", subject: toRecipient, remember: "always" }], {
+      logger: silentLogger(),
+      secret: "",
+    });
+    const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: "alice", amount: 1 } }]));
+    const invocationState = hostState({ ...(grants ? { grants } : {}), publishes: true, threadId: "t1" });
+    await expect(agent.invoke("go", { invocationState })).rejects.toThrow(/grant secret must not be empty/);
+    expect(b.transfers).toHaveLength(0);
+  });
+
   test("with a secret, only grants whose signature verifies count", async () => {
     const secret = "s3cret";
     const signed = await signGrant(grant({ subjectKey: "to:alice" }), secret);

@@ -204,32 +204,51 @@ export class Agent {
    *   for resume mistakes (before any hook runs); HookError, ModelError … when the run fails.
    */
   async invoke(input?: AgentInput, options?: InvokeOptions): Promise<AgentResult> {
-    const stream = this.stream(input, options);
-    for (;;) {
-      const next = await stream.next();
-      if (next.done) return next.value;
-    }
+    // No one reads the stream events here: the loop runs without the queue and the two async generators
+    // of stream(), which cost several promise hops per event (about a dozen events per tool cycle).
+    return this.#run(input, options, DISCARD, () => {});
   }
 
   /**
    * Runs the agent, yielding {@link AgentStreamEvent}s as they happen; the last is `{ type: "result" }`.
    * Same input and errors as {@link Agent.invoke}.
    */
-  async *stream(input?: AgentInput, options: InvokeOptions = {}): AsyncGenerator<AgentStreamEvent, AgentResult> {
+  async *stream(input?: AgentInput, options?: InvokeOptions): AsyncGenerator<AgentStreamEvent, AgentResult> {
+    const queue = new EventQueue<AgentStreamEvent>();
+    let abort: (() => void) | undefined;
+    const run = this.#run(input, options, queue, (cancel) => {
+      abort = cancel;
+    });
+    try {
+      return yield* queue.drain(run);
+    } finally {
+      // A consumer that stops iterating early cancels the run; the agent stays busy until the
+      // loop has wound down (AfterInvocation fired, transcript closed), so no second run overlaps it.
+      abort?.();
+      await run.then(undefined, () => undefined);
+    }
+  }
+
+  /** One invocation, its stream events pushed to `queue`; `onStart` gets the function that cancels it. */
+  async #run(
+    input: AgentInput,
+    options: InvokeOptions = {},
+    queue: { push(e: AgentStreamEvent): void },
+    onStart: (cancel: () => void) => void,
+  ): Promise<AgentResult> {
     if (this.#running)
       throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
     const loopInput = this.#prepare(input);
     this.#running = true;
     const controller = linkedAbort(options.signal);
+    onStart(() => controller.abort());
     this.#signal = controller.signal;
-    let loop: Promise<AgentResult> | undefined;
     try {
       const invocationState = options.invocationState ?? {};
       if (!this.#initialized) {
         this.#initialized = true;
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
       }
-      const queue = new EventQueue<AgentStreamEvent>();
       const settings = {
         executor: this.#executor,
         maxModelRetries: this.#maxModelRetries,
@@ -237,14 +256,10 @@ export class Agent {
         maxMediaBytes: this.#maxMediaBytes,
         ledger: this.#ledgerSettings,
       };
-      loop = runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
-      return yield* queue.drain(loop);
+      return await runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
     } finally {
       controller.unlink();
-      // A consumer that stops iterating early cancels the run; the agent stays busy until the
-      // loop has wound down (AfterInvocation fired, transcript closed), so no second run overlaps it.
       controller.abort();
-      if (loop) await loop.then(undefined, () => undefined);
       this.#running = false;
       this.#signal = undefined;
     }
@@ -280,6 +295,9 @@ export class Agent {
     );
   }
 }
+
+/** Where invoke() sends the stream events: nowhere. */
+const DISCARD = { push(): void {} };
 
 const BLOCK_TYPES = new Set(["text", "image", "document", "toolUse", "toolResult", "reasoning"]);
 

@@ -52,7 +52,13 @@ interface Entry {
  * ```
  */
 export class HookRegistry {
-  #entries = new Map<HookEventClass<HookEvent<unknown>>, Entry[]>();
+  /**
+   * Callbacks per event class, already in dispatch order (reversed for `After*` events). A list is
+   * never changed in place: adding or removing a callback stores a new one, so a dispatch walks the
+   * list it started with (a callback added or removed meanwhile counts from the next event on) and
+   * copies nothing.
+   */
+  #entries = new Map<HookEventClass<HookEvent<unknown>>, readonly Entry[]>();
   #currentProvider: string | undefined;
 
   /**
@@ -69,11 +75,14 @@ export class HookRegistry {
       callback: callback as HookCallback<never>,
       hookName: this.#currentProvider ?? (callback.name || "anonymous callback"),
     };
-    list.push(entry);
-    this.#entries.set(key, list);
+    this.#entries.set(key, eventClass.reverse ? [entry, ...list] : [...list, entry]);
+    const entries = this.#entries;
     return function removeHookCallback() {
-      const i = list.indexOf(entry);
-      if (i >= 0) list.splice(i, 1);
+      const now = entries.get(key);
+      if (!now?.includes(entry)) return;
+      const rest = now.filter((e) => e !== entry);
+      if (rest.length) entries.set(key, rest);
+      else entries.delete(key);
     };
   }
 
@@ -94,7 +103,7 @@ export class HookRegistry {
   /** Whether any callback listens to this event class. */
   // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
   has(eventClass: HookEventClass<HookEvent<any>>): boolean {
-    return (this.#entries.get(eventClass as never)?.length ?? 0) > 0;
+    return this.#entries.has(eventClass as never);
   }
 
   /**
@@ -103,26 +112,69 @@ export class HookRegistry {
    */
   // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
   async invoke<E extends HookEvent<any>>(event: E): Promise<E> {
+    return this.dispatch(event);
+  }
+
+  /**
+   * {@link HookRegistry.invoke} without a promise where none is needed: runs the callbacks in order and
+   * returns the event itself when every one finished synchronously, or a promise of it from the first
+   * callback that returned one (the rest run after it settles). The runner dispatches its per-call
+   * events this way, so a cycle whose hooks are synchronous waits on no microtask for them.
+   * @param event - The event.
+   * @returns `event`, or a promise of it.
+   * @throws HookError, HookErrors or InterruptSignal as {@link HookRegistry.invoke} rejects (synchronously
+   *   when no callback before the failing one was async, else through the promise).
+   * @example
+   * ```ts
+   * const pending = registry.dispatch(event);
+   * if (pending !== event) await pending;
+   * ```
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any event class; the callback is typed by E
+  dispatch<E extends HookEvent<any>>(event: E): E | Promise<E> {
     const cls = event.constructor as HookEventClass<E>;
     const list = this.#entries.get(cls as never);
-    if (!list || list.length === 0) return event;
-    const ordered = cls.reverse ? [...list].reverse() : [...list];
-    // Cleanup events (AfterInvocation) run every callback: one that throws must not skip the
-    // session save or the publisher close registered beside it.
-    const failures: HookError[] = [];
-    for (const entry of ordered) {
-      try {
-        const out = (entry.callback as HookCallback<E>)(event);
-        if (out && typeof (out as PromiseLike<unknown>).then === "function") await out;
-      } catch (error) {
-        if (error instanceof InterruptSignal && !cls.runsAll) throw error;
-        const failure = error instanceof HookError ? error : new HookError(entry.hookName, cls.eventType, error);
-        if (!cls.runsAll) throw failure;
-        failures.push(failure);
-      }
-    }
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new HookErrors(failures);
-    return event;
+    return list ? runFrom(event, cls, list, 0, []) : event;
   }
+}
+
+/** Runs `list[i…]` on the event; see {@link HookRegistry.dispatch}. */
+// biome-ignore lint/suspicious/noExplicitAny: any event class
+function runFrom<E extends HookEvent<any>>(
+  event: E,
+  cls: HookEventClass<E>,
+  list: readonly Entry[],
+  i: number,
+  failures: HookError[],
+): E | Promise<E> {
+  for (; i < list.length; i++) {
+    const entry = list[i] as Entry;
+    try {
+      const out = (entry.callback as HookCallback<E>)(event);
+      if (out && typeof (out as PromiseLike<unknown>).then === "function") {
+        const next = i + 1;
+        return Promise.resolve(out)
+          .then(undefined, (error: unknown) => fail(error, entry, cls, failures))
+          .then(() => runFrom(event, cls, list, next, failures));
+      }
+    } catch (error) {
+      fail(error, entry, cls, failures);
+    }
+  }
+  if (failures.length > 1) throw new HookErrors(failures);
+  if (failures.length) throw failures[0];
+  return event;
+}
+
+/**
+ * Throws a callback's error as the dispatch fails with it (an InterruptSignal as is, else as a
+ * {@link HookError}). Cleanup events (AfterInvocation) run every callback, as one that throws must not skip
+ * the session save or the publisher close registered beside it: there it is kept to throw after the last.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any event class
+function fail(error: unknown, entry: Entry, cls: HookEventClass<HookEvent<any>>, failures: HookError[]): void {
+  if (error instanceof InterruptSignal && !cls.runsAll) throw error;
+  const failure = error instanceof HookError ? error : new HookError(entry.hookName, cls.eventType, error);
+  if (!cls.runsAll) throw failure;
+  failures.push(failure);
 }

@@ -72,8 +72,13 @@ export class Invocation {
       this.agent.messages.push(message);
       this.emit({ type: "message", message });
     }
-    for (const message of messages)
-      await this.agent.hooks.invoke(new MessageAddedEvent(this.agent, this.invocationState, message));
+    const hooks = this.agent.hooks;
+    if (!hooks.has(MessageAddedEvent)) return;
+    for (const message of messages) {
+      const added = new MessageAddedEvent(this.agent, this.invocationState, message);
+      const pending = hooks.dispatch(added);
+      if (pending !== added) await pending;
+    }
   }
 }
 

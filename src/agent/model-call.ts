@@ -279,9 +279,13 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     // Estimated only if a hook reads it: most runs never do, and a long transcript makes it the
     // costliest thing in a cycle even with cached message sizes.
     const sums = sumsOf(agent);
-    const projected = () =>
-      Math.ceil(((agent.systemPrompt?.length ?? 0) + transcriptChars(agent.messages, sums.chars)) / 4);
-    await agent.hooks.invoke(new BeforeModelCallEvent(agent, invocationState, projected));
+    if (agent.hooks.has(BeforeModelCallEvent)) {
+      const projected = () =>
+        Math.ceil(((agent.systemPrompt?.length ?? 0) + transcriptChars(agent.messages, sums.chars)) / 4);
+      const before = new BeforeModelCallEvent(agent, invocationState, projected);
+      const pending = agent.hooks.dispatch(before);
+      if (pending !== before) await pending;
+    }
     const input = await agent.modelInput.apply(
       // A shallow copy of the array: middleware may add, drop or replace messages without touching the
       // transcript, but must copy a message before changing it (see ModelInputMiddleware). A deep copy
@@ -312,15 +316,15 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
       return response?.partial ? response : { partial: true, message: { role: "assistant", content: [] } };
     if (response && !response.partial) metrics.modelLatencyMs.push(performance.now() - started);
     const full = response && !response.partial ? (response as ModelResponse) : undefined;
-    const after = await agent.hooks.invoke(
-      new AfterModelCallEvent(
-        agent,
-        invocationState,
-        full ? { message: full.message, stopReason: full.stopReason } : undefined,
-        error,
-        attempt,
-      ),
+    const after = new AfterModelCallEvent(
+      agent,
+      invocationState,
+      full ? { message: full.message, stopReason: full.stopReason } : undefined,
+      error,
+      attempt,
     );
+    const pending = agent.hooks.dispatch(after);
+    if (pending !== after) await pending;
     if (after.retry) {
       if (attempt > o.maxRetries) throw new MaxModelRetriesError(attempt, error ?? "a hook asked for a retry");
       continue;

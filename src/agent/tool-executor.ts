@@ -133,8 +133,7 @@ async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlag
   const { agent, invocationState } = o;
   // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
   const before = new BeforeToolCallEvent(agent, invocationState, cloneCall(original), agent.tool(original.name));
-  if ((await interruptedBy(agent.hooks.invoke(before))) === INTERRUPTED)
-    return { kind: "interrupted", toolUse: original };
+  if ((await hooksOn(agent, before)) === INTERRUPTED) return { kind: "interrupted", toolUse: original };
   if (before.stopLoop) flags.stopLoop = true;
   // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
   const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
@@ -177,7 +176,7 @@ async function attempts(c: PreparedCall, o: BatchOptions, flags: BatchFlags): Pr
       error,
       cancelMessage,
     });
-    if ((await interruptedBy(agent.hooks.invoke(after))) === INTERRUPTED) return { kind: "interrupted", toolUse };
+    if ((await hooksOn(agent, after)) === INTERRUPTED) return { kind: "interrupted", toolUse };
     if (after.stopLoop) flags.stopLoop = true;
     if (after.retry && attempt <= o.maxToolRetries && cancelMessage === undefined && !o.signal.aborted) continue;
     const final = { ...after.result, toolUseId: toolUse.toolUseId };
@@ -212,6 +211,20 @@ async function attemptOnce(
 }
 
 const INTERRUPTED = Symbol("interrupted");
+
+/**
+ * Runs the event's callbacks; {@link INTERRUPTED} when one raised an interrupt. Awaits only when a
+ * callback returned a promise (see `HookRegistry.dispatch`).
+ */
+async function hooksOn(agent: Agent, event: BeforeToolCallEvent | AfterToolCallEvent): Promise<unknown> {
+  try {
+    const pending = agent.hooks.dispatch(event);
+    if (pending !== event) await pending;
+  } catch (error) {
+    if (error instanceof InterruptSignal) return INTERRUPTED;
+    throw error;
+  }
+}
 
 /** The work's value, or {@link INTERRUPTED} when it raised an interrupt (the call pauses). */
 async function interruptedBy<T>(work: Promise<T>): Promise<T | typeof INTERRUPTED> {

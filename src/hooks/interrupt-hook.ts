@@ -106,6 +106,7 @@ export interface InterruptHookOptions {
 export class InterruptHook implements HookProvider {
   readonly #rules: Rule[];
   #matchers: Promise<NameMatcher[]> | undefined;
+  #compiled: NameMatcher[] | undefined;
   readonly #agentName: string;
   readonly #ttl: number | undefined;
   readonly #skipReadOnly: boolean;
@@ -132,9 +133,21 @@ export class InterruptHook implements HookProvider {
 
   /** The rule covering a tool, if any (first match wins). */
   async ruleFor(toolName: string): Promise<Rule | undefined> {
-    const matchers = await (this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))));
-    const i = matchers.findIndex((m) => m(toolName));
-    return i < 0 ? undefined : this.#rules[i];
+    return this.#ruleOf(toolName);
+  }
+
+  /** {@link InterruptHook.ruleFor}, answered synchronously once the patterns are compiled. */
+  #ruleOf(toolName: string): Rule | undefined | Promise<Rule | undefined> {
+    const find = (matchers: NameMatcher[]) => {
+      const i = matchers.findIndex((m) => m(toolName));
+      return i < 0 ? undefined : this.#rules[i];
+    };
+    if (this.#compiled) return find(this.#compiled);
+    this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {
+      this.#compiled = m;
+      return m;
+    });
+    return this.#matchers.then(find);
   }
 
   /** Whether a person's answer to one of this gate's four-eyes questions would count (asked at the edge). */
@@ -146,11 +159,16 @@ export class InterruptHook implements HookProvider {
     checkApprover(event, this.#agentName, quorum);
   }
 
-  async #onBeforeTool(event: BeforeToolCallEvent): Promise<void> {
-    const rule = await this.ruleFor(event.toolUse.name);
+  #onBeforeTool(event: BeforeToolCallEvent): void | Promise<void> {
+    // Synchronous for a tool no rule covers (no promise per ungated call).
+    const rule = this.#ruleOf(event.toolUse.name);
+    return rule instanceof Promise ? rule.then((r) => this.#onRule(event, r)) : this.#onRule(event, rule);
+  }
+
+  #onRule(event: BeforeToolCallEvent, rule: Rule | undefined): void | Promise<void> {
     if (!rule) return;
     if (this.#skipReadOnly && event.selectedTool?.annotations?.readOnlyHint === true) return;
-    await this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));
+    return this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));
   }
 
   async #gate(event: BeforeToolCallEvent, rule: Rule, input: unknown, name: string): Promise<void> {

@@ -28,19 +28,33 @@ function checkCallable(owner: string, stopCheck: unknown): asserts stopCheck is 
 
 // Fail closed: a check that cannot answer is treated as a stop request, because
 // the usual reason for a stop (client gone, budget spent) is also a common
-// reason for the check itself to break.
-async function shouldStop(
+// reason for the check itself to break. A check that answers synchronously is
+// answered synchronously (no promise per tool call).
+function shouldStop(
   owner: string,
   stopCheck: StopCheck,
   logger: Logger,
-  where: Record<string, unknown>,
-): Promise<boolean> {
-  try {
-    return Boolean(await stopCheck());
-  } catch (error) {
-    logger.warn(`${owner}: stopCheck threw; treating it as a stop request.`, { ...where, error: describe(error) });
+  where: () => Record<string, unknown>,
+): boolean | Promise<boolean> {
+  const broke = (error: unknown) => {
+    logger.warn(`${owner}: stopCheck threw; treating it as a stop request.`, { ...where(), error: describe(error) });
     return true;
+  };
+  let answer: boolean | Promise<boolean>;
+  try {
+    answer = stopCheck();
+  } catch (error) {
+    return broke(error);
   }
+  if (answer && typeof (answer as PromiseLike<boolean>).then === "function")
+    return Promise.resolve(answer).then(Boolean, broke);
+  return Boolean(answer);
+}
+
+/** Runs `then` with the answer: at once when it is a boolean, after it when it is a promise. */
+function onAnswer(answer: boolean | Promise<boolean>, then: (stop: boolean) => void): void | Promise<void> {
+  if (typeof answer === "boolean") return then(answer);
+  return answer.then(then);
 }
 
 /**
@@ -75,11 +89,13 @@ export class StopGuard implements HookProvider {
 
   /** Registers the BeforeToolCall check. */
   registerHooks(registry: HookRegistry): void {
-    registry.addCallback(BeforeToolCallEvent, async (event) => {
-      const where = { agent: event.agent.name, toolUseId: event.toolUse.toolUseId, tool: event.toolUse.name };
-      if (!(await shouldStop("StopGuard", this.#stopCheck, this.#logger, where))) return;
-      event.cancel = `The run was stopped on request; the tool "${event.toolUse.name}" was not run.`;
-      event.stopLoop = true;
+    registry.addCallback(BeforeToolCallEvent, (event) => {
+      const where = () => ({ agent: event.agent.name, toolUseId: event.toolUse.toolUseId, tool: event.toolUse.name });
+      return onAnswer(shouldStop("StopGuard", this.#stopCheck, this.#logger, where), (stop) => {
+        if (!stop) return;
+        event.cancel = `The run was stopped on request; the tool "${event.toolUse.name}" was not run.`;
+        event.stopLoop = true;
+      });
     });
   }
 }
@@ -110,10 +126,11 @@ export class MultiAgentStopGuard implements HookProvider {
 
   /** Registers the BeforeNodeCall check. */
   registerHooks(registry: HookRegistry): void {
-    registry.addCallback(BeforeNodeCallEvent, async (event) => {
-      const where = { orchestrator: event.agent.name, nodeId: event.nodeId };
-      if (!(await shouldStop("MultiAgentStopGuard", this.#stopCheck, this.#logger, where))) return;
-      event.cancelNode = `The run was stopped on request; node "${event.nodeId}" was not run.`;
+    registry.addCallback(BeforeNodeCallEvent, (event) => {
+      const where = () => ({ orchestrator: event.agent.name, nodeId: event.nodeId });
+      return onAnswer(shouldStop("MultiAgentStopGuard", this.#stopCheck, this.#logger, where), (stop) => {
+        if (stop) event.cancelNode = `The run was stopped on request; node "${event.nodeId}" was not run.`;
+      });
     });
   }
 }

@@ -42,6 +42,65 @@ describe("HookRegistry", () => {
     ]);
   });
 
+  test("dispatch: the event itself when every callback is synchronous, a promise from the first async one on", async () => {
+    const reg = new HookRegistry();
+    const agent = new Agent({ model: new ScriptedModel({ script: [] }) });
+    const log: string[] = [];
+    reg.addCallback(BeforeInvocationEvent, () => void log.push("sync 1"));
+    const event = new BeforeInvocationEvent(agent, {}, false);
+    expect(reg.dispatch(event)).toBe(event);
+    expect(reg.dispatch(new AfterInvocationEvent(agent, {}, undefined))).toBeInstanceOf(AfterInvocationEvent);
+    reg.addCallback(BeforeInvocationEvent, async () => {
+      await Promise.resolve();
+      log.push("async 2");
+    });
+    reg.addCallback(BeforeInvocationEvent, () => void log.push("sync 3"));
+    log.length = 0;
+    const pending = reg.dispatch(event);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(log).toEqual(["sync 1"]);
+    await expect(pending).resolves.toBe(event);
+    expect(log).toEqual(["sync 1", "async 2", "sync 3"]);
+    // A synchronous throw is thrown at once, wrapped as invoke() would reject.
+    reg.addCallback(MessageAddedEvent, () => {
+      throw new Error("boom");
+    });
+    const added = new MessageAddedEvent(agent, {}, { role: "user", content: [] });
+    expect(() => reg.dispatch(added)).toThrow(HookError);
+    await expect(reg.invoke(added)).rejects.toBeInstanceOf(HookError);
+  });
+
+  test("a callback added or removed during a dispatch counts from the next event on", async () => {
+    const reg = new HookRegistry();
+    const agent = new Agent({ model: new ScriptedModel({ script: [] }) });
+    const log: string[] = [];
+    let offSecond = () => {};
+    reg.addCallback(AfterToolCallEvent, () => void log.push("first"));
+    offSecond = reg.addCallback(AfterToolCallEvent, () => {
+      log.push("second");
+      offSecond();
+      reg.addCallback(AfterToolCallEvent, () => void log.push("added"));
+    });
+    reg.addCallback(AfterToolCallEvent, () => void log.push("third"));
+    const event = () =>
+      new AfterToolCallEvent({
+        agent,
+        invocationState: {},
+        toolUse: { type: "toolUse", toolUseId: "t", name: "x", input: {} },
+        selectedTool: undefined,
+        result: { type: "toolResult", toolUseId: "t", status: "success", content: [] },
+        error: undefined,
+        cancelMessage: undefined,
+      });
+    await reg.invoke(event());
+    expect(log).toEqual(["third", "second", "first"]);
+    log.length = 0;
+    await reg.invoke(event());
+    expect(log).toEqual(["added", "third", "first"]);
+    expect(reg.has(AfterToolCallEvent)).toBe(true);
+    expect(reg.has(BeforeToolCallEvent)).toBe(false);
+  });
+
   test("a throwing callback stops dispatch; InterruptSignal and HookError pass through unwrapped", async () => {
     const reg = new HookRegistry();
     const agent = new Agent({ model: new ScriptedModel({ script: [] }) });

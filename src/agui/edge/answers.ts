@@ -12,7 +12,7 @@ import { canonicalJson } from "../../agent/canonical-json.js";
 import { answerKey, type ExecutionLedger, type LedgerResult } from "../../agent/ledger.js";
 import { sha256Hex } from "../../agent/sha256.js";
 import { pendingInterruptIds } from "../../agent/session.js";
-import { type KabooError, UnknownInterruptIdError } from "../../errors.js";
+import { InvalidInterruptResponseError, type KabooError, UnknownInterruptIdError } from "../../errors.js";
 import { ResumeInProgressError } from "./errors.js";
 
 // An answer is recorded at once after its claim: a lease only covers a process that dies between the two.
@@ -38,10 +38,29 @@ export async function recordAnswers(
   resume: readonly ResumeEntry[],
 ): Promise<KabooError | undefined> {
   const open = new Set(pendingInterruptIds(session));
+  // Checked before anything is recorded: a refused resume must not leave one of its answers as final.
+  const contradiction = contradictoryEntry(resume);
+  if (contradiction) return contradiction;
   for (const entry of resume) {
     if (!open.has(entry.interruptId)) continue; // the agent refuses it as it stands
     const refusal = await recordOne(ledger, threadId, entry);
     if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+const answerDigest = (entry: ResumeEntry) =>
+  sha256Hex(canonicalJson({ status: entry.status, payload: entry.payload ?? null }));
+
+/** An interrupt the resume answers twice, differently (the same answer twice is one answer). */
+function contradictoryEntry(resume: readonly ResumeEntry[]): KabooError | undefined {
+  const seen = new Map<string, string>();
+  for (const entry of resume) {
+    const digest = answerDigest(entry);
+    const before = seen.get(entry.interruptId);
+    if (before !== undefined && before !== digest)
+      return new InvalidInterruptResponseError(entry.interruptId, "the resume answers it twice, differently");
+    seen.set(entry.interruptId, digest);
   }
   return undefined;
 }
@@ -52,7 +71,7 @@ async function recordOne(
   entry: ResumeEntry,
 ): Promise<KabooError | undefined> {
   const key = answerKey(threadId, entry.interruptId);
-  const digest = sha256Hex(canonicalJson({ status: entry.status, payload: entry.payload ?? null }));
+  const digest = answerDigest(entry);
   let claim = await ledger.claim(key, { leaseMs: ANSWER_LEASE_MS });
   if (claim.status === "unknown") claim = await ledger.claim(key, { leaseMs: ANSWER_LEASE_MS, takeOverUnknown: true });
   switch (claim.status) {

@@ -29,6 +29,7 @@ import {
   DEFAULT_MAX_OBJECT_KEYS,
   tooComplexJson,
   tooDeepPart,
+  badIdCharacter,
   reservedThreadId,
   tooLongId,
   tooManyEntries,
@@ -182,6 +183,8 @@ async function readRequest(
   if (many) return fail(400, "too_many", many);
   const longId = tooLongId(body);
   if (longId) return fail(400, "id_too_long", longId);
+  const badId = badIdCharacter(body);
+  if (badId) return fail(400, "invalid_id", badId);
   const reserved = reservedThreadId(body);
   if (reserved) return fail(400, "reserved_thread_id", reserved);
   if (isCancelBody(body)) return { cancel: body, principal };

@@ -263,6 +263,19 @@ export function tooLongId(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Which id of a body holds a line break or a NUL. A run id goes out in every SSE frame's `id:` line,
+ * and a thread's runs are watched by more than their sender (the owner reattaching to a run an
+ * approver started): a line break in it would write frames of the sender's choosing into their stream.
+ * @param body - The parsed body.
+ * @returns A sentence for the 400's `detail`, or `undefined`.
+ */
+export function badIdCharacter(body: unknown): string | undefined {
+  for (const [name, value] of bodyIds(body))
+    if (typeof value === "string" && /[\r\n\0]/.test(value)) return `${name} holds a line break or a NUL character.`;
+  return undefined;
+}
+
 /** Thread ids of the package's own audit trails: `grantsAuditThread(principal)` in `grants/store.ts`. */
 const RESERVED_THREAD_PREFIX = "kaboo:grants:";
 

@@ -1,0 +1,100 @@
+/**
+ * The audit trail's guarantee attacked at the edge: a question is not shown, and an answer not
+ * acted on, unless its entry was written. A trail that fails on one kind of entry, with a thread
+ * store and stateless; and the grant that skips a question must be recorded before the call runs.
+ */
+import { describe, expect, test } from "vitest";
+import { MemoryAuditLog, type AuditLog, type AuditRecord } from "../../../src/index.js";
+import { MemoryGrantStore } from "../../../src/grants/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { bankHandler, newBank, pause, resumeBody, send } from "./fixtures.js";
+import { input } from "../helpers.js";
+
+/** A trail that refuses entries of the kinds in `failing` (a storage outage for those writes). */
+function flakyAudit(failing: Set<string>): AuditLog & { inner: MemoryAuditLog } {
+  const inner = new MemoryAuditLog();
+  return {
+    inner,
+    append: (threadId: string, record: AuditRecord) => {
+      const kind = (record as { kind: string }).kind;
+      const decision = (record as { decision?: string }).decision;
+      if (failing.has(kind) || (decision !== undefined && failing.has(`${kind}:${decision}`)))
+        return Promise.reject(new Error("audit storage is down"));
+      return inner.append(threadId, record);
+    },
+    entries: (threadId: string) => inner.entries(threadId),
+  };
+}
+
+const modes = {
+  store: () => ({ store: new MemoryThreadStore(), principal: (r: Request) => r.headers.get("x-user") ?? "" }),
+  stateless: () => ({ secret: "s3cret" }),
+};
+
+describe("the audit trail fails closed", () => {
+  for (const [mode, over] of Object.entries(modes)) {
+    test(`${mode}: a question whose entry cannot be written is not shown`, async () => {
+      const bank = newBank();
+      const audit = flakyAudit(new Set(["request"]));
+      const handle = bankHandler(bank, { ...over(), audit });
+      const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob 5" };
+      const r = await send(handle, input({ threadId: "t", messages: [say] }), { "x-user": "ann" });
+      expect(r.interrupts).toEqual([]);
+      expect(["AUDIT_WRITE_FAILED", "HOOK_FAILED"]).toContain(r.error?.code);
+      expect(bank.transfers).toEqual([]);
+    });
+
+    test(`${mode}: an approval whose entry cannot be written runs nothing; once the trail works, it runs once`, async () => {
+      const bank = newBank();
+      const failing = new Set(["decision"]);
+      const audit = flakyAudit(failing);
+      const handle = bankHandler(bank, { ...over(), audit });
+      const who = { "x-user": "ann" };
+      const { turn } = await pause(handle, "t", "pay bob 5", who);
+      const r = await send(handle, resumeBody("t", turn, { approved: true }), who);
+      expect(["AUDIT_WRITE_FAILED", "HOOK_FAILED"]).toContain(r.error?.code);
+      expect(bank.transfers).toEqual([]);
+      failing.clear();
+      const again = await send(
+        handle,
+        { ...resumeBody("t", turn, { approved: true }), runId: crypto.randomUUID() },
+        who,
+      );
+      expect(again.error).toBeUndefined();
+      await send(handle, { ...resumeBody("t", turn, { approved: true }), runId: crypto.randomUUID() }, who);
+      expect(bank.transfers.length).toBeLessThanOrEqual(mode === "store" ? 1 : 2);
+      expect(bank.transfers.length).toBeGreaterThanOrEqual(1);
+      // With a store the approval is recorded once; statelessly each replay of the seal is its own answer.
+      const decisions = (await audit.entries("t")).filter((e) => e.kind === "decision");
+      expect(decisions).toHaveLength(mode === "store" ? 1 : bank.transfers.length);
+    });
+  }
+
+  test("a grant that would skip the question, when its use cannot be recorded, does not run the call", async () => {
+    const bank = newBank();
+    const failing = new Set<string>();
+    const audit = flakyAudit(failing);
+    const grantStore = new MemoryGrantStore();
+    const store = new MemoryThreadStore();
+    const principal = (r: Request) => r.headers.get("x-user") ?? "";
+    const handle = bankHandler(bank, { store, audit, grantStore, principal, secret: "s3cret" });
+    const who = { "x-user": "ann" };
+    const { turn } = await pause(handle, "t", "pay bob 5", who);
+    await send(handle, resumeBody("t", turn, { approved: true, scope: "always" }), who);
+    expect(bank.transfers).toHaveLength(1);
+    failing.add("grant_use");
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob 5" };
+    const r = await send(handle, input({ threadId: "t2", messages: [say], forwardedProps: { kaboo_grants: [] } }), who);
+    expect(r.error).toBeDefined();
+    expect(bank.transfers).toHaveLength(1);
+    failing.clear();
+    const ok = await send(
+      handle,
+      input({ threadId: "t3", messages: [say], forwardedProps: { kaboo_grants: [] } }),
+      who,
+    );
+    expect(ok.error).toBeUndefined();
+    expect(bank.transfers).toHaveLength(2);
+    expect((await audit.entries("t3")).map((e) => e.kind)).toEqual(["grant_use", "execution"]);
+  });
+});

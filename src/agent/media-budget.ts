@@ -2,12 +2,13 @@
  * The media bound of one model request: images and documents the conversation carries (the user's
  * and those inside tool results) are sent newest first while they fit in a budget; older ones are
  * left out of that request with a note. The transcript itself is not changed, so a later request
- * with room (after ContextHook cleared old results, say) sends them again.
+ * with room (after ContextHook cleared old results, say) sends them again. What leaves media out
+ * (`media-trim.ts`) loads the first time a request is over its budget: most conversations never are.
  *
  * @module
  */
 import type { MessageSums } from "./message-sums.js";
-import type { ContentBlock, Message, ToolResultBlock, ToolResultContent } from "./messages.js";
+import type { ContentBlock, Message } from "./messages.js";
 import { mediaPartBytes } from "./result-cap.js";
 
 /** Default of `AgentConfig.maxMediaBytes`: bytes of media one model request may carry (16 MiB). */
@@ -45,79 +46,25 @@ export function messageMediaBytes(message: Message): number {
   return bytes;
 }
 
-const note = (kind: string, bytes: number, max: number) =>
-  `[${kind} (${bytes} bytes) left out of this request: the conversation carries more than ${max} bytes of media, and newer media come first]`;
-
 /**
  * The messages to send, with media past `maxBytes` (counted from the newest) left out.
  * @param messages - The model input (not modified).
  * @param maxBytes - The budget. Default {@link DEFAULT_MAX_REQUEST_MEDIA_BYTES}.
  * @param sums - Running sums of {@link messageMediaBytes} kept for this conversation across requests, so a
  *   grown transcript costs its new messages. Default: none (every message is looked up).
- * @returns `messages` itself when everything fits, else a copy in which only changed messages are new objects.
+ * @returns `messages` itself when everything fits (synchronously), else a promise of a copy in which only
+ *   changed messages are new objects.
  */
 export function withinMediaBudget(
   messages: Message[],
   maxBytes: number = DEFAULT_MAX_REQUEST_MEDIA_BYTES,
   sums?: MessageSums,
-): Message[] {
+): Message[] | Promise<Message[]> {
   let total = 0;
   if (sums) total = sums.total(messages);
   else for (const m of messages) total += messageMediaBytes(m);
   if (total <= maxBytes) return messages;
-  const out = messages.slice();
-  let left = maxBytes;
-  for (let i = out.length - 1; i >= 0; i--) {
-    const m = out[i] as Message;
-    const bytes = messageMediaBytes(m);
-    if (bytes === 0) continue;
-    if (bytes <= left) {
-      left -= bytes;
-      continue;
-    }
-    const kept = keepNewest(m, left, maxBytes);
-    out[i] = kept.message;
-    left = kept.left;
-  }
-  return out;
-}
-
-/** A copy of `m` keeping its newest media within `left` bytes. */
-function keepNewest(m: Message, left: number, max: number): { message: Message; left: number } {
-  const content = m.content.slice();
-  for (let j = content.length - 1; j >= 0; j--) {
-    const block = content[j] as ContentBlock;
-    if (block.type === "toolResult") {
-      const r = boundResult(block, left, max);
-      content[j] = r.block;
-      left = r.left;
-    } else if (block.type === "image" || block.type === "document") {
-      const bytes = mediaPartBytes(block);
-      if (bytes <= left) left -= bytes;
-      else content[j] = { type: "text", text: note(block.type === "image" ? "an image" : "a document", bytes, max) };
-    }
-  }
-  return { message: { ...m, content }, left };
-}
-
-function boundResult(block: ToolResultBlock, left: number, max: number): { block: ToolResultBlock; left: number } {
-  let dropped = 0;
-  let droppedBytes = 0;
-  const kept: ToolResultContent[] = [];
-  for (let k = block.content.length - 1; k >= 0; k--) {
-    const part = block.content[k] as ToolResultContent;
-    if (part.type === "image" || part.type === "document") {
-      const bytes = mediaPartBytes(part);
-      if (bytes > left) {
-        dropped++;
-        droppedBytes += bytes;
-        continue;
-      }
-      left -= bytes;
-    }
-    kept.push(part);
-  }
-  if (dropped === 0) return { block, left };
-  kept.reverse().push({ type: "text", text: note(`${dropped} images or documents`, droppedBytes, max) });
-  return { block: { ...block, content: kept }, left };
+  return import("./media-trim.js").then((m) =>
+    m.trimMedia(messages, maxBytes, { messageBytes: messageMediaBytes, partBytes: mediaPartBytes }),
+  );
 }

@@ -301,9 +301,10 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     let response: Awaited<ReturnType<typeof assembleResponse>> | undefined;
     let error: unknown;
     try {
+      // After the middleware: whatever ContextHook cleared no longer counts against the budget.
+      const sent = withinMediaBudget(input.messages, o.maxMediaBytes, sums.media);
       response = await assembleResponse(
-        // After the middleware: whatever ContextHook cleared no longer counts against the budget.
-        o.model.stream(withinMediaBudget(input.messages, o.maxMediaBytes, sums.media), options),
+        o.model.stream(Array.isArray(sent) ? sent : await sent, options),
         (event) => o.emit({ type: "model", event }),
         metrics,
         o.signal,

@@ -9,6 +9,8 @@ import { messageMediaBytes, withinMediaBudget } from "../../src/agent/media-budg
 import { MessageSums } from "../../src/agent/message-sums.js";
 import type { Message } from "../../src/agent/messages.js";
 import { messageChars, transcriptChars } from "../../src/agent/transcript-size.js";
+import { Agent, type Model } from "../../src/index.js";
+import { ScriptedModel } from "../../src/models/scripted.js";
 
 const text = (t: string): Message => ({ role: "user", content: [{ type: "text", text: t }] });
 const image = (bytes: number): Message => ({
@@ -57,14 +59,43 @@ describe("MessageSums", () => {
     );
   });
 
-  test("the media budget gives the same request with and without running sums", () => {
+  test("the media budget gives the same request with and without running sums", async () => {
     const sums = new MessageSums(messageMediaBytes);
     const messages = [image(600), text("x"), image(500)];
+    // Within budget the answer is synchronous: the messages themselves.
     expect(withinMediaBudget(messages, 2000, sums)).toBe(messages);
     messages.push(image(1000));
-    expect(withinMediaBudget(messages, 2000, sums)).toEqual(withinMediaBudget(messages, 2000));
-    expect(withinMediaBudget(messages, 2000, sums)).not.toBe(messages);
+    expect(await withinMediaBudget(messages, 2000, sums)).toEqual(await withinMediaBudget(messages, 2000));
+    expect(await withinMediaBudget(messages, 2000, sums)).not.toBe(messages);
     messages.splice(0, 1);
     expect(withinMediaBudget(messages, 2000, sums)).toBe(messages);
+  });
+});
+
+describe("the request media budget in a run", () => {
+  test("a request over the budget leaves its oldest media out of that request; the transcript keeps them", async () => {
+    const sent: Message[][] = [];
+    const scripted = new ScriptedModel({ script: [{ text: "ok" }] });
+    const model: Model = {
+      modelId: "recording",
+      stream: (messages, options) => {
+        sent.push(messages);
+        return scripted.stream(messages, options);
+      },
+    };
+    const old = image(1500);
+    const agent = new Agent({ model, maxMediaBytes: 2000, messages: [old, text("seen")] });
+    await agent.invoke(image(1000).content);
+    const request = sent[0] as Message[];
+    expect(request[0]?.content).toEqual([
+      {
+        type: "text",
+        text: "[an image (1500 bytes) left out of this request: the conversation carries more than 2000 bytes of media, and newer media come first]",
+      },
+    ]);
+    // The newest image fits and is sent; the transcript still holds the old one.
+    expect(request[2]?.content).toEqual(agent.messages[2]?.content);
+    expect(request[2]?.content[0]?.type).toBe("image");
+    expect(agent.messages[0]).toEqual(old);
   });
 });

@@ -6,45 +6,45 @@
  */
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
 import { UserError } from "../errors.js";
 import { grantId } from "../grants/grant.js";
-import type { ApprovalRequest, ApprovalScope, Decision } from "./approval/request.js";
+import type { ApprovalScope } from "./approval/request.js";
 import { toolHookInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
-import {
-  decideAnswer,
-  findGrantCover,
-  type DecisionRecord,
-  offeredScopes,
-  refusalNote,
-  requestDeadline,
-} from "./approval/decision.js";
+import { decideAnswer, findGrantCover, offeredScopes, refusalNote, requestDeadline } from "./approval/decision.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
-import type { ApprovalQuorum } from "./approval/quorum.js";
+import type { ApprovalGate, ApprovalGateOptions, GateSteps } from "./approval/gate.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
 import { ApproverCheckEvent } from "../agent/approver-check.js";
-import { callSubject, isUnknownSubject, type CallSubject } from "./approval/subject.js";
+import { callSubject, isUnknownSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";
 
 export type { SubjectFn } from "./approval/subject.js";
 export type { GateRule } from "./approval/gate-rule.js";
 
-/** A gated call with its answer in hand, for {@link InterruptHook}'s decision step. */
-interface Answered {
-  event: BeforeToolCallEvent;
-  rule: Rule;
-  /** The request as it was asked (stored with the interrupt), or as it would be asked now. */
-  asked: JsonValue | undefined;
-  response: JsonValue;
-  offered: ApprovalScope[];
-  /** The interrupt name the question was asked under. */
-  name: string;
-  subject: CallSubject;
-}
+/** The steps the gate (loaded on the first call a rule covers) shares with ToolApprovalHook. */
+const STEPS: GateSteps = {
+  toolHookInterruptId,
+  runContext,
+  grantId,
+  approvalName,
+  editApprovalName,
+  recordDecision,
+  recordFingerprint,
+  findGrantCover,
+  offeredScopes,
+  requestDeadline,
+  decideAnswer,
+  refusalNote,
+  auditDecision,
+  auditGrantUse,
+  auditRequest,
+  callSubject,
+  isUnknownSubject,
+};
 
 /** Options of {@link InterruptHook}. */
 export interface InterruptHookOptions {
@@ -108,22 +108,25 @@ export class InterruptHook implements HookProvider {
   #matchers: Promise<NameMatcher[]> | undefined;
   #compiled: NameMatcher[] | undefined;
   readonly #agentName: string;
-  readonly #ttl: number | undefined;
   readonly #skipReadOnly: boolean;
-  readonly #now: () => number;
-  readonly #log: Logger;
-  readonly #grants: GrantLookup;
+  readonly #gateOptions: ApprovalGateOptions;
+  #gate: Promise<ApprovalGate> | undefined;
 
   constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
     this.#rules = gateRules(tools, options.remember ?? "once");
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
       throw new UserError("ttlSeconds must be a positive number.");
     this.#agentName = options.agentName ?? "";
-    this.#ttl = options.ttlSeconds;
     this.#skipReadOnly = options.skipReadOnly ?? false;
-    this.#now = options.now ?? Date.now;
-    this.#log = options.logger ?? defaultLogger;
-    this.#grants = new GrantLookup(options.secret, this.#log);
+    const log = options.logger ?? defaultLogger;
+    this.#gateOptions = {
+      agentName: this.#agentName,
+      ttlSeconds: options.ttlSeconds,
+      now: options.now ?? Date.now,
+      log,
+      grants: new GrantLookup(options.secret, log),
+      steps: STEPS,
+    };
   }
 
   registerHooks(registry: HookRegistry): void {
@@ -168,173 +171,15 @@ export class InterruptHook implements HookProvider {
   #onRule(event: BeforeToolCallEvent, rule: Rule | undefined): void | Promise<void> {
     if (!rule) return;
     if (this.#skipReadOnly && event.selectedTool?.annotations?.readOnlyHint === true) return;
-    return this.#gate(event, rule, event.toolUse.input, approvalName(this.#agentName));
-  }
-
-  async #gate(event: BeforeToolCallEvent, rule: Rule, input: unknown, name: string): Promise<void> {
-    const { toolUse, invocationState } = event;
-    const checked = (await event.selectedTool?.validate?.(input)) ?? { ok: true as const, value: input };
-    if (!checked.ok) return;
-    const subject = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
-    if (subject === null) return;
-    if (rule.approvals) return this.#quorum(event, rule, rule.approvals, checked.value, subject);
-    const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
-    if (stored?.response === undefined) {
-      const cover = await findGrantCover({
-        invocationState,
-        grants: this.#grants,
-        tool: toolUse.name,
-        subjectKey: subject.key ?? undefined,
-        remember: rule.remember,
-        now: this.#now(),
-      });
-      if (cover) return auditGrantUse(event, cover.source === "grant" ? grantId(cover.grant) : undefined);
-    } else {
-      const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
-      // An answer covers what was asked, no more: the same subject (something rewrote the call since
-      // it was asked → ask again about what would run now) and no scope wider than was shown.
-      if ((asked.subject?.key ?? null) !== subject.key) {
-        const again = editApprovalName(this.#agentName, checked.value);
-        if (again === name) {
-          event.cancel = `The approval for "${toolUse.name}" does not match the call; it did not run.`;
-          return;
-        }
-        await this.#gate(event, rule, input, again);
-        return;
-      }
-    }
-    const offered = offeredScopes({
-      invocationState,
-      remember: rule.remember,
-      unknownSubject: isUnknownSubject(subject),
-      asked: stored?.response === undefined ? undefined : (stored.reason ?? {}),
-    });
-    const request: ApprovalRequest = {
-      kind: "tool_approval",
-      agent: this.#agentName,
-      tool: toolUse.name,
-      toolUseId: toolUse.toolUseId,
-      input: checked.value as JsonValue,
-      subject: subject.key === null ? null : { key: subject.key, label: subject.label },
-      scopes: offered,
-      message: `Allow ${subject.label}?`,
-    };
-    const expiresAt = requestDeadline({ ttlSeconds: this.#ttl, now: this.#now() });
-    if (expiresAt !== undefined) request.expiresAt = expiresAt;
-    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
-    if (stored?.response === undefined) {
-      const shown = { interruptId, rule: rule.pattern, input: checked.value, subject: request.subject };
-      await auditRequest(event, { ...shown, expiresAt: request.expiresAt });
-    }
-    const response = event.interrupt({ name, reason: request as unknown as JsonObject });
-    const asked = stored?.reason ?? (request as unknown as JsonValue);
-    await this.#decide({ event, rule, asked, response, offered, name, subject });
-  }
-
-  async #quorum(event: BeforeToolCallEvent, rule: Rule, quorum: ApprovalQuorum, input: unknown, subject: CallSubject) {
-    // Four eyes loads on the first call under a rule with `approvals`: an app without it does not ship it.
-    const { gateQuorum } = await import("./approval/quorum-gate.js");
-    const principal = runContext.principal.find(event.invocationState) || null;
-    // An approver's run on another person's thread asks on that person's behalf (separation of duties).
-    const requestedBy = runContext.requester.find(event.invocationState) || principal;
-    return gateQuorum(event, input, subject, {
-      principal,
-      requestedBy,
-      deps: { toolHookInterruptId, auditRequest, auditDecision, decideAnswer, requestDeadline },
-      agentName: this.#agentName,
-      pattern: rule.pattern,
-      name: approvalName(this.#agentName),
-      quorum,
-      ttlSeconds: this.#ttl,
-      now: this.#now,
-      approve: (record) => this.#approved(event, rule, record, subject),
-      refuse: (record) => this.#refused(event, record, subject),
-    });
-  }
-
-  async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {
-    const interruptId = toolHookInterruptId(event.toolUse.toolUseId, name);
-    const record = decideAnswer({
-      interruptId,
-      response,
-      asked,
-      offered,
-      now: this.#now(),
-      // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
-      deadlineRequired: this.#ttl !== undefined,
-      principal: runContext.principal.find(event.invocationState) || null,
-    });
-    if (record.decision === "approved") await this.#approved(event, rule, record, subject);
-    else await this.#refused(event, record, subject);
-  }
-
-  /** A call the answer does not let run: audited, cancelled with a note, and recorded. */
-  async #refused(event: BeforeToolCallEvent, record: DecisionRecord, subject: CallSubject): Promise<void> {
-    const { toolUse } = event;
-    const read = { interruptId: record.interruptId, decision: record.decision, principal: record.principal };
-    if (record.unreadable !== undefined) {
-      this.#log.warn("approval answer not understood; treated as a denial", {
-        tool: toolUse.name,
-        problem: record.unreadable,
-      });
-      await auditDecision(event, { ...read, note: "the answer could not be read" });
-    } else await auditDecision(event, { ...read, scope: "once" });
-    event.cancel = refusalNote(record, toolUse.name);
-    recordDecision(event.invocationState, {
-      decision: record.decision,
-      tool: toolUse.name,
-      subject,
-      scope: "once",
-      toolUseId: toolUse.toolUseId,
-    });
-  }
-
-  /** An approval: edits checked (and gated again when they change the subject), then recorded once. */
-  async #approved(event: BeforeToolCallEvent, rule: Rule, answer: DecisionRecord, subject: CallSubject): Promise<void> {
-    const { toolUse } = event;
-    const { interruptId } = answer;
-    const audit = (
-      decision: Decision | "refused",
-      extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {},
-    ) => auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
-    let input = toolUse.input;
-    if (answer.editedArgs !== undefined) {
-      const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
-        ok: true as const,
-        value: answer.editedArgs,
-      };
-      if (!checked.ok) {
-        await audit("refused", { note: "the edited arguments are invalid", editedArgs: answer.editedArgs });
-        event.cancel = `The person's edited arguments for "${toolUse.name}" are invalid, so the call did not run:\n${checked.error}`;
-        return;
-      }
-      input = answer.editedArgs;
-      event.toolUse = { ...toolUse, input };
-      const edited = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
-      // An edit can change what the call is about: ask again for the new subject.
-      if (edited !== null && edited.key !== subject.key) {
-        await audit("approved", { note: "the edit changes the subject: asked again", editedArgs: input });
-        await this.#gate(event, rule, input, editApprovalName(this.#agentName, input));
-        return;
-      }
-    }
-    if (!recordFingerprint(event.agent, interruptId, toolUse.name, toolUse.toolUseId, input)) {
-      await audit("refused", { note: "the approval was already used for a different call" });
-      event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
-      this.#log.warn("approval reused for a different input; refused", {
-        tool: toolUse.name,
-        toolUseId: toolUse.toolUseId,
-      });
-      return;
-    }
-    const scope = answer.scope;
-    await audit("approved", { scope, ...(answer.editedArgs === undefined ? {} : { editedArgs: input }) });
-    recordDecision(event.invocationState, {
-      decision: "approved",
-      tool: toolUse.name,
-      subject,
-      scope,
-      toolUseId: toolUse.toolUseId,
-    });
+    // The gate loads on the first call a rule covers: a run that calls only ungated tools never fetches it.
+    // A failed load fails this call (nothing runs unasked) and is tried again on the next one.
+    this.#gate ??= import("./approval/gate.js").then(
+      (m) => new m.ApprovalGate(this.#gateOptions),
+      (error: unknown) => {
+        this.#gate = undefined;
+        throw error;
+      },
+    );
+    return this.#gate.then((gate) => gate.gate(event, rule, event.toolUse.input, approvalName(this.#agentName)));
   }
 }

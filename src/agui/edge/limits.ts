@@ -6,6 +6,7 @@
  * @module
  */
 import { deepestPart } from "../../agent/json-depth.js";
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringEnd } from "./json-scan.js";
 import type { Logger } from "../../logger.js";
 
 /** Default largest request body the handler reads: 1 MiB. */
@@ -105,27 +106,6 @@ export function tooComplexJson(
     }
   }
   return undefined;
-}
-
-const QUOTE = 34;
-const COMMA = 44;
-const COLON = 58;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const BACKSLASH = 92;
-
-/** The index of the quote that closes the string opened at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
-  for (let from = start + 1; ; ) {
-    const q = text.indexOf('"', from);
-    if (q < 0) return -1;
-    let slashes = 0;
-    for (let k = q - 1; text.charCodeAt(k) === BACKSLASH; k--) slashes++;
-    if (slashes % 2 === 0) return q;
-    from = q + 1;
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import type { DurableObjectNamespaceLike } from "../../stores/durable-object-bin
 import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
 import { CANCEL_KEY } from "./cancel.js";
 import { CONNECT_KEY } from "./connect.js";
+import { topLevelValues } from "./json-scan.js";
 import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";
 
 /** Options of {@link forwardToThread}. */
@@ -58,17 +59,18 @@ export async function forwardToThread(
   return stub.fetch(forwarded);
 }
 
-/** The thread a body names, without trusting anything else in it (the object's handler validates it). */
+/**
+ * The thread a body names, in the order the handler reads a body (a Stop, then a reattach, then a
+ * run), without trusting anything else in it (the object's handler validates it). Read from the
+ * body's top level without parsing the body: the object's handler bounds a body's cost before it
+ * parses one, and a parse here would spend that cost first (a 1 MiB body of 350,000 empty objects
+ * takes V8 about 40 times as long to parse as a 1 MiB string).
+ */
 function threadOf(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as {
-      threadId?: unknown;
-      [CANCEL_KEY]?: { threadId?: unknown };
-      [CONNECT_KEY]?: { threadId?: unknown };
-    };
-    const id = body?.threadId ?? body?.[CANCEL_KEY]?.threadId ?? body?.[CONNECT_KEY]?.threadId;
-    return typeof id === "string" && id !== "" ? id : undefined;
-  } catch {
-    return undefined;
-  }
+  const top = topLevelValues(text, ROUTED_KEYS);
+  const inner = top.get(CANCEL_KEY) ?? top.get(CONNECT_KEY);
+  const id = inner ? (inner.value as { threadId?: unknown } | null)?.threadId : top.get("threadId")?.value;
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
+
+const ROUTED_KEYS = [CANCEL_KEY, CONNECT_KEY, "threadId"];

@@ -39,7 +39,11 @@ function handlersThread(text: string): string {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return "";
   const b = body as Record<string, unknown>;
-  const inner = Object.hasOwn(b, "kaboo_cancel") ? b.kaboo_cancel : Object.hasOwn(b, "kaboo_connect") ? b.kaboo_connect : b;
+  const inner = Object.hasOwn(b, "kaboo_cancel")
+    ? b.kaboo_cancel
+    : Object.hasOwn(b, "kaboo_connect")
+      ? b.kaboo_connect
+      : b;
   const id = typeof inner === "object" && inner !== null ? (inner as { threadId?: unknown }).threadId : undefined;
   return typeof id === "string" ? id : "";
 }

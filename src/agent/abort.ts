@@ -10,9 +10,13 @@ const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 /**
  * Calls `fn` with the signal's reason when it aborts; returns the function that stops waiting.
  * All waits on one signal share one listener: a batch of many concurrent calls would otherwise put a
- * listener each on the batch's signal (Node warns past ten: MaxListenersExceededWarning).
+ * listener each on the batch's signal (Node warns past ten: MaxListenersExceededWarning), and a run's model
+ * streams one each on the run's signal.
+ * @param signal - The signal to wait on (not yet aborted).
+ * @param fn - Called once with the signal's reason when it aborts.
+ * @returns Stops waiting.
  */
-function onAbort(signal: AbortSignal, fn: (reason: unknown) => void): () => void {
+export function onAbort(signal: AbortSignal, fn: (reason: unknown) => void): () => void {
   let set = waiters.get(signal);
   if (!set) {
     const mine = new Set<(reason: unknown) => void>();

@@ -34,6 +34,8 @@ export class Invocation {
   readonly signal: AbortSignal;
   readonly settings: LoopSettings;
   readonly emit: (e: AgentStreamEvent) => void;
+  /** In a streamed run: waits until the stream's reader has taken every event so far (see `EventQueue.caughtUp`). */
+  caughtUp: (() => Promise<void> | undefined) | undefined;
 
   constructor(o: {
     agent: Agent;

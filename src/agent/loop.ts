@@ -48,7 +48,7 @@ export async function runLoop(
   invocationState: InvocationState,
   signal: AbortSignal,
   settings: LoopSettings,
-  emitQueue: { push(e: AgentStreamEvent): void },
+  emitQueue: { push(e: AgentStreamEvent): void; caughtUp?(): Promise<void> | undefined },
 ): Promise<AgentResult> {
   const run = new Invocation({
     agent,
@@ -58,6 +58,7 @@ export async function runLoop(
     emit: (e) => emitQueue.push(e),
     resuming: input.kind === "resume",
   });
+  if (emitQueue.caughtUp) run.caughtUp = () => emitQueue.caughtUp?.();
   const saved = saveInterruptState(agent);
   let result: AgentResult;
   try {
@@ -149,6 +150,10 @@ async function modelTurn(run: Invocation, callIndex: number): Promise<{ stop: St
  */
 async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: boolean): Promise<StopReason | undefined> {
   const { agent, signal } = run;
+  // A stream's reader sees the model's reply before the batch's hooks run (it merges hook side effects,
+  // such as published events and state deltas, with the stream in run order).
+  const reading = run.caughtUp?.();
+  if (reading) await reading;
   run.lastAssistant = pending.message;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));

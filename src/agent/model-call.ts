@@ -13,6 +13,7 @@ import type { AgentStreamEvent } from "./stream-events.js";
 import { messageMediaBytes, withinMediaBudget } from "./media-budget.js";
 import { MessageSums } from "./message-sums.js";
 import { messageChars, transcriptChars } from "./transcript-size.js";
+import { onAbort } from "./abort.js";
 
 /** A model response. */
 export interface ModelResponse {
@@ -68,31 +69,59 @@ export async function assembleResponse(
   return completeResponse(assembly, usedIds);
 }
 
-/** Reads the stream until it ends or the signal aborts, then releases it. */
-async function consume<T>(
+/**
+ * Reads the stream until it ends or the signal aborts, then releases it. Each step is a callback on the
+ * iterator's promise, not an await on a promise of ours that an abort could also settle: that cost a
+ * promise, its two resolvers and two extra microtask hops per event. A model whose stream ignores the
+ * signal still does not keep a cancelled run waiting: the abort ends the read at once, and the run's
+ * signal has one listener for all its streams ({@link onAbort}).
+ */
+function consume<T>(
   stream: AsyncIterable<T>,
   signal: AbortSignal | undefined,
   each: (event: T) => void,
 ): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
-  const steps = new AbortableNext(iterator, signal);
-  let exhausted = false;
-  try {
-    for (;;) {
-      const step = await steps.next();
-      if (!step || signal?.aborted) break;
-      if (step.done) {
-        exhausted = true;
-        break;
+  return new Promise<void>((resolve, reject) => {
+    let over = false;
+    let stop: (() => void) | undefined;
+    const end = (exhausted: boolean, failed?: boolean, error?: unknown) => {
+      if (over) return;
+      over = true;
+      stop?.();
+      // Release the provider's stream (and its connection) when we stop early; a stream that
+      // ignores the signal may never settle, so this is not awaited.
+      if (!exhausted) iterator.return?.()?.then(undefined, () => undefined);
+      failed ? reject(error) : resolve();
+    };
+    const fail = (error: unknown) => end(false, true, error);
+    const step = (r: IteratorResult<T>) => {
+      if (over) return;
+      if (signal?.aborted) return end(false);
+      if (r.done) return end(true);
+      try {
+        each(r.value);
+      } catch (error) {
+        return fail(error);
       }
-      each(step.value);
-    }
-  } finally {
-    steps.dispose();
-    // Release the provider's stream (and its connection) when we stop early; a stream that
-    // ignores the signal may never settle, so this is not awaited.
-    if (!exhausted) iterator.return?.()?.then(undefined, () => undefined);
-  }
+      pull();
+    };
+    const pull = () => {
+      let next: Promise<IteratorResult<T>>;
+      try {
+        next = iterator.next();
+      } catch (error) {
+        return fail(error);
+      }
+      if (signal?.aborted) {
+        next.then(undefined, () => undefined);
+        return end(false);
+      }
+      next.then(step, (error: unknown) => !over && fail(error));
+    };
+    if (signal) stop = onAbort(signal, () => end(false));
+    pull();
+  });
 }
 
 /** Applies one stream event to the assembly. */
@@ -197,42 +226,6 @@ function uniqueCallIds(content: ContentBlock[], used: ReadonlySet<string>): void
     for (let n = 2; seen.has(id) || used.has(id); n++) id = `${b.toolUseId}_${n}`;
     b.toolUseId = id;
     seen.add(id);
-  }
-}
-
-/**
- * The iterator's next event, or `undefined` as soon as the signal aborts: a model whose stream
- * ignores the signal must not keep a cancelled run waiting. One abort listener serves a whole
- * stream (adding and removing one per event cost more than the rest of the event's handling).
- */
-class AbortableNext<T> {
-  readonly #iterator: AsyncIterator<T>;
-  readonly #signal: AbortSignal | undefined;
-  #wake: ((value: undefined) => void) | undefined;
-  readonly #onAbort = () => this.#wake?.(undefined);
-
-  constructor(iterator: AsyncIterator<T>, signal: AbortSignal | undefined) {
-    this.#iterator = iterator;
-    this.#signal = signal;
-    signal?.addEventListener("abort", this.#onAbort, { once: true });
-  }
-
-  next(): Promise<IteratorResult<T> | undefined> {
-    const next = this.#iterator.next();
-    if (!this.#signal) return next;
-    if (this.#signal.aborted) {
-      next.then(undefined, () => undefined);
-      return Promise.resolve(undefined);
-    }
-    return new Promise((resolve, reject) => {
-      this.#wake = resolve;
-      next.then(resolve, reject);
-    });
-  }
-
-  dispose(): void {
-    this.#wake = undefined;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
   }
 }
 

@@ -7,6 +7,7 @@
 export class EventQueue<T> {
   #items: T[] = [];
   #waiting: (() => void) | undefined;
+  #idle: (() => void) | undefined;
 
   push(item: T): void {
     this.#items.push(item);
@@ -35,9 +36,28 @@ export class EventQueue<T> {
     for (;;) {
       while (this.#items.length) yield this.#items.shift() as T;
       if (settled) return await finished;
+      this.#idle?.();
       await new Promise<void>((resolve) => {
         this.#waiting = resolve;
       });
     }
+  }
+
+  /**
+   * Resolves once the reader has taken and handled every item pushed so far (it asks for the next), or
+   * at the next task at the latest, so a reader that stopped reading never holds the producer.
+   * @returns `undefined` when nothing is waiting to be read.
+   */
+  caughtUp(): Promise<void> | undefined {
+    if (this.#items.length === 0) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#idle = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, 0);
+      this.#idle = done;
+    });
   }
 }

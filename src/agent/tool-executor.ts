@@ -71,8 +71,12 @@ interface BatchFlags {
  */
 export async function runToolBatch(toolUses: readonly ToolUseBlock[], o: BatchOptions): Promise<BatchOutcome> {
   const flags: BatchFlags = { stopLoop: false };
+  // One call has no sibling to cancel when it fails: it needs no signal of the batch's own (the run's
+  // signal aborts as the failed run ends).
   const outcomes =
-    o.executor === "sequential" ? await runInOrder(toolUses, o, flags) : await runTogether(toolUses, o, flags);
+    o.executor === "sequential" || toolUses.length < 2
+      ? await runInOrder(toolUses, o, flags)
+      : await runTogether(toolUses, o, flags);
   return { outcomes, stopLoop: flags.stopLoop };
 }
 

@@ -33,7 +33,7 @@ function rehash(entries: AuditEntry[], from: number): AuditEntry[] {
 }
 
 const edit = (e: AuditEntry, text: string): AuditEntry =>
-  ({ ...e, principal: `${String(e.principal)}${text}` }) as AuditEntry;
+  ({ ...e, principal: `${String((e as { principal?: unknown }).principal)}${text}` }) as AuditEntry;
 const trail = fc.array(fc.string({ maxLength: 8 }), { minLength: 2, maxLength: 8 });
 
 describe("property: verifyAuditTrail finds what the README says it finds", () => {

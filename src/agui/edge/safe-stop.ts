@@ -10,7 +10,7 @@
  * @module
  */
 import type { Agent } from "../../agent/agent.js";
-import { BeforeToolCallEvent } from "../../agent/events.js";
+import { BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
 import type { AgentTool } from "../../agent/tools.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
@@ -54,6 +54,10 @@ export class SafeStop {
     agent.hooks.addCallback(BeforeToolCallEvent, (event) => {
       if (this.#requested) event.cancel = STOPPED_BEFORE_RUN;
     });
+    // Every result of the batch is taken by the time the model is called again: a Stop asked for
+    // while its calls executed ends the run here, before a model that answers at once (a cache, a
+    // local model) could finish a turn before the abort that waits on a macrotask.
+    agent.hooks.addCallback(BeforeModelCallEvent, () => this.#abortIfIdle());
   }
 
   #counted(tool: AgentTool): AgentTool {

@@ -29,6 +29,8 @@ export interface SqlStorageLike {
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
+  // The record's text past its first part: SQLite on Durable Objects refuses a value over 2 MB.
+  "CREATE TABLE IF NOT EXISTS kaboo_thread_parts (idx INTEGER PRIMARY KEY, part TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
@@ -58,7 +60,9 @@ export class SqlThreadStore implements ThreadStore {
   /** The stored record's text, or `null`. */
   loadText(): string | null {
     const row = this.#sql.exec("SELECT body FROM kaboo_thread WHERE id = 1").toArray()[0];
-    return typeof row?.body === "string" ? row.body : null;
+    if (typeof row?.body !== "string") return null;
+    const rest = this.#sql.exec("SELECT part FROM kaboo_thread_parts ORDER BY idx").toArray();
+    return rest.length === 0 ? row.body : row.body + rest.map((r) => String(r.part)).join("");
   }
 
   async load(_threadId: string): Promise<ThreadRecord> {
@@ -72,7 +76,7 @@ export class SqlThreadStore implements ThreadStore {
 
   /** {@link compareAndSet}, synchronously. */
   compareAndSetNow(expected: number, data: ThreadData): boolean {
-    const body = encodeThread(expected + 1, data);
+    const [body = "", ...rest] = textParts(encodeThread(expected + 1, data));
     const written =
       expected === 0
         ? this.#sql.exec(
@@ -85,7 +89,12 @@ export class SqlThreadStore implements ThreadStore {
             body,
             expected,
           );
-    return written.toArray().length === 1;
+    if (written.toArray().length !== 1) return false;
+    // In the same synchronous step as the version check: the object commits them together.
+    this.#sql.exec("DELETE FROM kaboo_thread_parts");
+    for (const [i, part] of rest.entries())
+      this.#sql.exec("INSERT INTO kaboo_thread_parts (idx, part) VALUES (?, ?)", i + 1, part);
+    return true;
   }
 
   /**
@@ -280,4 +289,20 @@ export class SqlThreadStore implements ThreadStore {
     }
     return parseLedgerRow({ token: r.token, claimedAt: r.claimed_at, leaseExpiresAt: r.lease_expires_at, result });
   }
+}
+
+/** UTF-16 units a stored part holds: at most 1.5 MB as UTF-8, under the 2 MB SQLite value limit. */
+const PART_UNITS = 500_000;
+
+/** A text cut into stored parts, never between the two halves of a surrogate pair. */
+function textParts(text: string): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length || parts.length === 0; ) {
+    let end = Math.min(at + PART_UNITS, text.length);
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end--;
+    parts.push(text.slice(at, end));
+    at = end;
+  }
+  return parts;
 }

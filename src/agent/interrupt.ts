@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf, sizedString } from "./lean-schemas.js";
 import {
   InvalidInterruptResponseError,
   InvalidStateError,
@@ -61,12 +62,12 @@ export class InterruptSignal extends Error {
 }
 
 const jsonValue: z.ZodMiniType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), recordOf(jsonValue)]),
 );
 
 const interruptSchema = z.object({
-  id: z.string().check(z.minLength(1)),
-  name: z.string().check(z.minLength(1)),
+  id: sizedString(1),
+  name: sizedString(1),
   reason: z.optional(jsonValue),
   response: z.optional(jsonValue),
 });
@@ -74,8 +75,8 @@ const interruptSchema = z.object({
 const stateSchema = z.object({
   version: z.literal(INTERRUPT_STATE_VERSION),
   activated: z.boolean(),
-  interrupts: z.record(z.string(), interruptSchema),
-  context: z.record(z.string(), jsonValue),
+  interrupts: recordOf(interruptSchema),
+  context: recordOf(jsonValue),
 });
 
 /** The JSON form of an {@link InterruptState}. */
@@ -84,7 +85,7 @@ export type InterruptStateJson = z.infer<typeof stateSchema>;
 /** Schema of a resume answer list. */
 export const interruptResponsesSchema: z.ZodMiniType<InterruptResponse[]> = z.array(
   z.object({
-    interruptResponse: z.object({ interruptId: z.string().check(z.minLength(1)), response: jsonValue }),
+    interruptResponse: z.object({ interruptId: sizedString(1), response: jsonValue }),
   }),
 );
 

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "./lean-schemas.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptState } from "./interrupt.js";
 import type { JsonObject, Message, ToolResultBlock } from "./messages.js";
@@ -29,7 +30,7 @@ const pausedBatchSchema = z.object({
         z.union([
           z.object({
             type: z.literal("toolUse"),
-            toolUseId: z.string().check(z.minLength(1)),
+            toolUseId: sizedString(1),
             name: z.string(),
             input: z.unknown(),
           }),

@@ -8,6 +8,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf, sizedString } from "./lean-schemas.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { Agent } from "./agent.js";
 import { jsonValueSchema, type InterruptState, type InterruptStateJson } from "./interrupt.js";
@@ -38,12 +39,12 @@ export interface SessionSnapshot {
 
 const inboundSchema = z.looseObject({
   interrupt_state: z.optional(z.unknown()),
-  delegates: z.optional(z.record(z.string(), jsonValueSchema)),
+  delegates: z.optional(recordOf(jsonValueSchema)),
 });
 
 // The client "sent state" when it sent something shaped like one; whether it is
 // valid is decided by InterruptState.fromJSON at restore time.
-const stateLike = z.looseObject({ interrupts: z.record(z.string(), z.unknown()) });
+const stateLike = z.looseObject({ interrupts: recordOf(z.unknown()) });
 
 /**
  * One run's exchange between the host and the session-state functions:
@@ -258,7 +259,7 @@ export interface DelegateSnapshot {
 }
 
 const delegateSchema = z.object({
-  tool_use_id: z.string().check(z.minLength(1)),
+  tool_use_id: sizedString(1),
   interrupt_state: z.unknown(),
   messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })),
 });

@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../agent/lean-schemas.js";
 import { KabooError } from "../errors.js";
 
 /**
@@ -65,15 +66,15 @@ const epochMs = z.number().check(z.refine((n) => Number.isSafeInteger(n) && n >=
  */
 export const grantSchema: z.ZodMiniType<Grant> = z
   .object({
-    tool: z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME)),
-    subjectKey: z.optional(z.string().check(z.maxLength(MAX_TEXT))),
-    subjectLabel: z.optional(z.string().check(z.maxLength(MAX_TEXT))),
+    tool: sizedString(1, MAX_NAME),
+    subjectKey: z.optional(sizedString(0, MAX_TEXT)),
+    subjectLabel: z.optional(sizedString(0, MAX_TEXT)),
     scope: z.enum(GRANT_SCOPES),
-    threadId: z.optional(z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME))),
+    threadId: z.optional(sizedString(1, MAX_NAME)),
     grantedAt: epochMs,
     expiresAt: z.optional(epochMs),
-    principal: z.optional(z.string().check(z.minLength(1)).check(z.maxLength(MAX_NAME))),
-    signature: z.optional(z.string().check(z.maxLength(256))),
+    principal: z.optional(sizedString(1, MAX_NAME)),
+    signature: z.optional(sizedString(0, 256)),
   })
   .check((ctx) => {
     const g = ctx.value;

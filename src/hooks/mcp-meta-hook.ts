@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf } from "../agent/lean-schemas.js";
 import type { Agent } from "../agent/agent.js";
 import { BeforeToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
@@ -75,7 +76,7 @@ export interface MCPCallMetaHookOptions {
   logger?: Logger;
 }
 
-const metaSchema = z.record(z.string(), jsonValueSchema);
+const metaSchema = recordOf(jsonValueSchema);
 
 /**
  * Splits `"module#export"` or `"module:export"` (the last `:` when what follows is an

@@ -6,6 +6,7 @@
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
 import * as z from "zod/v4/mini";
+import { recordOf, sizedString } from "../agent/lean-schemas.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
@@ -74,11 +75,11 @@ export interface StateDelta {
 }
 
 const effectSchema = z.object({
-  tool: z.string().check(z.minLength(1)),
+  tool: sizedString(1),
   map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
 });
 const opSchema = z.looseObject({ op: z.enum(["add", "remove", "replace", "move", "copy", "test"]), path: z.string() });
-const partialSchema = z.record(z.string(), jsonValueSchema);
+const partialSchema = recordOf(jsonValueSchema);
 
 /**
  * The run's emitted deltas, in order (created empty on first use).

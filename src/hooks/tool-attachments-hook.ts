@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../agent/lean-schemas.js";
 import { AfterToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { DocumentBlock, ImageBlock, JsonValue, ToolResultBlock, ToolResultContent } from "../agent/messages.js";
@@ -22,8 +23,8 @@ export const ATTACHMENT_DOCUMENT_TYPES: readonly string[] = [
 ];
 
 const attachmentSchema = z.object({
-  name: z.optional(z.string().check(z.maxLength(512))),
-  mimeType: z.string().check(z.minLength(1)),
+  name: z.optional(sizedString(0, 512)),
+  mimeType: sizedString(1),
   data: z.optional(z.string()),
   url: z.optional(z.string()),
 });

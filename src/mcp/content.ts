@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../agent/lean-schemas.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import { withinDepth } from "../agent/json-depth.js";
 import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
@@ -18,7 +19,7 @@ const text = z.looseObject({ type: z.literal("text"), text: z.string() });
 const media = z.looseObject({
   type: z.enum(["image", "audio"]),
   data: z.string(),
-  mimeType: z.string().check(z.minLength(1)),
+  mimeType: sizedString(1),
 });
 const link = z.looseObject({
   type: z.literal("resource_link"),

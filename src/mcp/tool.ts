@@ -9,6 +9,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../agent/lean-schemas.js";
 import { withinDepth } from "../agent/json-depth.js";
 import type { JsonObject } from "../agent/messages.js";
 import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
@@ -48,7 +49,7 @@ export const anyResult = z.unknown();
 export type McpToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 const toolDefinitionSchema = z.looseObject({
-  name: z.string().check(z.minLength(1)),
+  name: sizedString(1),
   title: z.optional(z.string()),
   description: z.optional(z.string()),
   inputSchema: z.looseObject({ type: z.literal("object") }),

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf } from "../agent/lean-schemas.js";
 import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
@@ -39,18 +40,17 @@ const runSchema = z.object({
   kind: z.literal("graph"),
   task: z.string(),
   seq: z.int(),
-  starts: z.record(z.string(), z.number()),
-  completions: z.record(z.string(), z.number()),
+  starts: recordOf(z.number()),
+  completions: recordOf(z.number()),
   entryPending: z.array(z.string()),
   executions: z.int(),
-  counts: z.record(z.string(), z.int()),
-  results: z.record(
-    z.string(),
+  counts: recordOf(z.int()),
+  results: recordOf(
     z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),
-  paused: z.record(z.string(), pausedNodeSchema),
+  paused: recordOf(pausedNodeSchema),
 });
 type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
   results: Record<string, NodeResult>;

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf } from "../agent/lean-schemas.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import { InvalidStateError } from "../errors.js";
 import { pausedNodeSchema, type PausedNode } from "./node-run.js";
@@ -26,13 +27,12 @@ const runSchema = z.object({
   input: z.string(),
   iterations: z.int(),
   handoffs: z.array(handoffSchema),
-  results: z.record(
-    z.string(),
+  results: recordOf(
     z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),
-  sharedContext: z.record(z.string(), jsonValueSchema),
+  sharedContext: recordOf(jsonValueSchema),
   paused: z.nullable(pausedNodeSchema),
 });
 /** A swarm invocation's progress. */

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf } from "../agent/lean-schemas.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
@@ -100,7 +101,7 @@ export class Swarm extends MultiAgentBase {
       inputSchema: z.object({
         agent_name: z.string(),
         message: z.string(),
-        context: z.optional(z.record(z.string(), jsonValueSchema)),
+        context: z.optional(recordOf(jsonValueSchema)),
       }),
       callback: ({ agent_name, message, context }, ctx) => {
         if (!others.includes(agent_name))

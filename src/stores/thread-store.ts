@@ -11,6 +11,8 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { jsonValueSchema } from "../agent/interrupt.js";
+import { recordOf } from "../agent/lean-schemas.js";
 import {
   DEFAULT_LEASE_MS,
   type ClaimOptions,
@@ -129,10 +131,8 @@ export class InvalidThreadRecordError extends KabooError {
   readonly code = "INVALID_THREAD_RECORD" as const;
 }
 
-const json: z.ZodMiniType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
-);
-const jsonObject = z.record(z.string(), json);
+const json = jsonValueSchema;
+const jsonObject = recordOf(json);
 
 const recordSchema = z.object({
   format: z.literal(THREAD_RECORD_FORMAT),
@@ -141,10 +141,7 @@ const recordSchema = z.object({
   session: z.nullable(jsonObject),
   messages: z.array(json),
   state: jsonObject,
-  answered: z.record(
-    z.string(),
-    z.object({ runId: z.string(), outcome: jsonObject, at: z.number(), by: z.optional(z.string()) }),
-  ),
+  answered: recordOf(z.object({ runId: z.string(), outcome: jsonObject, at: z.number(), by: z.optional(z.string()) })),
   lease: z.nullable(
     z.object({
       token: z.string(),

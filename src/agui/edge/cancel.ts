@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../../agent/lean-schemas.js";
 import { liveLease, type ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
 
@@ -14,7 +15,7 @@ import { liveRuns } from "./live-runs.js";
 export const CANCEL_KEY = "kaboo_cancel";
 
 const cancelSchema = z.object({
-  [CANCEL_KEY]: z.object({ threadId: z.string().check(z.minLength(1)), runId: z.optional(z.string()) }),
+  [CANCEL_KEY]: z.object({ threadId: sizedString(1), runId: z.optional(z.string()) }),
 });
 
 /** What the handler answers to a Stop: an HTTP status and a JSON body. */

@@ -9,6 +9,7 @@
  */
 import type { AGUIEvent } from "@ag-ui/core";
 import * as z from "zod/v4/mini";
+import { sizedString } from "../../agent/lean-schemas.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
 import { loggedRun } from "./event-log.js";
@@ -19,7 +20,7 @@ export const CONNECT_KEY = "kaboo_connect";
 
 const connectSchema = z.object({
   [CONNECT_KEY]: z.object({
-    threadId: z.string().check(z.minLength(1)),
+    threadId: sizedString(1),
     runId: z.optional(z.string()),
     after: z.optional(z.int().check(z.gte(-1))),
   }),

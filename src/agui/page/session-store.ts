@@ -13,6 +13,7 @@ import type {
 } from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
 import * as z from "zod/v4/mini";
+import { recordOf, sizedString } from "../../agent/lean-schemas.js";
 import { withinDepth } from "../../agent/json-depth.js";
 
 /**
@@ -61,9 +62,9 @@ export interface ThreadSnapshot {
 
 const snapshotSchema = z.object({
   version: z.literal(THREAD_SNAPSHOT_VERSION),
-  threadId: z.string().check(z.minLength(1)),
+  threadId: sizedString(1),
   messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
-  state: z.record(z.string(), z.unknown()),
+  state: recordOf(z.unknown()),
   interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
   savedAt: z.number(),
   completed: z.optional(z.array(z.string())),
@@ -71,15 +72,15 @@ const snapshotSchema = z.object({
 });
 
 const runSchema = z.object({
-  runId: z.string().check(z.minLength(1)),
+  runId: sizedString(1),
   status: z.enum(["running", "finished", "failed"]),
   tools: z.array(z.looseObject({ name: z.string(), description: z.string() })),
   context: z.array(z.object({ description: z.string(), value: z.string() })),
-  forwardedProps: z.record(z.string(), z.unknown()),
+  forwardedProps: recordOf(z.unknown()),
   resume: z.optional(
     z.array(
       z.object({
-        interruptId: z.string().check(z.minLength(1)),
+        interruptId: sizedString(1),
         status: z.enum(["resolved", "cancelled"]),
         payload: z.optional(z.unknown()),
       }),

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { recordOf } from "../../agent/lean-schemas.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 
@@ -66,8 +67,8 @@ export const approvalAnswerSchema = z.union([
     approved: z.optional(z.boolean()),
     status: z.optional(z.enum(["resolved", "cancelled", "approved", "denied", "skipped"])),
     scope: z.optional(scopeSchema),
-    editedArgs: z.optional(z.record(z.string(), z.unknown())),
-    tool_input: z.optional(z.record(z.string(), z.unknown())),
+    editedArgs: z.optional(recordOf(z.unknown())),
+    tool_input: z.optional(recordOf(z.unknown())),
   }),
 ]);
 

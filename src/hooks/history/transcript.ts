@@ -6,13 +6,14 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../../agent/lean-schemas.js";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { Message } from "../../agent/messages.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
-  mimeType: z.string().check(z.minLength(1)),
+  mimeType: sizedString(1),
   name: z.optional(z.string()),
   data: z.optional(z.string()),
   url: z.optional(z.string()),
@@ -32,13 +33,13 @@ const block = z.discriminatedUnion("type", [
   document,
   z.object({
     type: z.literal("toolUse"),
-    toolUseId: z.string().check(z.minLength(1)),
+    toolUseId: sizedString(1),
     name: z.string(),
     input: z.unknown(),
   }),
   z.object({
     type: z.literal("toolResult"),
-    toolUseId: z.string().check(z.minLength(1)),
+    toolUseId: sizedString(1),
     status: z.enum(["success", "error"]),
     content: z.array(resultPart),
     structuredContent: z.optional(jsonValueSchema),

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { sizedString } from "../../agent/lean-schemas.js";
 import type { InvocationState } from "../../agent/events.js";
 import type { DocumentBlock, ImageBlock } from "../../agent/messages.js";
 import { defaultLogger, type Logger } from "../../logger.js";
@@ -30,7 +31,7 @@ const URL_PROTOCOLS = new Set(["https:", "data:", "blob:"]);
 export const referenceSchema = z
   .object({
     id: z.string().check(z.regex(/^[\w.:-]{1,256}$/, "ids are letters, digits, _ . : -")),
-    name: z.string().check(z.maxLength(1024)),
+    name: sizedString(0, 1024),
     mimeType: z.string().check(z.regex(/^[\w.+-]+\/[\w.+-]+$/)),
     size: z.int().check(z.nonnegative()),
     data: z.optional(z.string().check(z.regex(BASE64, "not base64"))),

@@ -1,0 +1,56 @@
+/**
+ * zod schemas the package's validators share, built from the smallest parts of zod that check the
+ * same thing. A zod feature costs bytes in every app that loads this package once any schema uses
+ * it: zod's record type (enum, literal, numeric and symbol keys) weighs about 0.5 KiB min+gzip and
+ * its length checks about 0.4 KiB, where string keys and string lengths need a few lines. What is
+ * accepted, refused and produced is zod's own (test/agent/lean-schemas*.test.ts holds them to it).
+ *
+ * @module
+ */
+import * as z from "zod/v4/mini";
+
+/**
+ * A plain object as zod's record type tells one: an object (not an array) whose `constructor` is
+ * absent, not a function, or one whose prototype has its own `isPrototypeOf` (Object's, in any realm).
+ * A Date, a Map or a class instance is not one.
+ */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const ctor = (value as { constructor?: unknown }).constructor;
+  if (typeof ctor !== "function") return true;
+  const proto: unknown = ctor.prototype;
+  return typeof proto === "object" && proto !== null && Object.hasOwn(proto, "isPrototypeOf");
+}
+
+/**
+ * An object with string keys whose values all pass `value`, as `z.record(z.string(), value)` checks
+ * it: anything but a plain object is refused; a `__proto__` key is dropped from the output, as zod does;
+ * issues sit at the same paths with zod mini's messages.
+ * @param value - The schema of every value.
+ * @returns The schema; its output is a new object.
+ * @example
+ * ```ts
+ * const meta = recordOf(jsonValueSchema);
+ * ```
+ */
+export function recordOf<O, I>(value: z.ZodMiniType<O, I>): z.ZodMiniType<Record<string, O>, Record<string, I>> {
+  return z.pipe(z.custom<Record<string, I>>(isPlainObject), z.catchall(z.object({}), value));
+}
+
+/**
+ * A string of `min` to `max` characters (UTF-16 code units), as `z.string().check(z.minLength(min),
+ * z.maxLength(max))` checks it (zod mini's message for either is "Invalid input", as here).
+ * @param min - Fewest characters. Default 0.
+ * @param max - Most characters. Default: no bound.
+ * @returns The schema.
+ * @example
+ * ```ts
+ * const id = sizedString(1, 1024);
+ * ```
+ */
+export function sizedString(min = 0, max = Number.POSITIVE_INFINITY): z.ZodMiniString<string> {
+  let schema = z.string();
+  if (min > 0) schema = schema.check(z.refine((s) => s.length >= min));
+  if (max < Number.POSITIVE_INFINITY) schema = schema.check(z.refine((s) => s.length <= max));
+  return schema;
+}

@@ -21,6 +21,7 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "./thread-store.js";
+import { deleteParts, PARTS_SCHEMA, readParts, textParts, writeParts } from "./durable-object-parts.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
@@ -29,8 +30,8 @@ export interface SqlStorageLike {
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
-  // The record's text past its first part: SQLite on Durable Objects refuses a value over 2 MB.
-  "CREATE TABLE IF NOT EXISTS kaboo_thread_parts (idx INTEGER PRIMARY KEY, part TEXT NOT NULL)",
+  // Texts past their first part (the record, a result, an event): SQLite here refuses a value over 2 MB.
+  PARTS_SCHEMA,
   "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
@@ -61,8 +62,8 @@ export class SqlThreadStore implements ThreadStore {
   loadText(): string | null {
     const row = this.#sql.exec("SELECT body FROM kaboo_thread WHERE id = 1").toArray()[0];
     if (typeof row?.body !== "string") return null;
-    const rest = this.#sql.exec("SELECT part FROM kaboo_thread_parts ORDER BY idx").toArray();
-    return rest.length === 0 ? row.body : row.body + rest.map((r) => String(r.part)).join("");
+    const rest = readParts(this.#sql, "thread", "").get(0);
+    return rest === undefined ? row.body : row.body + rest;
   }
 
   async load(_threadId: string): Promise<ThreadRecord> {
@@ -91,9 +92,7 @@ export class SqlThreadStore implements ThreadStore {
           );
     if (written.toArray().length !== 1) return false;
     // In the same synchronous step as the version check: the object commits them together.
-    this.#sql.exec("DELETE FROM kaboo_thread_parts");
-    for (const [i, part] of rest.entries())
-      this.#sql.exec("INSERT INTO kaboo_thread_parts (idx, part) VALUES (?, ?)", i + 1, part);
+    writeParts(this.#sql, "thread", "", 0, rest);
     return true;
   }
 
@@ -139,6 +138,7 @@ export class SqlThreadStore implements ThreadStore {
         write.leaseExpiresAt,
         key,
       );
+      deleteParts(this.#sql, "ledger", key);
     }
     return outcome;
   }
@@ -146,12 +146,17 @@ export class SqlThreadStore implements ThreadStore {
   /** A ledger settle, synchronously. */
   settleNow(key: string, token: string, result: LedgerResult): void {
     const row = settledRow(this.#row(key), token, result);
-    if (row) this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", JSON.stringify(row.result), key);
+    if (!row) return;
+    const [first = "", ...rest] = textParts(JSON.stringify(row.result));
+    this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", first, key);
+    writeParts(this.#sql, "ledger", key, 0, rest);
   }
 
   /** A ledger release, synchronously. */
   releaseNow(key: string, token: string): void {
-    if (releasable(this.#row(key), token)) this.#sql.exec("DELETE FROM kaboo_ledger WHERE key = ?", key);
+    if (!releasable(this.#row(key), token)) return;
+    this.#sql.exec("DELETE FROM kaboo_ledger WHERE key = ?", key);
+    deleteParts(this.#sql, "ledger", key);
   }
 
   /**
@@ -198,13 +203,11 @@ export class SqlThreadStore implements ThreadStore {
     const run = this.#sql.exec("SELECT next, ended_at FROM kaboo_event_runs WHERE run_id = ?", runId).toArray()[0];
     // Only the next batch counts: a batch written again (a retried write) changes nothing.
     if (!run || run.next !== from || run.ended_at !== null) return;
-    for (const [i, e] of events.entries())
-      this.#sql.exec(
-        "INSERT INTO kaboo_events (run_id, idx, body) VALUES (?, ?, ?)",
-        runId,
-        from + i,
-        JSON.stringify(e),
-      );
+    for (const [i, e] of events.entries()) {
+      const [first = "", ...rest] = textParts(JSON.stringify(e));
+      this.#sql.exec("INSERT INTO kaboo_events (run_id, idx, body) VALUES (?, ?, ?)", runId, from + i, first);
+      if (rest.length) writeParts(this.#sql, "event", runId, from + i, rest);
+    }
     this.#sql.exec(
       "UPDATE kaboo_event_runs SET next = ?, ended_at = ? WHERE run_id = ?",
       from + events.length,
@@ -222,9 +225,11 @@ export class SqlThreadStore implements ThreadStore {
     const run = this.#sql.exec("SELECT ended_at FROM kaboo_event_runs WHERE run_id = ?", runId).toArray()[0];
     if (!run) return undefined;
     const rows = this.#sql
-      .exec("SELECT body FROM kaboo_events WHERE run_id = ? AND idx > ? ORDER BY idx", runId, after)
+      .exec("SELECT idx, body FROM kaboo_events WHERE run_id = ? AND idx > ? ORDER BY idx", runId, after)
       .toArray();
-    return { events: rows.map((r) => JSON.parse(String(r.body)) as JsonValue), ended: run.ended_at !== null };
+    const rest = readParts(this.#sql, "event", runId, after);
+    const events = rows.map((r) => JSON.parse(String(r.body) + (rest.get(Number(r.idx)) ?? "")) as JsonValue);
+    return { events, ended: run.ended_at !== null };
   }
 
   async compactEvents(_threadId: string, before: number): Promise<void> {
@@ -238,6 +243,7 @@ export class SqlThreadStore implements ThreadStore {
       .toArray();
     for (const { run_id } of old) {
       this.#sql.exec("DELETE FROM kaboo_events WHERE run_id = ?", String(run_id));
+      deleteParts(this.#sql, "event", String(run_id));
       this.#sql.exec("DELETE FROM kaboo_event_runs WHERE run_id = ?", String(run_id));
     }
   }
@@ -283,26 +289,11 @@ export class SqlThreadStore implements ThreadStore {
     if (!r) return undefined;
     let result: unknown;
     try {
-      result = typeof r.result === "string" ? JSON.parse(r.result) : undefined;
+      const rest = typeof r.result === "string" ? readParts(this.#sql, "ledger", key).get(0) : undefined;
+      result = typeof r.result === "string" ? JSON.parse(rest === undefined ? r.result : r.result + rest) : undefined;
     } catch {
       result = null;
     }
     return parseLedgerRow({ token: r.token, claimedAt: r.claimed_at, leaseExpiresAt: r.lease_expires_at, result });
   }
-}
-
-/** UTF-16 units a stored part holds: at most 1.5 MB as UTF-8, under the 2 MB SQLite value limit. */
-const PART_UNITS = 500_000;
-
-/** A text cut into stored parts, never between the two halves of a surrogate pair. */
-function textParts(text: string): string[] {
-  const parts: string[] = [];
-  for (let at = 0; at < text.length || parts.length === 0; ) {
-    let end = Math.min(at + PART_UNITS, text.length);
-    const code = text.charCodeAt(end - 1);
-    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end--;
-    parts.push(text.slice(at, end));
-    at = end;
-  }
-  return parts;
 }

@@ -1,9 +1,10 @@
 /**
- * A thread record past the 2 MB a Durable Object's SQLite takes in one value (a transcript holding a
- * few large messages or tool results): it is written, read back unchanged (multi-byte and astral
- * characters across the cuts included), shrinks back, and a stale version still loses, in workerd.
- * Before, the write failed with SQLITE_TOOBIG, and a run that had called a tool could not save
- * what ran.
+ * Texts past the 2 MB a Durable Object's SQLite takes in one value, in workerd: a thread record (a
+ * transcript holding a few large messages or tool results) is written, read back unchanged
+ * (multi-byte and astral characters across the cuts included), shrinks back, and a stale version
+ * still loses; a call's recorded result and a logged event of that size are kept whole too.
+ * Before, each write failed with SQLITE_TOOBIG: a run that had called a tool could not save what
+ * ran, its result was not settled, and a client reattaching lost the run's last snapshot.
  */
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -58,5 +59,27 @@ describe("a thread record larger than one SQLite value, in workerd", () => {
     expect(small).toMatchObject({ version: 2, messages: [{ content: "small again" }] });
     expect(await cas(thread, 2, record(big))).toEqual({ ok: true });
     expect((await load(thread)).messages).toEqual([{ id: "m1", role: "user", content: big }]);
+  }, 60_000);
+
+  test("a call's result and a logged event past 2 MB are kept whole", async () => {
+    const thread = crypto.randomUUID();
+    const big = `${"é".repeat(1_500_000)}😀${"x".repeat(600_000)}`;
+    const settled = (await (
+      await mf.dispatchFetch(`http://localhost/ledger?thread=${thread}`, { method: "POST", body: big })
+    ).json()) as {
+      status: string;
+      result?: { content: { text: string }[] };
+    };
+    expect(settled.status).toBe("done");
+    expect(settled.result?.content[0]?.text === big).toBe(true);
+    const logged = (await (
+      await mf.dispatchFetch(`http://localhost/events?thread=${thread}`, { method: "POST", body: big })
+    ).json()) as {
+      events: { value?: string }[];
+      ended: boolean;
+    };
+    expect(logged.ended).toBe(true);
+    expect(logged.events).toHaveLength(2);
+    expect(logged.events[0]?.value === big).toBe(true);
   }, 60_000);
 });

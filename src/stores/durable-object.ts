@@ -10,13 +10,14 @@
  * @module
  */
 import { SqlThreadStore } from "./durable-object-sql.js";
-import { liveLease, type ThreadStore } from "./thread-store.js";
+import { HostedRuns, type KabooThreadHost } from "./durable-object-host.js";
 import type { DurableObjectStateLike, Op } from "./durable-object-binding.js";
 import { HOSTED_RUN_PATH } from "./durable-object-binding.js";
 import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object-audit.js";
-import { markReplayed, onHostedPrincipal } from "./hosted-request.js";
 
 export { DurableObjectAuditLog } from "./durable-object-audit.js";
+export { RunNotResumedError } from "./durable-object-host.js";
+export type { KabooThreadHost } from "./durable-object-host.js";
 export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
 export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./durable-object-grants.js";
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
@@ -36,17 +37,6 @@ export type {
 } from "./durable-object-binding.js";
 export { DurableObjectThreadStore } from "./durable-object-client.js";
 export type { DurableObjectThreadStoreOptions } from "./durable-object-client.js";
-
-/** How a {@link KabooThread} hosts the thread's runs: the handler that serves them, on this object's own store. */
-export interface KabooThreadHost {
-  /** Makes the request handler (e.g. `createAguiHandler({ store, agent, … })`) over this object's store. */
-  handler: (store: ThreadStore) => (request: Request) => Promise<Response>;
-  /** The handler's `runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
-  leaseMs?: number;
-}
-
-/** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
-const HOSTED_RUN_META = "hosted_run";
 
 /**
  * The Durable Object class of one thread. Export it from your Worker and bind it:
@@ -70,7 +60,14 @@ const HOSTED_RUN_META = "hosted_run";
  * again: the approved call becomes the `outcome_unknown` question, a cut model turn is asked again.
  * The request is kept without its headers (no credentials in storage): it runs again for the person
  * the handler found the first time, and the handler's `agent` and `prepare` see a request that
- * carries only its body.
+ * carries only its body. A run again that is refused before it takes the thread (the agent can no
+ * longer be made, say) is not tried again: the thread is freed, the request dropped, and the run's
+ * log ends with a RUN_ERROR `RUN_NOT_RESUMED` saying why.
+ *
+ * The run's RUN_STARTED goes out before anything of the run is written: the lease, the kept request
+ * and the alarm are written together once the response has taken it, so the first byte does not
+ * wait for the object's output gate. Everything else the run sends or fetches comes after those
+ * writes and waits for them: a run whose writes were lost (the object died first) did nothing.
  *
  * @example
  * ```ts
@@ -85,8 +82,7 @@ const HOSTED_RUN_META = "hosted_run";
 export class KabooThread {
   readonly #store: SqlThreadStore;
   readonly #ctx: DurableObjectStateLike;
-  readonly #host: KabooThreadHost | undefined;
-  #handler: ((request: Request) => Promise<Response>) | undefined;
+  readonly #runs: HostedRuns;
 
   /**
    * @param ctx - The Durable Object state (SQLite-backed storage).
@@ -97,7 +93,7 @@ export class KabooThread {
     this.#ctx = ctx;
     this.#store = new SqlThreadStore(ctx.storage.sql);
     ctx.storage.sql.exec(AUDIT_SCHEMA);
-    this.#host = host;
+    this.#runs = new HostedRuns(this.#store, ctx, host);
   }
 
   /**
@@ -107,7 +103,7 @@ export class KabooThread {
    * @returns The operation's answer as JSON (400 with `{ error }` when it is not one), or the run's response.
    */
   async fetch(request: Request): Promise<Response> {
-    if (new URL(request.url).pathname === HOSTED_RUN_PATH) return this.#hosted(request);
+    if (new URL(request.url).pathname === HOSTED_RUN_PATH) return this.#runs.serve(request);
     let op: Op | AuditOp;
     try {
       op = (await request.json()) as Op | AuditOp;
@@ -124,60 +120,7 @@ export class KabooThread {
 
   /** Notices a hosted run that died with the object, and runs it again (see the class). */
   async alarm(): Promise<void> {
-    const record = await this.#store.load("");
-    const saved = this.#store.meta(HOSTED_RUN_META);
-    if (record.lease === null) return this.#store.setMeta(HOSTED_RUN_META, undefined);
-    if (liveLease(record, Date.now())) return this.#arm(record.lease.expiresAt);
-    this.#store.expireOpenClaims();
-    const run = saved === undefined ? undefined : (JSON.parse(saved) as HostedRunRecord);
-    if (!run || run.runId !== record.lease.runId || !this.#host) {
-      // Nothing to run again: free the thread now rather than when a client next comes.
-      this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
-      return;
-    }
-    // The client's headers were not kept: the handler takes the person from the mark.
-    const again = new Request(run.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: run.body,
-    });
-    const response = await this.#serve(markReplayed(again, run.principal), run.runId);
-    await response.body?.pipeTo(new WritableStream()).catch(() => undefined);
-  }
-
-  async #hosted(request: Request): Promise<Response> {
-    if (!this.#host) return Response.json({ error: "this object does not host runs" }, { status: 404 });
-    const record = await this.#store.load("");
-    // A hold that ran out: its run died with this object; its open claims are cut off calls.
-    if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
-    const body = request.method === "POST" ? await request.text() : "";
-    const runId = runIdOf(body);
-    const forwarded = new Request(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: body || null,
-    });
-    if (runId !== undefined) {
-      // Kept until the run ends, without the headers (credentials): once the handler has resolved
-      // whom the run is for, that person is kept instead, and a run again is for them.
-      onHostedPrincipal(forwarded, (principal) => {
-        const saved: HostedRunRecord = { runId, url: request.url, body, principal };
-        this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
-      });
-    }
-    return this.#serve(forwarded, runId);
-  }
-
-  async #serve(request: Request, runId: string | undefined): Promise<Response> {
-    this.#handler ??= this.#host?.handler(this.#store);
-    if (!this.#handler) return Response.json({ error: "this object does not host runs" }, { status: 404 });
-    if (runId !== undefined) await this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000));
-    return this.#handler(request);
-  }
-
-  async #arm(at: number): Promise<void> {
-    // A little after the hold would run out, so a live run has renewed it by then.
-    await this.#ctx.storage.setAlarm?.(at + 1_000);
+    await this.#runs.alarm();
   }
 
   #apply(op: Op | AuditOp): unknown {
@@ -207,23 +150,5 @@ export class KabooThread {
       default:
         throw new Error(`unknown operation ${JSON.stringify((op as { op?: unknown }).op)}`);
     }
-  }
-}
-
-interface HostedRunRecord {
-  runId: string;
-  url: string;
-  body: string;
-  /** Whom the handler found the run is for (`undefined`: a handler without a `principal` lookup). */
-  principal?: string | undefined;
-}
-
-/** The `runId` of a run's body (a Stop or anything else has none). */
-function runIdOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { runId?: unknown; kaboo_cancel?: unknown };
-    return typeof parsed.runId === "string" && parsed.kaboo_cancel === undefined ? parsed.runId : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -7,14 +7,52 @@
  * lookup; the object keeps that, and marks the request it runs again with it, so the handler takes
  * the person from the mark instead of asking the lookup (which would find no credentials).
  *
+ * The object keeps nothing of a run before the run has taken its thread: the handler calls
+ * {@link HostedRunHooks} so that the object writes the kept request and arms its alarm in the same
+ * turn as the lease (one commit), after RUN_STARTED went out (the first byte does not wait for the
+ * object's output gate). A request refused before it takes the thread leaves nothing behind.
+ *
  * The marks live in this isolate's memory, keyed by the very `Request` object the object hands the
  * handler: a request that came over the network can never carry one.
  *
  * @module
  */
 
+/** What the object that hosts a run asks of the handler's stored run. */
+export interface HostedRunHooks {
+  /**
+   * Awaited after RUN_STARTED went to the response and before the run's first write (its lease):
+   * the object's output gate holds every byte sent after a write until the write is stored, so this
+   * gives the response the time to send RUN_STARTED first.
+   */
+  beforeFirstWrite(): Promise<void>;
+  /** Called in the same turn as the write that took the thread (the lease): the object keeps the run. */
+  taken(): void;
+}
+
 const told = new WeakMap<Request, (principal: string | undefined) => void>();
 const replayed = new WeakMap<Request, { principal: string | undefined }>();
+const hooks = new WeakMap<Request, HostedRunHooks>();
+
+/**
+ * Asks to be told when a hosted request's run takes its thread (see {@link HostedRunHooks}).
+ *
+ * @param request - The request the object hands its handler.
+ * @param run - The hooks.
+ */
+export function onHostedRun(request: Request, run: HostedRunHooks): void {
+  hooks.set(request, run);
+}
+
+/**
+ * The hooks of the object that hosts a request's run, if any.
+ *
+ * @param request - The request as the handler received it.
+ * @returns The hooks, or `undefined` for a request no hosting object handed over.
+ */
+export function hostedRun(request: Request): HostedRunHooks | undefined {
+  return hooks.get(request);
+}
 
 /**
  * Asks to be told whom a hosted request is for.

@@ -2,7 +2,10 @@
 // its own store; the Worker only forwards. BANK is a second object that records transfers, so what
 // ran survives a restart of workerd. GET /load?thread= reads a thread through the store operations;
 // POST /claim?thread=&key= claims a call in the thread's ledger from outside the object, as a
-// stateless handler sharing that ledger does; GET /meta?thread= reads what the object keeps of a live run.
+// stateless handler sharing that ledger does; GET /meta?thread= reads what the object keeps of a live run
+// and /alarm?thread= when its alarm is set. A thread named "slow-…" takes its thread late: the run's
+// first write (its lease) waits SLOW_TAKE_MS, a window in which a test stops workerd or races a request.
+// With REFUSE_RERUN set the agent cannot be made, so a run the alarm runs again is refused at once.
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -13,11 +16,35 @@ import {
   type DurableObjectNamespaceLike,
   type DurableObjectStateLike,
 } from "../../src/stores/durable-object.js";
+import type { ThreadStore } from "../../src/stores/thread-store.js";
 import * as z from "zod/v4";
 
 interface Env {
   THREAD: DurableObjectNamespaceLike;
   BANK: DurableObjectNamespaceLike;
+  REFUSE_RERUN?: string;
+}
+
+const SLOW_TAKE_MS = 2_000;
+
+/** The object's store, except that on a "slow-…" thread a write that takes the thread waits first. */
+function slowTakes(store: ThreadStore): ThreadStore {
+  const seen = new Set<string>();
+  return {
+    load: (t) => store.load(t),
+    compareAndSet: async (t, version, data) => {
+      const token = data.lease?.token;
+      if (t.startsWith("slow-") && token !== undefined && !seen.has(token)) {
+        seen.add(token);
+        await new Promise((r) => setTimeout(r, SLOW_TAKE_MS));
+      }
+      return store.compareAndSet(t, version, data);
+    },
+    ledger: (t) => store.ledger(t),
+    appendEvents: (...a) => store.appendEvents!(...a),
+    readEvents: (...a) => store.readEvents!(...a),
+    compactEvents: (...a) => store.compactEvents!(...a),
+  };
 }
 
 const LEASE_MS = 600;
@@ -41,6 +68,8 @@ function bankAgent(env: Env): Agent {
     script: ({ lastUserText, lastToolResults }) => {
       if (lastToolResults.length) return { text: "Done." };
       if (lastUserText === "a story") return { text: "a long story ".repeat(30) };
+      // About 4 s of text (8 characters every 5 ms).
+      if (lastUserText === "a very long story") return { text: "a long story ".repeat(500) };
       const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
       if (pay)
         return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
@@ -56,18 +85,31 @@ const principal = (request: Request) => {
   return auth === null ? "anyone" : auth.replace(/^Bearer /, "");
 };
 
+type State = DurableObjectStateLike & { storage: { getAlarm(): Promise<number | null> } };
+
 export class KabooThread extends KabooThreadBase {
-  readonly #sql: DurableObjectStateLike["storage"]["sql"];
-  constructor(ctx: DurableObjectStateLike, env: Env) {
+  readonly #ctx: State;
+  constructor(ctx: State, env: Env) {
     super(ctx, env, {
       leaseMs: LEASE_MS,
-      handler: (store) => createAguiHandler({ store, runLeaseMs: LEASE_MS, principal, agent: () => bankAgent(env) }),
+      handler: (store) =>
+        createAguiHandler({
+          store: slowTakes(store),
+          runLeaseMs: LEASE_MS,
+          principal,
+          agent: () => {
+            if (env.REFUSE_RERUN) throw new Error("this deployment cannot make the agent");
+            return bankAgent(env);
+          },
+        }),
     });
-    this.#sql = ctx.storage.sql;
+    this.#ctx = ctx;
   }
   override async fetch(request: Request): Promise<Response> {
-    if (new URL(request.url).pathname === "/test/meta")
-      return Response.json(this.#sql.exec("SELECT key, value FROM kaboo_meta").toArray());
+    const path = new URL(request.url).pathname;
+    if (path === "/test/meta")
+      return Response.json(this.#ctx.storage.sql.exec("SELECT key, value FROM kaboo_meta").toArray());
+    if (path === "/test/alarm") return Response.json({ alarm: await this.#ctx.storage.getAlarm() });
     return super.fetch(request);
   }
 }
@@ -96,8 +138,10 @@ export default {
       const ledger = new DurableObjectThreadStore(env.THREAD).ledger(thread);
       return Response.json(await ledger.claim(url.searchParams.get("key") ?? ""));
     }
-    if (url.pathname === "/meta")
-      return env.THREAD.get(env.THREAD.idFromName(thread) as never).fetch("https://kaboo-thread.internal/test/meta");
+    if (url.pathname === "/meta" || url.pathname === "/alarm")
+      return env.THREAD.get(env.THREAD.idFromName(thread) as never).fetch(
+        `https://kaboo-thread.internal/test${url.pathname}`,
+      );
     if (url.pathname === "/bank") return env.BANK.get(env.BANK.idFromName("bank") as never).fetch("https://bank/log");
     return forwardToThread(request, env.THREAD);
   },

@@ -8,12 +8,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EventType, type BaseEvent } from "@ag-ui/core";
-import { createParser } from "eventsource-parser";
-import { Miniflare } from "miniflare";
+import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 import { bundleEntry } from "./bundle.js";
+import { bank, body, json, pausedResume, run, sleep, toolTexts, waitFor, worker as start } from "./hosted-client.js";
 
 let dir: string;
 let script: string;
@@ -23,48 +22,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function worker(persist?: string): Promise<{ mf: Miniflare; url: string }> {
-  const mf = new Miniflare({
-    modules: true,
-    script,
-    compatibilityDate: "2025-04-01",
-    durableObjects: {
-      THREAD: { className: "KabooThread", useSQLite: true },
-      BANK: { className: "Bank", useSQLite: true },
-    },
-    ...(persist ? { durableObjectsPersist: persist } : {}),
-    port: 0,
-    host: "127.0.0.1",
-  });
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return { mf, url };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function body(threadId: string, over: Record<string, unknown> = {}) {
-  return {
-    threadId,
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
-}
-
-async function run(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<BaseEvent[]> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(payload),
-  });
-  const events: BaseEvent[] = [];
-  createParser({ onEvent: (m) => events.push(JSON.parse(m.data) as BaseEvent) }).feed(await res.text());
-  return events;
-}
+const worker = (persist?: string) => start(script, persist);
 
 /** Sends a run and drops the connection once `until()` holds. */
 async function runThenDrop(
@@ -85,35 +43,6 @@ async function runThenDrop(
   client.abort();
   await reading;
 }
-
-const json = async <T>(url: string) => (await (await fetch(url)).json()) as T;
-const bank = (url: string) => json<{ what: string; who: string }[]>(`${url}/bank`);
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last: ${JSON.stringify(v)}`);
-    await sleep(50);
-  }
-}
-
-/** Pauses "pay alice 5" and returns the approving resume. */
-async function pausedResume(url: string, threadId: string, ms: number, headers: Record<string, string> = {}) {
-  const first = await run(
-    url,
-    body(threadId, { messages: [{ id: "u1", role: "user", content: `pay alice 5 taking ${ms}` }] }),
-    headers,
-  );
-  const finished = first.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } };
-  expect(finished.outcome.type).toBe("interrupt");
-  const interruptId = finished.outcome.interrupts[0]!.id;
-  return body(threadId, { resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
-}
-
-const toolTexts = (r: ThreadRecord) =>
-  (r.messages as { role: string; content?: unknown }[]).filter((m) => m.role === "tool").map((m) => m.content);
 
 describe("a run hosted in its thread's Durable Object (workerd)", () => {
   test("a client that leaves mid-transfer: the run goes on in the object and records the transfer", async () => {

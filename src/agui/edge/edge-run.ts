@@ -20,6 +20,7 @@ import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { storedRun } from "./stored-run.js";
 import { approverRefusal } from "../../agent/approver-check.js";
+import { hostedRun } from "../../stores/hosted-request.js";
 
 /** What one run of the handler needs. */
 export interface EdgeRun {
@@ -121,6 +122,7 @@ export async function* edgeRun({
         hub,
         mayAnswer: (principal, question) => approverRefusal(agent, principal, question),
         onApprover,
+        hosted: hostedRun(request),
       })
     : ledger
       ? answeredOnce(input, ledger, run)

@@ -17,6 +17,12 @@ export interface LiveRun {
   stop: SafeStop;
   /** Its events, for clients that reattach; kept for {@link LINGER_MS} after the run ends. */
   hub: RunHub;
+  /**
+   * The run decided to take its thread and has not written its lease yet (RUN_STARTED went out
+   * first): until it has, a second run of the thread in this isolate is refused. After it, the
+   * stored lease decides.
+   */
+  taking?: boolean;
 }
 
 /** How long a finished run's events stay here for a client that reattaches late: 60 s. */

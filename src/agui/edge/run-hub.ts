@@ -94,11 +94,13 @@ export class RunHub {
   }
 
   /**
-   * Calls `listener` with every event from now on (the event log's writer).
+   * Calls `listener` with every event kept so far, then with each one as it comes (the event log's
+   * writer, attached once the run took its thread: RUN_STARTED went out before).
    *
    * @param listener - Called in index order.
    */
   attach(listener: (e: IndexedEvent) => void): void {
+    for (const [index, event] of this.#events.entries()) listener({ index, event });
     this.#listeners.push(listener);
   }
 

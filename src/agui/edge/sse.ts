@@ -146,10 +146,17 @@ class SsePump<E extends BaseEvent> {
    * never pings). `undefined` when the run threw: its RUN_ERROR frame has ended the stream.
    */
   async #first(controller: Controller): Promise<IteratorResult<E> | undefined> {
-    if (this.#heartbeatMs > 0)
+    const next = this.#pending ?? this.#iterator.next();
+    // An event already there needs no heartbeat (a timer per pull is a cost on Workers).
+    const ready = await ifReady(next);
+    if (ready !== NOT_READY) {
+      this.#pending = undefined;
+      return ready;
+    }
+    if (this.#heartbeatMs > 0 && !this.#done)
       this.#timer = setInterval(() => !this.#done && controller.enqueue(SSE_HEARTBEAT), this.#heartbeatMs);
     try {
-      return await (this.#pending ?? this.#iterator.next());
+      return await next;
     } catch (error) {
       if (this.#done) return undefined;
       this.#stopTimer();

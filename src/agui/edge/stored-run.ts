@@ -1,48 +1,36 @@
 /**
  * A run of the edge handler over a {@link ThreadStore}: the store, not the client, decides what
- * a resume may answer and what runs. The run first takes the thread (a lease written with
- * compare-and-set, so of two racing requests one wins), answers a replay from the record, runs
- * the agent on the stored session and transcript, and saves the outcome before RUN_FINISHED.
+ * a resume may answer and what runs. The run reads the thread and decides (refuse, replay, run),
+ * sends RUN_STARTED, then takes the thread (a lease written with compare-and-set, so of two racing
+ * requests one wins; see take-thread.ts), runs the agent on the stored session and transcript, and
+ * saves the outcome before RUN_FINISHED.
+ *
+ * In a hosting Durable Object RUN_STARTED goes out before the lease is written, so that the first
+ * byte does not wait for the object's output gate. It says only that the request was received: a
+ * refusal starts with it too. Everything the run does after it (its model's and its tools' fetches,
+ * its ledger claims, its events in the thread's log) comes after the lease, so a run whose lease
+ * was never written (the object died first) has done nothing, and the store knows nothing of it.
+ * With any other store RUN_STARTED follows the lease (a reattach in another isolate finds the run).
  *
  * @module
  */
-import {
-  EventType,
-  type AGUIEvent,
-  type Message as AguiMessage,
-  type RunAgentInput,
-  type RunFinishedOutcome,
-} from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
-import { type KabooError, UnknownInterruptIdError, describe } from "../../errors.js";
+import { type KabooError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import {
-  boundAnswered,
-  liveLease,
-  type RecordedOutcome,
-  type ThreadData,
-  type ThreadLease,
-  type ThreadRecord,
-  type ThreadStore,
-} from "../../stores/thread-store.js";
+import type { ThreadData, ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
-import {
-  HistoryConflictError,
-  ResumeInProgressError,
-  RunIdReusedError,
-  ThreadBusyError,
-  ThreadConflictError,
-} from "./errors.js";
-import { type Answerer, type MayAnswer, whoAnswers } from "./answerer.js";
-import { pendingInterruptIds, SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
+import type { HostedRunHooks } from "../../stores/hosted-request.js";
+import { ThreadConflictError } from "./errors.js";
+import type { MayAnswer } from "./answerer.js";
 import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
-import { continueHistory } from "./history.js";
-import { messagesSnapshot, runError, runFinished, runStarted, stateSnapshot } from "../run-events.js";
-import { lingerThenDrop, liveRuns } from "./live-runs.js";
+import { runError, runStarted } from "../run-events.js";
+import { type LiveRun, lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
-import { isObject } from "../../agent/guards.js";
+import { busy, type Decision, type DecideOptions, decideRun, type ToTake, writeLease } from "./take-thread.js";
+import { finishedRecord, inputOnThread, replayed, type RunOutput, sessionAndState } from "./run-record.js";
 
 /** Options of {@link storedRun}. */
 export interface StoredRunOptions {
@@ -68,45 +56,93 @@ export interface StoredRunOptions {
   leaseMs?: number | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: (() => number) | undefined;
+  /** The hosting Durable Object's hooks, when it hosts the run (see `hostedRun`). */
+  hosted?: HostedRunHooks | undefined;
 }
-
-type Decision = { refuse: KabooError } | { replay: RecordedOutcome } | { proceed: true };
 
 /**
  * The run's events, decided and recorded by the thread store. The run is the thread's, not the
  * request's: it holds the thread (renewing its lease) until it ends or pauses, whoever reads.
  *
  * @param o - See {@link StoredRunOptions}.
- * @returns AG-UI events: the run's own, a recorded outcome (replay), or RUN_STARTED + RUN_ERROR.
+ * @returns AG-UI events: RUN_STARTED, then the run's own, a recorded outcome (replay), or RUN_ERROR.
  */
 export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent> {
-  const now = o.now ?? Date.now;
-  const leaseMs = o.leaseMs ?? DEFAULT_RUN_LEASE_MS;
-  let taken: Awaited<ReturnType<typeof takeThread>>;
+  const { store, input } = o;
+  const d: DecideOptions = { ...o, leaseMs: o.leaseMs ?? DEFAULT_RUN_LEASE_MS, now: o.now ?? Date.now };
+  const live = liveRuns(store);
+  let decision: Decision;
   try {
-    taken = await takeThread(o, leaseMs, now);
+    decision = await decideRun(d);
   } catch (error) {
     // Storage that stayed busy took nothing: the thread is free, and the client may simply retry.
-    if (error instanceof StoreBusyError) return yield* refused(o.input, error);
+    if (error instanceof StoreBusyError) return yield* refused(input, error);
     throw error;
   }
-  if ("refuse" in taken) return yield* refused(o.input, taken.refuse);
-  if (taken.answerer === "approver") o.onApprover?.();
-  if ("replay" in taken) return yield* replayed(o.input, taken.record, taken.replay);
-  yield* heldRun(o, taken, leaseMs, now);
+  // Held in this isolate from here on (it runs one thing at a time): a second run is refused while
+  // this one writes its lease. A Stop and a reattach that come after RUN_STARTED find it.
+  if ("take" in decision) live.set(input.threadId, { ...liveRun(o, decision.take.data), taking: true });
+  // In a hosting object RUN_STARTED goes out before the lease: every request of the thread comes to
+  // this one object, so the hold above is seen by all of them. Elsewhere it goes out after the lease,
+  // so that a client that reattaches in another isolate right after it finds the run in the store.
+  const early = o.hosted !== undefined;
+  let ran = false;
+  try {
+    if (early) yield runStarted(input);
+    const taken = "take" in decision ? await takeThread(o, d, decision) : decision;
+    if (!early) yield runStarted(input);
+    if ("refuse" in taken) return yield runError(taken.refuse);
+    if (("held" in taken ? taken.taken : taken).answerer === "approver") o.onApprover?.();
+    if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
+    ran = true;
+    yield* heldRun(o, taken.held, taken.taken, d);
+  } finally {
+    if (!ran && live.get(input.threadId)?.hub === o.hub) live.delete(input.threadId);
+  }
 }
 
-/** The thread as this run took it: its record (lease written), and the transcript to run on. */
+/** The thread as this run took it: the record as held (lease written), and what it decided. */
 interface Taken {
-  record: ThreadRecord;
-  messages?: RunAgentInput["messages"];
-  answerer: Answerer;
+  held: ThreadRecord;
+  taken: ToTake;
 }
 
-/** What the run's snapshots said so far (what the store saves when it ends). */
-interface RunOutput {
-  state?: JsonObject;
-  messages?: JsonValue[];
+/**
+ * Writes the run's lease (after the hosting object let RUN_STARTED go out), deciding again when the
+ * thread changed since it was read. The hosting object keeps the run in the same turn.
+ */
+async function takeThread(
+  o: StoredRunOptions,
+  d: DecideOptions,
+  first: { take: ToTake },
+): Promise<Exclude<Decision, { take: ToTake }> | Taken> {
+  let decision: Decision = first;
+  try {
+    await o.hosted?.beforeFirstWrite();
+    for (let attempt = 0; attempt < 3 && "take" in decision; attempt++) {
+      const held = await writeLease(d, decision.take);
+      if (held) {
+        o.hosted?.taken();
+        return { held, taken: decision.take };
+      }
+      decision = await decideRun(d);
+    }
+  } catch (error) {
+    if (error instanceof StoreBusyError) return { refuse: error };
+    throw error;
+  }
+  return "take" in decision ? { refuse: busy((o.input.resume ?? []).length > 0) } : decision;
+}
+
+/** The run's entry in {@link liveRuns}: what a Stop and a reattach in this isolate find. */
+function liveRun(o: StoredRunOptions, data: ThreadData): LiveRun {
+  return {
+    runId: o.input.runId,
+    token: data.lease?.token ?? "",
+    principal: data.owner ?? undefined,
+    stop: o.stop,
+    hub: o.hub,
+  };
 }
 
 /**
@@ -115,29 +151,24 @@ interface RunOutput {
  */
 async function* heldRun(
   o: StoredRunOptions,
-  taken: Taken,
-  leaseMs: number,
-  now: () => number,
+  held: ThreadRecord,
+  take: ToTake,
+  { leaseMs, now }: DecideOptions,
 ): AsyncGenerator<AGUIEvent> {
   const { store, input, log } = o;
   const { threadId, runId } = input;
-  const held = taken.record;
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
   const live = liveRuns(store);
+  live.set(threadId, liveRun(o, held));
   if (store.appendEvents) logEvents(o, now());
-  live.set(threadId, {
-    runId,
-    token: held.lease?.token ?? "",
-    principal: held.owner ?? undefined,
-    stop: o.stop,
-    hub: o.hub,
-  });
-  const { runInput, requester } = inputOnThread(o, taken);
+  const { runInput, requester } = inputOnThread(input, held, take);
   const by = o.principal === undefined ? {} : { by: o.principal };
   const out: RunOutput = {};
   let ended = false;
   try {
     for await (const event of o.run(runInput, requester)) {
+      // RUN_STARTED went out before the thread was taken.
+      if (event.type === EventType.RUN_STARTED) continue;
       if (event.type === EventType.STATE_SNAPSHOT) out.state = event.snapshot as JsonObject;
       if (event.type === EventType.MESSAGES_SNAPSHOT) out.messages = event.messages as JsonValue[];
       if (event.type === EventType.RUN_FINISHED) {
@@ -166,57 +197,7 @@ async function* heldRun(
   }
 }
 
-/**
- * The input the agent runs on: the stored session, and on a resume the stored transcript (what the
- * client shows cannot change what was asked). An approver who does not own the thread answers its
- * four-eyes question and nothing else: the run goes on with the thread's stored state, and without
- * that person's tools, context and grants.
- */
-function inputOnThread(
-  o: StoredRunOptions,
-  taken: Taken,
-): { runInput: RunAgentInput; requester?: { requester: string } } {
-  const { input } = o;
-  const held = taken.record;
-  const approver = taken.answerer === "approver";
-  // The owner's state is the handler's own parse of the body, used in place (a copy of a wide state
-  // is a cost a client could buy); the stored state is copied, as the record is the store's.
-  const own = isObject(input.state) ? input.state : {};
-  const state: Record<string, unknown> = approver ? { ...held.state } : own;
-  if (held.session) state[SESSION_STATE_KEY] = held.session;
-  else delete state[SESSION_STATE_KEY];
-  const resume = input.resume ?? [];
-  const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
-  const asked = approver ? { ...input, tools: [], context: [], forwardedProps: {} } : input;
-  const runInput = { ...asked, state, messages };
-  return approver && held.owner !== null ? { runInput, requester: { requester: held.owner } } : { runInput };
-}
-
-/** The thread's record after the run finished: its session, state and transcript, and the answers it spent. */
-function finishedRecord(
-  held: ThreadRecord,
-  out: RunOutput,
-  input: RunAgentInput,
-  answer: { outcome: JsonObject; by?: string },
-  now: () => number,
-): ThreadData {
-  const answered = { ...held.answered };
-  for (const r of input.resume ?? []) answered[r.interruptId] = { runId: input.runId, ...answer, at: now() };
-  return {
-    ...held,
-    ...sessionAndState(out),
-    messages: out.messages ?? held.messages,
-    answered: boundAnswered(answered),
-    lease: null,
-    updatedAt: now(),
-  };
-}
-
-function sessionAndState(out: RunOutput): Partial<Pick<ThreadData, "session" | "state">> {
-  return out.state ? splitSession(out.state) : {};
-}
-
-/** Sends the run's events to its thread's log, and drops the logs of runs that ended long ago. */
+/** Sends the run's events (RUN_STARTED on) to its thread's log, and drops the logs of runs that ended long ago. */
 function logEvents(o: StoredRunOptions, now: number): void {
   const { store, input, log } = o;
   const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log });
@@ -226,96 +207,6 @@ function logEvents(o: StoredRunOptions, now: number): void {
     .catch((error) => {
       log.warn("kaboo: could not compact a thread's event log", { threadId: input.threadId, error: describe(error) });
     });
-}
-
-/**
- * Takes the thread for this run: a lease written with compare-and-set over the version read, so
- * of two racing requests one wins (the other reads the lease on its next try).
- * @returns The record as held (lease written), a refusal, or the recorded outcome to replay.
- */
-async function takeThread(
-  o: StoredRunOptions,
-  leaseMs: number,
-  now: () => number,
-): Promise<Taken | { refuse: KabooError } | { replay: RecordedOutcome; record: ThreadRecord; answerer: Answerer }> {
-  const { store, input, principal } = o;
-  const resume = input.resume ?? [];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const record = await store.load(input.threadId);
-    // Checked first: a person who may not answer is refused before anything of the thread is used.
-    const answerer = await whoAnswers(
-      record,
-      resume.map((r) => r.interruptId),
-      principal,
-      o.mayAnswer,
-    );
-    if (typeof answerer !== "string") return answerer;
-    const decision = decide(record, resume, now());
-    if ("refuse" in decision) return decision;
-    if ("replay" in decision) return { replay: decision.replay, record, answerer };
-    const reused = await reusedRunId(o, record);
-    if (reused) return { refuse: reused };
-    let messages: RunAgentInput["messages"] | undefined;
-    if (resume.length === 0) {
-      // Checked before the thread is taken: a refused turn leaves the record as it was.
-      try {
-        messages = continueHistory(
-          { messages: record.messages, pausedCallIds: sessionPausedCallIds(record.session) },
-          input.messages,
-        );
-      } catch (error) {
-        if (error instanceof HistoryConflictError) return { refuse: error };
-        throw error;
-      }
-    }
-    const lease: ThreadLease = {
-      token: crypto.randomUUID(),
-      runId: input.runId,
-      resume: resume.length > 0,
-      expiresAt: now() + leaseMs,
-    };
-    const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: now() };
-    if (await store.compareAndSet(input.threadId, record.version, data))
-      return { record: { ...data, version: record.version + 1 }, answerer, ...(messages ? { messages } : {}) };
-  }
-  return { refuse: busy(resume.length > 0) };
-}
-
-/**
- * A run id the thread's event log already holds: a second run under it would be logged as the
- * first (its writes dropped) and a reattach would show the first run. The run of a dead run again
- * (its hold ran out, under the same id) is not a reuse.
- */
-async function reusedRunId(o: StoredRunOptions, record: ThreadRecord): Promise<RunIdReusedError | undefined> {
-  const { store, input } = o;
-  if (!store.readEvents || record.lease?.runId === input.runId) return undefined;
-  if ((await store.readEvents(input.threadId, input.runId, Number.MAX_SAFE_INTEGER)) === undefined) return undefined;
-  return new RunIdReusedError(`This thread already had a run ${JSON.stringify(input.runId)}; send a new run id.`);
-}
-
-/** What a request the sender may make does: replay a recorded outcome, wait, refuse, or run. */
-function decide(record: ThreadRecord, resume: readonly { interruptId: string }[], now: number): Decision {
-  // Own keys only: an id such as "constructor" must not read Object.prototype as a recorded outcome.
-  const answered = resume
-    .map((r) => (Object.hasOwn(record.answered, r.interruptId) ? record.answered[r.interruptId] : undefined))
-    .find((a) => a !== undefined);
-  if (answered) return { replay: answered };
-  if (liveLease(record, now)) return { refuse: busy(resume.length > 0) };
-  if (resume.length === 0) return { proceed: true };
-  const pending = pendingInterruptIds(record.session);
-  const unknown = resume.find((r) => !pending.includes(r.interruptId));
-  return unknown ? { refuse: new UnknownInterruptIdError(unknown.interruptId, pending) } : { proceed: true };
-}
-
-function busy(resuming: boolean): KabooError {
-  return resuming
-    ? new ResumeInProgressError("Another request is answering this thread's interrupts now; this one ran nothing.")
-    : new ThreadBusyError("Another run holds this thread now; try again when it ends.");
-}
-
-function splitSession(snapshot: JsonObject): Pick<ThreadData, "session" | "state"> {
-  const { [SESSION_STATE_KEY]: session, ...state } = snapshot;
-  return { session: isObject(session) ? (session as JsonObject) : null, state };
 }
 
 async function releaseThread(
@@ -336,19 +227,4 @@ async function releaseThread(
 async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   yield runError(error);
-}
-
-/** The recorded outcome of the run that answered these interrupts; nothing runs. */
-async function* replayed(
-  input: RunAgentInput,
-  record: ThreadRecord,
-  answered: RecordedOutcome,
-): AsyncGenerator<AGUIEvent> {
-  yield runStarted(input);
-  const snapshot: Record<string, unknown> = { ...record.state };
-  if (record.session) snapshot[SESSION_STATE_KEY] = record.session;
-  yield stateSnapshot(snapshot);
-  // The record keeps the messages of the run's own MESSAGES_SNAPSHOT.
-  yield messagesSnapshot(record.messages as AguiMessage[]);
-  yield runFinished(input, answered.outcome as RunFinishedOutcome);
 }

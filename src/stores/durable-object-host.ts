@@ -1,0 +1,211 @@
+/**
+ * The runs a `KabooThread` hosts: the request forwarded to the object is served by the
+ * host's handler on the object's own store, its request is kept (without headers) while it runs,
+ * and the object's alarm runs it again if it died with the object.
+ *
+ * Nothing of a run is kept before it has taken its thread: the kept request and the alarm are
+ * written in the same turn as the run's lease (one commit), after RUN_STARTED went out, so the
+ * first byte does not wait for the object's output gate, and a request refused before it takes the
+ * thread (a second run while one runs) does not replace the request of the run that holds it.
+ *
+ * @module
+ */
+import { describe, KabooError } from "../errors.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import type { DurableObjectStateLike } from "./durable-object-binding.js";
+import type { SqlThreadStore } from "./durable-object-sql.js";
+import { markReplayed, onHostedPrincipal, onHostedRun } from "./hosted-request.js";
+import { liveLease, type ThreadRecord, type ThreadStore } from "./thread-store.js";
+
+/** How a `KabooThread` hosts the thread's runs: the handler that serves them, on this object's own store. */
+export interface KabooThreadHost {
+  /** Makes the request handler (e.g. `createAguiHandler({ store, agent, … })`) over this object's store. */
+  handler: (store: ThreadStore) => (request: Request) => Promise<Response>;
+  /** The handler's `runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
+  leaseMs?: number;
+  /** Where the object reports a run it could not run again, or an alarm it could not arm. Default: the console. */
+  logger?: Logger;
+}
+
+/**
+ * A run that died with its Durable Object and was refused when the object's alarm ran it again,
+ * before it took the thread (the agent could not be made, its request no longer holds). The alarm
+ * gives up: the thread is freed, the kept request dropped, and this is the last event of the run's log.
+ */
+export class RunNotResumedError extends KabooError {
+  readonly code = "RUN_NOT_RESUMED" as const;
+}
+
+/** How long a hosted run lets its response send RUN_STARTED before it writes its lease. */
+const FIRST_BYTE_MS = 1;
+
+/** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
+const HOSTED_RUN_META = "hosted_run";
+
+interface HostedRunRecord {
+  runId: string;
+  url: string;
+  body: string;
+  /** Whom the handler found the run is for (`undefined`: a handler without a `principal` lookup). */
+  principal?: string | undefined;
+}
+
+/** The hosted runs of one thread's object. */
+export class HostedRuns {
+  readonly #store: SqlThreadStore;
+  readonly #ctx: DurableObjectStateLike;
+  readonly #host: KabooThreadHost | undefined;
+  readonly #log: Logger;
+  #handler: ((request: Request) => Promise<Response>) | undefined;
+
+  /**
+   * @param store - The object's store.
+   * @param ctx - The object's state (for its alarm).
+   * @param host - How runs are hosted; none: the object hosts none (404).
+   */
+  constructor(store: SqlThreadStore, ctx: DurableObjectStateLike, host: KabooThreadHost | undefined) {
+    this.#store = store;
+    this.#ctx = ctx;
+    this.#host = host;
+    this.#log = host?.logger ?? defaultLogger;
+  }
+
+  /**
+   * Serves a request forwarded to the object (a run, a Stop, a reattach).
+   *
+   * @param request - The forwarded request.
+   * @returns The handler's response; 404 when the object hosts no runs.
+   */
+  async serve(request: Request): Promise<Response> {
+    if (!this.#host) return Response.json({ error: "this object does not host runs" }, { status: 404 });
+    const record = await this.#store.load("");
+    // A hold that ran out: its run died with this object; its open claims are cut off calls.
+    if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
+    const body = request.method === "POST" ? await request.text() : "";
+    const runId = runIdOf(body);
+    const forwarded = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: body || null,
+    });
+    if (runId !== undefined) this.#keepOnceTaken(forwarded, { runId, url: request.url, body });
+    return this.#handle(forwarded);
+  }
+
+  /** Notices a hosted run that died with the object, and runs it again (see `KabooThread`). */
+  async alarm(): Promise<void> {
+    const record = await this.#store.load("");
+    const saved = this.#store.meta(HOSTED_RUN_META);
+    if (record.lease === null) return this.#store.setMeta(HOSTED_RUN_META, undefined);
+    if (liveLease(record, Date.now())) return this.#arm(record.lease.expiresAt);
+    this.#store.expireOpenClaims();
+    const run = saved === undefined ? undefined : (JSON.parse(saved) as HostedRunRecord);
+    if (!run || run.runId !== record.lease.runId || !this.#host) {
+      // Nothing to run again: free the thread now rather than when a client next comes.
+      this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
+      return;
+    }
+    // The client's headers were not kept: the handler takes the person from the mark.
+    const again = new Request(run.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: run.body,
+    });
+    this.#keepOnceTaken(again, run);
+    const why = await refusalOf(await this.#handle(markReplayed(again, run.principal)));
+    // Refused before it took the thread (the lease is still the dead run's): every later alarm
+    // would run it again to the same refusal. The alarm gives up and says why.
+    const after = await this.#store.load("");
+    if (after.lease?.token === record.lease.token) this.#giveUp(after, run.runId, why);
+  }
+
+  /**
+   * Keeps the run's request, without its headers (credentials), and arms the alarm, in the turn its
+   * run takes the thread. The person kept is the one the handler found; a run again is for them.
+   */
+  #keepOnceTaken(request: Request, run: HostedRunRecord): void {
+    let principal = run.principal;
+    onHostedPrincipal(request, (p) => {
+      principal = p;
+    });
+    onHostedRun(request, {
+      // Long enough for the response to send RUN_STARTED (a zero timeout is not: the bytes leave in
+      // a later turn of the event loop, and a write before then holds them until it is stored).
+      beforeFirstWrite: () => new Promise((resolve) => setTimeout(resolve, FIRST_BYTE_MS)),
+      taken: () => {
+        const saved: HostedRunRecord = { runId: run.runId, url: run.url, body: run.body, principal };
+        this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
+        this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
+          this.#log.error("kaboo: could not arm the alarm of a hosted run", {
+            runId: run.runId,
+            error: describe(error),
+          });
+        });
+      },
+    });
+  }
+
+  /** Ends a run the alarm could not run again: the thread freed, the request dropped, its log ended. */
+  #giveUp(record: ThreadRecord, runId: string, why: string): void {
+    this.#store.compareAndSetNow(record.version, { ...record, lease: null, updatedAt: Date.now() });
+    this.#store.setMeta(HOSTED_RUN_META, undefined);
+    const error = new RunNotResumedError(
+      `The run died with its Durable Object and was refused when run again (${why}); send it again.`,
+    );
+    const logged = this.#store.readEventsNow(runId, -1);
+    if (logged && !logged.ended) {
+      const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: Date.now() };
+      this.#store.appendEventsNow(runId, logged.events.length, [event], true);
+    }
+    this.#log.error("kaboo: a hosted run that died was refused when run again; its thread is free", { runId, why });
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    this.#handler ??= this.#host?.handler(this.#store);
+    if (!this.#handler) return Response.json({ error: "this object does not host runs" }, { status: 404 });
+    return this.#handler(request);
+  }
+
+  async #arm(at: number): Promise<void> {
+    // A little after the hold would run out, so a live run has renewed it by then.
+    await this.#ctx.storage.setAlarm?.(at + 1_000);
+  }
+}
+
+/**
+ * Why a run's response refused it: its status and error for a JSON answer, the code of its last
+ * RUN_ERROR for a stream. Reads the response to its end (the run's end or pause), keeping its tail.
+ */
+async function refusalOf(response: Response): Promise<string> {
+  let tail = "";
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>)
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-16_384);
+  } catch (error) {
+    return `its answer broke off: ${describe(error)}`;
+  }
+  if (!response.ok) return `${response.status} ${tail.slice(0, 300)}`;
+  const last = tail
+    .trimEnd()
+    .split("\n")
+    .reverse()
+    .find((line) => line.startsWith("data: "));
+  try {
+    const event = JSON.parse(last?.slice(6) ?? "null") as { type?: unknown; code?: unknown; message?: unknown } | null;
+    if (event?.type === "RUN_ERROR") return `${String(event.code)}: ${String(event.message).slice(0, 300)}`;
+  } catch {
+    // Not a whole event: said below.
+  }
+  return "its answer ended without a RUN_ERROR";
+}
+
+/** The `runId` of a run's body (a Stop or anything else has none). */
+function runIdOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { runId?: unknown; kaboo_cancel?: unknown };
+    return typeof parsed.runId === "string" && parsed.kaboo_cancel === undefined ? parsed.runId : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,10 +7,12 @@
 export class EventQueue<T> {
   #items: T[] = [];
   #waiting: (() => void) | undefined;
-  #idle: (() => void) | undefined;
+  /** The reader has handled every item and asks for the next. */
+  #idle = false;
 
   push(item: T): void {
     this.#items.push(item);
+    this.#idle = false;
     const wake = this.#waiting;
     this.#waiting = undefined;
     wake?.();
@@ -36,7 +38,7 @@ export class EventQueue<T> {
     for (;;) {
       while (this.#items.length) yield this.#items.shift() as T;
       if (settled) return await finished;
-      this.#idle?.();
+      this.#idle = true;
       await new Promise<void>((resolve) => {
         this.#waiting = resolve;
       });
@@ -44,20 +46,17 @@ export class EventQueue<T> {
   }
 
   /**
-   * Resolves once the reader has taken and handled every item pushed so far (it asks for the next), or
-   * at the next task at the latest, so a reader that stopped reading never holds the producer.
-   * @returns `undefined` when nothing is waiting to be read.
+   * Resolves once the reader has handled every item pushed so far (it asks for the next), or after as
+   * many microtask turns as a reader that handles items synchronously needs for them: a reader busy with
+   * work of its own (a write per event), or one that stopped reading, never holds the producer. Microtask
+   * turns, not a timer, so the order of the run's steps against other tasks does not depend on timing.
+   * @returns `undefined` when the reader is waiting for more.
    */
   caughtUp(): Promise<void> | undefined {
-    if (this.#items.length === 0) return undefined;
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#idle = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, 0);
-      this.#idle = done;
-    });
+    return this.#idle ? undefined : this.#spin();
+  }
+
+  async #spin(): Promise<void> {
+    for (let turn = 0; !this.#idle && turn < 16 + 8 * this.#items.length; turn++) await undefined;
   }
 }

@@ -43,7 +43,7 @@ export interface OutcomeUnknownRequest {
 export type OutcomeAction = "run_again" | "treat_as_done" | "cancel";
 
 const answerSchema = z.looseObject({
-  action: z.optional(z.enum(["run_again", "treat_as_done", "cancel"])),
+  action: z.optional(z.literal(["run_again", "treat_as_done", "cancel"])),
   approved: z.optional(z.boolean()),
   status: z.optional(z.string()),
 });

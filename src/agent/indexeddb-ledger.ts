@@ -27,7 +27,7 @@ export interface IndexedDbExecutionLedgerOptions {
 }
 
 const resultSchema = z.object({
-  status: z.enum(["success", "error"]),
+  status: z.literal(["success", "error"]),
   content: z.array(z.looseObject({ type: z.string() })),
   structuredContent: z.optional(jsonValueSchema),
 });

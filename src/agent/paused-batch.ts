@@ -34,7 +34,7 @@ const pausedBatchSchema = z.object({
             name: z.string(),
             input: z.unknown(),
           }),
-          z.looseObject({ type: z.enum(["text", "reasoning", "image", "document"]) }),
+          z.looseObject({ type: z.literal(["text", "reasoning", "image", "document"]) }),
         ]),
       )
       .check(
@@ -48,7 +48,7 @@ const pausedBatchSchema = z.object({
     z.looseObject({
       type: z.literal("toolResult"),
       toolUseId: z.string(),
-      status: z.enum(["success", "error"]),
+      status: z.literal(["success", "error"]),
       content: z.array(z.unknown()),
     }),
   ),

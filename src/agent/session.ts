@@ -261,7 +261,7 @@ export interface DelegateSnapshot {
 const delegateSchema = z.object({
   tool_use_id: sizedString(1),
   interrupt_state: z.unknown(),
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.array(z.unknown()) })),
+  messages: z.array(z.looseObject({ role: z.literal(["user", "assistant"]), content: z.array(z.unknown()) })),
 });
 
 /**

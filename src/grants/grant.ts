@@ -69,7 +69,7 @@ export const grantSchema: z.ZodMiniType<Grant> = z
     tool: sizedString(1, MAX_NAME),
     subjectKey: z.optional(sizedString(0, MAX_TEXT)),
     subjectLabel: z.optional(sizedString(0, MAX_TEXT)),
-    scope: z.enum(GRANT_SCOPES),
+    scope: z.literal(GRANT_SCOPES),
     threadId: z.optional(sizedString(1, MAX_NAME)),
     grantedAt: epochMs,
     expiresAt: z.optional(epochMs),

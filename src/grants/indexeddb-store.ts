@@ -44,7 +44,7 @@ export interface IndexedDbGrantStoreOptions {
 const changeMessageSchema = z.object({
   kaboo: z.literal("grants-changed"),
   v: z.literal(1),
-  type: z.enum(["grant", "revoke", "clear"]),
+  type: z.literal(["grant", "revoke", "clear"]),
   ids: z.array(z.string()).check(z.maxLength(100_000)),
 });
 

@@ -78,7 +78,10 @@ const effectSchema = z.object({
   tool: sizedString(1),
   map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
 });
-const opSchema = z.looseObject({ op: z.enum(["add", "remove", "replace", "move", "copy", "test"]), path: z.string() });
+const opSchema = z.looseObject({
+  op: z.literal(["add", "remove", "replace", "move", "copy", "test"]),
+  path: z.string(),
+});
 const partialSchema = recordOf(jsonValueSchema);
 
 /**

@@ -17,7 +17,7 @@ import { describe } from "../errors.js";
 
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
 const media = z.looseObject({
-  type: z.enum(["image", "audio"]),
+  type: z.literal(["image", "audio"]),
   data: z.string(),
   mimeType: sizedString(1),
 });

@@ -46,7 +46,7 @@ const runSchema = z.object({
   executions: z.int(),
   counts: recordOf(z.int()),
   results: recordOf(
-    z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+    z.looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),

@@ -28,7 +28,7 @@ const runSchema = z.object({
   iterations: z.int(),
   handoffs: z.array(handoffSchema),
   results: recordOf(
-    z.looseObject({ status: z.enum(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+    z.looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),

@@ -284,7 +284,7 @@ const rowSchema = z.object({
   leaseExpiresAt: z.number(),
   result: z.optional(
     z.object({
-      status: z.enum(["success", "error"]),
+      status: z.literal(["success", "error"]),
       content: z.array(z.looseObject({ type: z.string() })),
       structuredContent: z.optional(json),
     }),

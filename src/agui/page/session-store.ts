@@ -73,7 +73,7 @@ const snapshotSchema = z.object({
 
 const runSchema = z.object({
   runId: sizedString(1),
-  status: z.enum(["running", "finished", "failed"]),
+  status: z.literal(["running", "finished", "failed"]),
   tools: z.array(z.looseObject({ name: z.string(), description: z.string() })),
   context: z.array(z.object({ description: z.string(), value: z.string() })),
   forwardedProps: recordOf(z.unknown()),
@@ -81,7 +81,7 @@ const runSchema = z.object({
     z.array(
       z.object({
         interruptId: sizedString(1),
-        status: z.enum(["resolved", "cancelled"]),
+        status: z.literal(["resolved", "cancelled"]),
         payload: z.optional(z.unknown()),
       }),
     ),

@@ -51,7 +51,7 @@ export interface ApprovalRequest {
 /** The three outcomes a call can have. */
 export type Decision = "approved" | "denied" | "skipped" | "expired";
 
-const scopeSchema = z.enum(APPROVAL_SCOPES);
+const scopeSchema = z.literal(APPROVAL_SCOPES);
 
 /**
  * An answer to an approval request. Accepts the AG-UI payload
@@ -65,7 +65,7 @@ export const approvalAnswerSchema = z.union([
   ),
   z.looseObject({
     approved: z.optional(z.boolean()),
-    status: z.optional(z.enum(["resolved", "cancelled", "approved", "denied", "skipped"])),
+    status: z.optional(z.literal(["resolved", "cancelled", "approved", "denied", "skipped"])),
     scope: z.optional(scopeSchema),
     editedArgs: z.optional(recordOf(z.unknown())),
     tool_input: z.optional(recordOf(z.unknown())),

@@ -40,7 +40,7 @@ const block = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("toolResult"),
     toolUseId: sizedString(1),
-    status: z.enum(["success", "error"]),
+    status: z.literal(["success", "error"]),
     content: z.array(resultPart),
     structuredContent: z.optional(jsonValueSchema),
   }),
@@ -53,7 +53,7 @@ const block = z.discriminatedUnion("type", [
 ]);
 
 /** zod schema of a stored transcript: messages made of the runner's known block types. */
-export const transcriptSchema = z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.array(block) }));
+export const transcriptSchema = z.array(z.object({ role: z.literal(["user", "assistant"]), content: z.array(block) }));
 
 /**
  * Why a transcript breaks the runner's invariant, or `undefined` when it holds:

@@ -39,3 +39,25 @@ export function preflightHeaders(cors: true | AguiCorsOptions): Record<string, s
     "access-control-max-age": String(o.maxAge ?? 86_400),
   };
 }
+
+/**
+ * Whether a browser sent this request for a page of another site (`Sec-Fetch-Site: cross-site`, or
+ * `same-site`: a sibling subdomain) whose origin the `cors` option does not allow. Such a request
+ * carries the person's cookies without a preflight when it is a form post or a `text/plain` fetch,
+ * so a host whose `principal` reads a session cookie would act for the person on another site's
+ * behalf (an approver's browser approving a four-eyes request, a grant revoked). Requests from
+ * outside a browser, and from browsers that send no Fetch Metadata, carry no such header.
+ *
+ * @param cors - The handler's `cors` option (none: same-origin callers only; `true`: any origin).
+ * @param request - The incoming request.
+ * @returns `true` when the request must be refused.
+ */
+export function crossSiteRefused(cors: AguiHandlerOptions["cors"] | undefined, request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== "cross-site" && site !== "same-site") return false;
+  if (!cors) return true;
+  const allowed = cors === true ? "*" : (cors.origin ?? "*");
+  if (allowed === "*") return false;
+  const origin = request.headers.get("origin");
+  return origin === null || (typeof allowed === "string" ? origin !== allowed : !allowed.includes(origin));
+}

@@ -9,6 +9,7 @@ import { grantId, type Grant } from "../../grants/grant.js";
 import type { GrantStore } from "../../grants/store.js";
 import { defaultLogger, type Logger } from "../../logger.js";
 import { positiveIntegerOption } from "../../options.js";
+import { crossSiteRefused } from "./cors.js";
 import { readBodyWithin } from "./limits.js";
 import { resolvePrincipal, type PrincipalLookup } from "./principal.js";
 
@@ -57,6 +58,12 @@ export function createGrantsHandler(options: GrantsHandlerOptions): (request: Re
   return async function grantsHandler(request) {
     if (request.method !== "GET" && request.method !== "POST")
       return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
+    // A page of another site must not list or revoke with the person's cookies (the endpoint has no CORS).
+    if (crossSiteRefused(undefined, request))
+      return reply(403, {
+        error: "cross_site",
+        detail: "This endpoint does not take requests from pages of other sites.",
+      });
     const who = await resolvePrincipal(options.principal, request, log);
     if ("missing" in who || who.principal === undefined)
       return reply(401, { error: "unauthenticated", detail: "missing" in who ? who.missing : "no principal" });

@@ -15,7 +15,7 @@ import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
 import { cancelRun, isCancelBody } from "./cancel.js";
 import { connectRun, isConnectBody } from "./connect.js";
-import { corsHeaders, preflightHeaders } from "./cors.js";
+import { corsHeaders, crossSiteRefused, preflightHeaders } from "./cors.js";
 import { approverView } from "./answerer.js";
 import { edgeRun } from "./edge-run.js";
 import { HistoryConflictError, InvalidSessionError } from "./errors.js";
@@ -156,6 +156,9 @@ async function readRequest(
     json(status, { error, detail, ...extra }, cors, headers);
   if (request.method !== "POST")
     return fail(405, "method_not_allowed", `This endpoint accepts ${allow} only.`, {}, { allow });
+  // Before the principal: a page of another site must not act with the person's cookies.
+  if (crossSiteRefused(options.cors, request))
+    return fail(403, "cross_site", "This endpoint does not take requests from pages of other sites (see `cors`).");
   // Who it is for comes first: nothing of a request from no one is read.
   // A run its hosting object runs again comes without the client's headers, marked with its person.
   const who = replayedPrincipal(request) ?? (await resolvePrincipal(options.principal, request, log));

@@ -34,7 +34,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * ```
  */
 export function recordOf<O, I>(value: z.ZodMiniType<O, I>): z.ZodMiniType<Record<string, O>, Record<string, I>> {
-  return z.pipe(z.custom<Record<string, I>>(isPlainObject), z.catchall(z.object({}), value));
+  return z.pipe(
+    z.pipe(z.custom<Record<string, I>>(isPlainObject), z.transform(withoutProtoKey)),
+    z.catchall(z.object({}), value),
+  );
+}
+
+// zod 3.25's catchall reads an own `__proto__` key (JSON.parse makes one) and assigns it into its
+// output, which replaces the output's prototype; its record type and zod 4 skip the key, so it is
+// dropped here first.
+function withoutProtoKey<T extends Record<string, unknown>>(input: T): T {
+  if (!Object.hasOwn(input, "__proto__")) return input;
+  const { ["__proto__"]: _dropped, ...rest } = input;
+  return rest as T;
 }
 
 /**

@@ -12,7 +12,8 @@ import type { InvocationState } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 import { toolInterruptId } from "./interrupt-id.js";
 import { runContext } from "./run-context.js";
-import { executionKey, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "./ledger.js";
+import { executionKey, type ExecutionLedger, type LedgerResult } from "./ledger.js";
+import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolOutput } from "./tools.js";
 
@@ -82,15 +83,16 @@ export interface OpenCallOptions {
 
 /**
  * Claims a validated call. Returns the call to run, or the result to use instead (recorded, or
- * the person's answer to an outcome-unknown question).
+ * the person's answer to an outcome-unknown question); synchronously when the ledger answers so (the
+ * default memory ledger) and holds the call.
  * @throws CallInProgressError when another holder runs it now; InterruptSignal to ask a person.
  */
-export async function openCall(
+export function openCall(
   tool: AgentTool,
   toolUse: ToolUseBlock,
   input: unknown,
   o: OpenCallOptions,
-): Promise<OpenCall | { result: ToolResultBlock }> {
+): OpenCall | Promise<OpenCall | { result: ToolResultBlock }> {
   const threadId = runContext.threadId.find(o.invocationState) ?? "";
   const key = executionKey({ threadId, toolUseId: toolUse.toolUseId, input: "callInput" in o ? o.callInput : input });
   const hints = tool.annotations;
@@ -98,44 +100,59 @@ export async function openCall(
   // A run may bring its own ledger (the edge handler passes its thread store's); else the agent's.
   const ledger = runContext.executionLedger.get(o.invocationState) ?? o.agent.ledger;
   const lease = o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs };
-  let outcome: ClaimOutcome = await ledger.claim(key, lease);
   const trail = runAudit(o.agent, o.invocationState);
-  const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
-  let answer: "run_again" | null = null;
-  if (outcome.status === "unknown") {
-    const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
-    const action = readOutcomeAnswer(
-      o.agent.interruptState.raise(id, {
-        name: OUTCOME_UNKNOWN,
-        reason: unknownRequest(toolUse, input, outcome.claimedAt),
-      }),
-    );
-    outcome = await ledger.claim(key, { ...lease, takeOverUnknown: true });
-    if (outcome.status === "claimed" && action !== "run_again") {
-      const text =
-        action === "treat_as_done"
-          ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
-          : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
-      const result: LedgerResult = {
-        status: action === "treat_as_done" ? "success" : "error",
-        content: [{ type: "text", text }],
-      };
-      await ledger.settle(key, outcome.token, result);
-      await recordExecution(trail, { ...facts, claim: "unknown", result, answer: action });
-      return { result: toResultBlock(toolUse.toolUseId, result) };
+  const held = (token: string, answer: "run_again" | null) => {
+    const open: OpenCall = { input, key, claim: { ledger, token } };
+    if (trail) open.audit = { trail, tool: toolUse.name, answer };
+    return open;
+  };
+  const first = answersNow(ledger, "claim") ? ledger.claimNow(key, lease) : undefined;
+  if (first?.status === "claimed") return held(first.token, null);
+  return (async () => {
+    let outcome = first ?? (await ledger.claim(key, lease));
+    const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
+    let answer: "run_again" | null = null;
+    if (outcome.status === "unknown") {
+      const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
+      const action = readOutcomeAnswer(
+        o.agent.interruptState.raise(id, {
+          name: OUTCOME_UNKNOWN,
+          reason: unknownRequest(toolUse, input, outcome.claimedAt),
+        }),
+      );
+      outcome = await ledger.claim(key, { ...lease, takeOverUnknown: true });
+      if (outcome.status === "claimed" && action !== "run_again") {
+        const text =
+          action === "treat_as_done"
+            ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
+            : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
+        const result: LedgerResult = {
+          status: action === "treat_as_done" ? "success" : "error",
+          content: [{ type: "text", text }],
+        };
+        await ledger.settle(key, outcome.token, result);
+        await recordExecution(trail, { ...facts, claim: "unknown", result, answer: action });
+        return { result: toResultBlock(toolUse.toolUseId, result) };
+      }
+      if (outcome.status === "claimed") answer = "run_again";
     }
-    if (outcome.status === "claimed") answer = "run_again";
-  }
-  if (outcome.status === "done") {
-    await recordExecution(trail, { ...facts, claim: "done", result: outcome.result });
-    return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
-  }
-  if (outcome.status === "running")
-    throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
-  if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
-  const open: OpenCall = { input, key, claim: { ledger, token: outcome.token } };
-  if (trail) open.audit = { trail, tool: toolUse.name, answer };
-  return open;
+    if (outcome.status === "done") {
+      await recordExecution(trail, { ...facts, claim: "done", result: outcome.result });
+      return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
+    }
+    if (outcome.status === "running")
+      throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
+    if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
+    return held(outcome.token, answer);
+  })();
+}
+
+/**
+ * Whether `ledger` is a memory ledger whose `method` is its own, so its synchronous form (`claimNow`,
+ * `settleNow`) may stand in for it; a subclass that overrides the method is always asked through it.
+ */
+function answersNow(ledger: ExecutionLedger, method: "claim" | "settle"): ledger is MemoryExecutionLedger {
+  return ledger instanceof MemoryExecutionLedger && ledger[method] === MemoryExecutionLedger.prototype[method];
 }
 
 function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
@@ -152,36 +169,45 @@ function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number
 }
 
 /**
- * Records a running call's outcome (as `toBlock` caps it for the transcript) in the ledger once the tool's promise settles (even after the
- * run was cancelled: the ledger must learn what really happened). Never rejects: a failed write
- * leaves the claim to run out, and the next claim asks a person.
+ * Records a finished call in the ledger: its `output` (as `toBlock` caps it for the transcript), or the
+ * `error` it threw (an interrupt releases the claim instead). Synchronous when the ledger answers so and
+ * no audit trail records it. Never throws or rejects: a failed write leaves the claim to run out, and
+ * the next claim asks a person.
  */
-export function settleWhenDone(
+export function settleCall(
   call: OpenCall,
   toolUseId: string,
-  run: Promise<ToolOutput>,
   toBlock: (output: ToolOutput) => ToolResultBlock,
-): Promise<void> {
+  output: ToolOutput | undefined,
+  error?: unknown,
+): undefined | Promise<unknown> {
   const claim = call.claim;
-  if (!claim) return Promise.resolve();
-  const settle = async (result: LedgerResult) => {
-    await claim.ledger.settle(call.key, claim.token, result);
+  if (!claim) return;
+  const { ledger, token } = claim;
+  try {
+    if (error instanceof InterruptSignal) return ledger.release(call.key, token).then(undefined, ignore);
+    const result = toLedger(output ? toBlock(output) : errorResult(toolUseId, `Error: ${describe(error)}`));
     const audit = call.audit;
-    if (audit) {
-      const facts = { tool: audit.tool, toolUseId, idempotencyKey: call.key, claim: "claimed" as const, result };
-      await recordExecution(audit.trail, { ...facts, answer: audit.answer });
-    }
-  };
-  return run
-    .then(
-      (output) => settle(toLedger(toBlock(output))),
-      (error: unknown) =>
-        error instanceof InterruptSignal
-          ? claim.ledger.release(call.key, claim.token)
-          : settle(toLedger(errorResult(toolUseId, `Error: ${describe(error)}`))),
-    )
-    .then(undefined, () => undefined);
+    const record = () =>
+      audit &&
+      recordExecution(audit.trail, {
+        tool: audit.tool,
+        toolUseId,
+        idempotencyKey: call.key,
+        claim: "claimed",
+        result,
+        answer: audit.answer,
+      });
+    const settled = answersNow(ledger, "settle")
+      ? ledger.settleNow(call.key, token, result)
+      : ledger.settle(call.key, token, result);
+    return (settled ? settled.then(record) : record())?.then(undefined, ignore);
+  } catch {
+    return;
+  }
 }
+
+const ignore = () => undefined;
 
 /** Drops the claim of a call that provably did not start. Never rejects. */
 export function releaseCall(call: OpenCall): Promise<void> {

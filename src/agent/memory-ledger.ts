@@ -91,6 +91,11 @@ export class MemoryExecutionLedger implements ExecutionLedger {
   readonly #records = new Map<string, LedgerRecord>();
   readonly #now: () => number;
   readonly #max: number;
+  /**
+   * Claims taken so far. A token is compared only with the records of this map, so a counter makes it
+   * unique where it counts (a random UUID per claim cost more than the rest of the claim).
+   */
+  #claims = 0;
 
   /** @param options - `now` (default `Date.now`), `maxEntries` (default 10,000). */
   constructor(options: MemoryExecutionLedgerOptions = {}) {
@@ -100,13 +105,32 @@ export class MemoryExecutionLedger implements ExecutionLedger {
 
   /** {@inheritDoc ExecutionLedger.claim} */
   async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
-    const { outcome, write } = decideClaim(this.#records.get(key), options, this.#now());
+    return this.claimNow(key, options);
+  }
+
+  /**
+   * {@link MemoryExecutionLedger.claim}, answered synchronously: the runner uses it (no promise per call)
+   * unless a subclass overrides `claim`.
+   */
+  claimNow(key: string, options?: ClaimOptions): ClaimOutcome {
+    const { outcome, write } = decideClaim(
+      this.#records.get(key),
+      options,
+      this.#now(),
+      undefined,
+      `m${++this.#claims}`,
+    );
     if (write) this.#records.set(key, write);
     return outcome;
   }
 
   /** {@inheritDoc ExecutionLedger.settle} */
   async settle(key: string, token: string, result: LedgerResult): Promise<void> {
+    this.settleNow(key, token, result);
+  }
+
+  /** {@link MemoryExecutionLedger.settle}, synchronously (see {@link MemoryExecutionLedger.claimNow}). */
+  settleNow(key: string, token: string, result: LedgerResult): void {
     const next = decideSettle(this.#records.get(key), token, result);
     if (!next) return;
     // Re-inserted so the map's order is settle order: the oldest settled calls are dropped first.

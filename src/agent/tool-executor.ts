@@ -13,7 +13,7 @@ import type { ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { recordTool, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
-import { openCall, releaseCall, settleWhenDone, type OpenCall } from "./call-ledger.js";
+import { openCall, releaseCall, settleCall, type OpenCall } from "./call-ledger.js";
 import { linkedAbort, raceAbort } from "./abort.js";
 import { cloneCall } from "./clone.js";
 
@@ -152,9 +152,12 @@ async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlag
   o.emit({ type: "toolStart", toolUse });
   let call: OpenCall | ToolResultBlock | undefined;
   if (cancelMessage === undefined && selected) {
-    const prepared = await interruptedBy(prepareCall(selected, toolUse, original.input, o));
-    if (prepared === INTERRUPTED) return { kind: "interrupted", toolUse };
-    call = prepared;
+    try {
+      call = await prepareCall(selected, toolUse, original.input, o);
+    } catch (error) {
+      if (error instanceof InterruptSignal) return { kind: "interrupted", toolUse };
+      throw error;
+    }
   }
   return attempts({ toolUse, selected, call, cancelMessage }, o, flags);
 }
@@ -230,16 +233,6 @@ async function hooksOn(agent: Agent, event: BeforeToolCallEvent | AfterToolCallE
   }
 }
 
-/** The work's value, or {@link INTERRUPTED} when it raised an interrupt (the call pauses). */
-async function interruptedBy<T>(work: Promise<T>): Promise<T | typeof INTERRUPTED> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof InterruptSignal) return INTERRUPTED;
-    throw error;
-  }
-}
-
 /** Validates a call and claims it in the ledger; a result instead when it must not run. */
 async function prepareCall(
   tool: AgentTool,
@@ -255,12 +248,14 @@ async function prepareCall(
   }
   let input: unknown = toolUse.input;
   if (tool.validate) {
-    const checked = await tool.validate(input);
+    // Awaited only when the schema answers with a promise (zod answers synchronously).
+    let checked = tool.validate(input);
+    if (checked instanceof Promise) checked = await checked;
     if (!checked.ok)
       return errorResult(toolUse.toolUseId, `Invalid input for tool "${toolUse.name}":\n${checked.error}`);
     input = checked.value;
   }
-  const opened = await openCall(
+  const pending = openCall(
     tool,
     toolUse,
     input,
@@ -268,6 +263,7 @@ async function prepareCall(
       ? { ...o.ledger, agent: o.agent, invocationState: o.invocationState, callInput }
       : { agent: o.agent, invocationState: o.invocationState, recordAll: false, callInput },
   );
+  const opened = pending instanceof Promise ? await pending : pending;
   return "result" in opened ? opened.result : opened;
 }
 
@@ -303,17 +299,20 @@ async function invokeTool(
     block ??= toResultBlock(toolUse.toolUseId, out, limits);
     return block;
   };
-  const recorded = settleWhenDone(call, toolUse.toolUseId, run, toBlock);
   let output: ToolOutput;
   try {
     output = await raceAbort(run, o.signal);
   } catch (error) {
     // Cut off by an abort, the tool may still be running: its claim settles when it ends, not now.
-    if (!o.signal.aborted) await recorded;
+    // (the ledger must learn what really happened, even after the run was cancelled).
+    const settle = (out: ToolOutput | undefined, e?: unknown) => settleCall(call, toolUse.toolUseId, toBlock, out, e);
+    if (o.signal.aborted) run.then(settle, (e: unknown) => settle(undefined, e));
+    else await settle(undefined, error);
     throw error;
   }
   // Settled before AfterToolCall hooks run: a hook that throws then cannot make a retry run it again.
-  await recorded;
+  const recorded = settleCall(call, toolUse.toolUseId, toBlock, output);
+  if (recorded) await recorded;
   return toBlock(output);
 }
 

@@ -13,6 +13,7 @@ import { sizedString } from "../../agent/lean-schemas.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
 import { loggedRun } from "./event-log.js";
+import { MAX_ID_BYTES } from "./limits.js";
 import { parseEventId, type IndexedEvent } from "./run-hub.js";
 
 /** Key of a reattach request's body. */
@@ -64,7 +65,8 @@ export async function connectRun(
     return fail(400, "connect_needs_store", "Runs can be reattached to only on a handler with a thread store.");
   const ask = parsed.data[CONNECT_KEY];
   const last = o.lastEventId === null ? undefined : parseEventId(o.lastEventId.trim());
-  if (o.lastEventId !== null && !last)
+  // Its run id keys the thread's event log as a body's does: bounded the same way (Deno KV keys: 2 KiB).
+  if (o.lastEventId !== null && (!last || new TextEncoder().encode(last.runId).length > MAX_ID_BYTES))
     return fail(400, "invalid_last_event_id", "Last-Event-ID is not an id this handler sent.");
   const runId = last?.runId ?? ask.runId;
   const after = last?.index ?? ask.after ?? -1;

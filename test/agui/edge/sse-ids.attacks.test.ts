@@ -76,4 +76,17 @@ describe("SSE event ids, attacked", () => {
     createParser({ onEvent: (m) => events.push(JSON.parse(m.data) as BaseEvent) }).feed(text);
     expect(JSON.stringify(events)).not.toContain("approved by compliance");
   });
+
+  test("a Last-Event-ID whose run id is longer than a body's may be is 400, as the body's would be", async () => {
+    const s = setup();
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "wire" };
+    await send(s.handle, input({ threadId: "t", messages: [say] }), s.as("ann"));
+    for (const runId of ["r".repeat(513), "é".repeat(300)]) {
+      const res = await s.handle(
+        post({ kaboo_connect: { threadId: "t" } }, { ...s.as("ann"), "last-event-id": `${runId}:0` }),
+      );
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "invalid_last_event_id" });
+    }
+  });
 });

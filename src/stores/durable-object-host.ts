@@ -14,7 +14,7 @@ import { describe, KabooError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { DurableObjectStateLike } from "./durable-object-binding.js";
 import type { SqlThreadStore } from "./durable-object-sql.js";
-import { markReplayed, onHostedPrincipal, onHostedRun } from "./hosted-request.js";
+import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "./hosted-request.js";
 import { liveLease, type ThreadRecord, type ThreadStore } from "./thread-store.js";
 
 /** How a `KabooThread` hosts the thread's runs: the handler that serves them, on this object's own store. */
@@ -81,15 +81,9 @@ export class HostedRuns {
     const record = await this.#store.load("");
     // A hold that ran out: its run died with this object; its open claims are cut off calls.
     if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
-    const body = request.method === "POST" ? await request.text() : "";
-    const runId = runIdOf(body);
-    const forwarded = new Request(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: body || null,
-    });
-    if (runId !== undefined) this.#keepOnceTaken(forwarded, { runId, url: request.url, body });
-    return this.#handle(forwarded);
+    // The handler reads the body and tells it: the object keeps it once the run takes its thread.
+    this.#keepOnceTaken(request, request.url);
+    return this.#handle(request);
   }
 
   /** Notices a hosted run that died with the object, and runs it again (see `KabooThread`). */
@@ -111,7 +105,7 @@ export class HostedRuns {
       headers: { "content-type": "application/json" },
       body: run.body,
     });
-    this.#keepOnceTaken(again, run);
+    this.#keepOnceTaken(again, run.url);
     const why = await refusalOf(await this.#handle(markReplayed(again, run.principal)));
     // Refused before it took the thread (the lease is still the dead run's): every later alarm
     // would run it again to the same refusal. The alarm gives up and says why.
@@ -123,23 +117,21 @@ export class HostedRuns {
    * Keeps the run's request, without its headers (credentials), and arms the alarm, in the turn its
    * run takes the thread. The person kept is the one the handler found; a run again is for them.
    */
-  #keepOnceTaken(request: Request, run: HostedRunRecord): void {
-    let principal = run.principal;
-    onHostedPrincipal(request, (p) => {
-      principal = p;
+  #keepOnceTaken(request: Request, url: string): void {
+    let read: HostedRequestRead | undefined;
+    onHostedRequest(request, (r) => {
+      read = r;
     });
     onHostedRun(request, {
       // Long enough for the response to send RUN_STARTED (a zero timeout is not: the bytes leave in
       // a later turn of the event loop, and a write before then holds them until it is stored).
       beforeFirstWrite: () => new Promise((resolve) => setTimeout(resolve, FIRST_BYTE_MS)),
-      taken: () => {
-        const saved: HostedRunRecord = { runId: run.runId, url: run.url, body: run.body, principal };
+      taken: (runId) => {
+        if (read === undefined) return;
+        const saved: HostedRunRecord = { runId, url, body: read.body, principal: read.principal };
         this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
         this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
-          this.#log.error("kaboo: could not arm the alarm of a hosted run", {
-            runId: run.runId,
-            error: describe(error),
-          });
+          this.#log.error("kaboo: could not arm the alarm of a hosted run", { runId, error: describe(error) });
         });
       },
     });
@@ -198,14 +190,4 @@ async function refusalOf(response: Response): Promise<string> {
     // Not a whole event: said below.
   }
   return "its answer ended without a RUN_ERROR";
-}
-
-/** The `runId` of a run's body (a Stop or anything else has none). */
-function runIdOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { runId?: unknown; kaboo_cancel?: unknown };
-    return typeof parsed.runId === "string" && parsed.kaboo_cancel === undefined ? parsed.runId : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,8 +4,9 @@
  * alarm can run it again after the object died; it is kept without its headers (an
  * `Authorization` header or a session cookie is a credential, and storage is no place for one).
  * The handler tells the object whom the request is for, once it has asked the host's `principal`
- * lookup; the object keeps that, and marks the request it runs again with it, so the handler takes
- * the person from the mark instead of asking the lookup (which would find no credentials).
+ * lookup, and the body it read (the object does not read it again); the object keeps them, and
+ * marks the request it runs again with the person, so the handler takes the person from the mark
+ * instead of asking the lookup (which would find no credentials).
  *
  * The object keeps nothing of a run before the run has taken its thread: the handler calls
  * {@link HostedRunHooks} so that the object writes the kept request and arms its alarm in the same
@@ -26,11 +27,15 @@ export interface HostedRunHooks {
    * gives the response the time to send RUN_STARTED first.
    */
   beforeFirstWrite(): Promise<void>;
-  /** Called in the same turn as the write that took the thread (the lease): the object keeps the run. */
-  taken(): void;
+  /**
+   * Called in the same turn as the write that took the thread (the lease): the object keeps the run.
+   *
+   * @param runId - The run's id.
+   */
+  taken(runId: string): void;
 }
 
-const told = new WeakMap<Request, (principal: string | undefined) => void>();
+const told = new WeakMap<Request, (read: HostedRequestRead) => void>();
 const replayed = new WeakMap<Request, { principal: string | undefined }>();
 const hooks = new WeakMap<Request, HostedRunHooks>();
 
@@ -54,25 +59,33 @@ export function hostedRun(request: Request): HostedRunHooks | undefined {
   return hooks.get(request);
 }
 
+/** What the handler read of a hosted request: whom it is for, and its body. */
+export interface HostedRequestRead {
+  /** The person (`undefined`: a handler without a `principal` lookup). */
+  principal: string | undefined;
+  /** The body as read (what the object keeps to run the request again). */
+  body: string;
+}
+
 /**
- * Asks to be told whom a hosted request is for.
+ * Asks to be told whom a hosted request is for, and its body, once the handler has read them.
  *
  * @param request - The request the object hands its handler.
- * @param listener - Called once the handler has resolved the request's principal.
+ * @param listener - Called once the handler has resolved the request's principal and read its body.
  */
-export function onHostedPrincipal(request: Request, listener: (principal: string | undefined) => void): void {
+export function onHostedRequest(request: Request, listener: (read: HostedRequestRead) => void): void {
   told.set(request, listener);
 }
 
 /**
- * Tells the hosting object (if any) whom a request is for. The handler calls it after its
- * `principal` lookup accepted the request.
+ * Tells the hosting object (if any) whom a request is for and what its body is. The handler calls
+ * it after its `principal` lookup accepted the request and it read the body within its bound.
  *
  * @param request - The request as the handler received it.
- * @param principal - The person (`undefined`: a handler without a lookup).
+ * @param read - The person and the body.
  */
-export function tellHostedPrincipal(request: Request, principal: string | undefined): void {
-  told.get(request)?.(principal);
+export function tellHostedRequest(request: Request, read: HostedRequestRead): void {
+  told.get(request)?.(read);
 }
 
 /**

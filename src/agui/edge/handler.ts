@@ -36,7 +36,7 @@ import {
 } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
-import { replayedPrincipal, tellHostedPrincipal } from "../../stores/hosted-request.js";
+import { replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
 import { eventId, RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
@@ -164,9 +164,9 @@ async function readRequest(
   const who = replayedPrincipal(request) ?? (await resolvePrincipal(options.principal, request, log));
   if ("missing" in who) return fail(401, "unauthenticated", who.missing);
   const { principal } = who;
-  tellHostedPrincipal(request, principal);
   const read = await readBodyWithin(request, maxBytes);
   if ("tooLarge" in read) return fail(413, "body_too_large", `The body is larger than ${maxBytes} bytes.`);
+  tellHostedRequest(request, { principal, body: read.text });
   const complex = tooComplexJson(read.text, {
     maxValues: options.maxJsonValues ?? DEFAULT_MAX_JSON_VALUES,
     maxObjectKeys: options.maxObjectKeys ?? DEFAULT_MAX_OBJECT_KEYS,

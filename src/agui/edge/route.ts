@@ -10,6 +10,7 @@ import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
 import { CANCEL_KEY } from "./cancel.js";
 import { CONNECT_KEY } from "./connect.js";
 import { topLevelValues } from "./json-scan.js";
+import { isObject } from "../../agent/guards.js";
 import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";
 
 /** Options of {@link forwardToThread}. */
@@ -61,12 +62,37 @@ export async function forwardToThread(
 
 /**
  * The thread a body names, in the order the handler reads a body (a Stop, then a reattach, then a
- * run), without trusting anything else in it (the object's handler validates it). Read from the
- * body's top level without parsing the body: the object's handler bounds a body's cost before it
- * parses one, and a parse here would spend that cost first (a 1 MiB body of 350,000 empty objects
- * takes V8 about 40 times as long to parse as a 1 MiB string).
+ * run), without trusting anything else in it (the object's handler validates it). A small body is
+ * parsed (natively: on Workers a scan in JavaScript costs as much as the handler's whole check of a
+ * small run); a larger one is read from its top level without parsing it: the object's handler
+ * bounds a body's cost before it parses one, and a parse here would spend that cost first (a 1 MiB
+ * body of 350,000 empty objects takes V8 about 40 times as long to parse as a 1 MiB string).
  */
 function threadOf(text: string): string | undefined {
+  return text.length <= PARSE_UP_TO ? parsedThreadOf(text) : scannedThreadOf(text);
+}
+
+/** Bodies up to this many characters are parsed to find their thread (at most a few thousand values). */
+const PARSE_UP_TO = 8_192;
+
+function parsedThreadOf(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(body)) return undefined;
+  const inner = Object.hasOwn(body, CANCEL_KEY)
+    ? body[CANCEL_KEY]
+    : Object.hasOwn(body, CONNECT_KEY)
+      ? body[CONNECT_KEY]
+      : body;
+  const id = isObject(inner) ? inner.threadId : undefined;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+function scannedThreadOf(text: string): string | undefined {
   const top = topLevelValues(text, ROUTED_KEYS);
   const inner = top.get(CANCEL_KEY) ?? top.get(CONNECT_KEY);
   const id = inner ? (inner.value as { threadId?: unknown } | null)?.threadId : top.get("threadId")?.value;

@@ -122,7 +122,7 @@ async function takeThread(
     for (let attempt = 0; attempt < 3 && "take" in decision; attempt++) {
       const held = await writeLease(d, decision.take);
       if (held) {
-        o.hosted?.taken();
+        o.hosted?.taken(o.input.runId);
         return { held, taken: decision.take };
       }
       decision = await decideRun(d);

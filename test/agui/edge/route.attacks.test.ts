@@ -59,6 +59,9 @@ describe("forwardToThread, attacked", () => {
   });
 
   test("escaped and duplicate keys route as JSON.parse reads them", async () => {
+    const large = " ".repeat(8_200);
+    expect(await route(`{"threadId":"a","threadId":"b"}${large}`)).toBe("b");
+    expect(await route(`{"threadId":"a","${escapeKey("threadId")}":"b"}${large}`)).toBe("b");
     expect(await route(`{"${escapeKey("threadId")}":"a"}`)).toBe("a");
     expect(await route(`{"threadId":"a","threadId":"b"}`)).toBe("b");
     expect(await route(`{"threadId":"a","${escapeKey("threadId")}":"b"}`)).toBe("b");
@@ -88,10 +91,17 @@ describe("forwardToThread, attacked", () => {
       return `${name}:${JSON.stringify(v) ?? "null"}`;
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(entry, { maxLength: 6 }), fc.constantFrom("", " ", "\n\t"), async (entries, ws) => {
-        const text = `${ws}{${ws}${entries.join(`${ws},${ws}`)}${ws}}${ws}`;
-        expect(await route(text), text).toBe(handlersThread(text));
-      }),
+      fc.asyncProperty(
+        fc.array(entry, { maxLength: 6 }),
+        fc.constantFrom("", " ", "\n\t"),
+        fc.boolean(),
+        async (entries, ws, large) => {
+          // A small body is parsed, a large one scanned: both read the handler's thread.
+          const pad = large ? " ".repeat(8_200) : "";
+          const text = `${ws}{${ws}${entries.join(`${ws},${ws}`)}${ws}}${ws}${pad}`;
+          expect(await route(text), text).toBe(handlersThread(text));
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -159,7 +159,8 @@ export class InterruptState {
   /** Forgets everything: no interrupts, not activated. */
   clear(): void {
     this.activated = false;
-    this.interrupts.clear();
+    // Cleared once per tool batch: an empty map is left as it is (clearing one allocates its table anew).
+    if (this.interrupts.size) this.interrupts.clear();
     this.context = {};
   }
 

@@ -40,9 +40,19 @@ export function messageMediaBytes(message: Message): number {
   const known = sizes.get(message);
   if (known !== undefined && known.content === message.content && known.blocks === message.content.length)
     return known.bytes;
+  const bytes = mediaBytes(message);
+  sizes.set(message, { content: message.content, blocks: message.content.length, bytes });
+  return bytes;
+}
+
+/**
+ * {@link messageMediaBytes} without its cache, for callers that keep their own (`MessageSums`).
+ * @param message - A transcript message.
+ * @returns Decoded bytes of its images and documents.
+ */
+export function mediaBytes(message: Message): number {
   let bytes = 0;
   for (const block of message.content) bytes += blockBytes(block);
-  sizes.set(message, { content: message.content, blocks: message.content.length, bytes });
   return bytes;
 }
 

@@ -10,7 +10,7 @@ import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from 
 import type { ContentBlock, Message } from "./messages.js";
 import { addUsage, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { messageMediaBytes, withinMediaBudget } from "./media-budget.js";
+import { mediaBytes, withinMediaBudget } from "./media-budget.js";
 import { MessageSums } from "./message-sums.js";
 import { messageChars, transcriptChars } from "./transcript-size.js";
 import { onAbort } from "./abort.js";
@@ -192,17 +192,23 @@ function partialResponse(a: Assembly): { partial: true; message: Message } {
 
 /** The finished message: blocks in order, the stop reason checked against the content, call ids unique. */
 function completeResponse(a: Assembly, usedIds: (() => ReadonlySet<string>) | undefined): ModelResponse {
-  const openTool = [...a.open.values()].find((b) => b.kind === "toolUse");
-  if (openTool && openTool.kind === "toolUse") {
-    throw new ModelStreamError(`The model's stream ended in the middle of a call to tool "${openTool.name}".`);
-  }
+  for (const b of a.open.values())
+    if (b.kind === "toolUse")
+      throw new ModelStreamError(`The model's stream ended in the middle of a call to tool "${b.name}".`);
   let stopReason = a.stopReason;
   if (stopReason === undefined) throw new ModelStreamError("The model's stream ended before its stop event.");
-  const done = [...a.done];
+  const done = a.done;
   for (const [index, block] of a.open) done.push({ index, block: close(block) });
-  done.sort((x, y) => x.index - y.index);
-  let content = done.map((d) => d.block).filter((b) => !(b.type === "text" && b.text === ""));
-  const hasTools = content.some((b) => b.type === "toolUse");
+  // Blocks close in index order but for a provider that interleaves them: sorted only then.
+  if (done.some((d, i) => i > 0 && (done[i - 1] as (typeof done)[number]).index > d.index))
+    done.sort((x, y) => x.index - y.index);
+  let content: ContentBlock[] = [];
+  let hasTools = false;
+  for (const { block } of done) {
+    if (block.type === "text" && block.text === "") continue;
+    if (block.type === "toolUse") hasTools = true;
+    content.push(block);
+  }
   // Some servers finish a tool-calling turn with "stop"; trust the content over the label.
   if (hasTools && stopReason === "endTurn") stopReason = "toolUse";
   if (!hasTools && stopReason === "toolUse") stopReason = "endTurn";
@@ -335,7 +341,7 @@ const sizeSums = new WeakMap<Agent, { chars: MessageSums; media: MessageSums }>(
 function sumsOf(agent: Agent): { chars: MessageSums; media: MessageSums } {
   let sums = sizeSums.get(agent);
   if (!sums) {
-    sums = { chars: new MessageSums(messageChars), media: new MessageSums(messageMediaBytes) };
+    sums = { chars: new MessageSums(messageChars), media: new MessageSums(mediaBytes) };
     sizeSums.set(agent, sums);
   }
   return sums;

@@ -8,6 +8,7 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages.js";
+import { messageChars } from "../../agent/transcript-size.js";
 
 /** How clearing is configured (see `ContextHook`). */
 export interface ClearingOptions {
@@ -19,8 +20,6 @@ export interface ClearingOptions {
 
 /** Memos shared by every agent of one hook: keyed by immutable transcript objects. */
 export interface ClearingMemo {
-  /** JSON length of a message, as `JSON.stringify` would count it. */
-  readonly messageChars: WeakMap<Message, number>;
   /** Characters of a tool result's payload. */
   readonly resultChars: WeakMap<ToolResultBlock, number>;
   /** The placeholder a cleared result was given, so a cleared result stays cleared, identically. */
@@ -44,7 +43,7 @@ export interface ClearingOutcome {
 
 /** Creates the memos of one hook. */
 export function createClearingMemo(): ClearingMemo {
-  return { messageChars: new WeakMap(), resultChars: new WeakMap(), placeholders: new WeakMap() };
+  return { resultChars: new WeakMap(), placeholders: new WeakMap() };
 }
 
 /**
@@ -97,7 +96,7 @@ export class ClearingCache {
       k++;
     }
     if (k < seen.length) this.#truncate(k);
-    for (let i = k; i < messages.length; i++) this.#append(messages[i] as Message, memo);
+    for (let i = k; i < messages.length; i++) this.#append(messages[i] as Message);
 
     const n = messages.length;
     const arrayChars = (sum: number) => (n === 0 ? 2 : 2 + sum + n - 1);
@@ -121,13 +120,10 @@ export class ClearingCache {
     };
   }
 
-  #append(m: Message, memo: ClearingMemo): void {
+  #append(m: Message): void {
     const i = this.#seen.length;
-    let len = memo.messageChars.get(m);
-    if (len === undefined) {
-      len = JSON.stringify(m).length;
-      memo.messageChars.set(m, len);
-    }
+    // The runner's cache: a message is measured once for every estimate that asks.
+    const len = messageChars(m);
     this.#seen.push(m);
     this.#contents.push(m.content);
     this.#lens.push(m.content.length);

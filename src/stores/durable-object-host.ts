@@ -78,9 +78,9 @@ export class HostedRuns {
    */
   async serve(request: Request): Promise<Response> {
     if (!this.#host) return Response.json({ error: "this object does not host runs" }, { status: 404 });
-    const record = await this.#store.load("");
     // A hold that ran out: its run died with this object; its open claims are cut off calls.
-    if (record.lease !== null && !liveLease(record, Date.now())) this.#store.expireOpenClaims();
+    const expiresAt = this.#store.leaseExpiresAt();
+    if (expiresAt !== undefined && expiresAt <= Date.now()) this.#store.expireOpenClaims();
     // The handler reads the body and tells it: the object keeps it once the run takes its thread.
     this.#keepOnceTaken(request, request.url);
     return this.#handle(request);

@@ -66,6 +66,23 @@ export class SqlThreadStore implements ThreadStore {
     return rest === undefined ? row.body : row.body + rest;
   }
 
+  /**
+   * When the stored lease runs out, read without checking the rest of the record (a hosting object
+   * asks it of every request: the full check of a long transcript is the run's own load).
+   *
+   * @returns The lease's `expiresAt`, or `undefined` with no lease (or no readable record).
+   */
+  leaseExpiresAt(): number | undefined {
+    const text = this.loadText();
+    if (text === null) return undefined;
+    try {
+      const lease = (JSON.parse(text) as { lease?: { expiresAt?: unknown } | null }).lease;
+      return typeof lease?.expiresAt === "number" ? lease.expiresAt : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async load(_threadId: string): Promise<ThreadRecord> {
     const text = this.loadText();
     return text === null ? emptyThread() : decodeThread(text);

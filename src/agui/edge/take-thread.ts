@@ -143,7 +143,8 @@ function unknownInterrupt(
  */
 async function reusedRunId(o: DecideOptions, record: ThreadRecord): Promise<RunIdReusedError | undefined> {
   const { store, input } = o;
-  if (!store.readEvents || record.lease?.runId === input.runId) return undefined;
+  // A thread never written had no run, so its log holds none.
+  if (!store.readEvents || record.version === 0 || record.lease?.runId === input.runId) return undefined;
   if ((await store.readEvents(input.threadId, input.runId, Number.MAX_SAFE_INTEGER)) === undefined) return undefined;
   return new RunIdReusedError(`This thread already had a run ${JSON.stringify(input.runId)}; send a new run id.`);
 }

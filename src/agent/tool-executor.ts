@@ -137,7 +137,9 @@ async function runCall(original: ToolUseBlock, o: BatchOptions, flags: BatchFlag
   const { agent, invocationState } = o;
   // A deep copy: a hook that edits the input in place and then interrupts must not alter the paused call.
   const before = new BeforeToolCallEvent(agent, invocationState, cloneCall(original), agent.tool(original.name));
-  if ((await hooksOn(agent, before)) === INTERRUPTED) return { kind: "interrupted", toolUse: original };
+  let hooked = hooksOn(agent, before);
+  if (hooked instanceof Promise) hooked = await hooked;
+  if (hooked === INTERRUPTED) return { kind: "interrupted", toolUse: original };
   if (before.stopLoop) flags.stopLoop = true;
   // The id links the call to its result and its interrupts; hooks may rewrite the call, not its identity.
   const toolUse: ToolUseBlock = { ...before.toolUse, type: "toolUse", toolUseId: original.toolUseId };
@@ -169,7 +171,8 @@ async function attempts(c: PreparedCall, o: BatchOptions, flags: BatchFlags): Pr
   let cutOff = false;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
-    const ran = await attemptOnce(c, o);
+    let ran = attemptOnce(c, o);
+    if (ran instanceof Promise) ran = await ran;
     if (ran === INTERRUPTED) return { kind: "interrupted", toolUse };
     if (ran.threw) cutOff = ran.cutOff;
     const { result, error } = ran;
@@ -183,7 +186,9 @@ async function attempts(c: PreparedCall, o: BatchOptions, flags: BatchFlags): Pr
       error,
       cancelMessage,
     });
-    if ((await hooksOn(agent, after)) === INTERRUPTED) return { kind: "interrupted", toolUse };
+    let hooked = hooksOn(agent, after);
+    if (hooked instanceof Promise) hooked = await hooked;
+    if (hooked === INTERRUPTED) return { kind: "interrupted", toolUse };
     if (after.stopLoop) flags.stopLoop = true;
     if (after.retry && attempt <= o.maxToolRetries && cancelMessage === undefined && !o.signal.aborted) continue;
     const final = { ...after.result, toolUseId: toolUse.toolUseId };
@@ -193,45 +198,45 @@ async function attempts(c: PreparedCall, o: BatchOptions, flags: BatchFlags): Pr
 }
 
 /** One attempt's result: the tool's, or the note that stands in for it (cancelled, unknown, failed). */
-async function attemptOnce(
-  c: PreparedCall,
-  o: BatchOptions,
-): Promise<{ result: ToolResultBlock; error: unknown; threw: boolean; cutOff: boolean } | typeof INTERRUPTED> {
+function attemptOnce(c: PreparedCall, o: BatchOptions): Ran | typeof INTERRUPTED | Promise<Ran | typeof INTERRUPTED> {
   const { toolUse, selected, call, cancelMessage } = c;
-  const note = (text: string) => ({
-    result: errorResult(toolUse.toolUseId, text),
-    error: undefined,
-    threw: false,
-    cutOff: false,
+  const ran = (result: ToolResultBlock, error?: unknown, threw = false, cutOff = false): Ran => ({
+    result,
+    error,
+    threw,
+    cutOff,
   });
-  if (cancelMessage !== undefined) return note(cancelMessage);
-  if (!selected || !call) return note(unknownToolMessage(toolUse.name, o.agent));
-  if ("type" in call) return { result: call, error: undefined, threw: false, cutOff: false };
-  try {
-    return { result: await invokeTool(selected, toolUse, call, o), error: undefined, threw: false, cutOff: false };
-  } catch (e) {
+  if (cancelMessage !== undefined) return ran(errorResult(toolUse.toolUseId, cancelMessage));
+  if (!selected || !call) return ran(errorResult(toolUse.toolUseId, unknownToolMessage(toolUse.name, o.agent)));
+  if ("type" in call) return ran(call);
+  return invokeTool(selected, toolUse, call, o).then(ran, (e: unknown) => {
     if (e instanceof InterruptSignal) return INTERRUPTED;
     const cutOff = o.signal.aborted;
-    const result = errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
-    return { result, error: e, threw: true, cutOff };
-  }
+    return ran(errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`), e, true, cutOff);
+  });
 }
+
+type Ran = { result: ToolResultBlock; error: unknown; threw: boolean; cutOff: boolean };
 
 const INTERRUPTED = Symbol("interrupted");
 
 /**
- * Runs the event's callbacks; {@link INTERRUPTED} when one raised an interrupt. Awaits only when a
- * callback returned a promise (see `HookRegistry.dispatch`).
+ * Runs the event's callbacks: `undefined`, or {@link INTERRUPTED} when one raised an interrupt; a promise of
+ * either only when a callback returned one (see `HookRegistry.dispatch`).
  */
-async function hooksOn(agent: Agent, event: BeforeToolCallEvent | AfterToolCallEvent): Promise<unknown> {
+function hooksOn(agent: Agent, event: BeforeToolCallEvent | AfterToolCallEvent): unknown {
   try {
     const pending = agent.hooks.dispatch(event);
-    if (pending !== event) await pending;
+    return pending === event ? undefined : (pending as Promise<unknown>).then(undefined, interrupted);
   } catch (error) {
-    if (error instanceof InterruptSignal) return INTERRUPTED;
-    throw error;
+    return interrupted(error);
   }
 }
+
+const interrupted = (error: unknown) => {
+  if (error instanceof InterruptSignal) return INTERRUPTED;
+  throw error;
+};
 
 /** Validates a call and claims it in the ledger; a result instead when it must not run. */
 async function prepareCall(

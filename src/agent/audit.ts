@@ -11,6 +11,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { looseObject } from "./lean-schemas.js";
 import { canonicalJson } from "./canonical-json.js";
 import { canonicalSha256 } from "./digest.js";
 import { sha256Hex } from "./sha256.js";
@@ -165,7 +166,7 @@ const call = { tool: str, toolUseId: str };
 
 /** The zod schema of a stored {@link AuditEntry}; unknown keys are kept (they are part of what was hashed). */
 export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
-  z.looseObject({
+  looseObject({
     ...chain,
     ...call,
     kind: z.literal("request"),
@@ -177,7 +178,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     expiresAt: nstr,
     required: int,
   }),
-  z.looseObject({
+  looseObject({
     ...chain,
     ...call,
     kind: z.literal("decision"),
@@ -189,7 +190,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     signature: nstr,
     note: nstr,
   }),
-  z.looseObject({
+  looseObject({
     ...chain,
     ...call,
     kind: z.literal("grant_use"),
@@ -197,7 +198,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     source: z.literal(["grant", "run"]),
     principal: nstr,
   }),
-  z.looseObject({
+  looseObject({
     ...chain,
     ...call,
     kind: z.literal("execution"),
@@ -207,7 +208,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     resultDigest: nstr,
     answer: z.nullable(z.literal(["run_again", "treat_as_done", "cancel"])),
   }),
-  z.looseObject({ ...chain, kind: z.literal("revocation"), grantIds: z.array(str), principal: nstr, by: nstr }),
+  looseObject({ ...chain, kind: z.literal("revocation"), grantIds: z.array(str), principal: nstr, by: nstr }),
 ]) as unknown as z.ZodMiniType<AuditEntry>;
 
 /** @internal Any JSON value (used by stores that validate what they read). */

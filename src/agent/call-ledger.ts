@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { looseObject } from "./lean-schemas.js";
 import { CallInProgressError, describe } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { recordExecution, runAudit, type RunAudit } from "./audit-record.js";
@@ -43,7 +44,7 @@ export interface OutcomeUnknownRequest {
  */
 export type OutcomeAction = "run_again" | "treat_as_done" | "cancel";
 
-const answerSchema = z.looseObject({
+const answerSchema = looseObject({
   action: z.optional(z.literal(["run_again", "treat_as_done", "cancel"])),
   approved: z.optional(z.boolean()),
   status: z.optional(z.string()),

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { looseObject } from "./lean-schemas.js";
 import { createStore, type UseStore } from "idb-keyval";
 import { jsonValueSchema } from "./interrupt.js";
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "./ledger.js";
@@ -28,7 +29,7 @@ export interface IndexedDbExecutionLedgerOptions {
 
 const resultSchema = z.object({
   status: z.literal(["success", "error"]),
-  content: z.array(z.looseObject({ type: z.string() })),
+  content: z.array(looseObject({ type: z.string() })),
   structuredContent: z.optional(jsonValueSchema),
 });
 // What another tab (or an older build) wrote is input: a record that does not parse is treated as

@@ -66,3 +66,27 @@ export function sizedString(min = 0, max = Number.POSITIVE_INFINITY): z.ZodMiniS
   if (max < Number.POSITIVE_INFINITY) schema = schema.check(z.refine((s) => s.length <= max));
   return schema;
 }
+
+// Refused, not repaired: zod 3.25's object with a catchall has already assigned the key, so the
+// output's prototype is the sender's object and every field the shape checks may be read from it unchecked.
+const ownPrototype = z.refine((out: unknown) => Object.getPrototypeOf(out) === Object.prototype, {
+  error: 'An object may not hold a "__proto__" key.',
+});
+
+/**
+ * `z.looseObject(shape)` that refuses an own `__proto__` key. zod 3.25's loose object (what apps with
+ * `@ag-ui/client` 1.x resolve) copies unknown keys by assignment, so `{"__proto__": {…}}` from
+ * `JSON.parse` became the output's prototype: the shape's fields then read the sender's values,
+ * never checked (`{"__proto__":{"scope":"forever"}}` parsed, and `.scope` was "forever"). Here such
+ * an object is refused under zod 3.25; zod 4 drops the key itself, and the rest of the object is read.
+ * Still an object schema (usable in `z.discriminatedUnion`).
+ * @param shape - The known keys' schemas.
+ * @returns The schema.
+ * @example
+ * ```ts
+ * const answer = looseObject({ approved: z.optional(z.boolean()) });
+ * ```
+ */
+export function looseObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$loose> {
+  return z.looseObject(shape).check(ownPrototype);
+}

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "./lean-schemas.js";
+import { looseObject, sizedString } from "./lean-schemas.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptState } from "./interrupt.js";
 import type { JsonObject, Message, ToolResultBlock } from "./messages.js";
@@ -34,7 +34,7 @@ const pausedBatchSchema = z.object({
             name: z.string(),
             input: z.unknown(),
           }),
-          z.looseObject({ type: z.literal(["text", "reasoning", "image", "document"]) }),
+          looseObject({ type: z.literal(["text", "reasoning", "image", "document"]) }),
         ]),
       )
       .check(
@@ -45,7 +45,7 @@ const pausedBatchSchema = z.object({
       ),
   }),
   toolResults: z.array(
-    z.looseObject({
+    looseObject({
       type: z.literal("toolResult"),
       toolUseId: z.string(),
       status: z.literal(["success", "error"]),

@@ -8,7 +8,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf, sizedString } from "./lean-schemas.js";
+import { looseObject, recordOf, sizedString } from "./lean-schemas.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { Agent } from "./agent.js";
 import { jsonValueSchema, type InterruptState, type InterruptStateJson } from "./interrupt.js";
@@ -37,14 +37,14 @@ export interface SessionSnapshot {
   delegates?: Record<string, JsonValue>;
 }
 
-const inboundSchema = z.looseObject({
+const inboundSchema = looseObject({
   interrupt_state: z.optional(z.unknown()),
   delegates: z.optional(recordOf(jsonValueSchema)),
 });
 
 // The client "sent state" when it sent something shaped like one; whether it is
 // valid is decided by InterruptState.fromJSON at restore time.
-const stateLike = z.looseObject({ interrupts: recordOf(z.unknown()) });
+const stateLike = looseObject({ interrupts: recordOf(z.unknown()) });
 
 /**
  * One run's exchange between the host and the session-state functions:
@@ -261,7 +261,7 @@ export interface DelegateSnapshot {
 const delegateSchema = z.object({
   tool_use_id: sizedString(1),
   interrupt_state: z.unknown(),
-  messages: z.array(z.looseObject({ role: z.literal(["user", "assistant"]), content: z.array(z.unknown()) })),
+  messages: z.array(looseObject({ role: z.literal(["user", "assistant"]), content: z.array(z.unknown()) })),
 });
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf } from "../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../agent/lean-schemas.js";
 import { describe, UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
@@ -29,7 +29,7 @@ export interface ForwardedPropsHookOptions {
 }
 
 const propsSchema = recordOf(jsonValueSchema);
-const agentConfigSchema = z.looseObject({ system_prompt: z.optional(z.string()), model_id: z.optional(z.string()) });
+const agentConfigSchema = looseObject({ system_prompt: z.optional(z.string()), model_id: z.optional(z.string()) });
 
 // Once per process, like Python's DeprecationWarning: a module flag, not per-run data.
 let deprecationWarned = false;

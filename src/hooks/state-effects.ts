@@ -6,7 +6,7 @@
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
 import * as z from "zod/v4/mini";
-import { recordOf, sizedString } from "../agent/lean-schemas.js";
+import { looseObject, recordOf, sizedString } from "../agent/lean-schemas.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
@@ -78,7 +78,7 @@ const effectSchema = z.object({
   tool: sizedString(1),
   map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
 });
-const opSchema = z.looseObject({
+const opSchema = looseObject({
   op: z.literal(["add", "remove", "replace", "move", "copy", "test"]),
   path: z.string(),
 });

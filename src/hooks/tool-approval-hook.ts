@@ -7,6 +7,7 @@
 import { InvalidStateError, UserError } from "../errors.js";
 import { toolInterruptId } from "../agent/interrupt-id.js";
 import * as z from "zod/v4/mini";
+import { looseObject } from "../agent/lean-schemas.js";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages.js";
@@ -71,7 +72,7 @@ export interface ToolApprovalHookOptions {
   logger?: Logger;
 }
 
-const requestSchema = z.looseObject({
+const requestSchema = looseObject({
   id: z.optional(z.string()),
   requestId: z.optional(z.string()),
   message: z.optional(z.string()),

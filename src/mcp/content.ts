@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../agent/lean-schemas.js";
+import { looseObject, sizedString } from "../agent/lean-schemas.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import { withinDepth } from "../agent/json-depth.js";
 import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
@@ -15,29 +15,29 @@ import type { JsonValue, ToolResultContent } from "../agent/messages.js";
 import type { ToolOutput } from "../agent/tools.js";
 import { describe } from "../errors.js";
 
-const text = z.looseObject({ type: z.literal("text"), text: z.string() });
-const media = z.looseObject({
+const text = looseObject({ type: z.literal("text"), text: z.string() });
+const media = looseObject({
   type: z.literal(["image", "audio"]),
   data: z.string(),
   mimeType: sizedString(1),
 });
-const link = z.looseObject({
+const link = looseObject({
   type: z.literal("resource_link"),
   uri: z.string(),
   name: z.optional(z.string()),
   description: z.optional(z.string()),
   mimeType: z.optional(z.string()),
 });
-const resource = z.looseObject({
+const resource = looseObject({
   type: z.literal("resource"),
   resource: z.union([
-    z.looseObject({ uri: z.string(), mimeType: z.optional(z.string()), text: z.string() }),
-    z.looseObject({ uri: z.string(), mimeType: z.optional(z.string()), blob: z.string() }),
+    looseObject({ uri: z.string(), mimeType: z.optional(z.string()), text: z.string() }),
+    looseObject({ uri: z.string(), mimeType: z.optional(z.string()), blob: z.string() }),
   ]),
 });
 const item = z.discriminatedUnion("type", [text, media, link, resource]);
 
-const resultSchema = z.looseObject({
+const resultSchema = looseObject({
   content: z.optional(z.array(z.unknown())),
   isError: z.optional(z.boolean()),
   structuredContent: z.optional(z.unknown()),

@@ -6,13 +6,14 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { looseObject } from "../agent/lean-schemas.js";
 import { describe } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { McpConnectError } from "./errors.js";
 import { anyResult, type McpAgentTool, type McpClientLike, type McpToolOptions, mcpTool } from "./tool.js";
 
 // nextCursor is read leniently: a null or numeric cursor ends the list rather than losing the page's tools.
-const listPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.optional(z.unknown()) });
+const listPageSchema = looseObject({ tools: z.array(z.unknown()), nextCursor: z.optional(z.unknown()) });
 
 /** Default of {@link ListMcpToolsOptions.maxTools}: OpenAI refuses more tools than this in one request. */
 export const DEFAULT_MAX_TOOLS = 128;

@@ -9,7 +9,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../agent/lean-schemas.js";
+import { looseObject, sizedString } from "../agent/lean-schemas.js";
 import { withinDepth } from "../agent/json-depth.js";
 import type { JsonObject } from "../agent/messages.js";
 import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
@@ -48,14 +48,14 @@ export const anyResult = z.unknown();
 /** One tool as `tools/list` describes it (checked on arrival). */
 export type McpToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
-const toolDefinitionSchema = z.looseObject({
+const toolDefinitionSchema = looseObject({
   name: sizedString(1),
   title: z.optional(z.string()),
   description: z.optional(z.string()),
-  inputSchema: z.looseObject({ type: z.literal("object") }),
-  outputSchema: z.optional(z.looseObject({})),
+  inputSchema: looseObject({ type: z.literal("object") }),
+  outputSchema: z.optional(looseObject({})),
   annotations: z.optional(
-    z.looseObject({
+    looseObject({
       title: z.optional(z.string()),
       readOnlyHint: z.optional(z.boolean()),
       destructiveHint: z.optional(z.boolean()),

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { looseObject } from "../agent/lean-schemas.js";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../agent/model.js";
@@ -25,7 +26,7 @@ export const chunkSchema = z.object({
       z.object({
         index: num,
         delta: z.nullish(
-          z.looseObject({
+          looseObject({
             content: str,
             reasoning_content: str,
             reasoning: str,
@@ -37,7 +38,7 @@ export const chunkSchema = z.object({
     ),
   ),
   usage: z.nullish(
-    z.looseObject({
+    looseObject({
       prompt_tokens: num,
       completion_tokens: num,
       total_tokens: num,

@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf } from "../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../agent/lean-schemas.js";
 import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupt.js";
@@ -46,7 +46,7 @@ const runSchema = z.object({
   executions: z.int(),
   counts: recordOf(z.int()),
   results: recordOf(
-    z.looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+    looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),

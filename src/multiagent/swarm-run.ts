@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf } from "../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../agent/lean-schemas.js";
 import { jsonValueSchema } from "../agent/interrupt.js";
 import { InvalidStateError } from "../errors.js";
 import { pausedNodeSchema, type PausedNode } from "./node-run.js";
@@ -28,7 +28,7 @@ const runSchema = z.object({
   iterations: z.int(),
   handoffs: z.array(handoffSchema),
   results: recordOf(
-    z.looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
+    looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
   ),
   executionOrder: z.array(z.string()),
   cancelledNodes: z.array(z.string()),

@@ -12,7 +12,7 @@
  */
 import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../agent/interrupt.js";
-import { recordOf } from "../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../agent/lean-schemas.js";
 import {
   DEFAULT_LEASE_MS,
   type ClaimOptions,
@@ -285,7 +285,7 @@ const rowSchema = z.object({
   result: z.optional(
     z.object({
       status: z.literal(["success", "error"]),
-      content: z.array(z.looseObject({ type: z.string() })),
+      content: z.array(looseObject({ type: z.string() })),
       structuredContent: z.optional(json),
     }),
   ),

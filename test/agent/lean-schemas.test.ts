@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../../src/agent/interrupt.js";
-import { recordOf } from "../../src/agent/lean-schemas.js";
+import { looseObject, recordOf } from "../../src/agent/lean-schemas.js";
 import { leanSchemaCases, OBJECTS } from "./lean-schemas-cases.js";
 
 leanSchemaCases(z, OBJECTS);
@@ -41,5 +41,18 @@ describe("recordOf with zod 3.25", () => {
     expect(recordOf(z.unknown()).parse(input)).toEqual({ constructor: "x", a: 1 });
     const issues = recordOf(z.number()).safeParse(input).error?.issues;
     expect(issues?.map((i) => i.path)).toEqual([["constructor"]]);
+  });
+});
+
+describe("looseObject with zod 3.25", () => {
+  test("an own __proto__ key is refused (zod 3.25 would make it the output's prototype); other keys pass", () => {
+    const schema = looseObject({ scope: z.optional(z.literal(["once", "always"])) });
+    const smuggled = JSON.parse('{"__proto__":{"scope":"forever"},"x":1}') as unknown;
+    expect(z.looseObject({ scope: z.optional(z.literal(["once", "always"])) }).parse(smuggled).scope).toBe("forever");
+    expect(schema.safeParse(smuggled).success).toBe(false);
+    expect(schema.parse(JSON.parse('{"scope":"once","x":1}'))).toEqual({ scope: "once", x: 1 });
+    // A primitive __proto__ value cannot set a prototype: zod drops it, and the object passes.
+    expect(schema.safeParse(JSON.parse('{"__proto__":1,"scope":"once"}')).success).toBe(true);
+    expect(z.discriminatedUnion("k", [looseObject({ k: z.literal("a") })]).safeParse({ k: "a" }).success).toBe(true);
   });
 });

@@ -13,7 +13,7 @@ import type {
 } from "@ag-ui/core";
 import { createStore, del, get, keys, set, type UseStore } from "idb-keyval";
 import * as z from "zod/v4/mini";
-import { recordOf, sizedString } from "../../agent/lean-schemas.js";
+import { looseObject, recordOf, sizedString } from "../../agent/lean-schemas.js";
 import { withinDepth } from "../../agent/json-depth.js";
 
 /**
@@ -63,9 +63,9 @@ export interface ThreadSnapshot {
 const snapshotSchema = z.object({
   version: z.literal(THREAD_SNAPSHOT_VERSION),
   threadId: sizedString(1),
-  messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
+  messages: z.array(looseObject({ id: z.string(), role: z.string() })),
   state: recordOf(z.unknown()),
-  interrupts: z.array(z.looseObject({ id: z.string(), reason: z.string() })),
+  interrupts: z.array(looseObject({ id: z.string(), reason: z.string() })),
   savedAt: z.number(),
   completed: z.optional(z.array(z.string())),
   run: z.optional(z.unknown()),
@@ -74,7 +74,7 @@ const snapshotSchema = z.object({
 const runSchema = z.object({
   runId: sizedString(1),
   status: z.literal(["running", "finished", "failed"]),
-  tools: z.array(z.looseObject({ name: z.string(), description: z.string() })),
+  tools: z.array(looseObject({ name: z.string(), description: z.string() })),
   context: z.array(z.object({ description: z.string(), value: z.string() })),
   forwardedProps: recordOf(z.unknown()),
   resume: z.optional(

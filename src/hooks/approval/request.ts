@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf } from "../../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../../agent/lean-schemas.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 
@@ -63,7 +63,7 @@ export const approvalAnswerSchema = z.union([
     z.boolean(),
     z.transform((approved) => ({ approved })),
   ),
-  z.looseObject({
+  looseObject({
     approved: z.optional(z.boolean()),
     status: z.optional(z.literal(["resolved", "cancelled", "approved", "denied", "skipped"])),
     scope: z.optional(scopeSchema),

@@ -75,7 +75,7 @@ export interface Controls {
   dialog: LazyDialog;
   prompt: HTMLInputElement;
   tabs: BroadcastChannel;
-  send(text: string): void;
+  send(text: string): Promise<void>;
   stop(): void;
   askNext(): void;
   answer(i: AguiInterrupt, a: DialogAnswer): void;
@@ -114,10 +114,10 @@ export function setupControls(app: Controls): void {
     if (!text || app.state.running) return;
     if (document.body.dataset["status"] === "awaiting-approval") return answerTyped(app, text);
     app.prompt.value = "";
-    app.send(text);
+    void app.send(text);
   });
   for (const chip of document.querySelectorAll<HTMLButtonElement>("#welcome .chip"))
-    chip.addEventListener("click", () => app.send(chip.dataset["prompt"] ?? ""));
+    chip.addEventListener("click", () => void app.send(chip.dataset["prompt"] ?? ""));
   // Stop: the StopGuard refuses further tool calls and the abort cuts the streaming answer; the
   // run then ends as "cancelled" and run() puts the page back to idle with a mark.
   q("#stop").addEventListener("click", app.stop);

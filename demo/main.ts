@@ -77,12 +77,14 @@ const state = {
   marks: [] as StopMark[],
   /** The model changed while a run went on: open the thread afresh (with the new model) when it ends. */
   reopen: false,
+  /** A saved model still being made (its code loads on demand): a message sent meanwhile waits for it. */
+  switching: undefined as Promise<void> | undefined,
   /** The animation frame a render is scheduled for (0: none). */
   frame: 0,
 };
 
 const transcript = new Transcript($("#transcript"), $<HTMLButtonElement>("#to-bottom"), (action, target) => {
-  if (action === "prompt") send(target.dataset["prompt"] ?? "");
+  if (action === "prompt") void send(target.dataset["prompt"] ?? "");
   else if (action === "copy") void copyReply(target, state.kaboo.messages);
   else if (action === "retry" && !state.running) void run();
   else if (action === "regenerate") regenerate();
@@ -364,8 +366,15 @@ function markStopped(): void {
   state.marks = addStopMark(state.threadId, { after: last.id, text });
 }
 
-function send(text: string): void {
-  if (!text || state.running || document.body.dataset["status"] !== "idle") return;
+async function send(text: string): Promise<void> {
+  if (!text || state.running) return;
+  // "The next answer comes from" the saved model: a message sent before it is ready waits for it.
+  if (state.switching) await state.switching;
+  if (state.running || document.body.dataset["status"] !== "idle") {
+    // Never dropped unsaid: the page is busy (a conversation loading), so the text goes back in the box.
+    if (!prompt.value) prompt.value = text;
+    return;
+  }
   void loadMarkdown();
   void loadRunner();
   state.kaboo.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
@@ -425,11 +434,16 @@ setupSettings(settingsDialog, (next) => {
       ? `Saved. This answer finishes as it started; the next answer comes from ${modelLabel(next)}.`
       : `Saved. The next answer comes from ${modelLabel(next)}.`,
   );
-  void modelMaker(next, delay).then((model) => {
-    state.model = model;
-    if (state.running) state.reopen = true;
-    else return openThread(state.threadId);
-  });
+  const switching = modelMaker(next, delay)
+    .then((model) => {
+      state.model = model;
+      if (state.running) state.reopen = true;
+      else return openThread(state.threadId);
+    })
+    .finally(() => {
+      if (state.switching === switching) state.switching = undefined;
+    });
+  state.switching = switching;
 });
 document.body.dataset["model"] = state.settings.provider;
 

@@ -85,5 +85,34 @@ test("a model saved while an answer streams answers from the next question, and 
   await page.click("#stop");
   await settle(page);
   expect(await ask(page, "hello")).toBe("answered");
-  await expect.poll(() => lastAnswer(page)).toContain("Hello from model m1.");
+  await expect.poll(() => lastAnswer(page), { timeout: 10_000 }).toContain("Hello from model m1.");
+});
+
+test("a message sent right after a Stop, before the saved model's code has loaded, is answered by that model", async () => {
+  const page = await openDemo(await newContext(), "?delay=25");
+  // The saved model's code loads on demand: slow it down, as on a slow network.
+  await page.route(
+    (url) => url.href.includes("openai") && !url.pathname.startsWith("/v1"),
+    async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    },
+  );
+  await page.fill("#prompt", "Explain how approvals work");
+  await page.press("#prompt", "Enter");
+  await expect.poll(() => lastAnswer(page).then((t) => t.length)).toBeGreaterThan(10);
+  await page.click("#open-settings");
+  await page.selectOption("#settings select[name='provider']", "openai");
+  await page.fill("#settings input[name='baseUrl']", modelUrl);
+  await page.fill("#settings input[name='model']", "m1");
+  await page.click("#settings button[value='save']");
+  await page.click("#stop");
+  await settle(page);
+  await page.fill("#prompt", "hello");
+  await page.press("#prompt", "Enter");
+  await expect.poll(() => lastAnswer(page), { timeout: 15_000 }).toContain("Hello from model m1.");
+  await settle(page);
+  // Nothing the person typed was lost on the way.
+  const users = await page.locator("#transcript .msg.user").allTextContents();
+  expect(users.at(-1)).toContain("hello");
 });

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { EventType, type AGUIEvent, type RunFinishedEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunErrorEvent, type RunFinishedEvent } from "@ag-ui/core";
 import { isObject } from "../../agent/guards.js";
 import type { JsonObject } from "../../agent/messages.js";
 import { quorumQuestions } from "../../agent/session.js";
@@ -62,9 +62,39 @@ export async function* approverView(
   approver: () => boolean,
 ): AsyncGenerator<AGUIEvent> {
   for await (const event of events) {
-    if (!approver() || event.type === EventType.RUN_STARTED || event.type === EventType.RUN_ERROR) yield event;
+    if (!approver() || event.type === EventType.RUN_STARTED) yield event;
+    else if (event.type === EventType.RUN_ERROR) yield approverError(event);
     else if (event.type === EventType.RUN_FINISHED) yield approverFinished(event);
   }
+}
+
+/** Errors about the approver's own request: their text says what was wrong with it, so it is shown. */
+const ABOUT_THE_REQUEST = new Set([
+  "INTERRUPT_EXPIRED",
+  "INVALID_PAYLOAD",
+  "PARTIAL_RESUME",
+  "PENDING_INTERRUPTS",
+  "UNKNOWN_INTERRUPT_ID",
+  "UNAUTHENTICATED",
+  "CALL_IN_PROGRESS",
+  "THREAD_FORBIDDEN",
+  "RESUME_IN_PROGRESS",
+  "RUN_IN_PROGRESS",
+  "RUN_ID_REUSED",
+  "STORE_BUSY",
+]);
+
+/**
+ * Any other error came from the owner's run after the answer was taken (a model's or a tool's failure):
+ * its text may quote the owner's conversation, so the approver gets the code and a sentence.
+ */
+function approverError(event: RunErrorEvent): RunErrorEvent {
+  if (event.code !== undefined && ABOUT_THE_REQUEST.has(event.code)) return event;
+  const code = event.code ?? "RUN_FAILED";
+  return {
+    ...event,
+    message: `Your answer was recorded; the run then stopped with an error (${code}). The thread's owner sees what happened.`,
+  };
 }
 
 function approverFinished(event: RunFinishedEvent): RunFinishedEvent {

@@ -69,3 +69,38 @@ test("an app hook answering ApproverCheckEvent refuses a person the package's ga
   expect(bob.outcome).toBe("success");
   expect(transfers).toEqual([{ to: "x" }]);
 });
+
+test("an error from the owner's run after an approver's answer reaches the approver as its code only", async () => {
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastToolResults }) => {
+          if (lastToolResults.length) throw new Error("owner's note: account 4711 is overdrawn");
+          return { toolCalls: [{ name: "transfer", input: { to: "x" } }] };
+        },
+      }),
+      tools: [
+        tool({ name: "transfer", description: "", inputSchema: z.object({ to: z.string() }), callback: () => "sent" }),
+      ],
+      hooks: [new InterruptHook([{ pattern: "transfer", approvals: { required: 1, forbidRequester: true } }])],
+    });
+  const handle = createAguiHandler({
+    agent,
+    store: new MemoryThreadStore(),
+    principal: (request) => request.headers.get("x-user") ?? "",
+    logger: quietLogger(),
+  });
+  const asked = await send(handle, input({ threadId: "t", messages: [{ id: "m1", role: "user", content: "go" }] }), {
+    "x-user": "ann",
+  });
+  const bob = await send(
+    handle,
+    { ...resumeBody("t", asked, { approved: true }), runId: "r-bob" },
+    { "x-user": "bob" },
+  );
+  expect(bob.error?.code).toBeDefined();
+  expect(JSON.stringify(bob.events)).not.toContain("4711");
+  // The owner, reattaching to that run, sees the whole error.
+  const owner = await send(handle, { kaboo_connect: { threadId: "t", runId: "r-bob" } } as never, { "x-user": "ann" });
+  expect(JSON.stringify(owner.events)).toContain("4711");
+});

@@ -111,7 +111,7 @@ async function closeUnrunBatch(run: Invocation, pending: Pending): Promise<void>
   run.lastAssistant = pending.message;
   await run.append(pending.message, {
     role: "user",
-    content: calls.map((c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)),
+    content: packed(calls, (c) => done.get(c.toolUseId) ?? errorResult(c.toolUseId, CANCELLED_BEFORE_RUN)),
   });
 }
 
@@ -204,7 +204,10 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   agent.interruptState.clear();
   run.committed = true;
   run.resumedBatch = false;
-  await run.append(message, { role: "user", content: calls.map((c) => results.get(c.toolUseId) as ToolResultBlock) });
+  await run.append(message, {
+    role: "user",
+    content: packed(calls, (c) => results.get(c.toolUseId) as ToolResultBlock),
+  });
   if (signal.aborted) return "cancelled";
   if (batch.stopLoop || stopAfterBatch) return "stopped";
   return undefined;
@@ -230,7 +233,7 @@ function batchRecord(
   // The transcript records each call as it actually ran (hooks may have rewritten it).
   const message: Message = {
     role: "assistant",
-    content: pending.message.content.map((b) => (b.type === "toolUse" ? (ran.get(b.toolUseId) ?? b) : b)),
+    content: packed(pending.message.content, (b) => (b.type === "toolUse" ? (ran.get(b.toolUseId) ?? b) : b)),
   };
   // Keep the id the front end already knows this message by (AG-UI snapshots match on it).
   if (pending.message.id !== undefined) message.id = pending.message.id;
@@ -240,4 +243,15 @@ function batchRecord(
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {
   const call = interruptCallId(interruptId);
   return call !== undefined && results.has(call);
+}
+
+/**
+ * `items.map(fn)` into a packed array. Optimised code makes holey arrays with `map`, so a long run's
+ * transcript came to hold content arrays of two shapes, and every walk over it (the media budget, the
+ * token estimate, ContextHook) fell into a deoptimisation loop, hundreds of them in one run.
+ */
+function packed<T, U>(items: readonly T[], fn: (item: T) => U): U[] {
+  const out: U[] = [];
+  for (const item of items) out.push(fn(item));
+  return out;
 }

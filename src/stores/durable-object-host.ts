@@ -125,14 +125,20 @@ export class HostedRuns {
     onHostedRun(request, {
       // Long enough for the response to send RUN_STARTED (a zero timeout is not: the bytes leave in
       // a later turn of the event loop, and a write before then holds them until it is stored).
-      beforeFirstWrite: () => new Promise((resolve) => setTimeout(resolve, FIRST_BYTE_MS)),
+      // The alarm is armed in the turn of the lease, before it: an alarm without a run finds none.
+      beforeFirstWrite: () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
+              this.#log.error("kaboo: could not arm the alarm of a hosted run", { error: describe(error) });
+            });
+            resolve();
+          }, FIRST_BYTE_MS),
+        ),
       taken: (runId) => {
         if (read === undefined) return;
         const saved: HostedRunRecord = { runId, url, body: read.body, principal: read.principal };
         this.#store.setMeta(HOSTED_RUN_META, JSON.stringify(saved));
-        this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
-          this.#log.error("kaboo: could not arm the alarm of a hosted run", { runId, error: describe(error) });
-        });
       },
     });
   }

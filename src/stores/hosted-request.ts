@@ -28,7 +28,8 @@ export interface HostedRunHooks {
    */
   beforeFirstWrite(): Promise<void>;
   /**
-   * Called in the same turn as the write that took the thread (the lease): the object keeps the run.
+   * Called in the same turn as the write that took the thread (the lease): the object keeps the run
+   * (one commit with the lease).
    *
    * @param runId - The run's id.
    */

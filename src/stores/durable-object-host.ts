@@ -78,9 +78,6 @@ export class HostedRuns {
    */
   async serve(request: Request): Promise<Response> {
     if (!this.#host) return Response.json({ error: "this object does not host runs" }, { status: 404 });
-    // A hold that ran out: its run died with this object; its open claims are cut off calls.
-    const expiresAt = this.#store.leaseExpiresAt();
-    if (expiresAt !== undefined && expiresAt <= Date.now()) this.#store.expireOpenClaims();
     // The handler reads the body and tells it: the object keeps it once the run takes its thread.
     this.#keepOnceTaken(request, request.url);
     return this.#handle(request);
@@ -126,9 +123,13 @@ export class HostedRuns {
       // Long enough for the response to send RUN_STARTED (a zero timeout is not: the bytes leave in
       // a later turn of the event loop, and a write before then holds them until it is stored).
       // The alarm is armed in the turn of the lease, before it: an alarm without a run finds none.
+      // A hold that ran out first: its run died with this object, and its open claims are cut off
+      // calls, ended before this run claims any (its next claim answers "unknown", not "running").
       beforeFirstWrite: () =>
         new Promise((resolve) =>
           setTimeout(() => {
+            const expiresAt = this.#store.leaseExpiresAt();
+            if (expiresAt !== undefined && expiresAt <= Date.now()) this.#store.expireOpenClaims();
             this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
               this.#log.error("kaboo: could not arm the alarm of a hosted run", { error: describe(error) });
             });

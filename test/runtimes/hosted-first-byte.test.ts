@@ -75,7 +75,7 @@ describe("a hosted run's first byte before its first write (workerd)", () => {
         () => json<{ alarm: number | null }>(`${second.url}/alarm?thread=slow-t1`),
         (a) => a.alarm === null,
       );
-      expect(await json<unknown[]>(`${second.url}/meta?thread=slow-t1`)).toEqual([]);
+      expect(JSON.stringify(await json<unknown[]>(`${second.url}/meta?thread=slow-t1`))).not.toContain(resume.runId);
       expect((await reattach(second.url, "slow-t1", resume.runId)).status).toBe(404);
       expect(await started(second.url)).toBe(0);
       // The client sends the same request again: it runs (or replays what ran), the transfer once.

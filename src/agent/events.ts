@@ -33,8 +33,10 @@ export abstract class HookEvent<S = Agent> {
   static readonly eventType: string = "HookEvent";
   /** Whether callbacks run in reverse registration order. */
   static readonly reverse: boolean = false;
-  readonly agent: S;
-  readonly invocationState: InvocationState;
+  // Fields are declared, not defined: the constructors assign them, in declaration order (an event is
+  // made per tool call and per model call, and class field definitions cost more than the assignments).
+  declare readonly agent: S;
+  declare readonly invocationState: InvocationState;
   constructor(agent: S, invocationState: InvocationState) {
     this.agent = agent;
     this.invocationState = invocationState;
@@ -92,7 +94,7 @@ export class AfterInvocationEvent extends HookEvent {
 /** A message was appended to the agent's transcript. */
 export class MessageAddedEvent extends HookEvent {
   static override readonly eventType = "MessageAddedEvent";
-  readonly message: Message;
+  declare readonly message: Message;
   constructor(agent: Agent, invocationState: InvocationState, message: Message) {
     super(agent, invocationState);
     this.message = message;
@@ -131,13 +133,13 @@ export class AfterModelCallEvent extends HookEvent {
   static override readonly eventType = "AfterModelCallEvent";
   static override readonly reverse = true;
   /** The response: set on success. Hooks may rewrite `message` in place (e.g. tool names). */
-  readonly stopResponse: { message: Message; stopReason: ModelStopReason } | undefined;
+  declare readonly stopResponse: { message: Message; stopReason: ModelStopReason } | undefined;
   /** The error, when the call failed. */
-  readonly error: unknown;
+  declare readonly error: unknown;
   /** 1 for the first attempt of this model call. */
-  readonly attempt: number;
+  declare readonly attempt: number;
   /** Set to true to discard this response (or error) and call the model again. Bounded by `maxModelRetries`. */
-  retry = false;
+  declare retry: boolean;
   constructor(
     agent: Agent,
     invocationState: InvocationState,
@@ -149,6 +151,7 @@ export class AfterModelCallEvent extends HookEvent {
     this.stopResponse = stopResponse;
     this.error = error;
     this.attempt = attempt;
+    this.retry = false;
   }
 }
 
@@ -156,13 +159,13 @@ export class AfterModelCallEvent extends HookEvent {
 export class BeforeToolCallEvent extends HookEvent {
   static override readonly eventType = "BeforeToolCallEvent";
   /** The call. Replace it (or its `input`) to change what runs; the transcript records the call as it ran. */
-  toolUse: ToolUseBlock;
+  declare toolUse: ToolUseBlock;
   /** The tool that will run; replace it to delegate, `undefined` when the name is unknown. */
-  selectedTool: AgentTool | undefined;
+  declare selectedTool: AgentTool | undefined;
   /** `true` or a message: the tool does not run and the model reads the message (or a default) as an error result. */
-  cancel: boolean | string = false;
+  declare cancel: boolean | string;
   /** Set to true to end the run after this tool batch (the transcript stays consistent). */
-  stopLoop = false;
+  declare stopLoop: boolean;
   constructor(
     agent: Agent,
     invocationState: InvocationState,
@@ -172,6 +175,8 @@ export class BeforeToolCallEvent extends HookEvent {
     super(agent, invocationState);
     this.toolUse = toolUse;
     this.selectedTool = selectedTool;
+    this.cancel = false;
+    this.stopLoop = false;
   }
   /**
    * Asks for an answer from outside the run. Id: `hook:beforeToolCall:<toolUseId>:<name>`.
@@ -203,18 +208,18 @@ export interface AfterToolCallInit {
 export class AfterToolCallEvent extends HookEvent {
   static override readonly eventType = "AfterToolCallEvent";
   static override readonly reverse = true;
-  readonly toolUse: ToolUseBlock;
-  readonly selectedTool: AgentTool | undefined;
+  declare readonly toolUse: ToolUseBlock;
+  declare readonly selectedTool: AgentTool | undefined;
   /** The result the model will read; replace it to rewrite it. */
-  result: ToolResultBlock;
+  declare result: ToolResultBlock;
   /** The error the tool threw, if it did. */
-  readonly error: unknown;
+  declare readonly error: unknown;
   /** The cancel message, when a BeforeToolCall hook cancelled the call. */
-  readonly cancelMessage: string | undefined;
+  declare readonly cancelMessage: string | undefined;
   /** Set to true to run the tool again (bounded by `maxToolRetries`). */
-  retry = false;
+  declare retry: boolean;
   /** Set to true to end the run after this tool batch. */
-  stopLoop = false;
+  declare stopLoop: boolean;
   /** @param init - The call, its tool and result, and the error or cancel message if any (one object, so it can grow). */
   constructor(init: AfterToolCallInit) {
     super(init.agent, init.invocationState);
@@ -223,6 +228,8 @@ export class AfterToolCallEvent extends HookEvent {
     this.result = init.result;
     this.error = init.error;
     this.cancelMessage = init.cancelMessage;
+    this.retry = false;
+    this.stopLoop = false;
   }
 }
 

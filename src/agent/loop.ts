@@ -158,14 +158,16 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));
   // Saved before any call is claimed: a reload continues this batch, never a new one.
-  await runContext.batchCheckpoint.find(run.invocationState)?.(
-    {
-      toolUseMessage: pending.message,
-      toolResults: [...pending.done],
-      ...(stopAfterBatch ? { stopLoop: true } : {}),
-    },
-    agent,
-  );
+  const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
+  if (checkpoint)
+    await checkpoint(
+      {
+        toolUseMessage: pending.message,
+        toolResults: [...pending.done],
+        ...(stopAfterBatch ? { stopLoop: true } : {}),
+      },
+      agent,
+    );
   let batch: BatchOutcome;
   try {
     batch = await runToolBatch(

@@ -188,27 +188,49 @@ export class ContextHook implements HookProvider {
     agent.modelInput.use((input, context) => this.#rewrite(own, input, context));
   }
 
-  async #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): Promise<ModelInput> {
+  /** The rewrite; synchronous (no promise per model call) for a hook without views. */
+  #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): ModelInput | Promise<ModelInput> {
+    const items = agentItems(runContext.contextItems.raw(context.invocationState), this.#clientTools, this.#logger);
+    const state = (runContext.sharedState.find(context.invocationState) ?? {}) as JsonObject;
+    if (this.#views.length === 0) return this.#rewriteWith(input, context, own, items, state, []);
+    return this.#render(own, context, items, state).then((views) =>
+      this.#rewriteWith(input, context, own, items, state, views),
+    );
+  }
+
+  async #render(
+    own: PerAgent,
+    context: ModelInputContext,
+    items: ReturnType<typeof agentItems>,
+    state: JsonObject,
+  ): Promise<RenderedView[]> {
     const { agent, invocationState, callIndex } = context;
     const firstCall = callIndex === 0;
-    const items = agentItems(runContext.contextItems.raw(invocationState), this.#clientTools, this.#logger);
-    const state = (runContext.sharedState.find(invocationState) ?? {}) as JsonObject;
     const views: RenderedView[] = [];
-    if (this.#views.length > 0) {
-      const bases = invocationBases(invocationState, own, firstCall);
-      const request: ViewRequest = {
-        agent,
-        threadId: runContext.threadId.find(invocationState),
-        runId: runContext.runId.find(invocationState),
-        firstCall,
-        context: items,
-        state: safeCopy(state),
-      };
-      for (const view of this.#views) {
-        const rendered = await view.render(request, bases, this.#logger);
-        if (rendered) views.push(rendered);
-      }
+    const bases = invocationBases(invocationState, own, firstCall);
+    const request: ViewRequest = {
+      agent,
+      threadId: runContext.threadId.find(invocationState),
+      runId: runContext.runId.find(invocationState),
+      firstCall,
+      context: items,
+      state: safeCopy(state),
+    };
+    for (const view of this.#views) {
+      const rendered = await view.render(request, bases, this.#logger);
+      if (rendered) views.push(rendered);
     }
+    return views;
+  }
+
+  #rewriteWith(
+    input: ModelInput,
+    { agent, invocationState, callIndex }: ModelInputContext,
+    own: PerAgent,
+    items: ReturnType<typeof agentItems>,
+    state: JsonObject,
+    views: RenderedView[],
+  ): ModelInput {
     const text = renderContext(items, this.#workspace, state, views);
     const block: TextBlock | undefined = text ? { type: "text", text } : undefined;
     // What the block adds to the JSON of the last message (or of a new one).

@@ -53,10 +53,11 @@ export class ToolNameSanitizer implements HookProvider {
     registry.addCallback(AfterModelCallEvent, (event) => {
       const message = event.stopResponse?.message;
       if (!message) return;
-      const names = event.agent.toolNames();
+      const { agent } = event;
       for (const block of message.content) {
-        if (block.type !== "toolUse" || names.includes(block.name)) continue;
-        const result = sanitizeToolName(block.name, names);
+        // A name the agent knows (nearly every call) costs one look-up, not a list of the names per reply.
+        if (block.type !== "toolUse" || agent.tool(block.name)) continue;
+        const result = sanitizeToolName(block.name, agent.toolNames());
         if ("name" in result) {
           this.#logger.debug?.("ToolNameSanitizer: rewrote a tool name", { from: block.name, to: result.name });
           block.name = result.name;

@@ -46,6 +46,18 @@ function readRecord(value: unknown): LedgerRecord | undefined {
   return { state: "claimed", token: "", claimedAt: 0, leaseExpiresAt: 0 };
 }
 
+/** How long a claim waits for a holder's lock to go before it reads the call as running. */
+const HOLDER_GRACE_MS = 1_500;
+
+/** Whether the lock `name` is (or becomes) free within {@link HOLDER_GRACE_MS}: its holder is gone. */
+async function freesWithin(locks: LockManager, name: string): Promise<boolean> {
+  try {
+    return await locks.request(name, { signal: AbortSignal.timeout(HOLDER_GRACE_MS) }, () => true);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * An {@link ExecutionLedger} in IndexedDB, shared by every tab of the origin. Each claim, settle
  * and release is one readwrite transaction (atomic across tabs). Where Web Locks exist, the tab
@@ -95,12 +107,11 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
       });
       const gone = locks
         .request(this.#lockName(key, token), async () => {
-          const asOf = this.#now();
-          const live = new Set(((await locks.query()).held ?? []).map((l) => l.name));
-          // A claim written after the snapshot was taken is too new to judge: its holder is alive.
-          const alive = (r: { token: string; claimedAt: number }) =>
-            live.has(this.#lockName(key, r.token)) || r.claimedAt >= asOf;
-          const outcome = await this.#claimTx(key, options, alive, token);
+          let { outcome, holder } = await this.#judge(locks, key, options, token);
+          // A page being reloaded lets go of its locks a moment after the next document has started:
+          // a holder seen alive by its lock alone is given a moment to be gone before "running" stands.
+          if (outcome.status === "running" && holder !== undefined && (await freesWithin(locks, holder)))
+            ({ outcome } = await this.#judge(locks, key, options, token));
           if (outcome.status !== "claimed") return resolve(outcome);
           this.#held.set(key + token, { release, gone });
           resolve(outcome);
@@ -108,6 +119,28 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
         })
         .catch(reject);
     });
+  }
+
+  /** One claim decision against the locks held now; `holder` is the lock of a claim judged alive by it. */
+  async #judge(
+    locks: LockManager,
+    key: string,
+    options: ClaimOptions | undefined,
+    token: string,
+  ): Promise<{ outcome: ClaimOutcome; holder: string | undefined }> {
+    const asOf = this.#now();
+    const live = new Set(((await locks.query()).held ?? []).map((l) => l.name));
+    let holder: string | undefined;
+    const alive = (r: { token: string; claimedAt: number }) => {
+      // A claim written after the snapshot was taken is too new to judge: its holder is alive.
+      if (r.claimedAt >= asOf) return true;
+      const name = this.#lockName(key, r.token);
+      if (!live.has(name)) return false;
+      holder = name;
+      return true;
+    };
+    const outcome = await this.#claimTx(key, options, alive, token);
+    return { outcome, holder };
   }
 
   /** {@inheritDoc ExecutionLedger.settle} */

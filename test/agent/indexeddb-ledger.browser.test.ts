@@ -86,4 +86,15 @@ describe("IndexedDbExecutionLedger in Chromium", () => {
     expect(outcome.status).toBe("unknown");
     expect((await here.claim("pay", { takeOverUnknown: true })).status).toBe("claimed");
   });
+
+  test("a claim made while the holding document is being torn down (a reload) reads unknown, not running", async () => {
+    const dbName = unique();
+    const here = new IndexedDbExecutionLedger({ dbName });
+    const { ledger: there, frame } = await ledgerInFrame(dbName);
+    expect((await there.claim("pay")).status).toBe("claimed");
+    // The next document claims while the old one still holds its lock; the lock goes a moment later.
+    const claiming = here.claim("pay");
+    setTimeout(() => frame.remove(), 200);
+    expect((await claiming).status).toBe("unknown");
+  });
 });

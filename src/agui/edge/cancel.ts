@@ -8,7 +8,7 @@
  */
 import * as z from "zod/v4/mini";
 import { sizedString } from "../../agent/lean-schemas.js";
-import { liveLease, type ThreadStore } from "../../stores/thread-store.js";
+import { liveLease, type ThreadRecord, type ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
 
 /** Key of a Stop request's body. */
@@ -35,8 +35,13 @@ export function isCancelBody(body: unknown): boolean {
 }
 
 /**
- * Asks the thread's current run to stop. In this isolate the run hears it at once; a run that
- * another isolate holds finds it on its next lease renewal (a third of the run lease).
+ * Asks the thread's current run to stop, and records the Stop in the run's lease before it answers
+ * (in a Durable Object the answer waits for the write: its output gate holds it until stored). In
+ * this isolate the run hears it at once; a run that another isolate holds finds it on its next
+ * lease renewal (a third of the run lease); and a run that died before its safe point and is run
+ * again (the object's alarm, the same request sent to another process) finds it when it takes the
+ * thread, and ends `cancelled` without starting anything (see {@link SafeStop}). The Stop is the
+ * run's: it names the run's id in its lease, and goes when the run ends (the lease with it).
  *
  * @param body - The parsed body (untrusted).
  * @param o - The handler's `store` (none: 400), the request's `principal`, the clock.
@@ -58,17 +63,46 @@ export async function cancelRun(
     if (here.principal !== undefined && here.principal !== o.principal) return forbidden();
     if (runId !== undefined && runId !== here.runId) return noRun(threadId);
     here.stop.request();
+    // The lease is this run's, or a dead run's of the same id that this one runs again. A run that
+    // has not written its lease yet writes it with the Stop in it (see storedRun).
+    const recorded = await recordStop(o.store, threadId, here.runId, () => null);
+    // No lease of the run's any more: it wrote its end before the Stop (its outcome stands).
+    if (typeof recorded !== "string" && here.taking !== true) return noRun(threadId);
     return { status: 202, body: { cancelling: { threadId, runId: here.runId } } };
   }
+  const found = await recordStop(
+    o.store,
+    threadId,
+    runId,
+    (record) => (record.owner !== null && record.owner !== o.principal ? forbidden() : null),
+    now,
+  );
+  return typeof found === "string" ? { status: 202, body: { cancelling: { threadId, runId: found } } } : found;
+}
+
+/**
+ * Writes `cancel: true` into the thread's lease when it is the run's: any lease of `runId` (a run
+ * held in this isolate may not have renewed it yet, or be a dead run's run again), else the live
+ * lease of whichever run holds the thread.
+ *
+ * @returns The run's id once its lease says so; the refusal `refuse` finds in the record; else 409.
+ */
+async function recordStop(
+  store: ThreadStore,
+  threadId: string,
+  runId: string | undefined,
+  refuse: (record: ThreadRecord) => CancelAnswer | null,
+  now: () => number = Date.now,
+): Promise<string | CancelAnswer> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const record = await o.store.load(threadId);
-    if (record.owner !== null && record.owner !== o.principal) return forbidden();
-    const lease = liveLease(record, now());
+    const record = await store.load(threadId);
+    const refused = refuse(record);
+    if (refused) return refused;
+    const lease = record.lease !== null && record.lease.runId === runId ? record.lease : liveLease(record, now());
     if (!lease || (runId !== undefined && runId !== lease.runId)) return noRun(threadId);
-    if (lease.cancel === true) return { status: 202, body: { cancelling: { threadId, runId: lease.runId } } };
+    if (lease.cancel === true) return lease.runId;
     const next = { ...record, lease: { ...lease, cancel: true }, updatedAt: now() };
-    if (await o.store.compareAndSet(threadId, record.version, next))
-      return { status: 202, body: { cancelling: { threadId, runId: lease.runId } } };
+    if (await store.compareAndSet(threadId, record.version, next)) return lease.runId;
   }
   return noRun(threadId);
 }

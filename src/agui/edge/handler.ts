@@ -237,7 +237,7 @@ async function startRun(
   if (options.store) {
     // The run is the thread's: the request's signal and the reader going away change nothing.
     // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
-    stop.install(agent);
+    stop.install(agent, { resuming: (input.resume ?? []).length > 0 });
     // The hub (the thread's log, the owner's reattach) keeps every event; an approver's response shows less.
     let approver = false;
     const onApprover = () => {

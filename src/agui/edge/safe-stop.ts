@@ -7,10 +7,21 @@
  * of it is kept as done); otherwise as soon as the last executing call has returned. Calls that
  * have not started when the Stop came are not run.
  *
+ * A Stop that came before a resume began (it was recorded in the lease of a run that died before
+ * its safe point, and this is that run again) does not abort at once: the resumed batch may hold
+ * calls the dead run claimed, and those were not cancelled (they may have run). Each call of the
+ * batch is looked up in the ledger instead: one never claimed is cancelled without starting, one
+ * claimed without a result stays the outcome-unknown question it is (and its answer ends the batch
+ * without asking the model again), one with a result keeps it. The signal aborts when the model
+ * would be called next.
+ *
  * @module
  */
 import type { Agent } from "../../agent/agent.js";
-import { BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
+import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
+import { executionKey } from "../../agent/ledger.js";
+import { readPausedBatch } from "../../agent/paused-batch.js";
+import { runContext } from "../../agent/run-context.js";
 import type { AgentTool } from "../../agent/tools.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
@@ -21,6 +32,14 @@ export class SafeStop {
   readonly #controller = new AbortController();
   #requested = false;
   #executing = 0;
+  /** The run resumes a paused batch; set by {@link SafeStop.install}. */
+  #resuming = false;
+  /** The run has begun (its BeforeInvocation went out). */
+  #began = false;
+  /** A Stop came before a resume began: its batch's calls are looked up in the ledger, the abort waits. */
+  #deferred = false;
+  /** The resumed batch's calls as the model made them (their ledger keys), by id. */
+  #resumed = new Map<string, unknown>();
 
   /** The run's signal: aborts only at a safe point after {@link SafeStop.request}. */
   get signal(): AbortSignal {
@@ -35,7 +54,8 @@ export class SafeStop {
   /** Asks the run to stop at its next safe point. Idempotent. */
   request(): void {
     this.#requested = true;
-    this.#abortIfIdle();
+    if (this.#resuming && !this.#began) this.#deferred = true;
+    if (!this.#deferred) this.#abortIfIdle();
   }
 
   /**
@@ -43,21 +63,61 @@ export class SafeStop {
    * starts after the Stop is cancelled with {@link STOPPED_BEFORE_RUN}.
    *
    * @param agent - The run's agent (a fresh one per request at the edge).
+   * @param o - `resuming`: the run answers a paused batch's questions. Default `false`.
    */
-  install(agent: Agent): void {
+  install(agent: Agent, o: { resuming?: boolean } = {}): void {
+    this.#resuming = o.resuming === true;
     for (const name of agent.toolNames()) {
       const original = agent.tool(name);
       if (!original || original.kind === "client") continue;
       agent.removeTool(name);
       agent.addTool(this.#counted(original));
     }
+    agent.hooks.addCallback(BeforeInvocationEvent, (event) => {
+      this.#began = true;
+      if (event.resuming && this.#deferred) this.#readResumed(event.agent);
+    });
     agent.hooks.addCallback(BeforeToolCallEvent, (event) => {
-      if (this.#requested) event.cancel = STOPPED_BEFORE_RUN;
+      if (!this.#requested || event.cancel !== false) return;
+      const input = this.#deferred ? this.#resumed.get(event.toolUse.toolUseId) : undefined;
+      if (input === undefined) event.cancel = STOPPED_BEFORE_RUN;
+      else return this.#cancelIfNeverClaimed(event, input);
     });
     // Every result of the batch is taken by the time the model is called again: a Stop asked for
     // while its calls executed ends the run here, before a model that answers at once (a cache, a
     // local model) could finish a turn before the abort that waits on a macrotask.
-    agent.hooks.addCallback(BeforeModelCallEvent, () => this.#abortIfIdle());
+    agent.hooks.addCallback(BeforeModelCallEvent, () => {
+      this.#deferred = false;
+      this.#abortIfIdle();
+    });
+  }
+
+  #readResumed(agent: Agent): void {
+    try {
+      for (const block of readPausedBatch(agent.interruptState).toolUseMessage.content)
+        if (block.type === "toolUse") this.#resumed.set(block.toolUseId, block.input ?? null);
+    } catch {
+      // Not a paused batch the runner can resume either: it refuses the run.
+    }
+  }
+
+  /**
+   * Cancels a call of the resumed batch that no run ever claimed (its claim is taken and dropped at
+   * once: the call provably did not start). A claimed call goes on to the runner's own claim.
+   */
+  async #cancelIfNeverClaimed(event: BeforeToolCallEvent, input: unknown): Promise<void> {
+    const state = event.invocationState;
+    const ledger = runContext.executionLedger.get(state) ?? event.agent.ledger;
+    const threadId = runContext.threadId.find(state) ?? "";
+    const key = executionKey({ threadId, toolUseId: event.toolUse.toolUseId, input });
+    const outcome = await ledger.claim(key);
+    if (outcome.status === "claimed") {
+      await ledger.release(key, outcome.token);
+      event.cancel = STOPPED_BEFORE_RUN;
+    } else if (outcome.status === "unknown") {
+      // Its answer finishes the batch as it stands: the stopped run does not go on to the model.
+      event.stopLoop = true;
+    }
   }
 
   #counted(tool: AgentTool): AgentTool {
@@ -70,7 +130,7 @@ export class SafeStop {
       } finally {
         this.#executing--;
         // After a macrotask: the runner first takes the call's result (its wait races the signal).
-        if (this.#requested) setTimeout(() => this.#abortIfIdle(), 0);
+        if (this.#requested && !this.#deferred) setTimeout(() => this.#abortIfIdle(), 0);
       }
     };
     return counted;

@@ -120,7 +120,7 @@ async function takeThread(
   try {
     await o.hosted?.beforeFirstWrite();
     for (let attempt = 0; attempt < 3 && "take" in decision; attempt++) {
-      const held = await writeLease(d, decision.take);
+      const held = await writeLease(d, decision.take, o.stop.requested);
       if (held) {
         o.hosted?.taken(o.input.runId);
         return { held, taken: decision.take };
@@ -158,6 +158,8 @@ async function* heldRun(
   const { store, input, log } = o;
   const { threadId, runId } = input;
   const hold = new ThreadHold({ store, threadId, record: held, leaseMs, now, log, onCancel: () => o.stop.request() });
+  // Stopped before it died and run again (or stopped before its lease was written): it starts stopped.
+  if (held.lease?.cancel === true) o.stop.request();
   const live = liveRuns(store);
   live.set(threadId, liveRun(o, held));
   if (store.appendEvents) logEvents(o, now());

@@ -15,6 +15,7 @@ import {
   liveLease,
   type RecordedOutcome,
   type ThreadData,
+  type ThreadLease,
   type ThreadRecord,
   type ThreadStore,
 } from "../../stores/thread-store.js";
@@ -89,7 +90,14 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
       throw error;
     }
   }
-  const lease = { token: crypto.randomUUID(), runId: input.runId, resume: resume.length > 0, expiresAt: 0 };
+  const lease: ThreadLease = {
+    token: crypto.randomUUID(),
+    runId: input.runId,
+    resume: resume.length > 0,
+    expiresAt: 0,
+  };
+  // The run again of a run that was stopped and died before its safe point: it stays stopped.
+  if (record.lease?.runId === input.runId && record.lease.cancel === true) lease.cancel = true;
   const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: 0 };
   return { take: { read: record, data, answerer, ...(messages ? { messages } : {}) } };
 }
@@ -99,15 +107,18 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
  *
  * @param o - The store, the run's input, how long the lease lasts and the clock.
  * @param take - What {@link decideRun} decided.
+ * @param stopped - A Stop was accepted before the lease was written: the lease says so. Default `false`.
  * @returns The record as held (its version the written one), or `undefined` when the thread changed
  *   since it was read (decide again).
  */
 export async function writeLease(
   o: Pick<DecideOptions, "store" | "input" | "leaseMs" | "now">,
   take: ToTake,
+  stopped = false,
 ): Promise<ThreadRecord | undefined> {
   const at = o.now();
-  const lease = take.data.lease === null ? null : { ...take.data.lease, expiresAt: at + o.leaseMs };
+  const stop = stopped ? { cancel: true } : {};
+  const lease = take.data.lease === null ? null : { ...take.data.lease, ...stop, expiresAt: at + o.leaseMs };
   const data: ThreadData = { ...take.data, lease, updatedAt: at };
   if (!(await o.store.compareAndSet(o.input.threadId, take.read.version, data))) return undefined;
   return { ...data, version: take.read.version + 1 };

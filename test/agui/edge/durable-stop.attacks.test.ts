@@ -1,0 +1,256 @@
+/**
+ * A Stop outlives the process that heard it. Process A runs a turn and accepts a Stop (202), then
+ * dies before its run reaches the safe point (its end is never written, its hold runs out); process
+ * B, on the same store, is sent the same request again (the same run id) and continues the run:
+ * it sees the Stop in the run's lease and ends the run `cancelled` without calling the model or
+ * starting a call; a call A had claimed and never finished stays an outcome-unknown question (it
+ * may have run: never read as cancelled). A Stop of an ended run never touches the next one, and a
+ * Stop sent twice or racing the run's end leaves nothing behind.
+ */
+import { describe, expect, test } from "vitest";
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { STOPPED_BEFORE_RUN } from "../../../src/agui/edge/safe-stop.js";
+import { Agent, ScriptedModel, tool } from "../../../src/index.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
+import { deferred } from "../../agent/helpers.js";
+import { input } from "../helpers.js";
+import { post, quietLogger, send } from "./fixtures.js";
+
+const LEASE_MS = 200;
+const never = () => new Promise<never>(() => {});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Process A's view of the store: it never writes a run's end (it dies first), and once killed
+ * nothing it asks of the store (lease renewals, ledger settles) ever lands.
+ */
+function dying(store: MemoryThreadStore): ThreadStore & { kill(): void } {
+  let dead = false;
+  return {
+    kill: () => {
+      dead = true;
+    },
+    load: (t) => (dead ? never() : store.load(t)),
+    compareAndSet: (t, v, d) => (dead || d.lease === null ? never() : store.compareAndSet(t, v, d)),
+    ledger: (t) => {
+      const ledger = store.ledger(t);
+      return {
+        claim: (k, o) => (dead ? never() : ledger.claim(k, o)),
+        settle: (k, tok, r) => (dead ? never() : ledger.settle(k, tok, r)),
+        release: (k, tok) => (dead ? never() : ledger.release(k, tok)),
+      };
+    },
+  };
+}
+
+/** Process B's view: the same store, another isolate's registry of live runs. */
+function other(store: MemoryThreadStore): ThreadStore {
+  return {
+    load: (t) => store.load(t),
+    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+    ledger: (t) => store.ledger(t),
+  };
+}
+
+function setup() {
+  const started: string[] = [];
+  const modelCalls: string[] = [];
+  const gate = deferred();
+  let skew = 0;
+  const store = new MemoryThreadStore({ now: () => Date.now() + skew });
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastUserText, lastToolResults }) => {
+          modelCalls.push(lastToolResults.length ? "after tools" : lastUserText);
+          if (lastToolResults.length) return { text: "Done." };
+          if (lastUserText === "pay both")
+            return {
+              toolCalls: [
+                { name: "transfer", input: { to: "alice" } },
+                { name: "transfer", input: { to: "bob" } },
+              ],
+            };
+          if (lastUserText === "hi") return { text: "hello" };
+          return { text: "a long answer ".repeat(80) };
+        },
+        chunkSize: 4,
+        delayMs: 2,
+      }),
+      tools: [
+        tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string() }),
+          callback: async ({ to }) => {
+            started.push(to);
+            // Alice's transfer is in flight when process A dies: it never returns there.
+            if (to === "alice") await gate.promise;
+            return `sent to ${to}`;
+          },
+        }),
+      ],
+      hooks: [new InterruptHook(["transfer"])],
+      toolExecutor: "sequential",
+    });
+  const a = dying(store);
+  const handler = (s: ThreadStore) =>
+    createAguiHandler({ store: s, agent, logger: quietLogger(), principal: () => "ann", runLeaseMs: LEASE_MS });
+  const handleA = handler(a);
+  const handleB = handler(other(store));
+  const stop = (h: typeof handleA, runId?: string) =>
+    h(post({ kaboo_cancel: { threadId: "t", ...(runId ? { runId } : {}) } }));
+  /** Resolves once the stored lease has run out (its holder stopped renewing it). */
+  const leaseRunOut = async () => {
+    for (;;) {
+      const { lease } = await store.load("t");
+      if (lease === null || lease.expiresAt < Date.now()) return lease;
+      await sleep(20);
+    }
+  };
+  return {
+    started,
+    modelCalls,
+    store,
+    a,
+    handleA,
+    handleB,
+    stop,
+    leaseRunOut,
+    skewLedger: (ms: number) => {
+      skew = ms;
+    },
+  };
+}
+
+const say = (text: string) =>
+  input({ threadId: "t", messages: [{ id: crypto.randomUUID(), role: "user", content: text }] });
+
+/** Sends a run to A and does not read it (A dies with it). */
+function startOnA(s: ReturnType<typeof setup>, body: unknown): void {
+  void s.handleA(post(body)).then((r) => r.body?.cancel());
+}
+
+describe("a Stop survives the process that accepted it", () => {
+  test("a new turn: Stop accepted, process dies before the end; the run again ends cancelled, the model not called", async () => {
+    const s = setup();
+    const body = say("tell me a story");
+    startOnA(s, body);
+    while (s.modelCalls.length === 0) await sleep(5);
+    await sleep(30);
+    expect((await s.stop(s.handleA)).status).toBe(202);
+    const lease = await s.leaseRunOut();
+    expect(lease?.runId).toBe(body.runId);
+    s.a.kill();
+    const again = await send(s.handleB, body);
+    expect(again.error).toBeUndefined();
+    expect(again.outcome).toBe("cancelled");
+    expect(s.modelCalls).toEqual(["tell me a story"]);
+    const record = await s.store.load("t");
+    expect(record.lease).toBeNull();
+    expect(JSON.stringify(record.messages)).not.toContain("a long answer a long answer a long answer");
+    // The Stop was this run's: the next turn runs.
+    const next = await send(s.handleB, input({ threadId: "t", messages: [...again.messages, ...say("hi").messages] }));
+    expect(next.outcome).toBe("success");
+  });
+
+  test("a batch: the claimed transfer stays an outcome-unknown question, the one not started never starts", async () => {
+    const s = setup();
+    const asked = await send(s.handleB, say("pay both"));
+    expect(asked.interrupts).toHaveLength(2);
+    const resume = input({
+      threadId: "t",
+      messages: asked.messages,
+      state: asked.state,
+      resume: asked.interrupts.map((i) => ({
+        interruptId: i.id,
+        status: "resolved" as const,
+        payload: { approved: true },
+      })),
+    });
+    startOnA(s, resume);
+    while (s.started.length === 0) await sleep(5);
+    expect((await s.stop(s.handleA)).status).toBe(202);
+    s.a.kill();
+    await s.leaseRunOut();
+    // Alice's claim ran out too: whether her transfer went through is unknown.
+    s.skewLedger(16 * 60_000);
+    const again = await send(s.handleB, resume);
+    expect(again.error).toBeUndefined();
+    expect(s.started).toEqual(["alice"]);
+    expect(again.outcome).toBe("interrupt");
+    expect(again.interrupts.map((i) => i.id).join()).toContain("outcome_unknown");
+    expect(again.interrupts).toHaveLength(1);
+    const record = await s.store.load("t");
+    expect(record.lease).toBeNull();
+    expect(JSON.stringify(record.session)).toContain(STOPPED_BEFORE_RUN);
+    // Told it went through: the batch ends as it stood, nothing runs, the model is not asked again.
+    const calls = s.modelCalls.length;
+    const answer = input({
+      threadId: "t",
+      messages: again.messages,
+      state: again.state,
+      resume: [{ interruptId: again.interrupts[0]!.id, status: "resolved", payload: { action: "treat_as_done" } }],
+    });
+    const done = await send(s.handleB, answer);
+    expect(done.error).toBeUndefined();
+    expect(s.started).toEqual(["alice"]);
+    expect(s.modelCalls).toHaveLength(calls);
+    const results = done.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+    expect(results).toHaveLength(2);
+    expect(results.some((c) => c.includes(STOPPED_BEFORE_RUN))).toBe(true);
+    expect(results.some((c) => c.includes("already ran"))).toBe(true);
+  });
+
+  test("a Stop of a run that died does not cancel a newer run of the thread", async () => {
+    const s = setup();
+    const body = say("tell me a story");
+    startOnA(s, body);
+    while (s.modelCalls.length === 0) await sleep(5);
+    expect((await s.stop(s.handleA)).status).toBe(202);
+    await s.leaseRunOut();
+    s.a.kill();
+    const newer = await send(s.handleB, say("hi"));
+    expect(newer.error).toBeUndefined();
+    expect(newer.outcome).toBe("success");
+    expect((await s.store.load("t")).lease).toBeNull();
+    // The old run's id names no live run now.
+    expect((await s.stop(s.handleB, body.runId)).status).toBe(409);
+  });
+
+  test("a Stop sent twice: both 202, one cancelled run, then the same request again stays cancelled", async () => {
+    const s = setup();
+    const body = say("tell me a story");
+    startOnA(s, body);
+    while (s.modelCalls.length === 0) await sleep(5);
+    const [one, two] = await Promise.all([s.stop(s.handleA), s.stop(s.handleB)]);
+    expect([one.status, two.status]).toEqual([202, 202]);
+    expect((await s.stop(s.handleA)).status).toBe(202);
+    await s.leaseRunOut();
+    s.a.kill();
+    const again = await send(s.handleB, body);
+    expect(again.outcome).toBe("cancelled");
+    expect(s.modelCalls).toEqual(["tell me a story"]);
+  });
+
+  test("a Stop racing the run's own end: 202 or 409, the thread is left free and the next run is not cancelled", async () => {
+    for (const delay of [0, 1, 2, 4, 8]) {
+      const s = setup();
+      const run = send(s.handleB, say("hi"));
+      await sleep(delay);
+      const answer = await s.stop(s.handleB);
+      expect([202, 409]).toContain(answer.status);
+      const ended = await run;
+      expect(["success", "cancelled"]).toContain(ended.outcome);
+      expect((await s.store.load("t")).lease).toBeNull();
+      const next = await send(
+        s.handleB,
+        input({ threadId: "t", messages: [...ended.messages, ...say("hi").messages] }),
+      );
+      expect(next.outcome).toBe("success");
+    }
+  });
+});

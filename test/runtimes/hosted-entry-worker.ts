@@ -5,6 +5,11 @@
 // stateless handler sharing that ledger does; GET /meta?thread= reads what the object keeps of a live run
 // and /alarm?thread= when its alarm is set. A thread named "slow-…" takes its thread late: the run's
 // first write (its lease) waits SLOW_TAKE_MS, a window in which a test stops workerd or races a request.
+// With SLOW_END set, a thread named "slowend-…" writes a run's end late: the write that frees the thread
+// waits SLOW_END_MS, a window in which a test stops workerd after a Stop was accepted (started again
+// without it, the runs there end on time); on a "lateend-…" thread it waits
+// LATE_END_MS, less than the run's lease (the alarm would take a run that long silent for dead), a
+// window in which a Stop races the run's end.
 // With REFUSE_RERUN set the agent cannot be made, so a run the alarm runs again is refused at once.
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
@@ -23,12 +28,18 @@ interface Env {
   THREAD: DurableObjectNamespaceLike;
   BANK: DurableObjectNamespaceLike;
   REFUSE_RERUN?: string;
+  SLOW_END?: string;
 }
 
 const SLOW_TAKE_MS = 2_000;
+const SLOW_END_MS = 3_000;
+const LATE_END_MS = 300;
 
-/** The object's store, except that on a "slow-…" thread a write that takes the thread waits first. */
-function slowTakes(store: ThreadStore): ThreadStore {
+/**
+ * The object's store, except that on a "slow-…" thread a write that takes the thread waits first,
+ * and on a "slowend-…" or "lateend-…" thread a write that frees it.
+ */
+function slowTakes(store: ThreadStore, env: Env): ThreadStore {
   const seen = new Set<string>();
   return {
     load: (t) => store.load(t),
@@ -38,6 +49,9 @@ function slowTakes(store: ThreadStore): ThreadStore {
         seen.add(token);
         await new Promise((r) => setTimeout(r, SLOW_TAKE_MS));
       }
+      const slow = env.SLOW_END !== undefined && t.startsWith("slowend-");
+      const end = slow ? SLOW_END_MS : t.startsWith("lateend-") ? LATE_END_MS : 0;
+      if (end && data.lease === null) await new Promise((r) => setTimeout(r, end));
       return store.compareAndSet(t, version, data);
     },
     ledger: (t) => store.ledger(t),
@@ -70,13 +84,22 @@ function bankAgent(env: Env): Agent {
       if (lastUserText === "a story") return { text: "a long story ".repeat(30) };
       // About 4 s of text (8 characters every 5 ms).
       if (lastUserText === "a very long story") return { text: "a long story ".repeat(500) };
+      const both = /pay (\w+) (\d+) and (\w+) (\d+) taking (\d+)/.exec(lastUserText);
+      if (both)
+        return {
+          toolCalls: [
+            { name: "transfer", input: { to: both[1], amount: Number(both[2]), ms: Number(both[5]) } },
+            { name: "transfer", input: { to: both[3], amount: Number(both[4]), ms: Number(both[5]) } },
+          ],
+        };
       const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
       if (pay)
         return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
       return { text: `You said: ${lastUserText}` };
     },
   });
-  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
+  // One transfer after the other: a Stop during the first finds the second not started.
+  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])], toolExecutor: "sequential" });
 }
 
 /** `authorization: Bearer <name>` names the person; no header: anonymous (the thread of no one). */
@@ -94,7 +117,7 @@ export class KabooThread extends KabooThreadBase {
       leaseMs: LEASE_MS,
       handler: (store) =>
         createAguiHandler({
-          store: slowTakes(store),
+          store: slowTakes(store, env),
           runLeaseMs: LEASE_MS,
           principal,
           agent: () => {

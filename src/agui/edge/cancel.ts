@@ -40,7 +40,7 @@ export function isCancelBody(body: unknown): boolean {
  * this isolate the run hears it at once; a run that another isolate holds finds it on its next
  * lease renewal (a third of the run lease); and a run that died before its safe point and is run
  * again (the object's alarm, the same request sent to another process) finds it when it takes the
- * thread, and ends `cancelled` without starting anything (see {@link SafeStop}). The Stop is the
+ * thread, and starts nothing new (see safe-stop.ts). The Stop is the
  * run's: it names the run's id in its lease, and goes when the run ends (the lease with it).
  *
  * @param body - The parsed body (untrusted).

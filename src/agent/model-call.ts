@@ -284,6 +284,8 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
       const before = new BeforeModelCallEvent(agent, invocationState, projected);
       const pending = agent.hooks.dispatch(before);
       if (pending !== before) await pending;
+      // A hook stopped the run (the edge's Stop at its safe point): the model is not asked at all.
+      if (o.signal?.aborted) return { partial: true, message: { role: "assistant", content: [] } };
     }
     const input = await agent.modelInput.apply(
       // A shallow copy of the array: middleware may add, drop or replace messages without touching the

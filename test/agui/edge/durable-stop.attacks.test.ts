@@ -27,14 +27,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Process A's view of the store: it never writes a run's end (it dies first), and once killed
  * nothing it asks of the store (lease renewals, ledger settles) ever lands.
  */
-function dying(store: MemoryThreadStore): ThreadStore & { kill(): void } {
+function dying(store: MemoryThreadStore): ThreadStore & { kill(): void; ending: Promise<void> } {
   let dead = false;
+  const ending = deferred();
   return {
     kill: () => {
       dead = true;
     },
+    ending: ending.promise,
     load: (t) => (dead ? never() : store.load(t)),
-    compareAndSet: (t, v, d) => (dead || d.lease === null ? never() : store.compareAndSet(t, v, d)),
+    compareAndSet: (t, v, d) => {
+      if (d.lease === null) ending.resolve();
+      return dead || d.lease === null ? never() : store.compareAndSet(t, v, d);
+    },
     ledger: (t) => {
       const ledger = store.ledger(t);
       return {
@@ -114,6 +119,7 @@ function setup() {
   return {
     started,
     modelCalls,
+    gate,
     store,
     a,
     handleA,
@@ -203,6 +209,37 @@ describe("a Stop survives the process that accepted it", () => {
     expect(results).toHaveLength(2);
     expect(results.some((c) => c.includes(STOPPED_BEFORE_RUN))).toBe(true);
     expect(results.some((c) => c.includes("already ran"))).toBe(true);
+  });
+
+  test("a batch whose first transfer finished before the process died: its result stands, the other never starts", async () => {
+    const s = setup();
+    const asked = await send(s.handleB, say("pay both"));
+    const resume = input({
+      threadId: "t",
+      messages: asked.messages,
+      state: asked.state,
+      resume: asked.interrupts.map((i) => ({
+        interruptId: i.id,
+        status: "resolved" as const,
+        payload: { approved: true },
+      })),
+    });
+    startOnA(s, resume);
+    while (s.started.length === 0) await sleep(5);
+    expect((await s.stop(s.handleA)).status).toBe(202);
+    // Alice's transfer returns and is recorded; A stops Bob's, and dies writing the run's end.
+    s.gate.resolve();
+    await s.a.ending;
+    s.a.kill();
+    await s.leaseRunOut();
+    const calls = s.modelCalls.length;
+    const again = await send(s.handleB, resume);
+    expect(again.error).toBeUndefined();
+    expect(again.outcome).toBe("cancelled");
+    expect(s.started).toEqual(["alice"]);
+    expect(s.modelCalls).toHaveLength(calls);
+    const results = again.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+    expect(results).toEqual([expect.stringContaining("sent to alice"), expect.stringContaining(STOPPED_BEFORE_RUN)]);
   });
 
   test("a Stop of a run that died does not cancel a newer run of the thread", async () => {

@@ -1,0 +1,47 @@
+// Deno entry for the Stop-outlives-its-process test: a handler over DenoKvThreadStore on the database
+// file given as the first argument (run lease 600 ms), streaming a long story slowly; prints its port
+// as one JSON line. With "slow-end" as the second argument the write that ends a run (frees its
+// thread) waits 3 s: the window in which the test kills this process after a Stop was accepted.
+import { createAguiHandler } from "../../src/agui/index.js";
+import { Agent, ScriptedModel } from "../../src/index.js";
+import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import type { ThreadStore } from "../../src/stores/thread-store.js";
+
+declare const Deno: {
+  args: string[];
+  openKv(path?: string): Promise<KvLike>;
+  serve(
+    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
+    handler: (request: Request) => Promise<Response>,
+  ): unknown;
+};
+
+const kv = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
+const slowEnd = Deno.args[1] === "slow-end";
+const store: ThreadStore = {
+  load: (t) => kv.load(t),
+  compareAndSet: async (t, version, data) => {
+    if (slowEnd && data.lease === null) await new Promise((r) => setTimeout(r, 3_000));
+    return kv.compareAndSet(t, version, data);
+  },
+  ledger: (t) => kv.ledger(t),
+  appendEvents: (...a) => kv.appendEvents(...a),
+  readEvents: (...a) => kv.readEvents(...a),
+  compactEvents: (...a) => kv.compactEvents(...a),
+};
+const handle = createAguiHandler({
+  store,
+  runLeaseMs: 600,
+  logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
+  agent: () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastUserText }) => ({
+          text: lastUserText === "a story" ? "a long story ".repeat(300) : `You said: ${lastUserText}`,
+        }),
+        chunkSize: 8,
+        delayMs: 10,
+      }),
+    }),
+});
+Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(JSON.stringify({ port })) }, handle);

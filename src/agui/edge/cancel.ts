@@ -8,7 +8,7 @@
  */
 import * as z from "zod/v4/mini";
 import { sizedString } from "../../agent/lean-schemas.js";
-import { liveLease, type ThreadRecord, type ThreadStore } from "../../stores/thread-store.js";
+import type { ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns } from "./live-runs.js";
 
 /** Key of a Stop request's body. */
@@ -46,7 +46,7 @@ export function isCancelBody(body: unknown): boolean {
  * @param body - The parsed body (untrusted).
  * @param o - The handler's `store` (none: 400), the request's `principal`, the clock.
  * @returns 202 `{ cancelling: { threadId, runId } }`; 400 for a malformed body or no store; 403 when
- *   the thread is another person's; 409 `no_run` when nothing runs on the thread (or not that `runId`).
+ *   the thread is another person's; 409 `no_run` when no run holds the thread (or not that `runId`).
  */
 export async function cancelRun(
   body: unknown,
@@ -65,7 +65,7 @@ export async function cancelRun(
     here.stop.request();
     // The lease is this run's, or a dead run's of the same id that this one runs again. A run that
     // has not written its lease yet writes it with the Stop in it (see storedRun).
-    const recorded = await recordStop(o.store, threadId, here.runId, () => null);
+    const recorded = await recordStop(o.store, threadId, here.runId, () => null, now);
     // No lease of the run's any more: it wrote its end before the Stop (its outcome stands).
     if (typeof recorded !== "string" && here.taking !== true) return noRun(threadId);
     return { status: 202, body: { cancelling: { threadId, runId: here.runId } } };
@@ -81,9 +81,9 @@ export async function cancelRun(
 }
 
 /**
- * Writes `cancel: true` into the thread's lease when it is the run's: any lease of `runId` (a run
- * held in this isolate may not have renewed it yet, or be a dead run's run again), else the live
- * lease of whichever run holds the thread.
+ * Writes `cancel: true` into the thread's lease (of `runId`, when given). A lease that ran out counts:
+ * its run died before its end and may be run again under its id (a hosting object's alarm will), and
+ * then it starts stopped; a run of another id takes the thread with a lease of its own.
  *
  * @returns The run's id once its lease says so; the refusal `refuse` finds in the record; else 409.
  */
@@ -92,13 +92,13 @@ async function recordStop(
   threadId: string,
   runId: string | undefined,
   refuse: (record: ThreadRecord) => CancelAnswer | null,
-  now: () => number = Date.now,
+  now: () => number,
 ): Promise<string | CancelAnswer> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const record = await store.load(threadId);
     const refused = refuse(record);
     if (refused) return refused;
-    const lease = record.lease !== null && record.lease.runId === runId ? record.lease : liveLease(record, now());
+    const lease = record.lease;
     if (!lease || (runId !== undefined && runId !== lease.runId)) return noRun(threadId);
     if (lease.cancel === true) return lease.runId;
     const next = { ...record, lease: { ...lease, cancel: true }, updatedAt: now() };

@@ -242,6 +242,21 @@ describe("a Stop survives the process that accepted it", () => {
     expect(results).toEqual([expect.stringContaining("sent to alice"), expect.stringContaining(STOPPED_BEFORE_RUN)]);
   });
 
+  test("a Stop sent after the process died, before the run is run again: 202, and the run again ends cancelled", async () => {
+    const s = setup();
+    const body = say("tell me a story");
+    startOnA(s, body);
+    while (s.modelCalls.length === 0) await sleep(5);
+    s.a.kill();
+    await s.leaseRunOut();
+    expect((await s.stop(s.handleB)).status).toBe(202);
+    expect((await s.stop(s.handleB, "another-run")).status).toBe(409);
+    const again = await send(s.handleB, body);
+    expect(again.outcome).toBe("cancelled");
+    expect(s.modelCalls).toEqual(["tell me a story"]);
+    expect((await s.store.load("t")).lease).toBeNull();
+  });
+
   test("a Stop of a run that died does not cancel a newer run of the thread", async () => {
     const s = setup();
     const body = say("tell me a story");

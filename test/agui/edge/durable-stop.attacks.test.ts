@@ -64,6 +64,9 @@ function setup() {
   const started: string[] = [];
   const modelCalls: string[] = [];
   const gate = deferred();
+  const bobGate = deferred();
+  bobGate.resolve();
+  let bob = bobGate;
   let skew = 0;
   const store = new MemoryThreadStore({ now: () => Date.now() + skew });
   const agent = () =>
@@ -94,6 +97,7 @@ function setup() {
             started.push(to);
             // Alice's transfer is in flight when process A dies: it never returns there.
             if (to === "alice") await gate.promise;
+            else await bob.promise;
             return `sent to ${to}`;
           },
         }),
@@ -128,6 +132,11 @@ function setup() {
     leaseRunOut,
     skewLedger: (ms: number) => {
       skew = ms;
+    },
+    /** Bob's transfer waits for the returned function to be called. */
+    holdBob: () => {
+      bob = deferred();
+      return bob.resolve;
     },
   };
 }
@@ -255,6 +264,42 @@ describe("a Stop survives the process that accepted it", () => {
     expect(again.outcome).toBe("cancelled");
     expect(s.modelCalls).toEqual(["tell me a story"]);
     expect((await s.store.load("t")).lease).toBeNull();
+  });
+
+  test("a Stop while the run again executes its batch: the call cut off with the dead process is never read as cancelled", async () => {
+    const s = setup();
+    const asked = await send(s.handleB, say("pay both"));
+    const resume = input({
+      threadId: "t",
+      messages: asked.messages,
+      state: asked.state,
+      resume: asked.interrupts.map((i) => ({
+        interruptId: i.id,
+        status: "resolved" as const,
+        payload: { approved: true },
+      })),
+    });
+    startOnA(s, resume);
+    while (s.started.length === 0) await sleep(5);
+    s.a.kill();
+    await s.leaseRunOut();
+    s.skewLedger(16 * 60_000);
+    const releaseBob = s.holdBob();
+    const again = send(s.handleB, resume);
+    while (s.started.length < 2) await sleep(5);
+    expect((await s.stop(s.handleB)).status).toBe(202);
+    releaseBob();
+    const ended = await again;
+    expect(s.started).toEqual(["alice", "bob"]);
+    const alice = ended.messages.find((m) => m.role === "tool" && String(m.content).includes("alice"));
+    const texts = ended.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+    // Alice's transfer may have gone through: it is not said to have been cancelled before it ran.
+    expect(texts.some((t) => t.includes("cancelled before this tool ran"))).toBe(false);
+    expect(alice === undefined || !String(alice.content).includes("cancelled")).toBe(true);
+    expect(JSON.stringify(ended)).toContain("sent to bob");
+    // It stays the question whether it went through.
+    expect(ended.outcome).toBe("interrupt");
+    expect(ended.interrupts.map((i) => i.id).join()).toContain("outcome_unknown");
   });
 
   test("a Stop of a run that died does not cancel a newer run of the thread", async () => {

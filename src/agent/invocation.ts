@@ -36,6 +36,8 @@ export class Invocation {
   readonly emit: (e: AgentStreamEvent) => void;
   /** In a streamed run: waits until the stream's reader has taken every event so far (see `EventQueue.caughtUp`). */
   caughtUp: (() => Promise<void> | undefined) | undefined;
+  /** In a streamed run: waits until the stream's reader has handled every event so far (see `EventQueue.read`). */
+  read: (() => Promise<void> | undefined) | undefined;
 
   constructor(o: {
     agent: Agent;

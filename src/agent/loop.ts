@@ -48,7 +48,11 @@ export async function runLoop(
   invocationState: InvocationState,
   signal: AbortSignal,
   settings: LoopSettings,
-  emitQueue: { push(e: AgentStreamEvent): void; caughtUp?(): Promise<void> | undefined },
+  emitQueue: {
+    push(e: AgentStreamEvent): void;
+    caughtUp?(): Promise<void> | undefined;
+    read?(signal: AbortSignal): Promise<void> | undefined;
+  },
 ): Promise<AgentResult> {
   const run = new Invocation({
     agent,
@@ -59,6 +63,7 @@ export async function runLoop(
     resuming: input.kind === "resume",
   });
   if (emitQueue.caughtUp) run.caughtUp = () => emitQueue.caughtUp?.();
+  if (emitQueue.read) run.read = () => emitQueue.read?.(signal);
   const saved = saveInterruptState(agent);
   let result: AgentResult;
   try {
@@ -151,14 +156,17 @@ async function modelTurn(run: Invocation, callIndex: number): Promise<{ stop: St
 async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: boolean): Promise<StopReason | undefined> {
   const { agent, signal } = run;
   // A stream's reader sees the model's reply before the batch's hooks run (it merges hook side effects,
-  // such as published events and state deltas, with the stream in run order).
-  const reading = run.caughtUp?.();
+  // such as published events and state deltas, with the stream in run order). A run that checkpoints
+  // its batch waits until the reader has read the reply: the checkpoint must name the message as the
+  // reader named it, or a tab watching the run (which gets the checkpoint first) and the run's last
+  // snapshot would hold one message under two ids, and the watcher would show it out of order.
+  const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
+  const reading = checkpoint ? run.read?.() : run.caughtUp?.();
   if (reading) await reading;
   run.lastAssistant = pending.message;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));
   // Saved before any call is claimed: a reload continues this batch, never a new one.
-  const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
   if (checkpoint)
     await checkpoint(
       {

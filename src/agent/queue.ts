@@ -9,6 +9,8 @@ export class EventQueue<T> {
   #waiting: (() => void) | undefined;
   /** The reader has handled every item and asks for the next. */
   #idle = false;
+  /** Waiting for the reader to have handled every item ({@link EventQueue.read}). */
+  #readers: (() => void)[] = [];
 
   push(item: T): void {
     this.#items.push(item);
@@ -39,6 +41,7 @@ export class EventQueue<T> {
       while (this.#items.length) yield this.#items.shift() as T;
       if (settled) return await finished;
       this.#idle = true;
+      for (const read of this.#readers.splice(0)) read();
       await new Promise<void>((resolve) => {
         this.#waiting = resolve;
       });
@@ -54,6 +57,24 @@ export class EventQueue<T> {
    */
   caughtUp(): Promise<void> | undefined {
     return this.#idle ? undefined : this.#spin();
+  }
+
+  /**
+   * Resolves once the reader has handled every item pushed so far, however long it takes, or when
+   * `signal` aborts (a reader that went away ends the run). For a step that must see what the reader
+   * made of the events (the name it gave a message), not merely give it a chance to keep pace.
+   * @returns `undefined` when the reader is waiting for more.
+   */
+  read(signal: AbortSignal): Promise<void> | undefined {
+    if (this.#idle || signal.aborted) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      signal.addEventListener("abort", done, { once: true });
+      this.#readers.push(done);
+    });
   }
 
   async #spin(): Promise<void> {

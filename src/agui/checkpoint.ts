@@ -47,6 +47,12 @@ export interface CheckpointTrackerOptions {
   /** The AG-UI state around a paused session (the run puts it under its session key). */
   stateWith: (session: SessionSnapshot) => Record<string, unknown>;
   newId: () => string;
+  /**
+   * The id the stream's reader gave the model's latest response (the runner waits for the reader
+   * before it checkpoints a batch), so a checkpoint names the message as the run's events and its
+   * last snapshot do. Default: none (the checkpoint names it).
+   */
+  responseId?: (() => string | undefined) | undefined;
   toolMessageIds: ReadonlyMap<string, string>;
   logger?: Logger | undefined;
 }
@@ -93,9 +99,14 @@ export class CheckpointTracker {
   async #batch(batch: PausedBatch, agent: Agent): Promise<void> {
     // Child runs (delegates) share the run's keys: only this run's own batches are its steps.
     if (agent !== this.#o.agent) return;
-    // The loop runs ahead of the stream's reader, so the id the reader will give this response is
-    // not known yet: a checkpoint names it itself (its continuation keeps that name).
-    const toolUseMessage = { ...batch.toolUseMessage, id: batch.toolUseMessage.id ?? this.#o.newId() };
+    // The reader has read the response (the loop waits for it), so its id is the reader's: a tab that
+    // watches the run gets this checkpoint first, and the run's last snapshot must not rename the message
+    // (the watcher's client would keep both, out of order). Without a reader's id a checkpoint names it
+    // (its continuation keeps that name).
+    const id = batch.toolUseMessage.id ?? this.#o.responseId?.() ?? this.#o.newId();
+    // The runner's own message takes the name too, so every later snapshot says the same.
+    batch.toolUseMessage.id ??= id;
+    const toolUseMessage = { ...batch.toolUseMessage, id };
     this.#inflight = { ...batch, toolUseMessage, toolResults: [...batch.toolResults] };
     await this.#save();
   }
@@ -180,6 +191,8 @@ export interface RunCheckpointsOptions {
   /** The AG-UI state key of the paused session. */
   sessionKey: string;
   newId: () => string;
+  /** See {@link CheckpointTrackerOptions.responseId}. */
+  responseId?: (() => string | undefined) | undefined;
   toolMessageIds: ReadonlyMap<string, string>;
   logger?: Logger | undefined;
 }
@@ -213,6 +226,7 @@ export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
     },
     stateWith: (session) => ({ ...shared, [o.sessionKey]: session }),
     newId: o.newId,
+    responseId: o.responseId,
     toolMessageIds: o.toolMessageIds,
     logger: o.logger,
   });

@@ -125,6 +125,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
         invocationState,
         sessionKey: SESSION_STATE_KEY,
         newId,
+        responseId: () => mapper.responseId,
         toolMessageIds,
       });
     const result = yield* streamRun(o, invocationState, mapper, audit, tracker);

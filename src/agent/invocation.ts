@@ -34,10 +34,11 @@ export class Invocation {
   readonly signal: AbortSignal;
   readonly settings: LoopSettings;
   readonly emit: (e: AgentStreamEvent) => void;
-  /** In a streamed run: waits until the stream's reader has taken every event so far (see `EventQueue.caughtUp`). */
-  caughtUp: (() => Promise<void> | undefined) | undefined;
-  /** In a streamed run: waits until the stream's reader has handled every event so far (see `EventQueue.read`). */
-  read: (() => Promise<void> | undefined) | undefined;
+  /**
+   * In a streamed run, the stream's reader: `caughtUp()` gives it a chance to keep pace, `read(signal)`
+   * waits until it has handled every event so far (see `EventQueue`).
+   */
+  reader: StreamReader | undefined;
 
   constructor(o: {
     agent: Agent;
@@ -84,6 +85,12 @@ export class Invocation {
       if (pending !== added) await pending;
     }
   }
+}
+
+/** What the loop may ask of a streamed run's reader (the stream's `EventQueue`). */
+export interface StreamReader {
+  caughtUp?(): Promise<void> | undefined;
+  read?(signal: AbortSignal): Promise<void> | undefined;
 }
 
 /** The parts of the interrupt state a failed run puts back. */

@@ -12,7 +12,7 @@ import type { InterruptResponse } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
 import { runContext } from "./run-context.js";
-import { Invocation, restoreAfterFailure, saveInterruptState } from "./invocation.js";
+import { Invocation, restoreAfterFailure, saveInterruptState, type StreamReader } from "./invocation.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
@@ -48,11 +48,7 @@ export async function runLoop(
   invocationState: InvocationState,
   signal: AbortSignal,
   settings: LoopSettings,
-  emitQueue: {
-    push(e: AgentStreamEvent): void;
-    caughtUp?(): Promise<void> | undefined;
-    read?(signal: AbortSignal): Promise<void> | undefined;
-  },
+  emitQueue: StreamReader & { push(e: AgentStreamEvent): void },
 ): Promise<AgentResult> {
   const run = new Invocation({
     agent,
@@ -62,8 +58,7 @@ export async function runLoop(
     emit: (e) => emitQueue.push(e),
     resuming: input.kind === "resume",
   });
-  if (emitQueue.caughtUp) run.caughtUp = () => emitQueue.caughtUp?.();
-  if (emitQueue.read) run.read = () => emitQueue.read?.(signal);
+  run.reader = emitQueue;
   const saved = saveInterruptState(agent);
   let result: AgentResult;
   try {
@@ -161,7 +156,7 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   // reader named it, or a tab watching the run (which gets the checkpoint first) and the run's last
   // snapshot would hold one message under two ids, and the watcher would show it out of order.
   const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
-  const reading = checkpoint ? run.read?.() : run.caughtUp?.();
+  const reading = checkpoint ? run.reader?.read?.(signal) : run.reader?.caughtUp?.();
   if (reading) await reading;
   run.lastAssistant = pending.message;
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");

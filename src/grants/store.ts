@@ -164,15 +164,27 @@ export async function auditRevocations(audit: AuditLog | undefined, revoked: rea
     const who = grant.principal ?? "";
     byPrincipal.set(who, [...(byPrincipal.get(who) ?? []), grantId(grant)]);
   }
-  for (const [who, grantIds] of byPrincipal) {
-    const principal = who === "" ? undefined : who;
-    await audit.append(grantsAuditThread(principal), {
-      kind: "revocation",
-      grantIds,
-      principal: who || null,
-      by: null,
-    });
-  }
+  for (const [who, grantIds] of byPrincipal) await auditRevocation(audit, who || undefined, grantIds);
+}
+
+/**
+ * Records that one principal's grants were revoked: one `revocation` entry in
+ * {@link grantsAuditThread}. Rejects when the trail cannot write.
+ * @param audit - The trail.
+ * @param principal - Whose grants (`undefined`: grants that name no person).
+ * @param grantIds - The grants taken back.
+ */
+export async function auditRevocation(
+  audit: AuditLog,
+  principal: string | undefined,
+  grantIds: string[],
+): Promise<void> {
+  await audit.append(grantsAuditThread(principal), {
+    kind: "revocation",
+    grantIds,
+    principal: principal ?? null,
+    by: null,
+  });
 }
 
 /** Options of {@link MemoryGrantStore}. */

@@ -9,6 +9,7 @@
 import type { AuditLog } from "../agent/audit.js";
 import { grantId, parseGrant, type Grant } from "../grants/grant.js";
 import {
+  auditRevocation,
   grantsAuditThread,
   Listeners,
   revokePredicate,
@@ -158,13 +159,7 @@ export class PrincipalGrantStore implements GrantStore {
     const n = await this.#backend.remove(principal, ids);
     if (n > 0) {
       this.#listeners.emit({ type: "revoke", ids, origin: "local" });
-      const who = principal === "" ? undefined : principal;
-      await this.#audit?.append(grantsAuditThread(who), {
-        kind: "revocation",
-        grantIds: ids,
-        principal: who ?? null,
-        by: null,
-      });
+      if (this.#audit) await auditRevocation(this.#audit, principal === "" ? undefined : principal, ids);
     }
     return n;
   }

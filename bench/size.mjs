@@ -47,9 +47,10 @@ for (const { name, file } of entries) {
       external: [...external, "zod", "zod/*", "zod4", "zod4/*"],
     });
 }
-// Loaded on demand: minimatch (the first glob pattern), the approval gate's steps (the first call a rule
-// covers), grant matching (a run that sends grants) and signature checks (a gate with a secret), four-eyes
-// approvals (the first rule with `approvals`), and media trimming (a model request over its media budget).
+// Loaded on demand: the runner (the loop, model calls, tool batches, the ledger's steps: the first run),
+// minimatch (the first glob pattern), the approval gate's steps (the first call a rule covers), grant
+// matching (a run that sends grants) and signature checks (a gate with a secret), four-eyes approvals
+// (the first rule with `approvals`), and media trimming (a model request over its media budget).
 for (const tools of Object.keys(TOOL_KINDS)) {
   await row(`typical app slice, ${tools} tools`, sliceSource(tools, "dist"), { external: peers });
 }
@@ -58,8 +59,8 @@ await row("yardstick: zod/v4 alone", 'export * from "zod/v4";');
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const head = zods.map((z) => `zod ${zodVersion(z)}`);
 console.log(
-  "\nmin+gzip, what loads with the page (+ what loads later, on first use: minimatch, the approval gate's steps," +
-    " grant matching and signing, four eyes, media trimming)\n",
+  "\nmin+gzip, what loads with the page (+ what loads later, on first use: the runner, minimatch," +
+    " the approval gate's steps, grant matching and signing, four eyes, media trimming)\n",
 );
 console.log(`| bundle | ${head.join(" | ")} |`);
 console.log(`|---|${zods.map(() => "---:").join("|")}|`);

@@ -48,8 +48,8 @@ export type { AgentMetrics, ToolMetrics } from "./agent/metrics.js";
 export { DEFAULT_LEASE_MS, executionKey } from "./agent/ledger.js";
 export type { ClaimOptions, ClaimOutcome, ExecutionKeyParts, ExecutionLedger, LedgerResult } from "./agent/ledger.js";
 export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
-export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/call-ledger.js";
-export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/call-ledger.js";
+export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/outcome-answer.js";
+export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/outcome-answer.js";
 export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
 export {
   AUDIT_ENTRY_VERSION,
@@ -77,7 +77,7 @@ export type { AuditProblem, AuditVerification, VerifyAuditOptions } from "./agen
 export { jsonDigest } from "./agent/digest.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
-export { estimateTokens } from "./agent/model-call.js";
+export { estimateTokens } from "./agent/transcript-size.js";
 export type { AgentResult, StopReason } from "./agent/result.js";
 export { AgentState } from "./agent/state.js";
 export type { AgentStreamEvent } from "./agent/stream-events.js";

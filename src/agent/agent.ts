@@ -18,7 +18,7 @@ import { HookRegistry, type HookProvider } from "./hooks.js";
 import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
-import { runLoop, type LoopInput } from "./loop.js";
+import type { LoopInput } from "./loop.js";
 import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./media-budget.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
@@ -256,6 +256,7 @@ export class Agent {
         maxMediaBytes: this.#maxMediaBytes,
         ledger: this.#ledgerSettings,
       };
+      const { runLoop } = await loadLoop();
       return await runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
     } finally {
       controller.unlink();
@@ -294,6 +295,21 @@ export class Agent {
       "invoke() got an array that is neither all messages ({ role, content[] }) nor all content blocks ({ type }).",
     );
   }
+}
+
+/**
+ * The runner itself (the loop, model calls, tool batches, the ledger's steps) loads with the first
+ * run: a page that builds its agent at start-up does not parse it before someone asks something.
+ */
+let loop: Promise<typeof import("./loop.js")> | undefined;
+
+/** The runner's module; a load that failed (a dropped connection) is tried again by the next run. */
+function loadLoop(): Promise<typeof import("./loop.js")> {
+  loop ??= import("./loop.js").catch((error: unknown) => {
+    loop = undefined;
+    throw error;
+  });
+  return loop;
 }
 
 /** Where invoke() sends the stream events: nowhere. */

@@ -4,8 +4,6 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
-import { looseObject } from "./lean-schemas.js";
 import { CallInProgressError, describe } from "../errors.js";
 import type { Agent } from "./agent.js";
 import { recordExecution, runAudit, type RunAudit } from "./audit-record.js";
@@ -16,47 +14,8 @@ import { runContext } from "./run-context.js";
 import { executionKey, type ExecutionLedger, type LedgerResult } from "./ledger.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { OUTCOME_UNKNOWN, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
 import { errorResult, toResultBlock, type AgentTool, type ToolOutput } from "./tools.js";
-
-/** Name (and AG-UI `reason`) of the interrupt that asks about a call whose outcome is unknown. */
-export const OUTCOME_UNKNOWN = "outcome_unknown";
-
-/**
- * The interrupt `reason` of an {@link OUTCOME_UNKNOWN} question: a call was claimed, and its claim
- * ran out without a result (the page or process died mid-call). It may or may not have run.
- */
-export interface OutcomeUnknownRequest {
-  kind: "outcome_unknown";
-  tool: string;
-  toolUseId: string;
-  input: JsonValue;
-  /** When the lost claim was taken (epoch ms). */
-  claimedAt: number;
-  message: string;
-  /** The answers the runner reads, as `{ action }`. */
-  actions: OutcomeAction[];
-}
-
-/**
- * The answer to an {@link OUTCOME_UNKNOWN} question: `{ action: "run_again" | "treat_as_done" | "cancel" }`.
- * The approval dialog's payload is read too: `{ approved: true }` runs it again, `{ approved: false }`
- * or `status: "cancelled"` cancels. Anything else cancels: an unreadable answer never re-runs a call.
- */
-export type OutcomeAction = "run_again" | "treat_as_done" | "cancel";
-
-const answerSchema = looseObject({
-  action: z.optional(z.literal(["run_again", "treat_as_done", "cancel"])),
-  approved: z.optional(z.boolean()),
-  status: z.optional(z.string()),
-});
-
-/** Reads an answer to an outcome-unknown question; see {@link OutcomeAction}. */
-export function readOutcomeAnswer(value: unknown): OutcomeAction {
-  const parsed = answerSchema.safeParse(value);
-  if (!parsed.success || parsed.data.status === "cancelled") return "cancel";
-  if (parsed.data.action) return parsed.data.action;
-  return parsed.data.approved === true ? "run_again" : "cancel";
-}
 
 /** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
 export interface OpenCall {

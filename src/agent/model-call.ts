@@ -21,20 +21,6 @@ export interface ModelResponse {
   stopReason: ModelStopReason;
 }
 
-/**
- * Estimated tokens of a model input: the characters of the system prompt, of the messages' JSON and
- * of `extra`, four to a token. Message sizes are cached per message object (`messageChars`),
- * so estimating a growing transcript costs only its new messages.
- *
- * @param systemPrompt - The system prompt, if any.
- * @param messages - The conversation; treated as immutable once measured (replace a message to change it).
- * @param extra - Further text sent with the input. Default `""`.
- * @returns The estimate, rounded up.
- */
-export function estimateTokens(systemPrompt: string | undefined, messages: readonly Message[], extra = ""): number {
-  return Math.ceil(((systemPrompt?.length ?? 0) + transcriptChars(messages) + extra.length) / 4);
-}
-
 type Open =
   | { kind: "text"; text: string }
   | { kind: "reasoning"; text: string; signature?: string; redacted?: string }

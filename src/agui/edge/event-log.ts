@@ -36,6 +36,7 @@ export class EventLogWriter {
   readonly #threadId: string;
   readonly #runId: string;
   readonly #log: Logger;
+  readonly #from: number;
   #batch: IndexedEvent[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -43,8 +44,13 @@ export class EventLogWriter {
   /** Writes made so far (for the benchmark's cost per run). */
   writes = 0;
 
-  /** @param o - The store (with `appendEvents`), the run, and where a failed write is reported. */
-  constructor(o: { store: ThreadStore; threadId: string; runId: string; log: Logger }) {
+  /**
+   * @param o - The store (with `appendEvents`), the run, where a failed write is reported, and the
+   *   index of its first event the log does not hold yet (default 0; a run again goes on after its
+   *   dead attempt's events).
+   */
+  constructor(o: { store: ThreadStore; threadId: string; runId: string; log: Logger; from?: number | undefined }) {
+    this.#from = o.from ?? 0;
     this.#store = o.store;
     this.#threadId = o.threadId;
     this.#runId = o.runId;
@@ -53,8 +59,9 @@ export class EventLogWriter {
 
   /** Takes one event of the run (in index order). */
   add(e: IndexedEvent): void {
+    if (e.index < this.#from) return;
     this.#batch.push(e);
-    if (isTerminal(e.event) || this.#batch.length >= MAX_BATCH || e.index === 0) this.#flush();
+    if (isTerminal(e.event) || this.#batch.length >= MAX_BATCH || e.index === this.#from) this.#flush();
     else this.#timer ??= setTimeout(() => this.#flush(), BATCH_MS);
   }
 

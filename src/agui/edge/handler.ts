@@ -245,7 +245,7 @@ async function startRun(
     };
     const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover });
     void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal }));
-    const shown = approverView(hub.watch(), () => approver);
+    const shown = approverView(hub.watch(-1, true), () => approver);
     return sse(shown, options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
   }
   const controller = linkedAbort(request.signal);

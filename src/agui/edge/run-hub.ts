@@ -56,6 +56,8 @@ export class RunHub {
   readonly #waiters = new Set<() => void>();
   readonly #listeners: ((e: IndexedEvent) => void)[] = [];
   #ended = false;
+  /** Where this run's own events go on after a dead attempt's (see {@link continueFrom}). */
+  #ownFrom: number | undefined;
 
   /** @param runId - The run. */
   constructor(runId: string) {
@@ -104,6 +106,26 @@ export class RunHub {
     this.#listeners.push(listener);
   }
 
+  /**
+   * Makes this run the run again of a dead attempt under the same id (see dead-attempt.ts): the
+   * attempt's events after its RUN_STARTED take the places after this run's RUN_STARTED, and this
+   * run's next event comes after them, so the hub numbers events as the thread's log does. Called
+   * once, when this run's RUN_STARTED is its only event; a watcher of this run's own request
+   * ({@link watch} with `own`, begun before) goes on from that RUN_STARTED to this run's next event.
+   *
+   * @param attempt - The dead attempt's events, RUN_STARTED first, then the END events of its open parts.
+   */
+  continueFrom(attempt: readonly AGUIEvent[]): void {
+    if (this.#events.length !== 1 || this.#ownFrom !== undefined) return;
+    for (const [index, event] of attempt.entries()) {
+      if (index === 0) continue;
+      this.#events.push(event);
+      this.#index.set(event, index);
+    }
+    this.#ownFrom = this.#events.length;
+    this.#wake();
+  }
+
   /** The index of an event this hub kept. */
   indexOf(event: AGUIEvent): number | undefined {
     return this.#index.get(event);
@@ -113,12 +135,24 @@ export class RunHub {
    * The events after `after` (all of them for `-1`), then the live tail until the run ends.
    *
    * @param after - The index of the last event the watcher has.
+   * @param own - The watcher is the run's own request's: a dead attempt's events (see
+   *   {@link continueFrom}) are not shown to it, only this run's. Default `false`.
    * @returns The events.
    */
-  async *watch(after = -1): AsyncGenerator<AGUIEvent> {
+  watch(after = -1, own = false): AsyncGenerator<AGUIEvent> {
+    return this.#watch(after, own && this.#ownFrom === undefined);
+  }
+
+  async *#watch(after: number, own: boolean): AsyncGenerator<AGUIEvent> {
     let next = Math.max(0, after + 1);
     for (;;) {
-      for (let event = this.#events[next]; event !== undefined; event = this.#events[++next]) yield event;
+      for (;;) {
+        if (own && next === 1) next = this.#ownFrom ?? 1;
+        const event = this.#events[next];
+        if (event === undefined) break;
+        next++;
+        yield event;
+      }
       if (this.#ended) return;
       await new Promise<void>((wake) => this.#waiters.add(wake));
     }

@@ -24,6 +24,7 @@ import type { HostedRunHooks } from "../../stores/hosted-request.js";
 import { ThreadConflictError } from "./errors.js";
 import type { MayAnswer } from "./answerer.js";
 import { DEFAULT_EVENT_LOG_RETENTION_MS, EventLogWriter } from "./event-log.js";
+import { type DeadAttempt, deadAttempt } from "./dead-attempt.js";
 import { runError, runStarted } from "../run-events.js";
 import { type LiveRun, lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
@@ -162,7 +163,10 @@ async function* heldRun(
   if (held.lease?.cancel === true) o.stop.request();
   const live = liveRuns(store);
   live.set(threadId, liveRun(o, held));
-  if (store.appendEvents) logEvents(o, now());
+  // The run again of an attempt that died under this id goes on in that attempt's log.
+  const attempt = take.read.lease?.runId === runId ? await attemptOf(o) : undefined;
+  if (attempt) o.hub.continueFrom(attempt.events);
+  if (store.appendEvents) logEvents(o, now(), attempt?.logged);
   const { runInput, requester } = inputOnThread(input, held, take);
   const by = o.principal === undefined ? {} : { by: o.principal };
   const out: RunOutput = {};
@@ -199,10 +203,23 @@ async function* heldRun(
   }
 }
 
-/** Sends the run's events (RUN_STARTED on) to its thread's log, and drops the logs of runs that ended long ago. */
-function logEvents(o: StoredRunOptions, now: number): void {
+/** What a dead attempt of this run logged (a log that cannot be read is left as it is: the run goes on unlogged). */
+async function attemptOf({ store, input, log }: StoredRunOptions): Promise<DeadAttempt | undefined> {
+  try {
+    return await deadAttempt(store, input.threadId, input.runId);
+  } catch (error) {
+    log.warn("kaboo: could not read the log of a run run again", { threadId: input.threadId, error: describe(error) });
+    return undefined;
+  }
+}
+
+/**
+ * Sends the run's events (RUN_STARTED on, or from `from`: those its dead attempt logged are there)
+ * to its thread's log, and drops the logs of runs that ended long ago.
+ */
+function logEvents(o: StoredRunOptions, now: number, from?: number): void {
   const { store, input, log } = o;
-  const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log });
+  const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log, from });
   o.hub.attach((e) => writer.add(e));
   store
     .compactEvents?.(input.threadId, now - (o.eventLogRetentionMs ?? DEFAULT_EVENT_LOG_RETENTION_MS))

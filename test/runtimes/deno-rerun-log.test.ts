@@ -1,0 +1,77 @@
+/**
+ * The event log of a run whose Deno process was killed mid-answer and that another process on the
+ * same Deno KV file was sent again (the same request, the same run id): the run again numbers its
+ * events on after the last one the dead process logged, ends the message that process left open,
+ * and ends the log with its RUN_FINISHED. A client that reattaches from any event of the first
+ * attempt gets the rest in order, without a gap or a duplicate; the request sent again sees its own
+ * run (its RUN_STARTED, then the run again's events), a valid AG-UI stream.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { verifyEvents } from "@ag-ui/client";
+import { EventType } from "@ag-ui/core";
+import { from, lastValueFrom, toArray } from "rxjs";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bundleEntry } from "./bundle.js";
+import { body, sleep } from "./hosted-client.js";
+import { denoServer, expectEnded, expectRest, expectWholeRun, indexOf, read, reattach } from "./rerun-log-client.js";
+
+let dir: string;
+let file: string;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "kaboo-deno-relog-"));
+  file = join(dir, "stop.deno.mjs");
+  writeFileSync(file, await bundleEntry("stop-entry-deno.ts"));
+}, 60_000);
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the event log of a run another Deno process ran again", () => {
+  test("a reattach from any event of the killed process's attempt gets the rest of the run, to its RUN_FINISHED", async () => {
+    const db = join(dir, "relog.db");
+    const a = await denoServer(file, dir, [db], children);
+    const b = await denoServer(file, dir, [db], children);
+    const story = body("t-relog", { messages: [{ id: "u1", role: "user", content: "a story" }] });
+    const client = read(a.url, story);
+    await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
+    // Let the log catch up with what the client has (its batches wait 50 ms), then kill the process.
+    await sleep(300);
+    a.child.kill("SIGKILL");
+    await client.done;
+    const seen = client.frames;
+    // Past the dead run's lease (600 ms): the same request, sent to the other process, runs it again.
+    await sleep(1_000);
+    const early = reattach(b.url, "t-relog", story.runId, 4);
+    const again = read(b.url, story);
+    await again.until(EventType.TEXT_MESSAGE_START);
+    const live = reattach(b.url, "t-relog", story.runId, 3, true);
+    await again.done;
+    const whole = await reattach(b.url, "t-relog", story.runId, -1);
+    await expectWholeRun(whole, story.runId);
+    expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    const kept = seen.filter((f, i) => indexOf(f) === i && JSON.stringify(whole[i]?.event) === JSON.stringify(f.event));
+    expect(kept.length).toBeGreaterThan(10);
+    const last = indexOf(kept.at(-1)!);
+    expect(whole.filter((f) => f.event.type === EventType.TEXT_MESSAGE_START)).toHaveLength(2);
+    expect(whole.filter((f) => f.event.type === EventType.TEXT_MESSAGE_END)).toHaveLength(2);
+    expectRest(await early, whole, 4);
+    expectRest(await live, whole, 3);
+    for (const after of [0, last - 1, last]) {
+      const rest = await reattach(b.url, "t-relog", story.runId, after, after % 2 === 1);
+      expectEnded(rest);
+      expectRest(rest, whole, after);
+    }
+    // The request sent again: its RUN_STARTED, then the run again's own events, as the log numbers them.
+    const own = again.frames;
+    expect(own[0]?.id).toBe(`${story.runId}:0`);
+    const tail = whole.slice(indexOf(own[1]!));
+    expect(own.slice(1).map((f) => f.id)).toEqual(tail.map((f) => f.id));
+    expect(own.slice(1).map((f) => f.event)).toEqual(tail.map((f) => f.event));
+    await lastValueFrom(from(own.map((f) => f.event)).pipe(verifyEvents(false), toArray()));
+  });
+});

@@ -1,0 +1,120 @@
+// The client side of the re-run event-log tests (test/runtimes/*-rerun-log.test.ts): an SSE reader
+// that keeps each frame's id, a reattach, and the checks every reattached stream must pass.
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { verifyEvents } from "@ag-ui/client";
+import type { BaseEvent } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
+import { from, lastValueFrom, toArray } from "rxjs";
+import { expect } from "vitest";
+import { ROOT } from "./bundle.js";
+
+/** One SSE frame: its `id:` and its event. */
+export interface Frame {
+  id: string | undefined;
+  event: BaseEvent;
+}
+
+/** A stream being read: its frames so far, a wait for a count of one type, and its end. */
+export interface Reading {
+  frames: Frame[];
+  until(type: string, count?: number): Promise<void>;
+  done: Promise<void>;
+}
+
+/** POSTs `payload` (with `headers`) and reads the SSE answer as it comes, for at most `ms`. */
+export function read(url: string, payload: unknown, headers: Record<string, string> = {}, ms = 40_000): Reading {
+  const frames: Frame[] = [];
+  const waiters: (() => void)[] = [];
+  const parser = createParser({
+    onEvent: (m) => {
+      frames.push({ id: m.id, event: JSON.parse(m.data) as BaseEvent });
+      for (const w of waiters.splice(0)) w();
+    },
+  });
+  let ended = false;
+  const done = (async () => {
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(ms),
+      });
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+        parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // The server went away, or the stream never ended within `ms`: the frames so far are what the client has.
+    } finally {
+      ended = true;
+      for (const w of waiters.splice(0)) w();
+    }
+  })();
+  const until = async (type: string, count = 1) => {
+    while (frames.filter((f) => f.event.type === type).length < count) {
+      if (ended) throw new Error(`the stream ended without ${count} ${type}: ${frames.length} frames`);
+      await new Promise<void>((w) => waiters.push(w));
+    }
+  };
+  return { frames, until, done };
+}
+
+/** Reattaches to a run after event `after` (through `Last-Event-ID` when `header`), read to its end. */
+export async function reattach(url: string, threadId: string, runId: string, after: number, header = false) {
+  const reading = header
+    ? read(url, { kaboo_connect: { threadId } }, { "last-event-id": `${runId}:${after}` })
+    : read(url, { kaboo_connect: { threadId, runId, after } });
+  await reading.done;
+  return reading.frames;
+}
+
+/** The index of a frame's id `<runId>:<n>`. */
+export const indexOf = (f: Frame): number => Number(f.id?.slice(f.id.lastIndexOf(":") + 1));
+
+/** The last event is the run's end. */
+export function expectEnded(frames: Frame[]): void {
+  expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(frames.at(-1)?.event.type);
+}
+
+/** A whole run's stream from its start: ids 0, 1, 2, … in order, one terminal event at its end, valid AG-UI. */
+export async function expectWholeRun(frames: Frame[], runId: string): Promise<void> {
+  expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => `${runId}:${i}`));
+  expectEnded(frames);
+  expect(frames.filter((f) => ["RUN_FINISHED", "RUN_ERROR"].includes(f.event.type))).toHaveLength(1);
+  await lastValueFrom(from(frames.map((f) => f.event)).pipe(verifyEvents(false), toArray()));
+}
+
+/** What a reattach after `after` got is exactly the rest of the whole run: in order, no gap, no duplicate. */
+export function expectRest(rest: Frame[], whole: Frame[], after: number): void {
+  expect(rest.map((f) => f.id)).toEqual(whole.slice(after + 1).map((f) => f.id));
+  expect(rest.map((f) => f.event)).toEqual(whole.slice(after + 1).map((f) => f.event));
+}
+
+/** A Deno process serving the bundled entry `file` (in `dir`) on the KV database `db`; it prints its port. */
+export async function denoServer(
+  file: string,
+  dir: string,
+  args: string[],
+  children: ChildProcess[],
+): Promise<{ url: string; child: ChildProcess }> {
+  const flags = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
+  const child = spawn(
+    join(ROOT, "node_modules/.bin/deno"),
+    [...flags, "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, ...args],
+    {
+      cwd: dir,
+      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  children.push(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}

@@ -29,6 +29,7 @@ import { AgentState } from "./state.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolExecutor } from "./tool-executor.js";
 import type { AgentTool } from "./tools.js";
+import { prepareSpecs } from "./tool-schema.js";
 import { linkedAbort } from "./abort.js";
 
 /** Options of {@link Agent}. */
@@ -183,9 +184,24 @@ export class Agent {
     return [...this.#tools.keys()];
   }
 
-  /** Specs of the registered tools, as sent to the model. */
+  /**
+   * Specs of the registered tools, as sent to the model.
+   * @throws ToolDefinitionError when a tool's JSON Schema is derived from its zod schema on demand and
+   *   has not been yet: see {@link Agent.prepareTools}.
+   */
   toolSpecs(): ToolSpec[] {
     return [...this.#tools.values()].map((t) => t.spec);
+  }
+
+  /**
+   * Derives the JSON Schema of every tool whose schema is converted on demand (`tool()` with a zod mini
+   * schema or zod 3.25's `zod/v4`: the converter loads with the first run, not with the page). Every
+   * run does this before anything else; call it at start-up to find a bad schema before the first run.
+   * @returns Resolves once every tool's spec can be read.
+   * @throws ToolDefinitionError for a schema that gives no object schema.
+   */
+  async prepareTools(): Promise<void> {
+    await prepareSpecs([...this.#tools.values()].map((t) => t.spec));
   }
 
   /** Drops a paused run's pending calls (they never ran and leave no trace in the transcript). */
@@ -245,6 +261,8 @@ export class Agent {
     this.#signal = controller.signal;
     try {
       const invocationState = options.invocationState ?? {};
+      // A tool whose JSON Schema cannot be derived fails the run here, before any hook or model call.
+      const [{ runLoop }] = await Promise.all([loadLoop(), prepareSpecs(this.toolSpecs())]);
       if (!this.#initialized) {
         this.#initialized = true;
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
@@ -256,7 +274,6 @@ export class Agent {
         maxMediaBytes: this.#maxMediaBytes,
         ledger: this.#ledgerSettings,
       };
-      const { runLoop } = await loadLoop();
       return await runLoop(this, loopInput, invocationState, controller.signal, settings, queue);
     } finally {
       controller.unlink();

@@ -8,34 +8,118 @@ import { ToolDefinitionError } from "../errors.js";
 import type { JsonObject } from "./messages.js";
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "./standard-schema.js";
 import type { ValidationResult } from "./tools.js";
-import { zodJsonSchema } from "./zod-json-schema.js";
+import type { ToolSpec } from "./model.js";
+
+/** zod's definition, as far as the check below reads it (`_zod` is zod's documented surface for libraries). */
+type ZodLike = { _zod: { def: { type: string } } };
+
+/** zod schema kinds whose JSON Schema may be an object (the wrappers are checked again once converted). */
+const OBJECTISH = new Set([
+  "object",
+  "record",
+  "optional",
+  "nonoptional",
+  "readonly",
+  "catch",
+  "prefault",
+  "default",
+  "promise",
+  "pipe",
+  "lazy",
+]);
+
+/** The converter for zod schemas without a JSON Schema of their own, once loaded. */
+let convert: ((schema: unknown) => Record<string, unknown>) | undefined;
+let loading: Promise<void> | undefined;
+/** Specs whose JSON Schema waits for the converter (or failed to convert, and fails each run again). */
+const waiting = new WeakSet<ToolSpec>();
 
 /**
- * The JSON Schema of a tool's input, from (in order) an explicit schema, the Standard JSON Schema interface
- * (zod 4 classic, arktype, valibot through `toStandardJsonSchema`), or the schema's zod 4 definition (zod mini,
- * zod 3.25's `zod/v4`).
- * @throws {ToolDefinitionError} When none of them gives an object schema.
+ * A tool's spec: the JSON Schema of its input from (in order) an explicit schema, the Standard JSON Schema
+ * interface (zod 4 classic, arktype, valibot through `toStandardJsonSchema`), or the schema's zod 4
+ * definition (zod mini, zod 3.25's `zod/v4`). That last one is converted on demand: the converter (4 KB
+ * minified) loads with the agent's first run ({@link prepareSpecs}), not with the page.
+ * @throws {ToolDefinitionError} When the schema gives no object schema (a zod one: see {@link prepareSpecs}).
  */
-export function inputJsonSchema(
+export function toolSpec(
   name: string,
+  description: string,
   schema: StandardSchemaV1 | undefined,
   explicit: JsonObject | undefined,
-): JsonObject {
+): ToolSpec {
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = explicit ?? fromSchema(name, schema);
+  } catch (error) {
+    throw definitionError(name, error);
+  }
+  if (json !== undefined) return { name, description, inputSchema: objectSchema(name, () => json) };
+  if (!OBJECTISH.has((schema as unknown as ZodLike)._zod.def.type))
+    throw new ToolDefinitionError(`Tool "${name}": the input schema must be an object.`);
+  let derived: JsonObject | undefined;
+  const spec: ToolSpec = {
+    name,
+    description,
+    get inputSchema(): JsonObject {
+      if (convert === undefined)
+        throw new ToolDefinitionError(
+          `Tool "${name}": the JSON Schema of its zod schema is derived when the agent first runs; await agent.prepareTools() to read it sooner.`,
+        );
+      const zod = convert;
+      derived ??= objectSchema(name, () => zod(schema));
+      return derived;
+    },
+  };
+  waiting.add(spec);
+  return spec;
+}
+
+/**
+ * Derives the JSON Schema of every spec that waits for the zod converter, loading it first.
+ * @returns `undefined` when none waits (nothing to await), else a promise of their derivation.
+ * @throws {ToolDefinitionError} (the promise) For a schema that gives no object schema.
+ */
+export function prepareSpecs(specs: readonly ToolSpec[]): Promise<void> | undefined {
+  const open = specs.filter((s) => waiting.has(s));
+  if (open.length === 0) return undefined;
+  loading ??= import("./zod-json-schema.js").then(
+    (m) => {
+      convert = m.zodJsonSchema;
+    },
+    (error: unknown) => {
+      loading = undefined; // a dropped connection: the next run tries again
+      throw error;
+    },
+  );
+  return loading.then(() => {
+    for (const spec of open) {
+      void spec.inputSchema; // throws the spec's ToolDefinitionError
+      waiting.delete(spec);
+    }
+  });
+}
+
+function objectSchema(name: string, derive: () => Record<string, unknown>): JsonObject {
   let json: JsonObject;
   try {
-    json = structuredClone(explicit ?? fromSchema(name, schema)) as JsonObject;
+    json = structuredClone(derive()) as JsonObject;
   } catch (error) {
-    if (error instanceof ToolDefinitionError) throw error;
-    throw new ToolDefinitionError(`Tool "${name}": its input schema cannot be expressed as JSON Schema.`, {
-      cause: error,
-    });
+    throw definitionError(name, error);
   }
   delete json.$schema;
   if (json.type !== "object") throw new ToolDefinitionError(`Tool "${name}": the input schema must be an object.`);
   return json;
 }
 
-function fromSchema(name: string, schema: StandardSchemaV1 | undefined): Record<string, unknown> {
+function definitionError(name: string, error: unknown): ToolDefinitionError {
+  if (error instanceof ToolDefinitionError) return error;
+  return new ToolDefinitionError(`Tool "${name}": its input schema cannot be expressed as JSON Schema.`, {
+    cause: error,
+  });
+}
+
+/** The schema's own JSON Schema; `undefined` for a zod 4 schema that needs the converter. */
+function fromSchema(name: string, schema: StandardSchemaV1 | undefined): Record<string, unknown> | undefined {
   if (schema === undefined) throw new ToolDefinitionError(`Tool "${name}": give an inputSchema or a jsonSchema.`);
   const std = schema["~standard"] as StandardSchemaV1.Props & Partial<StandardJSONSchemaV1["~standard"]>;
   if (std.jsonSchema) {
@@ -47,7 +131,7 @@ function fromSchema(name: string, schema: StandardSchemaV1 | undefined): Record<
     }
   }
   // zod mini and zod 3.25's zod/v4 have no converter of their own in the schema (zod 4 classic does).
-  if ("_zod" in schema) return zodJsonSchema(schema);
+  if ("_zod" in schema) return undefined;
   if (std.vendor === "zod") {
     // zod 3's classic API (`import { z } from "zod"` on zod 3.x) validates through Standard Schema but has no `_zod`.
     throw new ToolDefinitionError(

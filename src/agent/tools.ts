@@ -13,7 +13,7 @@ import type { JsonObject, JsonValue, ToolResultBlock, ToolResultContent, ToolUse
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import { withinDepth } from "./json-depth.js";
 import { capToolResult, DEFAULT_MAX_RESULT_DEPTH, type ToolResultLimits } from "./result-cap.js";
-import { inputJsonSchema, validateWith } from "./tool-schema.js";
+import { toolSpec, validateWith } from "./tool-schema.js";
 
 /** MCP-style hints about what a tool does. */
 export interface ToolAnnotations {
@@ -59,7 +59,11 @@ export type ValidationResult = { ok: true; value: unknown } | { ok: false; error
 /** Anything the runner can call as a tool. */
 export interface AgentTool {
   readonly name: string;
-  /** Name, description and JSON Schema, as sent to the model. */
+  /**
+   * Name, description and JSON Schema, as sent to the model. From `tool()` with a zod mini (or zod 3.25
+   * `zod/v4`) schema, its `inputSchema` is derived at the agent's first run (or `agent.prepareTools()`);
+   * read before that, it throws a ToolDefinitionError.
+   */
   readonly spec: ToolSpec;
   readonly annotations?: ToolAnnotations;
   /** `function` (default), `client` (runs in the browser host), `mcp`, or `agent` (a delegate). */
@@ -152,7 +156,10 @@ function toJson(value: unknown): JsonValue {
  *
  * @param options - See {@link ToolOptions} and {@link JsonSchemaToolOptions}.
  * @returns An {@link AgentTool}.
- * @throws {ToolDefinitionError} On a bad name, or a schema that is not an object or has no JSON Schema.
+ * @throws {ToolDefinitionError} On a bad name, or a schema that is not an object or has no JSON Schema. A zod
+ *   schema without a JSON Schema of its own (zod mini, zod 3.25's `zod/v4`) is converted at the agent's first
+ *   run (the converter loads then, not with the page): one whose JSON Schema turns out not to be an object
+ *   fails that run (and `agent.prepareTools()`) with this error, before any hook or model call.
  * @example
  * ```ts
  * import * as z from "zod/v4"; // or "zod", "zod/mini", valibot, arktype
@@ -174,7 +181,7 @@ export function tool(
   if (!NAME.test(name)) throw new ToolDefinitionError(`Tool name "${name}" must match ${NAME}.`);
   const fn: AgentTool = {
     name,
-    spec: { name, description, inputSchema: inputJsonSchema(name, inputSchema, jsonSchema) },
+    spec: toolSpec(name, description, inputSchema, jsonSchema),
     kind: "function",
     validate: inputSchema ? (input) => validateWith(inputSchema, input) : isObjectInput,
     async call(input, context) {

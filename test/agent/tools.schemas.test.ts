@@ -57,8 +57,10 @@ describe.each(Object.entries(schemas))("tool() with %s", (_, schema) => {
       },
     });
 
-  test("the model gets the object's JSON Schema, without $schema", () => {
-    const json = weather().spec.inputSchema as Record<string, unknown>;
+  test("the model gets the object's JSON Schema, without $schema", async () => {
+    const t = weather();
+    await new Agent({ model: new ScriptedModel({ script: [] }), tools: [t] }).prepareTools();
+    const json = t.spec.inputSchema as Record<string, unknown>;
     expect(json).toMatchObject(CITY);
     expect(json.$schema).toBeUndefined();
   });

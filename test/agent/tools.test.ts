@@ -21,7 +21,7 @@ const text = (r: ToolResultBlock | undefined) =>
   r?.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("") ?? "";
 
 describe("tool()", () => {
-  test("builds the JSON Schema spec from zod and keeps annotations", () => {
+  test("builds the JSON Schema spec from zod and keeps annotations", async () => {
     const t = tool({
       name: "get_weather",
       description: "Weather for a city.",
@@ -34,6 +34,7 @@ describe("tool()", () => {
     expect(t.annotations).toEqual({ readOnlyHint: true, destructiveHint: false });
     expect(t.spec.name).toBe("get_weather");
     expect(t.spec.description).toBe("Weather for a city.");
+    await new Agent({ model: new ScriptedModel({ script: [] }), tools: [t] }).prepareTools();
     const s = t.spec.inputSchema as Record<string, any>;
     expect(s.type).toBe("object");
     expect(s.$schema).toBeUndefined();

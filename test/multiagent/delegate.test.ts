@@ -64,6 +64,7 @@ describe("agentAsTool", () => {
     const sub = new Agent({ name: "sub", model: new ScriptedModel({ script: [{ text: "sub answer" }] }) });
     const t = agentAsTool(sub, { name: "sub", description: "d" });
     expect(t.kind).toBe("agent");
+    await new Agent({ model: new ScriptedModel({ script: [] }), tools: [t] }).prepareTools();
     expect(t.spec.inputSchema).toMatchObject({ properties: { task: { type: "string" } } });
     const parent = new Agent({
       model: new ScriptedModel({

@@ -90,7 +90,7 @@ export {
   DEFAULT_MAX_TOOL_RESULT_CHARS,
 } from "./agent/result-cap.js";
 export type { ToolResultLimits } from "./agent/result-cap.js";
-export { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./agent/media-budget.js";
+export { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./agent/limits.js";
 export type {
   AgentTool,
   JsonSchemaToolOptions,

@@ -19,7 +19,7 @@ import { InterruptState, interruptResponsesSchema, type InterruptResponse } from
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
 import type { LoopInput } from "./loop.js";
-import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./media-budget.js";
+import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
 import { ModelInputChain } from "./middleware.js";

@@ -9,10 +9,8 @@
  */
 import type { MessageSums } from "./message-sums.js";
 import type { ContentBlock, Message } from "./messages.js";
+import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
 import { mediaPartBytes } from "./result-cap.js";
-
-/** Default of `AgentConfig.maxMediaBytes`: bytes of media one model request may carry (16 MiB). */
-export const DEFAULT_MAX_REQUEST_MEDIA_BYTES = 16 * 1024 * 1024;
 
 interface Sized {
   content: ContentBlock[];

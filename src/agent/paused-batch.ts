@@ -100,17 +100,3 @@ export function pausedBatchMessages(
   if (typeof ctx !== "object" || ctx === null || !ctx.toolUseMessage) return undefined;
   return { toolUseMessage: ctx.toolUseMessage, toolResults: Array.isArray(ctx.toolResults) ? ctx.toolResults : [] };
 }
-
-/**
- * The ids of the calls a paused batch holds, read leniently (a client's snapshot may be stale or
- * damaged; a damaged one names no calls).
- * @param context - An interrupt state's `context` (or a client's copy of one).
- * @returns The `toolUseId`s of its `toolUse` blocks, in order; `[]` when there are none.
- */
-export function pausedCallIds(context: unknown): string[] {
-  const blocks = (context as { toolUseMessage?: { content?: unknown } } | null | undefined)?.toolUseMessage?.content;
-  if (!Array.isArray(blocks)) return [];
-  return blocks.flatMap((b: { type?: unknown; toolUseId?: unknown } | null) =>
-    b?.type === "toolUse" && typeof b.toolUseId === "string" ? [b.toolUseId] : [],
-  );
-}

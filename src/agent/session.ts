@@ -14,7 +14,7 @@ import type { Agent } from "./agent.js";
 import { jsonValueSchema, type InterruptState, type InterruptStateJson } from "./interrupt.js";
 import { withinDepth } from "./json-depth.js";
 import type { JsonObject, JsonValue, Message } from "./messages.js";
-import { pausedCallIds } from "./paused-batch.js";
+import { pausedCallIds } from "./paused-calls.js";
 import { isObject } from "./guards.js";
 
 /** Key of the AG-UI state (and of a thread store's record) that carries the paused session. */

@@ -5,7 +5,14 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import { decideClaim, parseLedgerRow, releasable, ThreadStoreError } from "./thread-store.js";
+import {
+  decideClaim,
+  type LedgerHolder,
+  type LedgerRow,
+  parseLedgerRow,
+  releasable,
+  ThreadStoreError,
+} from "./thread-store.js";
 import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./deno-kv-chunks.js";
 
 /** How many times a write that lost a race is tried again. */
@@ -17,6 +24,8 @@ interface StoredRow {
   token: string;
   claimedAt: number;
   leaseExpiresAt: number;
+  /** The lease token of the run that made the claim (absent: a claim made outside a run holding the thread). */
+  holder?: string;
   /** Where the settled result's chunks are, once settled. */
   result?: { gen: string; chunks: number };
 }
@@ -27,18 +36,21 @@ export class KvLedger implements ExecutionLedger {
   readonly #rows: KvKeyLike;
   readonly #results: KvKeyLike;
   readonly #now: () => number;
+  readonly #holder: LedgerHolder | undefined;
 
   /**
    * @param kv - The KV.
    * @param rows - Key of the call rows.
    * @param results - Key of the settled results.
    * @param now - Clock, epoch ms.
+   * @param holder - The run that claims (see {@link LedgerHolder}). Default: none known.
    */
-  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number) {
+  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number, holder?: LedgerHolder) {
     this.#kv = kv;
     this.#rows = rows;
     this.#results = results;
     this.#now = now;
+    this.#holder = holder;
   }
 
   async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
@@ -51,16 +63,38 @@ export class KvLedger implements ExecutionLedger {
         if (result) return { status: "done", result };
         continue;
       }
-      const { outcome, write } = decideClaim(stored && parseLedgerRow(stored), this.#now(), options);
-      if (!write) return outcome;
+      const now = this.#now();
+      const row = stored && parseLedgerRow(stored);
+      const cutOff = row !== undefined && row.leaseExpiresAt > now && this.#heldByTheDead(stored);
+      const { outcome, write } = decideClaim(cutOff ? { ...row, leaseExpiresAt: now } : row, now, options);
+      // A claim of the run this one took over is written cut off: every later claim reads it `unknown` too.
+      const next: StoredRow | undefined = write
+        ? this.#own(write)
+        : cutOff && stored
+          ? { ...stored, leaseExpiresAt: now }
+          : undefined;
+      if (!next) return outcome;
       const { ok } = await this.#kv
         .atomic()
         .check({ key: rowKey, versionstamp: entry.versionstamp })
-        .set(rowKey, write)
+        .set(rowKey, next)
         .commit();
       if (ok) return outcome;
     }
     throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
+  }
+
+  /** Whether the claim was made by the run whose lease this run's took over: that run is gone. */
+  #heldByTheDead(stored: StoredRow | undefined): boolean {
+    const dead = this.#holder?.tookOver;
+    return dead !== undefined && typeof stored?.holder === "string" && stored.holder === dead;
+  }
+
+  /** A claim row this ledger writes: the run that holds it named. */
+  #own(row: LedgerRow): StoredRow {
+    const { token, claimedAt, leaseExpiresAt } = row;
+    const holder = this.#holder?.token;
+    return holder ? { token, claimedAt, leaseExpiresAt, holder } : { token, claimedAt, leaseExpiresAt };
   }
 
   async settle(key: string, token: string, result: LedgerResult): Promise<void> {

@@ -15,6 +15,7 @@ import {
   decodeThread,
   emptyThread,
   encodeThread,
+  type LedgerHolder,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -191,8 +192,14 @@ export class DenoKvThreadStore implements ThreadStore {
       for (const b of r.batches) await deleteChunks(this.#kv, [this.#prefix, "events", threadId, b.gen], b.chunks);
   }
 
-  ledger(threadId: string): ExecutionLedger {
-    return new KvLedger(this.#kv, [this.#prefix, "ledger", threadId], [this.#prefix, "result", threadId], this.#now);
+  /**
+   * The thread's ledger. Each claim keeps the token of the run that made it (`holder`); a claim
+   * without a result made by the run whose lease `holder.tookOver` names reads `unknown` at once
+   * (that run is gone), and is written so for every later claim; any other live claim reads `running`.
+   */
+  ledger(threadId: string, holder?: LedgerHolder): ExecutionLedger {
+    const rows = [this.#prefix, "ledger", threadId];
+    return new KvLedger(this.#kv, rows, [this.#prefix, "result", threadId], this.#now, holder);
   }
 }
 

@@ -99,8 +99,15 @@ export interface ThreadStore {
    * `expectedVersion` (0: the thread must not exist). Resolves to whether it was written.
    */
   compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean>;
-  /** The thread's execution ledger (claims are atomic per key). */
-  ledger(threadId: string): ExecutionLedger;
+  /**
+   * The thread's execution ledger (claims are atomic per key).
+   *
+   * @param threadId - The thread.
+   * @param holder - The run that claims through it, when a run holding the thread does: a store may
+   *   keep who made each claim, and read a claim of the run this one took the thread over from as
+   *   cut off (`unknown`) at once. Default: claims of no known run.
+   */
+  ledger(threadId: string, holder?: LedgerHolder): ExecutionLedger;
   /**
    * Appends events `from … from + events.length - 1` of a run to the thread's event log (a client
    * that lost the stream reads them back). `ended`: the last one ends the run. Writing the same
@@ -111,6 +118,19 @@ export interface ThreadStore {
   readEvents?(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined>;
   /** Drops the logs of the thread's runs that ended before `before` (epoch ms). */
   compactEvents?(threadId: string, before: number): Promise<void>;
+}
+
+/**
+ * Who claims through a thread's ledger: the run that holds the thread, by its lease's token, and the
+ * lease it took the thread over from. That lease had run out, and the compare-and-set that wrote this
+ * run's lease over it succeeded, so its run can renew it no more: it died, or lost the thread (its own
+ * last write fails). A claim it made and never settled was cut off with it.
+ */
+export interface LedgerHolder {
+  /** This run's lease token. */
+  token: string;
+  /** The token of the lease this run's lease was written over, when there was one. */
+  tookOver?: string | undefined;
 }
 
 /** What {@link ThreadStore.readEvents} returns. */

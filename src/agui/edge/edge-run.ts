@@ -21,6 +21,7 @@ import type { SafeStop } from "./safe-stop.js";
 import { storedRun } from "./stored-run.js";
 import { approverRefusal } from "../../agent/approver-check.js";
 import { hostedRun } from "../../stores/hosted-request.js";
+import type { LedgerHolder } from "../../stores/thread-store.js";
 
 /** What one run of the handler needs. */
 export interface EdgeRun {
@@ -78,24 +79,22 @@ export async function* edgeRun({
   onApprover,
 }: EdgeRun): AsyncGenerator<AGUIEvent> {
   let invocationState: InvocationState | undefined;
-  const prepare = async (state: InvocationState) => {
+  const prepare = async (state: InvocationState, holder?: LedgerHolder) => {
     invocationState = state;
     if (grants.principal !== undefined) runContext.principal.set(state, grants.principal);
-    // With a store every call is claimed in the thread's own ledger, shared by every isolate.
-    if (options.store) runContext.executionLedger.set(state, options.store.ledger(input.threadId));
+    // With a store every call is claimed in the thread's own ledger, shared by every isolate, as the run's own.
+    if (options.store) runContext.executionLedger.set(state, options.store.ledger(input.threadId, holder));
     await options.prepare?.(state, request);
   };
   const { store } = options;
   const ledger = typeof options.ledger === "function" ? options.ledger(input.threadId) : options.ledger;
-  const run = (runInput: RunAgentInput, o?: { requester?: string }) => {
+  const run = (runInput: RunAgentInput, o?: { requester?: string; holder?: LedgerHolder }) => {
     const requester = o?.requester;
-    const prepared =
-      requester === undefined
-        ? prepare
-        : async (state: InvocationState) => {
-            runContext.requester.set(state, requester);
-            await prepare(state);
-          };
+    const holder = o?.holder;
+    const prepared = async (state: InvocationState) => {
+      if (requester !== undefined) runContext.requester.set(state, requester);
+      await prepare(state, holder);
+    };
     // The input is the handler's own parse of the body: the run uses its state and props in place.
     const owned = { ownsInput: true };
     return runAgui({

@@ -18,7 +18,7 @@ import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { type KabooError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import type { ThreadData, ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
+import type { LedgerHolder, ThreadData, ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
 import { StoreBusyError } from "../../stores/busy.js";
 import type { HostedRunHooks } from "../../stores/hosted-request.js";
 import { ThreadConflictError } from "./errors.js";
@@ -44,8 +44,8 @@ export interface StoredRunOptions {
   mayAnswer?: MayAnswer | undefined;
   /** Told, before the first event, that the sender is an approver (their response shows less). */
   onApprover?: (() => void) | undefined;
-  /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId)`). */
-  run: (input: RunAgentInput, o?: { requester?: string }) => AsyncGenerator<AGUIEvent>;
+  /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId, holder)`). */
+  run: (input: RunAgentInput, o?: { requester?: string; holder?: LedgerHolder }) => AsyncGenerator<AGUIEvent>;
   /** The run's Stop: found by a cancel request while the run is live. */
   stop: SafeStop;
   /** The run's events as they happen: found by a client that reattaches. */
@@ -172,7 +172,9 @@ async function* heldRun(
   const out: RunOutput = {};
   let ended = false;
   try {
-    for await (const event of o.run(runInput, requester)) {
+    // Its claims are this run's; the run it took the thread over from is gone (see LedgerHolder).
+    const holder = { token: held.lease?.token ?? "", tookOver: take.read.lease?.token };
+    for await (const event of o.run(runInput, { ...requester, holder })) {
       // RUN_STARTED went out before the thread was taken.
       if (event.type === EventType.RUN_STARTED) continue;
       if (event.type === EventType.STATE_SNAPSHOT) out.state = event.snapshot as JsonObject;

@@ -1,0 +1,81 @@
+// Deno entry for the re-run claim tests: a handler over DenoKvThreadStore on the database file given
+// as the first argument (run lease 600 ms), with a gated transfer that records "started" and "sent" in
+// that file (so what ran survives the process) and takes the milliseconds the message names;
+// prints its port as one JSON line. GET /bank lists the records, GET /load?thread= reads a thread,
+// GET /claim?thread=&key= claims a call in the thread's ledger from outside a run (as a stateless
+// handler sharing the ledger does).
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../src/agui/index.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+
+declare const Deno: {
+  args: string[];
+  openKv(
+    path?: string,
+  ): Promise<KvLike & { list(s: { prefix: unknown[] }): AsyncIterable<{ key: unknown[]; value: unknown }> }>;
+  serve(
+    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
+    handler: (request: Request) => Promise<Response>,
+  ): unknown;
+};
+
+const kv = await Deno.openKv(Deno.args[0]);
+const store = new DenoKvThreadStore(kv);
+const record = (what: string, who: string) => kv.set(["bank", Date.now(), crypto.randomUUID()], { what, who });
+
+function agent(): Agent {
+  const transfer = tool({
+    name: "transfer",
+    description: "Send money.",
+    inputSchema: z.object({ to: z.string(), amount: z.number(), ms: z.number() }),
+    callback: async ({ to, amount, ms }) => {
+      await record("started", to);
+      await new Promise((r) => setTimeout(r, ms));
+      await record("sent", to);
+      return `sent ${amount} to ${to}`;
+    },
+  });
+  const model = new ScriptedModel({
+    script: ({ lastUserText, lastToolResults }) => {
+      if (lastToolResults.length) return { text: "Done." };
+      const both = /pay (\w+) (\d+) and (\w+) (\d+) taking (\d+)/.exec(lastUserText);
+      if (both)
+        return {
+          toolCalls: [
+            { name: "transfer", input: { to: both[1], amount: Number(both[2]), ms: Number(both[5]) } },
+            { name: "transfer", input: { to: both[3], amount: Number(both[4]), ms: Number(both[5]) } },
+          ],
+        };
+      const pay = /pay (\w+) (\d+) taking (\d+)/.exec(lastUserText);
+      if (pay)
+        return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]), ms: Number(pay[3]) } }] };
+      return { text: `You said: ${lastUserText}` };
+    },
+  });
+  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])], toolExecutor: "sequential" });
+}
+
+const handle = createAguiHandler({
+  store,
+  runLeaseMs: 600,
+  logger: { warn: () => {}, error: () => {} },
+  agent,
+});
+
+async function serve(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const thread = url.searchParams.get("thread") ?? "";
+  if (url.pathname === "/bank") {
+    const rows: unknown[] = [];
+    for await (const e of kv.list({ prefix: ["bank"] })) rows.push(e.value);
+    return Response.json(rows);
+  }
+  if (url.pathname === "/load") return Response.json(await store.load(thread));
+  if (url.pathname === "/claim")
+    return Response.json(await store.ledger(thread).claim(url.searchParams.get("key") ?? ""));
+  return handle(request);
+}
+
+Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(JSON.stringify({ port })) }, serve);

@@ -5,11 +5,12 @@
  * @module
  */
 import { failedBatch } from "./failed-batch.js";
-import { interruptCallId } from "./interrupt-id.js";
+import { interruptCallId, toolInterruptId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } from "./events.js";
-import type { InterruptResponse } from "./interrupt.js";
+import type { InterruptResponse, InterruptState } from "./interrupt.js";
 import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import { OUTCOME_UNKNOWN } from "./outcome-answer.js";
 import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
 import { runContext } from "./run-context.js";
 import { Invocation, restoreAfterFailure, saveInterruptState, type StreamReader } from "./invocation.js";
@@ -190,19 +191,21 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
     if (error instanceof BatchFailure) throw await failedBatch(run, pending, error, stopAfterBatch);
     throw error;
   }
-  const { results, message } = batchRecord(pending, batch, signal.aborted);
+  const aborted = signal.aborted;
+  const { results, message } = batchRecord(pending, batch, aborted ? agent.interruptState : undefined);
   run.lastAssistant = message;
-  if (!signal.aborted && batch.outcomes.some((o) => o.kind === "interrupted")) {
+  // A question left open pauses the batch; in a stopped run only an outcome question is left open.
+  if (batch.outcomes.some((o) => o.kind === "interrupted" && !results.has(o.toolUse.toolUseId))) {
     const state = agent.interruptState;
     writePausedBatch(state, {
       toolUseMessage: message,
       toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
-      // A stop decided in this batch (StopGuard, MaxToolCallsGuard) must survive the pause.
-      stopLoop: batch.stopLoop || stopAfterBatch,
+      // A stop decided in this batch (StopGuard, MaxToolCallsGuard, a Stop) must survive the pause.
+      stopLoop: batch.stopLoop || stopAfterBatch || aborted,
     });
-    // Answered interrupts of calls that have now completed are spent; keep only live ones.
+    // Interrupts of calls that have now completed (answered, or cancelled by a Stop) are spent; keep only live ones.
     for (const [id, i] of state.interrupts)
-      if (i.response !== undefined && completedBy(id, results)) state.interrupts.delete(id);
+      if ((i.response !== undefined || aborted) && completedBy(id, results)) state.interrupts.delete(id);
     run.emit({ type: "interrupt", interrupts: state.pending() });
     return "interrupt";
   }
@@ -218,11 +221,14 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   return undefined;
 }
 
-/** The batch's results by call, and its assistant message with each call as it actually ran. */
+/**
+ * The batch's results by call, and its assistant message with each call as it actually ran.
+ * `stopped`: the run's interrupt state when its signal aborted (a Stop).
+ */
 function batchRecord(
   pending: Pending,
   batch: BatchOutcome,
-  aborted: boolean,
+  stopped: InterruptState | undefined,
 ): { results: Map<string, ToolResultBlock>; message: Message } {
   const results = new Map(pending.done.map((r) => [r.toolUseId, r]));
   const ran = new Map<string, ToolUseBlock>();
@@ -230,8 +236,9 @@ function batchRecord(
     if (o.kind === "done") {
       results.set(o.toolUse.toolUseId, o.result);
       ran.set(o.toolUse.toolUseId, o.toolUse);
-    } else if (aborted) {
-      // A cancelled run does not pause: its unasked questions are answered with a cancellation.
+    } else if (stopped && !asksOutcome(stopped, o.toolUse.toolUseId)) {
+      // A cancelled run does not pause: its unasked questions are answered with a cancellation. Not
+      // the question whether a call went through (it may have run): that one stays open.
       results.set(o.toolUse.toolUseId, errorResult(o.toolUse.toolUseId, CANCELLED_BEFORE_RUN));
     }
   }
@@ -243,6 +250,12 @@ function batchRecord(
   // Keep the id the front end already knows this message by (AG-UI snapshots match on it).
   if (pending.message.id !== undefined) message.id = pending.message.id;
   return { results, message };
+}
+
+/** Whether the call's open question is whether it went through (its claim's outcome is unknown). */
+function asksOutcome(state: InterruptState, toolUseId: string): boolean {
+  const question = state.interrupts.get(toolInterruptId(toolUseId, OUTCOME_UNKNOWN));
+  return question !== undefined && question.response === undefined;
 }
 
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {

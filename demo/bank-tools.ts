@@ -15,10 +15,22 @@ const DONE_LIMIT = 200;
 const BANK_LATENCY_MS =
   typeof location === "undefined" ? 0 : Math.max(0, Number(new URLSearchParams(location.search).get("bankms")) || 0);
 
+let answersLost = false;
+
+/**
+ * From now on the answers of the calls the bank is booking never arrive, as when the page goes away
+ * before they do. For the e2e tests of a reload mid-call: on a loaded machine the old page can outlive
+ * `page.reload()` by seconds and finish its call (the new page then watches it end, asks nothing),
+ * which is right, but not the case those tests are about.
+ */
+export function loseBankAnswers(): void {
+  answersLost = true;
+}
+
 /** Waits for the bank's answer, as a slow payment API would make the agent wait. */
 function bankAnswer<T>(answer: () => T): T | Promise<T> {
   if (!BANK_LATENCY_MS) return answer();
-  return new Promise((resolve) => setTimeout(() => resolve(answer()), BANK_LATENCY_MS));
+  return new Promise((resolve) => setTimeout(() => answersLost || resolve(answer()), BANK_LATENCY_MS));
 }
 
 /**

@@ -459,6 +459,8 @@ const demo = {
   },
   grantStore,
   sessionStore,
+  /** The bank's answers to calls in flight never arrive (see `loseBankAnswers` in ./bank-tools.ts). */
+  loseBankAnswers: () => import("./bank-tools.js").then((m) => m.loseBankAnswers()),
 };
 (globalThis as { __demo?: typeof demo }).__demo = demo;
 

@@ -10,7 +10,11 @@ import { counts, fresh, lastAnswer, openDetails, say, settle, shot, useDemo } fr
 
 useDemo();
 
-/** Sends €5 to Bob, approves it and reloads once the bank's call is claimed in the ledger. */
+/**
+ * Sends €5 to Bob, approves it and reloads once the bank's call is claimed in the ledger. The old page's
+ * answer from the bank is lost first, as a reload loses it: on a loaded machine the old page can otherwise
+ * outlive `page.reload()` long enough to get it (then the new page watches the call end and asks nothing).
+ */
 async function reloadMidCall(page: Page): Promise<void> {
   expect(await say(page, "Send 5 to Bob")).toBe("asked");
   await page.click("#approve-once");
@@ -33,6 +37,9 @@ async function reloadMidCall(page: Page): Promise<void> {
     undefined,
     { polling: 50, timeout: 10_000 },
   );
+  await page.evaluate(() =>
+    (globalThis as unknown as { __demo: { loseBankAnswers(): Promise<void> } }).__demo.loseBankAnswers(),
+  );
   // Every state the dialog takes after the reload, from the first script on.
   await page.addInitScript(() => {
     const seen: string[] = [];
@@ -47,7 +54,15 @@ async function reloadMidCall(page: Page): Promise<void> {
     setInterval(look, 10);
   });
   await page.reload();
-  await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 30_000 });
+  try {
+    await page.waitForSelector("body[data-status='awaiting-approval']", { timeout: 30_000 });
+  } catch (error) {
+    // What the page shows instead, for the log of a failed run.
+    const seen = await page.evaluate(
+      () => `${document.body.dataset["status"]}: ${document.querySelector("#events")?.textContent}`,
+    );
+    throw new Error(`no question after the reload; the page shows ${seen}`, { cause: error });
+  }
 }
 
 const asked = (page: Page) =>

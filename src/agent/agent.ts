@@ -262,7 +262,7 @@ export class Agent {
     try {
       const invocationState = options.invocationState ?? {};
       // A tool whose JSON Schema cannot be derived fails the run here, before any hook or model call.
-      const [{ runLoop }] = await Promise.all([loadLoop(), prepareSpecs(this.toolSpecs())]);
+      const [{ runLoop }] = await Promise.all([loadRunner(), prepareSpecs(this.toolSpecs())]);
       if (!this.#initialized) {
         this.#initialized = true;
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
@@ -314,19 +314,16 @@ export class Agent {
   }
 }
 
-/**
- * The runner itself (the loop, model calls, tool batches, the ledger's steps) loads with the first
- * run: a page that builds its agent at start-up does not parse it before someone asks something.
- */
-let loop: Promise<typeof import("./loop.js")> | undefined;
+/** The runner itself loads with the first run (see runner.ts). */
+let runner: Promise<typeof import("./runner.js")> | undefined;
 
 /** The runner's module; a load that failed (a dropped connection) is tried again by the next run. */
-function loadLoop(): Promise<typeof import("./loop.js")> {
-  loop ??= import("./loop.js").catch((error: unknown) => {
-    loop = undefined;
+function loadRunner(): Promise<typeof import("./runner.js")> {
+  runner ??= import("./runner.js").catch((error: unknown) => {
+    runner = undefined;
     throw error;
   });
-  return loop;
+  return runner;
 }
 
 /** Where invoke() sends the stream events: nowhere. */

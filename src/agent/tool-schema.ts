@@ -38,7 +38,7 @@ const waiting = new WeakSet<ToolSpec>();
  * A tool's spec: the JSON Schema of its input from (in order) an explicit schema, the Standard JSON Schema
  * interface (zod 4 classic, arktype, valibot through `toStandardJsonSchema`), or the schema's zod 4
  * definition (zod mini, zod 3.25's `zod/v4`). That last one is converted on demand: the converter (4 KB
- * minified) loads with the agent's first run ({@link prepareSpecs}), not with the page.
+ * minified) loads with the agent's first run, in the runner's chunk ({@link prepareSpecs}), not with the page.
  * @throws {ToolDefinitionError} When the schema gives no object schema (a zod one: see {@link prepareSpecs}).
  */
 export function toolSpec(
@@ -82,7 +82,7 @@ export function toolSpec(
 export function prepareSpecs(specs: readonly ToolSpec[]): Promise<void> | undefined {
   const open = specs.filter((s) => waiting.has(s));
   if (open.length === 0) return undefined;
-  loading ??= import("./zod-json-schema.js").then(
+  loading ??= import("./runner.js").then(
     (m) => {
       convert = m.zodJsonSchema;
     },

@@ -1,18 +1,18 @@
-// The runner (loop, model calls, tool batches, the ledger's steps) loads with an agent's first run. A load
-// that fails (a dropped connection on a page) fails that run cleanly and is tried again by the next one.
+// The runner (loop, model calls, tool batches, the ledger's steps, the zod schema converter: runner.ts) loads
+// with an agent's first run. A load that fails (a dropped connection on a page) fails that run cleanly and is
+// tried again by the next one.
 import { afterEach, describe, expect, test, vi } from "vitest";
 import * as zm4 from "zod4/mini";
 
 afterEach(() => {
-  vi.doUnmock("../../src/agent/loop.js");
-  vi.doUnmock("../../src/agent/zod-json-schema.js");
+  vi.doUnmock("../../src/agent/runner.js");
   vi.resetModules();
 });
 
 describe("the runner's on-demand load", () => {
   test("a failed load of the runner fails the run, and the next run loads it again", async () => {
     vi.resetModules();
-    vi.doMock("../../src/agent/loop.js", () => {
+    vi.doMock("../../src/agent/runner.js", () => {
       throw new Error("offline");
     });
     const core = await import("../../src/index.js");
@@ -20,15 +20,15 @@ describe("the runner's on-demand load", () => {
     await expect(agent.invoke("one")).rejects.toThrow(/offline|error when mocking/);
     expect(agent.running).toBe(false);
     expect(agent.messages).toEqual([]);
-    vi.doUnmock("../../src/agent/loop.js");
+    vi.doUnmock("../../src/agent/runner.js");
     const result = await agent.invoke("two");
     expect(result.stopReason).toBe("endTurn");
     expect(core.messageText(result.message)).toBe("hi");
   });
 
-  test("a failed load of the schema converter fails the run before the model, and the next run loads it", async () => {
+  test("with a zod mini tool: a failed load fails the run before the model, and the next run derives its schema", async () => {
     vi.resetModules();
-    vi.doMock("../../src/agent/zod-json-schema.js", () => {
+    vi.doMock("../../src/agent/runner.js", () => {
       throw new Error("offline");
     });
     const core = await import("../../src/index.js");
@@ -52,7 +52,7 @@ describe("the runner's on-demand load", () => {
     });
     await expect(agent.invoke("one")).rejects.toThrow(/offline|error when mocking/);
     expect(modelCalls).toBe(0);
-    vi.doUnmock("../../src/agent/zod-json-schema.js");
+    vi.doUnmock("../../src/agent/runner.js");
     await agent.invoke("two");
     expect(modelCalls).toBe(1);
     expect(t.spec.inputSchema).toMatchObject({ type: "object", required: ["city"] });

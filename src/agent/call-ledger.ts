@@ -6,7 +6,8 @@
  */
 import { CallInProgressError, describe } from "../errors.js";
 import type { Agent } from "./agent.js";
-import { recordExecution, runAudit, type RunAudit } from "./audit-record.js";
+import { recordExecution } from "./audit-execution.js";
+import { runAudit, type RunAudit } from "./audit-record.js";
 import type { InvocationState } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 import { toolInterruptId } from "./interrupt-id.js";

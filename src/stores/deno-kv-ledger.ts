@@ -30,33 +30,45 @@ interface StoredRow {
   result?: { gen: string; chunks: number };
 }
 
+/** Where a thread's ledger lives: call rows, settled results, and the key naming the run that holds the thread. */
+export interface KvLedgerKeys {
+  rows: KvKeyLike;
+  results: KvKeyLike;
+  holder: KvKeyLike;
+}
+
 /** A thread's ledger: call rows under `rows`, settled results under `results`. */
 export class KvLedger implements ExecutionLedger {
   readonly #kv: KvLike;
   readonly #rows: KvKeyLike;
   readonly #results: KvKeyLike;
+  readonly #holderKey: KvKeyLike;
   readonly #now: () => number;
   readonly #holder: LedgerHolder | undefined;
 
   /**
    * @param kv - The KV.
-   * @param rows - Key of the call rows.
-   * @param results - Key of the settled results.
+   * @param keys - Where the call rows, the settled results and the thread's holder are.
    * @param now - Clock, epoch ms.
-   * @param holder - The run that claims (see {@link LedgerHolder}). Default: none known.
+   * @param holder - The run that claims (see {@link LedgerHolder}): its claims hold only while it holds
+   *   the thread. Default: none known (claims made outside a run, never refused so).
    */
-  constructor(kv: KvLike, rows: KvKeyLike, results: KvKeyLike, now: () => number, holder?: LedgerHolder) {
+  constructor(kv: KvLike, keys: KvLedgerKeys, now: () => number, holder?: LedgerHolder) {
     this.#kv = kv;
-    this.#rows = rows;
-    this.#results = results;
+    this.#rows = keys.rows;
+    this.#results = keys.results;
+    this.#holderKey = keys.holder;
     this.#now = now;
     this.#holder = holder;
   }
 
   async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
     const rowKey = [...this.#rows, key];
+    const own = this.#holder?.token;
     for (let attempt = 0; attempt < RETRIES; attempt++) {
-      const entry = await this.#kv.get(rowKey);
+      const [entry, held] = await Promise.all([this.#kv.get(rowKey), own ? this.#kv.get(this.#holderKey) : undefined]);
+      // The run lost the thread (its hold ran out and another run took it over): it claims nothing more.
+      if (held && held.value !== own) return { status: "running", leaseExpiresAt: this.#now() };
       const stored = entry.value === null ? undefined : (entry.value as StoredRow);
       if (stored?.result) {
         const result = await this.#readResult(key, stored.result);
@@ -74,11 +86,9 @@ export class KvLedger implements ExecutionLedger {
           ? { ...stored, leaseExpiresAt: now }
           : undefined;
       if (!next) return outcome;
-      const { ok } = await this.#kv
-        .atomic()
-        .check({ key: rowKey, versionstamp: entry.versionstamp })
-        .set(rowKey, next)
-        .commit();
+      let op = this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp });
+      if (held) op = op.check({ key: this.#holderKey, versionstamp: held.versionstamp });
+      const { ok } = await op.set(rowKey, next).commit();
       if (ok) return outcome;
     }
     throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);

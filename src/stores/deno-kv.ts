@@ -57,6 +57,8 @@ interface Head {
   version: number;
   gen: string;
   chunks: number;
+  /** The token of the lease this version holds (`null`: none; absent: written before it was kept). */
+  holder?: string | null;
 }
 
 /** Where a thread's logged events are: per run, its batches (chunked) and when it ended. */
@@ -113,12 +115,13 @@ export class DenoKvThreadStore implements ThreadStore {
     const base = [this.#prefix, "chunk", threadId, gen];
     // The chunks go in first, unreferenced; only the checked head write below makes them the record.
     const chunks = await writeChunks(this.#kv, base, encoder.encode(encodeThread(expectedVersion + 1, data)));
-    const next: Head = { version: expectedVersion + 1, gen, chunks };
-    const { ok } = await this.#kv
-      .atomic()
-      .check({ key: headKey, versionstamp: entry.versionstamp })
-      .set(headKey, next)
-      .commit();
+    const holder = data.lease?.token ?? null;
+    const next: Head = { version: expectedVersion + 1, gen, chunks, holder };
+    let write = this.#kv.atomic().check({ key: headKey, versionstamp: entry.versionstamp }).set(headKey, next);
+    // Who holds the thread, under a key of its own that changes only with the holder: a run's claims
+    // check it (see KvLedger), so a run that lost the thread claims nothing more.
+    if (head?.holder !== holder) write = write.set([this.#prefix, "holder", threadId], holder);
+    const { ok } = await write.commit();
     const stale = ok ? head : next;
     if (stale) await deleteChunks(this.#kv, [this.#prefix, "chunk", threadId, stale.gen], stale.chunks);
     return ok;
@@ -196,10 +199,16 @@ export class DenoKvThreadStore implements ThreadStore {
    * The thread's ledger. Each claim keeps the token of the run that made it (`holder`); a claim
    * without a result made by the run whose lease `holder.tookOver` names reads `unknown` at once
    * (that run is gone), and is written so for every later claim; any other live claim reads `running`.
+   * A run that no longer holds the thread (it was taken over) claims nothing: every new claim of it reads
+   * `running` (a call it was executing still settles: its result is recorded).
    */
   ledger(threadId: string, holder?: LedgerHolder): ExecutionLedger {
-    const rows = [this.#prefix, "ledger", threadId];
-    return new KvLedger(this.#kv, rows, [this.#prefix, "result", threadId], this.#now, holder);
+    const keys = {
+      rows: [this.#prefix, "ledger", threadId],
+      results: [this.#prefix, "result", threadId],
+      holder: [this.#prefix, "holder", threadId],
+    };
+    return new KvLedger(this.#kv, keys, this.#now, holder);
   }
 }
 

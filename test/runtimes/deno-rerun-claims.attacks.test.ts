@@ -39,12 +39,9 @@ const claim = (url: string, thread: string, key: string) =>
   json<{ status: string }>(`${url}/claim?thread=${thread}&key=${key}`);
 const count = async (url: string, what: string) => (await bank(url)).filter((e) => e.what === what).length;
 
-/** Pauses "pay alice 5 taking 5000" on `url` and returns the approving resume. */
-async function approvedResume(url: string, threadId: string) {
-  const asked = await run(
-    url,
-    body(threadId, { messages: [{ id: "u1", role: "user", content: "pay alice 5 taking 5000" }] }),
-  );
+/** Pauses `text` ("pay alice 5 taking 5000") on `url` and returns the approving resume. */
+async function approvedResume(url: string, threadId: string, text = "pay alice 5 taking 5000") {
+  const asked = await run(url, body(threadId, { messages: [{ id: "u1", role: "user", content: text }] }));
   const outcome = (asked.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } }).outcome;
   expect(outcome.type).toBe("interrupt");
   const interruptId = outcome.interrupts[0]!.id;
@@ -143,5 +140,27 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
     expect(await count(b.url, "started")).toBe(1);
     expect(await count(b.url, "sent")).toBe(1);
     expect(toolTexts(await load(b.url, "t3"))).toEqual(["sent 5 to alice"]);
+  });
+
+  test("frozen, then woken, its run goes on to a new call: that call is refused there, and runs once, in the run that holds the thread", async () => {
+    const db = join(dir, "zombie.db");
+    const [a, b] = [await serve(db), await serve(db)];
+    const resume = await approvedResume(a.url, "t4", "pay alice 5 taking 3000 then refund carol 3");
+    const client = await midTransfer(a.url, resume);
+    a.child.kill("SIGSTOP");
+    await sleep(1_000);
+    expectAsked(await run(b.url, resume));
+    // The frozen process wakes: its transfer ends, and its run asks the model on, which calls the refund.
+    a.child.kill("SIGCONT");
+    await client.done;
+    expect(await count(b.url, "sent")).toBe(1);
+    expect(await count(b.url, "refunded")).toBe(0);
+    const record = await load(b.url, "t4");
+    expect(record.lease).toBeNull();
+    const done = await run(b.url, answer("t4", record, "treat_as_done"));
+    expect(ending(done)).toBe("success");
+    expect(await count(b.url, "started")).toBe(1);
+    expect(await count(b.url, "refunded")).toBe(1);
+    expect(toolTexts(await load(b.url, "t4")).map(String)).toEqual(["sent 5 to alice", "refunded 3 to carol"]);
   });
 });

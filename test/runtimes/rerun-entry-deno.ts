@@ -3,7 +3,8 @@
 // that file (so what ran survives the process) and takes the milliseconds the message names;
 // prints its port as one JSON line. GET /bank lists the records, GET /load?thread= reads a thread,
 // GET /claim?thread=&key= claims a call in the thread's ledger from outside a run (as a stateless
-// handler sharing the ledger does).
+// handler sharing the ledger does). "pay alice 5 taking 3000 then refund carol 3" makes a second
+// model turn after the transfer: an un-gated refund.
 import * as z from "zod/v4";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -37,8 +38,21 @@ function agent(): Agent {
       return `sent ${amount} to ${to}`;
     },
   });
+  // Not gated: a host may let it run without asking (a remembered grant does the same for a transfer).
+  const refund = tool({
+    name: "refund",
+    description: "Refund a payment.",
+    inputSchema: z.object({ to: z.string(), amount: z.number() }),
+    callback: async ({ to, amount }) => {
+      await record("refunded", to);
+      return `refunded ${amount} to ${to}`;
+    },
+  });
   const model = new ScriptedModel({
     script: ({ lastUserText, lastToolResults }) => {
+      const then = / then refund (\w+) (\d+)/.exec(lastUserText);
+      if (lastToolResults.length && then && !JSON.stringify(lastToolResults).includes("refunded"))
+        return { toolCalls: [{ name: "refund", input: { to: then[1], amount: Number(then[2]) } }] };
       if (lastToolResults.length) return { text: "Done." };
       const both = /pay (\w+) (\d+) and (\w+) (\d+) taking (\d+)/.exec(lastUserText);
       if (both)
@@ -54,7 +68,12 @@ function agent(): Agent {
       return { text: `You said: ${lastUserText}` };
     },
   });
-  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])], toolExecutor: "sequential" });
+  return new Agent({
+    model,
+    tools: [transfer, refund],
+    hooks: [new InterruptHook(["transfer"])],
+    toolExecutor: "sequential",
+  });
 }
 
 const handle = createAguiHandler({

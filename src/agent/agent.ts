@@ -195,13 +195,13 @@ export class Agent {
 
   /**
    * Derives the JSON Schema of every tool whose schema is converted on demand (`tool()` with a zod mini
-   * schema or zod 3.25's `zod/v4`: the converter loads with the first run, not with the page). Every
-   * run does this before anything else; call it at start-up to find a bad schema before the first run.
+   * schema or zod 3.25's `zod/v4`: the converter loads with the runner, at the first run, not with the
+   * page). Every run does this before anything else; call it at start-up to find a bad schema sooner.
    * @returns Resolves once every tool's spec can be read.
    * @throws ToolDefinitionError for a schema that gives no object schema.
    */
   async prepareTools(): Promise<void> {
-    await prepareSpecs([...this.#tools.values()].map((t) => t.spec));
+    prepareSpecs(this.toolSpecs(), (await loadRunner()).zodJsonSchema);
   }
 
   /** Drops a paused run's pending calls (they never ran and leave no trace in the transcript). */
@@ -262,7 +262,8 @@ export class Agent {
     try {
       const invocationState = options.invocationState ?? {};
       // A tool whose JSON Schema cannot be derived fails the run here, before any hook or model call.
-      const [{ runLoop }] = await Promise.all([loadRunner(), prepareSpecs(this.toolSpecs())]);
+      const { runLoop, zodJsonSchema } = await loadRunner();
+      prepareSpecs(this.toolSpecs(), zodJsonSchema);
       if (!this.#initialized) {
         this.#initialized = true;
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));

@@ -12,6 +12,7 @@ import type { ToolSpec } from "./model.js";
 
 /** zod's definition, as far as the check below reads it (`_zod` is zod's documented surface for libraries). */
 type ZodLike = { _zod: { def: { type: string } } };
+type Json = Record<string, unknown>;
 
 /** zod schema kinds whose JSON Schema may be an object (the wrappers are checked again once converted). */
 const OBJECTISH = new Set([
@@ -29,8 +30,7 @@ const OBJECTISH = new Set([
 ]);
 
 /** The converter for zod schemas without a JSON Schema of their own, once loaded. */
-let convert: ((schema: unknown) => Record<string, unknown>) | undefined;
-let loading: Promise<void> | undefined;
+let convert: ((schema: unknown) => Json) | undefined;
 /** Specs whose JSON Schema waits for the converter (or failed to convert, and fails each run again). */
 const waiting = new WeakSet<ToolSpec>();
 
@@ -38,7 +38,7 @@ const waiting = new WeakSet<ToolSpec>();
  * A tool's spec: the JSON Schema of its input from (in order) an explicit schema, the Standard JSON Schema
  * interface (zod 4 classic, arktype, valibot through `toStandardJsonSchema`), or the schema's zod 4
  * definition (zod mini, zod 3.25's `zod/v4`). That last one is converted on demand: the converter (4 KB
- * minified) loads with the agent's first run, in the runner's chunk ({@link prepareSpecs}), not with the page.
+ * minified) is the runner's: it loads with the agent's first run ({@link prepareSpecs}), not with the page.
  * @throws {ToolDefinitionError} When the schema gives no object schema (a zod one: see {@link prepareSpecs}).
  */
 export function toolSpec(
@@ -75,28 +75,18 @@ export function toolSpec(
 }
 
 /**
- * Derives the JSON Schema of every spec that waits for the zod converter, loading it first.
- * @returns `undefined` when none waits (nothing to await), else a promise of their derivation.
- * @throws {ToolDefinitionError} (the promise) For a schema that gives no object schema.
+ * Derives the JSON Schema of every spec that waits for the zod converter.
+ * @param specs - The agent's tool specs; those that need no converter are left alone.
+ * @param converter - The converter, from the runner's chunk (it loads with the agent's first run).
+ * @throws {ToolDefinitionError} For a schema that gives no object schema (the spec keeps waiting).
  */
-export function prepareSpecs(specs: readonly ToolSpec[]): Promise<void> | undefined {
-  const open = specs.filter((s) => waiting.has(s));
-  if (open.length === 0) return undefined;
-  loading ??= import("./runner.js").then(
-    (m) => {
-      convert = m.zodJsonSchema;
-    },
-    (error: unknown) => {
-      loading = undefined; // a dropped connection: the next run tries again
-      throw error;
-    },
-  );
-  return loading.then(() => {
-    for (const spec of open) {
-      void spec.inputSchema; // throws the spec's ToolDefinitionError
-      waiting.delete(spec);
-    }
-  });
+export function prepareSpecs(specs: readonly ToolSpec[], converter: (schema: unknown) => Json): void {
+  convert ??= converter;
+  for (const spec of specs) {
+    if (!waiting.has(spec)) continue;
+    void spec.inputSchema; // throws the spec's ToolDefinitionError
+    waiting.delete(spec);
+  }
 }
 
 function objectSchema(name: string, derive: () => Record<string, unknown>): JsonObject {

@@ -44,8 +44,8 @@ async function approvedResume(url: string, threadId: string, text = "pay alice 5
   const asked = await run(url, body(threadId, { messages: [{ id: "u1", role: "user", content: text }] }));
   const outcome = (asked.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } }).outcome;
   expect(outcome.type).toBe("interrupt");
-  const interruptId = outcome.interrupts[0]!.id;
-  return body(threadId, { resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+  const approve = (i: { id: string }) => ({ interruptId: i.id, status: "resolved", payload: { approved: true } });
+  return body(threadId, { resume: outcome.interrupts.map(approve) });
 }
 
 /** Sends `resume` to `url` and waits for Alice's transfer to start (it takes 5 s). */
@@ -162,5 +162,39 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
     expect(await count(b.url, "started")).toBe(1);
     expect(await count(b.url, "refunded")).toBe(1);
     expect(toolTexts(await load(b.url, "t4")).map(String)).toEqual(["sent 5 to alice", "refunded 3 to carol"]);
+  });
+
+  test("a Stop while the run again executes its batch: the transfer cut off with the dead process stays the question", async () => {
+    const db = join(dir, "stop.db");
+    const [a, b] = [await serve(db), await serve(db)];
+    const resume = await approvedResume(a.url, "t5", "pay alice 5 and bob 7 taking 2000");
+    const client = await midTransfer(a.url, resume);
+    a.child.kill("SIGKILL");
+    await client.done;
+    await sleep(1_000);
+    // The run again: Alice's transfer is the question whether it went through, Bob's runs (2 s).
+    const again = read(b.url, resume);
+    await waitFor(
+      () => bank(b.url),
+      (rows) => rows.some((e) => e.what === "started" && e.who === "bob"),
+    );
+    const stopped = await fetch(b.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ kaboo_cancel: { threadId: "t5" } }),
+    });
+    expect(stopped.status).toBe(202);
+    await again.done;
+    const events = again.frames.map((f) => f.event);
+    // Bob's result is settled (a write to the KV file) after the Stop's abort: the batch is recorded stopped.
+    expectAsked(events);
+    const record = await load(b.url, "t5");
+    expect(record.lease).toBeNull();
+    expect(unknownQuestion(record)).toBeDefined();
+    expect(JSON.stringify(record)).not.toContain("cancelled before this tool ran");
+    expect(JSON.stringify(record.session)).toContain("sent 7 to bob");
+    const done = await run(b.url, answer("t5", record, "treat_as_done"));
+    expect(ending(done)).toBe("success");
+    expect((await bank(b.url)).filter((e) => e.what === "started").map((e) => e.who)).toEqual(["alice", "bob"]);
   });
 });

@@ -80,22 +80,11 @@ const DIGITS = new Uint8Array([48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 9
 const HEX_OUT = new Uint8Array(64);
 // UTF-8 (the digits are ASCII): the one encoding every runtime's TextDecoder has.
 const ascii = new TextDecoder();
-// Reused between calls (the hash is synchronous, so no two calls share them at once).
+// Reused between calls (the hash is synchronous, so no two calls share them at once). A short text
+// is encoded straight into BUF and padded there, so most hashes copy nothing and allocate no array.
 const STATE = new Int32Array(8);
-const TAIL = new Uint8Array(128);
-const ASCII = new Uint8Array(1024);
-
-/** UTF-8 bytes of `text`; short ASCII text (keys are mostly that) without a TextEncoder call. */
-function utf8(text: string): Uint8Array {
-  const n = text.length;
-  if (n > ASCII.length) return encoder.encode(text);
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7f) return encoder.encode(text);
-    ASCII[i] = c;
-  }
-  return ASCII.subarray(0, n);
-}
+const BUF = new Uint8Array(1024 + 72);
+const INTO = BUF.subarray(0, 1024);
 
 /**
  * The SHA-256 of `data`, as 64 lowercase hex digits.
@@ -108,26 +97,28 @@ function utf8(text: string): Uint8Array {
  */
 export function sha256Hex(data: string | Uint8Array): string {
   if (K[0] === 0) initConstants();
-  const bytes = typeof data === "string" ? utf8(data) : data;
-  const h = STATE;
-  h.set(H0);
-  const length = bytes.length;
-  const whole = length - (length % 64);
-  for (let offset = 0; offset < whole; offset += 64) block(h, bytes, offset);
-  // The tail: the remaining bytes, a 1 bit, zeros, and the message length in bits (big-endian, 64 bits).
-  const rest = length - whole;
-  const end = rest < 56 ? 64 : 128;
-  TAIL.fill(0);
-  TAIL.set(bytes.subarray(whole), 0);
-  TAIL[rest] = 0x80;
+  let bytes = BUF;
+  const done = typeof data === "string" && data.length <= 1024 ? encoder.encodeInto(data, INTO) : undefined;
+  let length = done?.written ?? 0;
+  if (done?.read !== data.length) {
+    const source = typeof data === "string" ? encoder.encode(data) : data;
+    length = source.length;
+    bytes = new Uint8Array(length + 72);
+    bytes.set(source);
+  }
+  // The padding: a 1 bit, zeros, and the message length in bits (big-endian, 64 bits), to a whole block.
+  const end = (length + 72) & ~63;
+  for (let i = length; i < end; i++) bytes[i] = 0;
+  bytes[length] = 0x80;
   const high = Math.floor(length / 2 ** 29);
   const low = (length << 3) >>> 0;
   for (let i = 0; i < 4; i++) {
-    TAIL[end - 8 + i] = (high >>> (24 - 8 * i)) & 0xff;
-    TAIL[end - 4 + i] = (low >>> (24 - 8 * i)) & 0xff;
+    bytes[end - 8 + i] = (high >>> (24 - 8 * i)) & 0xff;
+    bytes[end - 4 + i] = (low >>> (24 - 8 * i)) & 0xff;
   }
-  block(h, TAIL, 0);
-  if (end === 128) block(h, TAIL, 64);
+  const h = STATE;
+  for (let i = 0; i < 8; i++) h[i] = H0[i]!;
+  for (let offset = 0; offset < end; offset += 64) block(h, bytes, offset);
   // The digits as bytes, decoded into one flat string: 32 concatenations made a rope of 32 pieces
   // (about 1 KB of garbage per key) that every Map look-up of the key then flattened.
   for (let i = 0; i < 32; i++) {

@@ -21,3 +21,19 @@ test("writes the same text as the reference form for any JSON value, keys of any
   expect(canonicalJson(odd)).toBe(reference(odd));
   expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
 });
+
+test("writes strings, numbers and keys as JSON.stringify does, and sorts many keys as few", () => {
+  const texts = ["", "plain", 'a"b', "back\\slash", "tab\tnew\nline", "\u0000\u001f\u007f", "\u2028\u2029", "é Ω 🚀"];
+  const lone = ["\ud800", "x\udfffy", "\udc00\ud800"];
+  for (const text of [...texts, ...lone]) expect(canonicalJson(text), JSON.stringify(text)).toBe(JSON.stringify(text));
+  for (const n of [0, -0, 1, -1.5, 1e21, 5e-7, Number.MAX_VALUE, Number.MIN_VALUE, Number.NaN, Infinity, -Infinity])
+    expect(canonicalJson(n), String(n)).toBe(JSON.stringify(n));
+  expect(canonicalJson([true, false, null, undefined])).toBe("[true,false,null,null]");
+  // Integer-like keys come first in property order; canonical order is by code unit, at any count of keys.
+  const keys = ["10", "2", "b", "a", "", "Z", "é", "\ud83d\ude80", 'q"', "1", "aa", "a b"];
+  for (let n = 1; n <= keys.length; n++) {
+    const value = Object.fromEntries(keys.slice(0, n).map((k, i) => [k, i]));
+    expect(canonicalJson(value), `${n} keys`).toBe(reference(value));
+    expect(canonicalJson(Object.fromEntries(Object.entries(value).reverse()))).toBe(reference(value));
+  }
+});

@@ -24,6 +24,21 @@ describe("sha256Hex", () => {
     }
   });
 
+  test("matches WebCrypto for text and bytes around the 1 KiB a text is encoded in place up to", async () => {
+    for (const n of [1015, 1016, 1023, 1024, 1025, 1100, 3000]) {
+      const ascii = "x".repeat(n);
+      // The same length in UTF-16 units, more in UTF-8: the encoded text passes 1 KiB before the string does.
+      const wide = `${"é".repeat(Math.min(n, 600))}${"y".repeat(Math.max(0, n - 600))}`;
+      for (const text of [ascii, wide])
+        expect(sha256Hex(text), `${n} units`).toBe(await webCryptoHex(new TextEncoder().encode(text)));
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 7) & 0xff);
+      expect(sha256Hex(bytes), `${n} bytes`).toBe(await webCryptoHex(bytes));
+    }
+    // A long hash between short ones leaves nothing behind in the reused buffer.
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  });
+
   test("matches WebCrypto for any string, hashed as UTF-8", async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 300 }), async (text) => {

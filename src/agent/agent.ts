@@ -3,22 +3,14 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
-import {
-  InvalidInterruptResponseError,
-  PendingInterruptsError,
-  ToolDefinitionError,
-  UnknownInterruptIdError,
-  UserError,
-} from "../errors.js";
+import { ToolDefinitionError, UserError } from "../errors.js";
 import type { Model, ToolSpec } from "./model.js";
 import { positiveIntegerOption } from "../options.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
-import { InterruptState, interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
+import { InterruptState, type InterruptResponse } from "./interrupt.js";
 import type { AuditLog } from "./audit.js";
 import type { ExecutionLedger } from "./ledger.js";
-import type { LoopInput } from "./loop.js";
 import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
@@ -254,16 +246,16 @@ export class Agent {
   ): Promise<AgentResult> {
     if (this.#running)
       throw new UserError(`Agent "${this.name}" is already running; wait for it or use another agent.`);
-    const loopInput = this.#prepare(input);
     this.#running = true;
     const controller = linkedAbort(options.signal);
     onStart(() => controller.abort());
     this.#signal = controller.signal;
     try {
       const invocationState = options.invocationState ?? {};
-      // A tool whose JSON Schema cannot be derived fails the run here, before any hook or model call.
-      const { runLoop, zodJsonSchema } = await loadRunner();
+      const { runLoop, runInput, zodJsonSchema } = await loadRunner();
+      // A tool whose JSON Schema cannot be derived fails the run here, before the input is read or any hook runs.
       prepareSpecs(this.toolSpecs(), zodJsonSchema);
+      const loopInput = runInput(this, input);
       if (!this.#initialized) {
         this.#initialized = true;
         await this.hooks.invoke(new AgentInitializedEvent(this, invocationState));
@@ -283,36 +275,6 @@ export class Agent {
       this.#signal = undefined;
     }
   }
-
-  #prepare(input: AgentInput): LoopInput {
-    const state = this.interruptState;
-    if (isResume(input)) {
-      const parsed = interruptResponsesSchema.safeParse(input);
-      // Resume payloads come from clients: a bad one is a typed error naming the interrupt, never a ZodError.
-      if (!parsed.success) throw invalidResponses(input, z.prettifyError(parsed.error));
-      const responses = parsed.data;
-      if (!state.activated) throw new UnknownInterruptIdError(responses[0]?.interruptResponse.interruptId ?? "", []);
-      state.resume(responses);
-      return { kind: "resume", responses };
-    }
-    if (state.activated && input === undefined && state.pendingIds().length === 0) {
-      // A paused batch with every question answered (a checkpoint of a run cut mid-batch): go on
-      // with it. Its finished calls keep their results; the others run (through the ledger) now.
-      return { kind: "resume", responses: [] };
-    }
-    if (state.activated) throw new PendingInterruptsError(state.pendingIds());
-    if (input === undefined) return { kind: "messages", messages: [] };
-    if (typeof input === "string")
-      return { kind: "messages", messages: [{ role: "user", content: [{ type: "text", text: input }] }] };
-    if (!Array.isArray(input))
-      throw new UserError("invoke() takes a string, content blocks, messages or interrupt answers.");
-    if (input.every(isMessage)) return { kind: "messages", messages: structuredClone(input as Message[]) };
-    if (input.every(isBlock))
-      return { kind: "messages", messages: [{ role: "user", content: structuredClone(input as ContentBlock[]) }] };
-    throw new UserError(
-      "invoke() got an array that is neither all messages ({ role, content[] }) nor all content blocks ({ type }).",
-    );
-  }
 }
 
 /** The runner itself loads with the first run (see runner.ts). */
@@ -329,44 +291,3 @@ function loadRunner(): Promise<typeof import("./runner.js")> {
 
 /** Where invoke() sends the stream events: nowhere. */
 const DISCARD = { push(): void {} };
-
-const BLOCK_TYPES = new Set(["text", "image", "document", "toolUse", "toolResult", "reasoning"]);
-
-function isMessage(x: unknown): boolean {
-  const m = x as Partial<Message> | null;
-  return (
-    typeof m === "object" &&
-    m !== null &&
-    (m.role === "user" || m.role === "assistant") &&
-    Array.isArray(m.content) &&
-    m.content.every(isBlock)
-  );
-}
-
-function isBlock(x: unknown): boolean {
-  const b = x as { type?: unknown } | null;
-  return typeof b === "object" && b !== null && typeof b.type === "string" && BLOCK_TYPES.has(b.type);
-}
-
-function invalidResponses(input: readonly unknown[], detail: string): InvalidInterruptResponseError {
-  for (const item of input) {
-    const r = (item as { interruptResponse?: { interruptId?: unknown; response?: unknown } }).interruptResponse;
-    const id = typeof r?.interruptId === "string" ? r.interruptId : undefined;
-    if (id !== undefined && (r?.response === undefined || r.response === null)) {
-      return new InvalidInterruptResponseError(id, "the answer is null or undefined");
-    }
-  }
-  const first = (input[0] as { interruptResponse?: { interruptId?: unknown } }).interruptResponse?.interruptId;
-  return new InvalidInterruptResponseError(
-    typeof first === "string" ? first : "(none)",
-    `malformed resume payload: ${detail}`,
-  );
-}
-
-function isResume(input: AgentInput): input is InterruptResponse[] {
-  return (
-    Array.isArray(input) &&
-    input.length > 0 &&
-    input.every((x) => typeof x === "object" && x !== null && "interruptResponse" in x)
-  );
-}

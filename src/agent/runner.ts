@@ -6,4 +6,5 @@
  * @module
  */
 export { runLoop } from "./loop.js";
+export { runInput } from "./run-input.js";
 export { zodJsonSchema } from "./zod-json-schema.js";

@@ -45,6 +45,8 @@ export class KvLedger implements ExecutionLedger {
   readonly #holderKey: KvKeyLike;
   readonly #now: () => number;
   readonly #holder: LedgerHolder | undefined;
+  /** The holder key's versionstamp as last read naming this run (see `#holding`). */
+  #stamp: string | null | undefined;
 
   /**
    * @param kv - The KV.
@@ -64,11 +66,8 @@ export class KvLedger implements ExecutionLedger {
 
   async claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
     const rowKey = [...this.#rows, key];
-    const own = this.#holder?.token;
     for (let attempt = 0; attempt < RETRIES; attempt++) {
-      const [entry, held] = await Promise.all([this.#kv.get(rowKey), own ? this.#kv.get(this.#holderKey) : undefined]);
-      // The run lost the thread (its hold ran out and another run took it over): it claims nothing more.
-      if (held && held.value !== own) return { status: "running", leaseExpiresAt: this.#now() };
+      const entry = await this.#kv.get(rowKey);
       const stored = entry.value === null ? undefined : (entry.value as StoredRow);
       if (stored?.result) {
         const result = await this.#readResult(key, stored.result);
@@ -87,11 +86,29 @@ export class KvLedger implements ExecutionLedger {
           : undefined;
       if (!next) return outcome;
       let op = this.#kv.atomic().check({ key: rowKey, versionstamp: entry.versionstamp });
-      if (held) op = op.check({ key: this.#holderKey, versionstamp: held.versionstamp });
+      if (this.#holder) {
+        const stamp = this.#stamp ?? (await this.#holding(this.#holder.token));
+        // The run lost the thread (its hold ran out and another run took it over): it claims nothing more.
+        if (stamp === undefined) return { status: "running", leaseExpiresAt: now };
+        op = op.check({ key: this.#holderKey, versionstamp: stamp });
+      }
       const { ok } = await op.set(rowKey, next).commit();
       if (ok) return outcome;
+      // The row, or the thread's holder, changed since read: read both again.
+      this.#stamp = undefined;
     }
     throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
+  }
+
+  /**
+   * The versionstamp of the thread's holder key while it names `token` (kept: it changes only with the
+   * holder, so a run's claims check it without reading it again), or `undefined` when it names another.
+   */
+  async #holding(token: string): Promise<string | null | undefined> {
+    const held = await this.#kv.get(this.#holderKey);
+    if (held.value !== token) return undefined;
+    this.#stamp = held.versionstamp;
+    return held.versionstamp;
   }
 
   /** Whether the claim was made by the run whose lease this run's took over: that run is gone. */

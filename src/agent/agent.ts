@@ -15,7 +15,6 @@ import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages.js";
 import { ModelInputChain } from "./middleware.js";
-import { EventQueue } from "./queue.js";
 import type { AgentResult } from "./result.js";
 import { AgentState } from "./state.js";
 import type { AgentStreamEvent } from "./stream-events.js";
@@ -222,7 +221,7 @@ export class Agent {
    * Same input and errors as {@link Agent.invoke}.
    */
   async *stream(input?: AgentInput, options?: InvokeOptions): AsyncGenerator<AgentStreamEvent, AgentResult> {
-    const queue = new EventQueue<AgentStreamEvent>();
+    const queue = new (await loadRunner()).EventQueue<AgentStreamEvent>();
     let abort: (() => void) | undefined;
     const run = this.#run(input, options, queue, (cancel) => {
       abort = cancel;

@@ -16,6 +16,7 @@ import {
   emptyThread,
   encodeThread,
   type LedgerHolder,
+  logWrite,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -65,7 +66,12 @@ interface Head {
 interface EventIndex {
   runs: Record<
     string,
-    { batches: { from: number; count: number; gen: string; chunks: number }[]; endedAt: number | null }
+    {
+      batches: { from: number; count: number; gen: string; chunks: number }[];
+      endedAt: number | null;
+      /** The token of the run attempt that last wrote (see `logWrite`). */
+      writer?: string;
+    }
   >;
 }
 
@@ -133,6 +139,7 @@ export class DenoKvThreadStore implements ThreadStore {
     from: number,
     events: JsonValue[],
     ended: boolean,
+    writer?: LedgerHolder,
   ): Promise<void> {
     const indexKey = [this.#prefix, "eventlog", threadId];
     const gen = crypto.randomUUID();
@@ -144,18 +151,26 @@ export class DenoKvThreadStore implements ThreadStore {
       const index = (entry.value as EventIndex | null) ?? { runs: {} };
       const run = index.runs[runId] ?? { batches: [], endedAt: null };
       const next = run.batches.reduce((n, b) => Math.max(n, b.from + b.count), 0);
-      // Only the next batch counts: a batch written again (a retried write) changes nothing.
-      if (from !== next || run.endedAt !== null) break;
-      const batches = [...run.batches, { from, count: events.length, gen, chunks }];
+      // Only the next batch of the log's writer counts: a batch written again (a retried write) changes nothing.
+      const write = logWrite(next, run.writer, from, writer);
+      const kept = write === "cut" ? run.batches.filter((b) => b.from + b.count <= from) : run.batches;
+      const cut = run.batches.filter((b) => !kept.includes(b));
+      // A run again cuts only whole batches (it read the log at a batch's end).
+      if (!write || run.endedAt !== null || cut.some((b) => b.from < from)) break;
+      const batches = [...kept, { from, count: events.length, gen, chunks }];
+      const by = writer ? { writer: writer.token } : run.writer ? { writer: run.writer } : {};
       const written: EventIndex = {
-        runs: { ...index.runs, [runId]: { batches, endedAt: ended ? this.#now() : null } },
+        runs: { ...index.runs, [runId]: { batches, endedAt: ended ? this.#now() : null, ...by } },
       };
       const { ok } = await this.#kv
         .atomic()
         .check({ key: indexKey, versionstamp: entry.versionstamp })
         .set(indexKey, written)
         .commit();
-      if (ok) return;
+      if (ok) {
+        for (const b of cut) await deleteChunks(this.#kv, [this.#prefix, "events", threadId, b.gen], b.chunks);
+        return;
+      }
     }
     await deleteChunks(this.#kv, base, chunks);
   }

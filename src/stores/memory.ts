@@ -9,8 +9,10 @@ import type { JsonValue } from "../agent/messages.js";
 import {
   decideClaim,
   emptyThread,
+  logWrite,
   releasable,
   settledRow,
+  type LedgerHolder,
   type LedgerRow,
   type LoggedEvents,
   type ThreadData,
@@ -49,7 +51,7 @@ export class MemoryThreadStore implements ThreadStore {
   // Records are kept as JSON text so a caller can never change a stored record through a reference.
   readonly #threads = new Map<string, string>();
   readonly #ledgers = new Map<string, Map<string, LedgerRow>>();
-  readonly #events = new Map<string, Map<string, { events: string[]; endedAt: number | null }>>();
+  readonly #events = new Map<string, Map<string, { events: string[]; endedAt: number | null; writer?: string }>>();
   readonly #now: () => number;
 
   /** @param options - `now` (default `Date.now`). */
@@ -87,13 +89,17 @@ export class MemoryThreadStore implements ThreadStore {
     from: number,
     events: JsonValue[],
     ended: boolean,
+    writer?: LedgerHolder,
   ): Promise<void> {
     let runs = this.#events.get(threadId);
     if (!runs) this.#events.set(threadId, (runs = new Map()));
     let run = runs.get(runId);
     if (!run) runs.set(runId, (run = { events: [], endedAt: null }));
-    // Only the next batch counts: a batch written again (a retried write) changes nothing.
-    if (from !== run.events.length || run.endedAt !== null) return;
+    // Only the next batch of the log's writer counts: a batch written again (a retried write) changes nothing.
+    const write = logWrite(run.events.length, run.writer, from, writer);
+    if (!write || run.endedAt !== null) return;
+    if (write === "cut") run.events.length = from;
+    if (writer) run.writer = writer.token;
     run.events.push(...events.map((e) => JSON.stringify(e)));
     if (ended) run.endedAt = this.#now();
   }

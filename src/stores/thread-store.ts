@@ -112,8 +112,17 @@ export interface ThreadStore {
    * Appends events `from … from + events.length - 1` of a run to the thread's event log (a client
    * that lost the stream reads them back). `ended`: the last one ends the run. Writing the same
    * batch again changes nothing. Optional: without it, a run can be reattached to only where it runs.
+   * `writer`: the run attempt writing (see {@link LedgerHolder}); the log keeps its last writer, and
+   * follows the rule of {@link logWrite}.
    */
-  appendEvents?(threadId: string, runId: string, from: number, events: JsonValue[], ended: boolean): Promise<void>;
+  appendEvents?(
+    threadId: string,
+    runId: string,
+    from: number,
+    events: JsonValue[],
+    ended: boolean,
+    writer?: LedgerHolder,
+  ): Promise<void>;
   /** The logged events of a run after index `after` (all for `-1`), or `undefined` when none are logged. */
   readEvents?(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined>;
   /** Drops the logs of the thread's runs that ended before `before` (epoch ms). */
@@ -131,6 +140,29 @@ export interface LedgerHolder {
   token: string;
   /** The token of the lease this run's lease was written over, when there was one. */
   tookOver?: string | undefined;
+}
+
+/**
+ * Whether a batch at `from` goes into a run's log that holds `next` events, last written by `current`:
+ * the next batch of the log's writer (or of a writer given for the first time, or of none) goes in; a
+ * run again that took the thread over from the log's writer writes on from where it read the log (a
+ * batch that writer wrote after is cut); any other writer's batch changes nothing (a run that lost the
+ * thread, woken late).
+ *
+ * @param next - How many events the log holds.
+ * @param current - The log's last writer's token, when known.
+ * @param from - The batch's first index.
+ * @param writer - Who writes it, when known.
+ * @returns `false` to drop it, `true` to append it, or `"cut"` to cut the log at `from` first.
+ */
+export function logWrite(
+  next: number,
+  current: string | undefined,
+  from: number,
+  writer: LedgerHolder | undefined,
+): boolean | "cut" {
+  if (writer === undefined || current === undefined || current === writer.token) return from === next;
+  return writer.tookOver === current && from <= next ? "cut" : false;
 }
 
 /** What {@link ThreadStore.readEvents} returns. */

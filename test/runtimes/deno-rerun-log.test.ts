@@ -74,4 +74,36 @@ describe("the event log of a run another Deno process ran again", () => {
     expect(own.slice(1).map((f) => f.event)).toEqual(tail.map((f) => f.event));
     await lastValueFrom(from(own.map((f) => f.event)).pipe(verifyEvents(false), toArray()));
   });
+
+  test("a frozen process that wakes while another runs its run again writes nothing more into the run's log", async () => {
+    const db = join(dir, "frozen.db");
+    const a = await denoServer(file, dir, [db], children);
+    const b = await denoServer(file, dir, [db], children);
+    const story = body("t-frozen", { messages: [{ id: "u1", role: "user", content: "a story" }] });
+    const client = read(a.url, story);
+    await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
+    a.child.kill("SIGSTOP");
+    await sleep(1_000);
+    const again = read(b.url, story);
+    await again.until(EventType.TEXT_MESSAGE_CONTENT, 20);
+    // A wakes with its answer half told: it goes on streaming it (about 4 s), its writes now late.
+    a.child.kill("SIGCONT");
+    await Promise.all([again.done, client.done]);
+    const whole = await reattach(b.url, "t-frozen", story.runId, -1);
+    await expectWholeRun(whole, story.runId);
+    expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    const first = (client.frames.find((f) => f.event.type === EventType.TEXT_MESSAGE_START)?.event ?? {}) as {
+      messageId?: string;
+    };
+    // The frozen run's message ends where the run again took over, and nothing of it comes after.
+    const end = whole.findIndex(
+      (f) =>
+        f.event.type === EventType.TEXT_MESSAGE_END &&
+        (f.event as { messageId?: string }).messageId === first.messageId,
+    );
+    expect(end).toBeGreaterThan(0);
+    expect(JSON.stringify(whole.slice(end + 1))).not.toContain(String(first.messageId));
+    const own = again.frames;
+    expect(own.slice(1).map((f) => f.event)).toEqual(whole.slice(indexOf(own[1]!)).map((f) => f.event));
+  });
 });

@@ -12,7 +12,7 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import type { JsonValue } from "../../agent/messages.js";
 import { describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import { InvalidThreadRecordError, type ThreadStore } from "../../stores/thread-store.js";
+import { InvalidThreadRecordError, type LedgerHolder, type ThreadStore } from "../../stores/thread-store.js";
 import { EventLogIncompleteError } from "./errors.js";
 import type { IndexedEvent } from "./run-hub.js";
 
@@ -37,6 +37,7 @@ export class EventLogWriter {
   readonly #runId: string;
   readonly #log: Logger;
   readonly #from: number;
+  readonly #writer: LedgerHolder | undefined;
   #batch: IndexedEvent[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -47,10 +48,18 @@ export class EventLogWriter {
   /**
    * @param o - The store (with `appendEvents`), the run, where a failed write is reported, and the
    *   index of its first event the log does not hold yet (default 0; a run again goes on after its
-   *   dead attempt's events).
+   *   dead attempt's events), and the run attempt that writes (see `ThreadStore.appendEvents`).
    */
-  constructor(o: { store: ThreadStore; threadId: string; runId: string; log: Logger; from?: number | undefined }) {
+  constructor(o: {
+    store: ThreadStore;
+    threadId: string;
+    runId: string;
+    log: Logger;
+    from?: number | undefined;
+    writer?: LedgerHolder | undefined;
+  }) {
     this.#from = o.from ?? 0;
+    this.#writer = o.writer;
     this.#store = o.store;
     this.#threadId = o.threadId;
     this.#runId = o.runId;
@@ -86,7 +95,7 @@ export class EventLogWriter {
     try {
       this.writes++;
       const events = batch.map((e) => e.event as unknown as JsonValue);
-      await this.#store.appendEvents?.(this.#threadId, this.#runId, first.index, events, ended);
+      await this.#store.appendEvents?.(this.#threadId, this.#runId, first.index, events, ended, this.#writer);
     } catch (error) {
       // The live stream goes on; only a client that reattaches elsewhere misses the rest.
       this.#failed = true;

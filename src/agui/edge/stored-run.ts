@@ -163,17 +163,17 @@ async function* heldRun(
   if (held.lease?.cancel === true) o.stop.request();
   const live = liveRuns(store);
   live.set(threadId, liveRun(o, held));
-  // The run again of an attempt that died under this id goes on in that attempt's log.
+  // Its claims and its log's writes are this run's; the run it took the thread over from is gone
+  // (see LedgerHolder). The run again of an attempt that died under this id goes on in that attempt's log.
+  const holder: LedgerHolder = { token: held.lease?.token ?? "", tookOver: take.read.lease?.token };
   const attempt = take.read.lease?.runId === runId ? await attemptOf(o) : undefined;
   if (attempt) o.hub.continueFrom(attempt.events);
-  if (store.appendEvents) logEvents(o, now(), attempt?.logged);
+  if (store.appendEvents) logEvents(o, now(), { from: attempt?.logged, writer: holder });
   const { runInput, requester } = inputOnThread(input, held, take);
   const by = o.principal === undefined ? {} : { by: o.principal };
   const out: RunOutput = {};
   let ended = false;
   try {
-    // Its claims are this run's; the run it took the thread over from is gone (see LedgerHolder).
-    const holder = { token: held.lease?.token ?? "", tookOver: take.read.lease?.token };
     for await (const event of o.run(runInput, { ...requester, holder })) {
       // RUN_STARTED went out before the thread was taken.
       if (event.type === EventType.RUN_STARTED) continue;
@@ -217,11 +217,11 @@ async function attemptOf({ store, input, log }: StoredRunOptions): Promise<DeadA
 
 /**
  * Sends the run's events (RUN_STARTED on, or from `from`: those its dead attempt logged are there)
- * to its thread's log, and drops the logs of runs that ended long ago.
+ * to its thread's log as `writer`, and drops the logs of runs that ended long ago.
  */
-function logEvents(o: StoredRunOptions, now: number, from?: number): void {
+function logEvents(o: StoredRunOptions, now: number, at: { from: number | undefined; writer: LedgerHolder }): void {
   const { store, input, log } = o;
-  const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log, from });
+  const writer = new EventLogWriter({ store, threadId: input.threadId, runId: input.runId, log, ...at });
   o.hub.attach((e) => writer.add(e));
   store
     .compactEvents?.(input.threadId, now - (o.eventLogRetentionMs ?? DEFAULT_EVENT_LOG_RETENTION_MS))

@@ -16,7 +16,8 @@ import { executionKey, type ExecutionLedger, type LedgerResult } from "./ledger.
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { OUTCOME_UNKNOWN, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
-import { errorResult, toResultBlock, type AgentTool, type ToolOutput } from "./tools.js";
+import { toResultBlock } from "./result-block.js";
+import { errorResult, type AgentTool, type ToolOutput } from "./tools.js";
 
 /** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
 export interface OpenCall {

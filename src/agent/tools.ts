@@ -12,7 +12,7 @@ import type { InterruptRequest } from "./interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "./messages.js";
 import type { StandardSchemaV1 } from "./standard-schema.js";
 import { withinDepth } from "./json-depth.js";
-import { capToolResult, DEFAULT_MAX_RESULT_DEPTH, type ToolResultLimits } from "./result-cap.js";
+import { capToolResult, DEFAULT_MAX_RESULT_DEPTH } from "./result-cap.js";
 import { toolSpec, validateWith } from "./tool-schema.js";
 
 /** MCP-style hints about what a tool does. */
@@ -196,23 +196,6 @@ function isObjectInput(input: unknown): ValidationResult {
   return typeof input === "object" && input !== null && !Array.isArray(input)
     ? { ok: true, value: input }
     : { ok: false, error: "- The input must be a JSON object." };
-}
-
-/**
- * Stamps a tool output with the call's id, bounded (see {@link capToolResult}).
- * @param toolUseId - The call's id.
- * @param output - What the tool returned.
- * @param limits - `maxChars` of text and JSON (a number works too), `maxMediaBytes`, `maxDepth`. Default: the defaults.
- * @returns The result block.
- */
-export function toResultBlock(
-  toolUseId: string,
-  output: ToolOutput,
-  limits?: number | ToolResultLimits,
-): ToolResultBlock {
-  const block: ToolResultBlock = { type: "toolResult", toolUseId, status: output.status, content: output.content };
-  if (output.structuredContent !== undefined) block.structuredContent = output.structuredContent;
-  return capToolResult(block, limits);
 }
 
 /**

@@ -8,20 +8,9 @@
  * @module
  */
 
-/** Base of every error this package throws. `name` is the subclass name. */
-export abstract class KabooError extends Error {
-  /** A stable, machine-readable code. */
-  abstract readonly code: string;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+import { KabooError } from "./kaboo-error.js";
 
-/** The caller used the API wrongly (bad option, wrong call order). */
-export class UserError extends KabooError {
-  readonly code = "USER_ERROR" as const;
-}
+export { KabooError, UserError } from "./kaboo-error.js";
 
 /**
  * The request does not say who it is for, in words meant for the client. Throw it from an edge

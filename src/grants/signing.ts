@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../kaboo-error.js";
 import { findGrants, type GrantIndex, type GrantQuery } from "./find.js";
 import type { Grant } from "./grant.js";
 

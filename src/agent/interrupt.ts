@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "./issues.js";
 import { recordOf, sizedString } from "./lean-schemas.js";
 import {
   InvalidInterruptResponseError,
@@ -187,7 +188,7 @@ export class InterruptState {
       const detail =
         version !== undefined && version !== INTERRUPT_STATE_VERSION
           ? `unsupported version ${JSON.stringify(version)} (this build reads ${INTERRUPT_STATE_VERSION})`
-          : z.prettifyError(parsed.error);
+          : formatIssues(parsed.error.issues);
       throw new InvalidStateError(`Malformed interrupt state: ${detail}`);
     }
     const state = new InterruptState();

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "./issues.js";
 import { looseObject, sizedString } from "./lean-schemas.js";
 import { InvalidStateError } from "../errors.js";
 import type { InterruptState } from "./interrupt.js";
@@ -64,7 +65,7 @@ const pausedBatchSchema = z.object({
 export function readPausedBatch(state: InterruptState): PausedBatch {
   const parsed = pausedBatchSchema.safeParse(state.context);
   if (!parsed.success)
-    throw new InvalidStateError(`The paused run's context is malformed: ${z.prettifyError(parsed.error)}`);
+    throw new InvalidStateError(`The paused run's context is malformed: ${formatIssues(parsed.error.issues)}`);
   const batch: PausedBatch = {
     toolUseMessage: parsed.data.toolUseMessage as unknown as Message,
     toolResults: parsed.data.toolResults as unknown as ToolResultBlock[],

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
+import { formatIssues } from "./issues.js";
 import {
   InvalidInterruptResponseError,
   PendingInterruptsError,
@@ -26,7 +26,7 @@ export function runInput(agent: Agent, input: AgentInput): LoopInput {
   if (isResume(input)) {
     const parsed = interruptResponsesSchema.safeParse(input);
     // Resume payloads come from clients: a bad one is a typed error naming the interrupt, never a ZodError.
-    if (!parsed.success) throw invalidResponses(input, z.prettifyError(parsed.error));
+    if (!parsed.success) throw invalidResponses(input, formatIssues(parsed.error.issues));
     const responses = parsed.data;
     if (!state.activated) throw new UnknownInterruptIdError(responses[0]?.interruptResponse.interruptId ?? "", []);
     state.resume(responses);

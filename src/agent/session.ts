@@ -8,6 +8,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "./issues.js";
 import { looseObject, recordOf, sizedString } from "./lean-schemas.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { Agent } from "./agent.js";
@@ -136,7 +137,7 @@ export function parseSessionSnapshot(inbound: unknown, logger: Logger = defaultL
     if (parsed.data.delegates !== undefined) out.delegates = parsed.data.delegates;
     return out;
   }
-  logger.warn(`kaboo: ignoring a malformed session snapshot; starting clean. ${z.prettifyError(parsed.error)}`);
+  logger.warn(`kaboo: ignoring a malformed session snapshot; starting clean. ${formatIssues(parsed.error.issues)}`);
   return {};
 }
 

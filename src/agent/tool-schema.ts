@@ -8,6 +8,7 @@ import { ToolDefinitionError } from "../errors.js";
 import type { JsonObject } from "./messages.js";
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "./standard-schema.js";
 import type { ValidationResult } from "./tools.js";
+import { formatIssues } from "./issues.js";
 import type { ToolSpec } from "./model.js";
 
 /** zod's definition, as far as the check below reads it (`_zod` is zod's documented surface for libraries). */
@@ -144,27 +145,4 @@ export function validateWith(schema: StandardSchemaV1, input: unknown): Validati
 
 function toValidation(result: StandardSchemaV1.Result<unknown>): ValidationResult {
   return result.issues ? { ok: false, error: formatIssues(result.issues) } : { ok: true, value: result.value };
-}
-
-/**
- * One line per issue: `- items[0].name: Expected string` (`- ` alone for the root).
- * @param issues - Standard Schema issues.
- */
-export function formatIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>): string {
-  return issues
-    .map((issue) => {
-      const where = pathText(issue.path ?? []);
-      return `- ${where ? `${where}: ` : ""}${issue.message}`;
-    })
-    .join("\n");
-}
-
-function pathText(path: ReadonlyArray<PropertyKey | StandardSchemaV1.PathSegment>): string {
-  let text = "";
-  for (const segment of path) {
-    const key = typeof segment === "object" ? segment.key : segment;
-    if (typeof key === "number") text += `[${key}]`;
-    else text += text ? `.${String(key)}` : String(key);
-  }
-  return text;
 }

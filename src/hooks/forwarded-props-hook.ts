@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "../agent/issues.js";
 import { looseObject, recordOf } from "../agent/lean-schemas.js";
 import { describe, UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
@@ -91,7 +92,7 @@ export class ForwardedPropsHook implements HookProvider {
         event.agent.state.delete(this.#stateKey);
         this.#logger.warn("ForwardedPropsHook: forwarded props are not a JSON object; skipped.", {
           agent: event.agent.name,
-          error: z.prettifyError(parsed.error),
+          error: formatIssues(parsed.error.issues),
         });
         return;
       }
@@ -121,7 +122,7 @@ export class ForwardedPropsHook implements HookProvider {
     const parsed = agentConfigSchema.safeParse(raw);
     if (!parsed.success) {
       this.#logger.warn("ForwardedPropsHook: agent_config is malformed; not applied.", {
-        error: z.prettifyError(parsed.error),
+        error: formatIssues(parsed.error.issues),
       });
       return;
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
+import { formatIssues } from "../agent/issues.js";
 import { recordOf } from "../agent/lean-schemas.js";
 import type { Agent } from "../agent/agent.js";
 import { BeforeToolCallEvent, type InvocationState } from "../agent/events.js";
@@ -230,7 +230,7 @@ export class MCPCallMetaHook implements HookProvider {
           this.#log.warn("MCPCallMetaHook: the meta provider must return a JSON object or null; ignoring its result.", {
             tool: tool.name,
             got: typeName(raw),
-            ...(parsed ? { problem: z.prettifyError(parsed.error) } : {}),
+            ...(parsed ? { problem: formatIssues(parsed.error.issues) } : {}),
           });
         }
       }

@@ -6,6 +6,7 @@
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
 import * as z from "zod/v4/mini";
+import { formatIssues } from "../agent/issues.js";
 import { looseObject, recordOf, sizedString } from "../agent/lean-schemas.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
@@ -200,7 +201,7 @@ export class StateEffectsHook implements HookProvider {
     const before = call.state as JsonObject;
     if (Array.isArray(change)) {
       const ops = z.array(opSchema).safeParse(change);
-      if (!ops.success) return fail(`not a JSON Patch: ${z.prettifyError(ops.error)}`);
+      if (!ops.success) return fail(`not a JSON Patch: ${formatIssues(ops.error.issues)}`);
       const patch = structuredClone(change) as Operation[];
       const doc = structuredClone(before);
       try {

@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "../../agent/issues.js";
 import { looseObject, recordOf } from "../../agent/lean-schemas.js";
 import { canonicalJson } from "../../agent/canonical-json.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
@@ -86,7 +87,7 @@ export interface ApprovalAnswer {
  */
 export function readAnswer(value: unknown): ApprovalAnswer & { invalid?: string } {
   const parsed = approvalAnswerSchema.safeParse(value);
-  if (!parsed.success) return { decision: "denied", scope: "once", invalid: z.prettifyError(parsed.error) };
+  if (!parsed.success) return { decision: "denied", scope: "once", invalid: formatIssues(parsed.error.issues) };
   const a = parsed.data as {
     approved?: boolean;
     status?: string;

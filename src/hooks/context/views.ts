@@ -6,6 +6,7 @@
  */
 import { privateRunKey } from "../../agent/run-context.js";
 import * as z from "zod/v4/mini";
+import { formatIssues } from "../../agent/issues.js";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
@@ -154,7 +155,7 @@ export class LoadedView {
     const parsed = viewSchema.safeParse(answer);
     if (!parsed.success) {
       logger.warn(
-        `kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${z.prettifyError(parsed.error)}`,
+        `kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${formatIssues(parsed.error.issues)}`,
       );
       return undefined;
     }

@@ -6,6 +6,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
+import { formatIssues } from "../../agent/issues.js";
 import { sizedString } from "../../agent/lean-schemas.js";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
@@ -93,7 +94,7 @@ export type LoadedTranscript = { ok: true; messages: Message[] } | { ok: false; 
  */
 export function loadTranscript(raw: unknown): LoadedTranscript {
   const parsed = transcriptSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, why: z.prettifyError(parsed.error) };
+  if (!parsed.success) return { ok: false, why: formatIssues(parsed.error.issues) };
   // zod rebuilt every object, so the copy shares nothing with the store.
   const messages = parsed.data as Message[];
   const problem = pairingProblem(messages);

@@ -92,7 +92,10 @@ const KEY_PREFIX = "kw1-";
  * ```
  */
 export function executionKey(parts: ExecutionKeyParts): string {
-  return KEY_PREFIX + sha256Hex(canonicalJson([parts.threadId, parts.toolUseId, parts.input ?? null]));
+  // canonicalJson([threadId, toolUseId, input ?? null]), written out: the same text without an array.
+  const { threadId, toolUseId, input } = parts;
+  const text = `[${canonicalJson(threadId)},${canonicalJson(toolUseId)},${canonicalJson(input ?? null)}]`;
+  return KEY_PREFIX + sha256Hex(text);
 }
 
 /**

@@ -76,8 +76,13 @@ function block(h: Int32Array, bytes: Uint8Array, offset: number): void {
   h[7] = (h[7]! + hh) | 0;
 }
 
-const DIGITS = new Uint8Array([48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102]);
+// The two hex digits of each byte value as one 16-bit unit, written through a byte view so the digits
+// keep their order on any byte order: one table read and one write per byte of the digest.
+const PAIRS = new Uint16Array(256);
+const pairDigits = new Uint8Array(PAIRS.buffer);
+for (let i = 0; i < 512; i++) pairDigits[i] = "0123456789abcdef".charCodeAt(i & 1 ? (i >> 1) & 15 : i >> 5);
 const HEX_OUT = new Uint8Array(64);
+const HEX_PAIRS = new Uint16Array(HEX_OUT.buffer);
 // UTF-8 (the digits are ASCII): the one encoding every runtime's TextDecoder has.
 const ascii = new TextDecoder();
 // Reused between calls (the hash is synchronous, so no two calls share them at once). A short text
@@ -121,10 +126,12 @@ export function sha256Hex(data: string | Uint8Array): string {
   for (let offset = 0; offset < end; offset += 64) block(h, bytes, offset);
   // The digits as bytes, decoded into one flat string: 32 concatenations made a rope of 32 pieces
   // (about 1 KB of garbage per key) that every Map look-up of the key then flattened.
-  for (let i = 0; i < 32; i++) {
-    const byte = (h[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;
-    HEX_OUT[2 * i] = DIGITS[byte >> 4]!;
-    HEX_OUT[2 * i + 1] = DIGITS[byte & 15]!;
+  for (let i = 0; i < 8; i++) {
+    const w = h[i]!;
+    HEX_PAIRS[4 * i] = PAIRS[w >>> 24]!;
+    HEX_PAIRS[4 * i + 1] = PAIRS[(w >>> 16) & 0xff]!;
+    HEX_PAIRS[4 * i + 2] = PAIRS[(w >>> 8) & 0xff]!;
+    HEX_PAIRS[4 * i + 3] = PAIRS[w & 0xff]!;
   }
   return ascii.decode(HEX_OUT);
 }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { canonicalJson } from "../../src/agent/canonical-json.js";
 import { sha256Hex } from "../../src/agent/sha256.js";
 import { executionKey } from "../../src/index.js";
 
@@ -54,6 +55,21 @@ describe("executionKey stays the key earlier versions stored", () => {
     // Computed by the WebCrypto implementation this one replaced, for the same parts.
     const parts = { threadId: "thread-1", toolUseId: "call_1", input: { to: "bob", cents: 500, note: "für Ωmega 🚀" } };
     expect(executionKey(parts)).toBe("kw1-944cc88bee13222e87871465f7cac666944b0f0edc5bf4893f2247cdf88d2a9b");
+  });
+
+  test("is kw1- and the SHA-256 of the canonical JSON of [thread, call id, arguments], for any parts", () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.option(fc.jsonValue(), { nil: undefined }),
+        (threadId, toolUseId, input) => {
+          const text = canonicalJson([threadId, toolUseId, input ?? null]);
+          expect(executionKey({ threadId, toolUseId, input })).toBe(`kw1-${sha256Hex(text)}`);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   test("is computed synchronously (no thread-pool hop on the hot path)", () => {

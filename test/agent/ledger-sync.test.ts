@@ -4,12 +4,16 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import {
+  AfterToolCallEvent,
   Agent,
+  executionKey,
   InterruptState,
+  MemoryAuditLog,
   MemoryExecutionLedger,
   ScriptedModel,
   tool,
   type ClaimOptions,
+  type HookRegistry,
   type ClaimOutcome,
   type InterruptResponse,
   type LedgerResult,
@@ -144,5 +148,71 @@ describe("the default ledger's synchronous path", () => {
     });
     expect(sent).toEqual(["bob"]);
     expectConsistentTranscript(first.messages);
+  });
+
+  test("a hook that edits the result in place after the call ran: a replay reads what the tool returned", async () => {
+    const { sent, transfer } = bank();
+    const ledger = new MemoryExecutionLedger();
+    const forge = {
+      registerHooks(r: HookRegistry) {
+        r.addCallback(AfterToolCallEvent, (e) => {
+          const part = e.result.content[0];
+          if (part?.type === "text") part.text = "forged";
+        });
+      },
+    };
+    const run = () =>
+      new Agent({ model: new ScriptedModel({ script: pay }), tools: [transfer], hooks: [forge], ledger }).invoke(
+        "pay",
+        { invocationState: { threadId: "th" } },
+      );
+    await run();
+    const replay = new Agent({ model: new ScriptedModel({ script: pay }), tools: [transfer], ledger });
+    await replay.invoke("pay", { invocationState: { threadId: "th" } });
+    await run();
+    expect(sent).toEqual(["bob"]);
+    expect(replay.messages.flatMap((m) => m.content).find((x) => x.type === "toolResult")).toMatchObject({
+      content: [{ type: "text", text: "sent to bob" }],
+    });
+    const key = executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob" } });
+    expect(await ledger.claim(key)).toEqual({
+      status: "done",
+      result: { status: "success", content: [{ type: "text", text: "sent to bob" }] },
+    });
+  });
+
+  test("with an audit trail, the synchronous path records one execution of the call, and a replay none", async () => {
+    const { sent, transfer } = bank();
+    const ledger = new MemoryExecutionLedger();
+    const audit = new MemoryAuditLog();
+    const run = () =>
+      new Agent({ model: new ScriptedModel({ script: pay }), tools: [transfer], ledger, audit }).invoke("pay", {
+        invocationState: { threadId: "th" },
+      });
+    await run();
+    await run();
+    expect(sent).toEqual(["bob"]);
+    const key = executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob" } });
+    const executions = (await audit.entries("th")).filter((e) => e.kind === "execution");
+    expect(executions.map((e) => e.kind === "execution" && [e.claim, e.idempotencyKey])).toEqual([
+      ["claimed", key],
+      ["done", key],
+    ]);
+  });
+
+  test("a batch whose calls claim in one tick: each runs once, and a second run of the batch runs none", async () => {
+    const { sent, transfer } = bank();
+    const ledger = new MemoryExecutionLedger();
+    const batch: ScriptedTurn[] = [
+      { toolCalls: ["a", "b", "c", "d"].map((to, i) => ({ name: "transfer", input: { to }, id: `t${i}` })) },
+      { text: "done" },
+    ];
+    const run = () =>
+      new Agent({ model: new ScriptedModel({ script: batch }), tools: [transfer], ledger }).invoke("pay", {
+        invocationState: { threadId: "th" },
+      });
+    await Promise.all([run(), run().catch((e: { code?: string }) => expect(e.code).toBe("CALL_IN_PROGRESS"))]);
+    await run();
+    expect([...sent].sort()).toEqual(["a", "b", "c", "d"]);
   });
 });

@@ -36,9 +36,6 @@ export class RunNotResumedError extends KabooError {
   readonly code = "RUN_NOT_RESUMED" as const;
 }
 
-/** How long a hosted run lets its response send RUN_STARTED before it writes its lease. */
-const FIRST_BYTE_MS = 1;
-
 /** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
 const HOSTED_RUN_META = "hosted_run";
 
@@ -120,22 +117,18 @@ export class HostedRuns {
       read = r;
     });
     onHostedRun(request, {
-      // Long enough for the response to send RUN_STARTED (a zero timeout is not: the bytes leave in
-      // a later turn of the event loop, and a write before then holds them until it is stored).
+      // The response has sent RUN_STARTED by now: the handler begins a hosted run once its response
+      // took it (a write before then would hold the bytes until it is stored).
       // The alarm is armed in the turn of the lease, before it: an alarm without a run finds none.
       // A hold that ran out first: its run died with this object, and its open claims are cut off
       // calls, ended before this run claims any (its next claim answers "unknown", not "running").
-      beforeFirstWrite: () =>
-        new Promise((resolve) =>
-          setTimeout(() => {
-            const expiresAt = this.#store.leaseExpiresAt();
-            if (expiresAt !== undefined && expiresAt <= Date.now()) this.#store.expireOpenClaims();
-            this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
-              this.#log.error("kaboo: could not arm the alarm of a hosted run", { error: describe(error) });
-            });
-            resolve();
-          }, FIRST_BYTE_MS),
-        ),
+      beforeFirstWrite: async () => {
+        const expiresAt = this.#store.leaseExpiresAt();
+        if (expiresAt !== undefined && expiresAt <= Date.now()) this.#store.expireOpenClaims();
+        this.#arm(Date.now() + (this.#host?.leaseMs ?? 30_000)).catch((error) => {
+          this.#log.error("kaboo: could not arm the alarm of a hosted run", { error: describe(error) });
+        });
+      },
       taken: (runId) => {
         if (read === undefined) return;
         const saved: HostedRunRecord = { runId, url, body: read.body, principal: read.principal };

@@ -22,9 +22,9 @@
 /** What the object that hosts a run asks of the handler's stored run. */
 export interface HostedRunHooks {
   /**
-   * Awaited after RUN_STARTED went to the response and before the run's first write (its lease):
-   * the object's output gate holds every byte sent after a write until the write is stored, so this
-   * gives the response the time to send RUN_STARTED first.
+   * Awaited before the run's first write (its lease), after the response took RUN_STARTED (the
+   * handler begins a hosted run only then: the object's output gate holds every byte sent after a
+   * write until the write is stored). The object arms its alarm here, in the turn of the lease.
    */
   beforeFirstWrite(): Promise<void>;
   /**

@@ -11,6 +11,7 @@
 // LATE_END_MS, less than the run's lease (the alarm would take a run that long silent for dead), a
 // window in which a Stop races the run's end.
 // With REFUSE_RERUN set the agent cannot be made, so a run the alarm runs again is refused at once.
+// On a thread named "gated-…" the handler's reads of the thread wait until POST /open?thread=.
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -39,10 +40,13 @@ const LATE_END_MS = 300;
  * The object's store, except that on a "slow-…" thread a write that takes the thread waits first,
  * and on a "slowend-…" or "lateend-…" thread a write that frees it.
  */
-function slowTakes(store: ThreadStore, env: Env): ThreadStore {
+function slowTakes(store: ThreadStore, env: Env, gate: Promise<void>): ThreadStore {
   const seen = new Set<string>();
   return {
-    load: (t) => store.load(t),
+    load: async (t) => {
+      if (t.startsWith("gated-")) await gate;
+      return store.load(t);
+    },
     compareAndSet: async (t, version, data) => {
       const token = data.lease?.token;
       if (t.startsWith("slow-") && token !== undefined && !seen.has(token)) {
@@ -112,12 +116,15 @@ type State = DurableObjectStateLike & { storage: { getAlarm(): Promise<number | 
 
 export class KabooThread extends KabooThreadBase {
   readonly #ctx: State;
+  readonly #open: () => void;
   constructor(ctx: State, env: Env) {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
     super(ctx, env, {
       leaseMs: LEASE_MS,
       handler: (store) =>
         createAguiHandler({
-          store: slowTakes(store, env),
+          store: slowTakes(store, env, gate),
           runLeaseMs: LEASE_MS,
           principal,
           agent: () => {
@@ -127,12 +134,17 @@ export class KabooThread extends KabooThreadBase {
         }),
     });
     this.#ctx = ctx;
+    this.#open = open;
   }
   override async fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/test/meta")
       return Response.json(this.#ctx.storage.sql.exec("SELECT key, value FROM kaboo_meta").toArray());
     if (path === "/test/alarm") return Response.json({ alarm: await this.#ctx.storage.getAlarm() });
+    if (path === "/test/open") {
+      this.#open();
+      return Response.json({ open: true });
+    }
     return super.fetch(request);
   }
 }
@@ -161,7 +173,7 @@ export default {
       const ledger = new DurableObjectThreadStore(env.THREAD).ledger(thread);
       return Response.json(await ledger.claim(url.searchParams.get("key") ?? ""));
     }
-    if (url.pathname === "/meta" || url.pathname === "/alarm")
+    if (url.pathname === "/meta" || url.pathname === "/alarm" || url.pathname === "/open")
       return env.THREAD.get(env.THREAD.idFromName(thread) as never).fetch(
         `https://kaboo-thread.internal/test${url.pathname}`,
       );

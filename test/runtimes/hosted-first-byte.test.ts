@@ -197,6 +197,40 @@ describe("a hosted run's first byte before its first write (workerd)", () => {
   });
 });
 
+describe("a hosted run begins once its response took RUN_STARTED (workerd)", () => {
+  test("RUN_STARTED reaches the client before the run reads its thread; a Stop and a reattach meanwhile wait for the run, and the Stop stops it", async () => {
+    const { mf, url } = await worker();
+    try {
+      // On a "gated-…" thread the run's read of its thread waits until /open (hosted-entry-worker.ts).
+      const client = open(url, body("gated-t7", { messages: [{ id: "u1", role: "user", content: "a story" }] }));
+      const first = await Promise.race([client.until(EventType.RUN_STARTED).then(() => "RUN_STARTED"), sleep(5_000)]);
+      expect(first).toBe("RUN_STARTED");
+      expect(client.events.map((e) => e.type)).toEqual([EventType.RUN_STARTED]);
+      const runId = (client.events[0] as unknown as { runId: string }).runId;
+      const stopping = stop(url, "gated-t7");
+      const watching = reattach(url, "gated-t7", runId);
+      await sleep(300);
+      expect(client.events.map((e) => e.type)).toEqual([EventType.RUN_STARTED]);
+      await fetch(`${url}/open?thread=gated-t7`, { method: "POST" });
+      expect((await stopping).status).toBe(202);
+      const watcher = await watching;
+      expect(watcher.status).toBe(200);
+      const seen = await watcher.text();
+      await client.done;
+      expect(ending(client.events)).toBe("cancelled");
+      expect(seen).toContain('"cancelled"');
+      const record = await waitFor(
+        () => load(url, "gated-t7"),
+        (r) => r.lease === null,
+      );
+      // Stopped before the model was asked: nothing of the story was kept.
+      expect(JSON.stringify(record.messages)).not.toContain("a long story");
+    } finally {
+      await mf.dispose();
+    }
+  });
+});
+
 describe("a run the alarm runs again that is refused before it takes the thread (workerd)", () => {
   test("the alarm gives up: the thread is free, the kept request dropped, no alarm left, the run's log ends with why", async () => {
     const persist = join(dir, "alarm-gives-up");

@@ -9,7 +9,7 @@
 import * as z from "zod/v4/mini";
 import { sizedString } from "../../agent/lean-schemas.js";
 import type { ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
-import { liveRuns } from "./live-runs.js";
+import { liveRuns, untilDecided } from "./live-runs.js";
 
 /** Key of a Stop request's body. */
 export const CANCEL_KEY = "kaboo_cancel";
@@ -58,6 +58,8 @@ export async function cancelRun(
   if (!o.store) return fail(400, "cancel_needs_store", "Runs can be stopped only on a handler with a thread store.");
   const { threadId, runId } = parsed.data[CANCEL_KEY];
   const now = o.now ?? Date.now;
+  // A hosted run that sent RUN_STARTED and has not read its thread yet is found once it has.
+  await untilDecided(o.store, threadId);
   const here = liveRuns(o.store).get(threadId);
   if (here && !here.hub.ended) {
     if (here.principal !== undefined && here.principal !== o.principal) return forbidden();

@@ -11,7 +11,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import * as z from "zod/v4/mini";
 import { sizedString } from "../../agent/lean-schemas.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
-import { liveRuns } from "./live-runs.js";
+import { liveRuns, untilDecided } from "./live-runs.js";
 import { loggedRun } from "./event-log.js";
 import { MAX_ID_BYTES } from "./limits.js";
 import { parseEventId, type IndexedEvent } from "./run-hub.js";
@@ -70,6 +70,8 @@ export async function connectRun(
     return fail(400, "invalid_last_event_id", "Last-Event-ID is not an id this handler sent.");
   const runId = last?.runId ?? ask.runId;
   const after = last?.index ?? ask.after ?? -1;
+  // A hosted run that sent RUN_STARTED and has not read its thread yet is found once it has.
+  await untilDecided(o.store, ask.threadId);
   const here = liveRuns(o.store).get(ask.threadId);
   const owner = here?.principal ?? (await o.store.load(ask.threadId)).owner ?? undefined;
   if (owner !== undefined && owner !== o.principal)

@@ -40,6 +40,8 @@ export interface EdgeRun {
   release: () => void;
   /** Told, before the first event, that the sender approves another person's request (with a store). */
   onApprover?: () => void;
+  /** Told once the run has read its thread and decided (with a store; see `storedRun`). */
+  decided?: (() => void) | undefined;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function* edgeRun({
   log,
   release,
   onApprover,
+  decided,
 }: EdgeRun): AsyncGenerator<AGUIEvent> {
   let invocationState: InvocationState | undefined;
   const prepare = async (state: InvocationState, holder?: LedgerHolder) => {
@@ -121,6 +124,7 @@ export async function* edgeRun({
         hub,
         mayAnswer: (principal, question) => approverRefusal(agent, principal, question),
         onApprover,
+        decided,
         hosted: hostedRun(request),
       })
     : ledger

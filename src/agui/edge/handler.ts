@@ -36,7 +36,8 @@ import {
 } from "./limits.js";
 import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
-import { replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
+import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
+import { beginOnceStarted } from "./hosted-start.js";
 import { eventId, RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
@@ -237,16 +238,21 @@ async function startRun(
   if (options.store) {
     // The run is the thread's: the request's signal and the reader going away change nothing.
     // The run is pumped by itself (a reader that stops pulling cannot stall it); the response watches.
-    stop.install(agent, { resuming: (input.resume ?? []).length > 0 });
     // The hub (the thread's log, the owner's reattach) keeps every event; an approver's response shows less.
     let approver = false;
     const onApprover = () => {
       approver = true;
     };
-    const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover });
-    void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal }));
-    const shown = approverView(hub.watch(-1, true), () => approver);
-    return sse(shown, options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)));
+    const begin = (decided?: () => void) => {
+      stop.install(agent, { resuming: (input.resume ?? []).length > 0 });
+      const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover, decided });
+      void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal })).finally(decided);
+    };
+    // In a hosting object RUN_STARTED goes out first, alone, and the run begins once it has left.
+    const started = hostedRun(request) ? beginOnceStarted({ hub, input, store: options.store }, begin) : undefined;
+    if (!started) begin();
+    const shown = approverView(hub.watch(started ? 0 : -1, true), () => approver);
+    return sse(shown, options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)), started);
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
@@ -265,11 +271,13 @@ function sse(
   cors: Record<string, string>,
   controller?: LinkedAbort,
   id?: (event: AGUIEvent) => string | undefined,
+  started?: { first: AGUIEvent; onFirstRead: () => void },
 ): Response {
   const stream = sseStream(events, {
     heartbeatMs: options.heartbeatMs,
     onCancel: (reason) => controller?.abort(reason),
     eventId: id,
+    ...started,
   });
   return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
 }

@@ -47,6 +47,39 @@ export function liveRuns(store: object): Map<string, LiveRun> {
   return runs;
 }
 
+const starting = new WeakMap<object, Map<string, Promise<void>>>();
+
+/**
+ * Notes that a run of the thread has sent RUN_STARTED and has not read its thread yet (a hosting
+ * object's run begins once its response took RUN_STARTED): a Stop and a reattach wait for it.
+ *
+ * @param store - The thread store (any object identity).
+ * @param threadId - The run's thread.
+ * @param decided - Settles once the run has read its thread and decided (held it, or not).
+ */
+export function noteStarting(store: object, threadId: string, decided: Promise<void>): void {
+  let runs = starting.get(store);
+  if (!runs) {
+    runs = new Map();
+    starting.set(store, runs);
+  }
+  runs.set(threadId, decided);
+  void decided.then(() => {
+    if (runs.get(threadId) === decided) runs.delete(threadId);
+  });
+}
+
+/**
+ * Waits until no run of the thread in this isolate is between its RUN_STARTED and its decision.
+ *
+ * @param store - The thread store.
+ * @param threadId - The thread.
+ * @returns When the run that had sent RUN_STARTED (if any) has decided.
+ */
+export async function untilDecided(store: object, threadId: string): Promise<void> {
+  for (let run = starting.get(store)?.get(threadId); run; run = starting.get(store)?.get(threadId)) await run;
+}
+
 /**
  * Keeps a run's entry for {@link LINGER_MS} after it ended, then drops it (unless a newer run of
  * the thread replaced it).

@@ -96,6 +96,16 @@ export class RunHub {
   }
 
   /**
+   * Keeps an event that went out before the run's own events are pumped: a hosted run's
+   * RUN_STARTED, which its response sends before the run begins (index 0, as if pumped).
+   *
+   * @param event - The event.
+   */
+  keep(event: AGUIEvent): void {
+    this.#push(event, undefined);
+  }
+
+  /**
    * Calls `listener` with every event kept so far, then with each one as it comes (the event log's
    * writer, attached once the run took its thread: RUN_STARTED went out before).
    *

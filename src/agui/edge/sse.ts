@@ -47,6 +47,16 @@ export interface SseStreamOptions<E extends BaseEvent = BaseEvent> {
   onCancel?: ((reason: unknown) => void) | undefined;
   /** The SSE `id:` of an event (its place in the thread's event log). Default: no ids. */
   eventId?: ((event: E) => string | undefined) | undefined;
+  /**
+   * Called once when the reader has taken the stream's first chunk (it asks for the next one), or
+   * goes away before. A run hosted in a Durable Object begins then (see `createAguiHandler`).
+   */
+  onFirstRead?: (() => void) | undefined;
+  /**
+   * An event the stream starts with, before `events` (which then do not hold it): its frame is the
+   * first chunk, there as soon as the stream is (a hosted run's RUN_STARTED).
+   */
+  first?: E | undefined;
 }
 
 function isTerminal(event: BaseEvent): boolean {
@@ -87,7 +97,7 @@ async function ifReady<T>(next: Promise<IteratorResult<T>>): Promise<IteratorRes
  *
  * @typeParam E - The events' type: any AG-UI event (the edge handler streams the protocol's union, `AGUIEvent`).
  * @param events - The run's events (e.g. from `runAgui`).
- * @param options - `heartbeatMs` (default 15000), `onCancel`.
+ * @param options - `heartbeatMs` (default 15000), `onCancel`, `eventId`, `onFirstRead`, `first`.
  * @returns A byte stream for a `Response` body.
  * @example
  * ```ts
@@ -99,7 +109,11 @@ export function sseStream<E extends BaseEvent = BaseEvent>(
   options: SseStreamOptions<E> = {},
 ): ReadableStream<Uint8Array> {
   const pump = new SsePump(events[Symbol.asyncIterator](), options);
-  return new ReadableStream<Uint8Array>({ pull: (c) => pump.pull(c), cancel: (reason) => pump.cancel(reason) });
+  return new ReadableStream<Uint8Array>({
+    start: (c) => pump.start(c),
+    pull: (c) => pump.pull(c),
+    cancel: (reason) => pump.cancel(reason),
+  });
 }
 
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -113,14 +127,25 @@ class SsePump<E extends BaseEvent> {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** A `next()` asked for while batching that was not ready yet: the next pull starts with it. */
   #pending: Promise<IteratorResult<E>> | undefined;
+  /** A chunk was enqueued: the next pull means the reader took it. */
+  #sent = false;
+  /** Told once, when the reader took the first chunk or went away. */
+  #onFirstRead: (() => void) | undefined;
 
   constructor(iterator: AsyncIterator<E>, options: SseStreamOptions<E>) {
     this.#iterator = iterator;
     this.#options = options;
+    this.#onFirstRead = options.onFirstRead;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
   }
 
+  start(controller: Controller): void {
+    const first = this.#options.first;
+    if (first !== undefined) this.#flush(controller, frame(first, this.#options.eventId?.(first)), false);
+  }
+
   async pull(controller: Controller): Promise<void> {
+    if (this.#sent) this.#firstRead();
     if (this.#done) return;
     const first = await this.#first(controller);
     if (first !== undefined) await this.#batch(controller, first);
@@ -130,6 +155,7 @@ class SsePump<E extends BaseEvent> {
     if (this.#done) return;
     this.#done = true;
     this.#stopTimer();
+    this.#firstRead();
     this.#options.onCancel?.(reason);
     const iterator = this.#iterator;
     void (async () => {
@@ -188,6 +214,12 @@ class SsePump<E extends BaseEvent> {
     this.#flush(controller, frames, false);
   }
 
+  #firstRead(): void {
+    const told = this.#onFirstRead;
+    this.#onFirstRead = undefined;
+    told?.();
+  }
+
   #stopTimer(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
@@ -203,7 +235,10 @@ class SsePump<E extends BaseEvent> {
 
   /** Enqueues `frames` as one chunk; closes after a terminal event or the end. */
   #flush(controller: Controller, frames: string, end: boolean): void {
-    if (frames) controller.enqueue(encoder.encode(frames));
+    if (frames) {
+      controller.enqueue(encoder.encode(frames));
+      this.#sent = true;
+    }
     if (end) this.#finish(controller);
   }
 }

@@ -5,12 +5,14 @@
  * requests one wins; see take-thread.ts), runs the agent on the stored session and transcript, and
  * saves the outcome before RUN_FINISHED.
  *
- * In a hosting Durable Object RUN_STARTED goes out before the lease is written, so that the first
- * byte does not wait for the object's output gate. It says only that the request was received: a
- * refusal starts with it too. Everything the run does after it (its model's and its tools' fetches,
- * its ledger claims, its events in the thread's log) comes after the lease, so a run whose lease
- * was never written (the object died first) has done nothing, and the store knows nothing of it.
- * With any other store RUN_STARTED follows the lease (a reattach in another isolate finds the run).
+ * In a hosting Durable Object RUN_STARTED goes out before the run begins: the handler's response
+ * sends it, and the run reads its thread once the response has taken it (see `createAguiHandler`),
+ * so that the first byte waits neither for the run's work nor for the object's output gate. It says
+ * only that the request was received: a refusal starts with it too. Everything the run does after
+ * it (its model's and its tools' fetches, its ledger claims, its events in the thread's log) comes
+ * after the lease, so a run whose lease was never written (the object died first) has done nothing,
+ * and the store knows nothing of it. With any other store RUN_STARTED follows the lease (a reattach
+ * in another isolate finds the run).
  *
  * @module
  */
@@ -42,6 +44,8 @@ export interface StoredRunOptions {
   principal: string | undefined;
   /** Whether a person who does not own the thread may answer one of its questions (the agent's gates). */
   mayAnswer?: MayAnswer | undefined;
+  /** Told once the run has read its thread and decided (held it in this isolate, or not). */
+  decided?: (() => void) | undefined;
   /** Told, before the first event, that the sender is an approver (their response shows less). */
   onApprover?: (() => void) | undefined;
   /** Runs the agent on the input the store decided (its calls claimed in `store.ledger(threadId, holder)`). */
@@ -57,7 +61,10 @@ export interface StoredRunOptions {
   leaseMs?: number | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: (() => number) | undefined;
-  /** The hosting Durable Object's hooks, when it hosts the run (see `hostedRun`). */
+  /**
+   * The hosting Durable Object's hooks, when it hosts the run (see `hostedRun`). Its RUN_STARTED
+   * went out before the run began (the handler sent it): the run sends none.
+   */
   hosted?: HostedRunHooks | undefined;
 }
 
@@ -66,32 +73,35 @@ export interface StoredRunOptions {
  * request's: it holds the thread (renewing its lease) until it ends or pauses, whoever reads.
  *
  * @param o - See {@link StoredRunOptions}.
- * @returns AG-UI events: RUN_STARTED, then the run's own, a recorded outcome (replay), or RUN_ERROR.
+ * @returns AG-UI events: RUN_STARTED (not in a hosting object: it went out before), then the run's
+ *   own, a recorded outcome (replay), or RUN_ERROR.
  */
 export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent> {
   const { store, input } = o;
   const d: DecideOptions = { ...o, leaseMs: o.leaseMs ?? DEFAULT_RUN_LEASE_MS, now: o.now ?? Date.now };
   const live = liveRuns(store);
+  // In a hosting object RUN_STARTED went out before the lease: every request of the thread comes to
+  // this one object, so the hold below is seen by all of them. Elsewhere it goes out after the lease,
+  // so that a client that reattaches in another isolate right after it finds the run in the store.
+  const sent = o.hosted !== undefined;
   let decision: Decision;
   try {
     decision = await decideRun(d);
   } catch (error) {
+    o.decided?.();
     // Storage that stayed busy took nothing: the thread is free, and the client may simply retry.
-    if (error instanceof StoreBusyError) return yield* refused(input, error);
+    if (error instanceof StoreBusyError) return yield* refused(input, error, sent);
     throw error;
   }
   // Held in this isolate from here on (it runs one thing at a time): a second run is refused while
-  // this one writes its lease. A Stop and a reattach that come after RUN_STARTED find it.
+  // this one writes its lease, and a Stop and a reattach find it. (In a hosting object the run reads
+  // its thread after its RUN_STARTED went out: a Stop or a reattach meanwhile waits for this.)
   if ("take" in decision) live.set(input.threadId, { ...liveRun(o, decision.take.data), taking: true });
-  // In a hosting object RUN_STARTED goes out before the lease: every request of the thread comes to
-  // this one object, so the hold above is seen by all of them. Elsewhere it goes out after the lease,
-  // so that a client that reattaches in another isolate right after it finds the run in the store.
-  const early = o.hosted !== undefined;
+  o.decided?.();
   let ran = false;
   try {
-    if (early) yield runStarted(input);
     const taken = "take" in decision ? await takeThread(o, d, decision) : decision;
-    if (!early) yield runStarted(input);
+    if (!sent) yield runStarted(input);
     if ("refuse" in taken) return yield runError(taken.refuse);
     if (("held" in taken ? taken.taken : taken).answerer === "approver") o.onApprover?.();
     if ("replay" in taken) return yield* replayed(input, taken.record, taken.replay);
@@ -245,7 +255,7 @@ async function releaseThread(
   }
 }
 
-async function* refused(input: RunAgentInput, error: KabooError): AsyncGenerator<AGUIEvent> {
-  yield runStarted(input);
+async function* refused(input: RunAgentInput, error: KabooError, sent: boolean): AsyncGenerator<AGUIEvent> {
+  if (!sent) yield runStarted(input);
   yield runError(error);
 }

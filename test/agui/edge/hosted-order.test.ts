@@ -114,3 +114,86 @@ describe("a hosted run's order at the handler", () => {
     expect(r.taken).toEqual([]);
   });
 });
+
+/** A store whose reads of the thread wait until `open()`, counted. */
+function gatedReads() {
+  const base = setup();
+  let loads = 0;
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const store: ThreadStore = {
+    load: async (t) => {
+      loads++;
+      await opened;
+      return base.memory.load(t);
+    },
+    compareAndSet: (t, v, d) => base.memory.compareAndSet(t, v, d),
+    ledger: (t) => base.memory.ledger(t),
+    appendEvents: (...a) => base.memory.appendEvents(...a),
+    readEvents: (...a) => base.memory.readEvents(...a),
+    compactEvents: (...a) => base.memory.compactEvents(...a),
+  };
+  const handle = createAguiHandler({ store, agent, logger: { warn: () => {}, error: () => {} } });
+  return { ...base, handle, open, loads: () => loads };
+}
+
+const post = (payload: unknown) => new Request("http://edge/agui", { method: "POST", body: JSON.stringify(payload) });
+
+describe("a hosted run begins once its response took RUN_STARTED", () => {
+  test("the run reads its thread only after the response's reader took RUN_STARTED", async () => {
+    const { handle, hosted, open, loads } = gatedReads();
+    const a = hosted("hello");
+    a.go();
+    open();
+    const res = await handle(a.request);
+    await new Promise((r) => setTimeout(r, 5));
+    // Nothing of the run's work came before the first byte: the thread was not even read.
+    expect(loads()).toBe(0);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('"RUN_STARTED"');
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(loads()).toBeGreaterThan(0);
+    expect(rest).not.toContain('"RUN_STARTED"');
+    expect(rest).toContain('"RUN_FINISHED"');
+  });
+
+  test("a response nobody reads does not hold the run: it begins anyway, and runs to its end", async () => {
+    const { handle, hosted, open, loads, memory } = gatedReads();
+    const a = hosted("hello");
+    a.go();
+    open();
+    await handle(a.request);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(loads()).toBeGreaterThan(0);
+    expect(a.taken).toHaveLength(1);
+    const record = await memory.load("t");
+    expect(record.messages).toHaveLength(2);
+    expect(record.lease).toBeNull();
+  });
+
+  test("a Stop and a reattach that come after RUN_STARTED, before the run read its thread, wait for it: the Stop stops it", async () => {
+    const { handle, hosted, open, loads } = gatedReads();
+    const a = hosted("hello");
+    a.go();
+    const res = await handle(a.request);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('"RUN_STARTED"');
+    // The run has begun and waits for its read of the thread.
+    while (loads() === 0) await new Promise((r) => setTimeout(r, 1));
+    const stopping = handle(post({ kaboo_cancel: { threadId: "t" } }));
+    const watching = handle(post({ kaboo_connect: { threadId: "t" } }));
+    await new Promise((r) => setTimeout(r, 10));
+    open();
+    const stopped = await stopping;
+    expect(stopped.status).toBe(202);
+    const watched = await watching;
+    expect(watched.status).toBe(200);
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    const seen = await events(watched);
+    expect(seen[0]?.type).toBe("RUN_STARTED");
+    expect(JSON.stringify(seen.at(-1))).toContain('"cancelled"');
+    expect(rest).toContain('"cancelled"');
+  });
+});

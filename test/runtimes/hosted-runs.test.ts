@@ -126,8 +126,10 @@ describe("a run hosted in its thread's Durable Object (workerd)", () => {
       first.url,
       resume,
       async () => {
-        kept = JSON.stringify(await json<unknown>(`${first.url}/meta?thread=t4`));
-        return (await bank(first.url)).some((e) => e.what === "started");
+        // Read once the transfer started: the run holds the thread then, and keeps its request.
+        const started = (await bank(first.url)).some((e) => e.what === "started");
+        if (started) kept = JSON.stringify(await json<unknown>(`${first.url}/meta?thread=t4`));
+        return started;
       },
       ann,
     );

@@ -13,7 +13,7 @@ import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
 import { UserError, describe } from "../errors.js";
 import { ClearingCache, createClearingMemo, type ClearingMemo, type ClearingOptions } from "./context/clearing.js";
 import { agentItems, parsePointer, renderContext, type Pointer, type RenderedView } from "./context/render.js";
-import { LoadedView, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
+import { LoadedView, VIEW_STEPS, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
 import { runContext } from "../agent/run-context.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
@@ -172,7 +172,8 @@ export class ContextHook implements HookProvider {
    * @throws ViewLoadError for the first view that cannot be loaded, whatever `viewLoadFailure` says.
    */
   async ready(): Promise<void> {
-    await Promise.all(this.#views.map((v) => v.load()));
+    const { loadView } = await loadViewRun();
+    await Promise.all(this.#views.map((v) => loadView(v, VIEW_STEPS)));
   }
 
   /** Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. */
@@ -207,6 +208,7 @@ export class ContextHook implements HookProvider {
     const { agent, invocationState, callIndex } = context;
     const firstCall = callIndex === 0;
     const views: RenderedView[] = [];
+    const { renderView } = await loadViewRun();
     const bases = invocationBases(invocationState, own, firstCall);
     const request: ViewRequest = {
       agent,
@@ -217,7 +219,7 @@ export class ContextHook implements HookProvider {
       state: safeCopy(state),
     };
     for (const view of this.#views) {
-      const rendered = await view.render(request, bases, this.#logger);
+      const rendered = await renderView(view, request, bases, this.#logger, VIEW_STEPS);
       if (rendered) views.push(rendered);
     }
     return views;
@@ -259,6 +261,17 @@ export class ContextHook implements HookProvider {
     }
     return { ...input, messages };
   }
+}
+
+let viewRun: Promise<typeof import("./context/view-run.js")> | undefined;
+
+/** Loading and calling views, on the first call of a hook that has some; a failed load is tried again. */
+function loadViewRun(): Promise<typeof import("./context/view-run.js")> {
+  viewRun ??= import("./context/view-run.js").catch((error: unknown) => {
+    viewRun = undefined;
+    throw error;
+  });
+  return viewRun;
 }
 
 function withBlock(messages: Message[], block: TextBlock): Message[] {

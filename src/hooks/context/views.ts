@@ -12,9 +12,8 @@ import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { JsonObject, JsonValue } from "../../agent/messages.js";
 import { KabooError, describe } from "../../errors.js";
-import type { Logger } from "../../logger.js";
 import { splitImportSpec } from "../import-spec.js";
-import type { ContextItem, RenderedView } from "./render.js";
+import type { ContextItem } from "./render.js";
 
 /** A working view's answer: a base for the whole invocation and the changes since it. */
 export interface View {
@@ -67,23 +66,27 @@ const viewBases = privateRunKey(
   (v): v is WeakMap<object, Map<LoadedView, JsonValue>> => v instanceof WeakMap,
 );
 
-/** A view ready to be called: loads an import spec once, remembers a failure. */
+/**
+ * A view as the hook holds it: its function, or the import spec it is loaded from (once; a failure is
+ * remembered). Loading and calling it (`view-run.ts`) load with the first call of a hook that has views.
+ */
 export class LoadedView {
   readonly name: string;
-  #fn: ViewFn | undefined;
-  #loading: Promise<ViewFn> | undefined;
-  readonly #spec: { module: string; exportName: string } | undefined;
-  readonly #failure: "throw" | "warn";
-  #warned = false;
+  fn: ViewFn | undefined;
+  loading: Promise<ViewFn> | undefined;
+  readonly spec: { module: string; exportName: string } | undefined;
+  /** What a spec that cannot be loaded does: `"throw"` fails the call, `"warn"` logs and skips the view. */
+  readonly failure: "throw" | "warn";
+  warned = false;
 
   /**
-   * @param failure - What a spec that cannot be loaded does: `"throw"` fails the call, `"warn"` logs and skips the view.
+   * @param failure - See {@link LoadedView.failure}. Default `"throw"`.
    * @throws InvalidViewSpecError for a spec that is not `"module"`, `"module#export"` or `"module:export"`.
    */
   constructor(view: ViewSpec, index: number, failure: "throw" | "warn" = "throw") {
-    this.#failure = failure;
+    this.failure = failure;
     if (typeof view === "function") {
-      this.#fn = view;
+      this.fn = view;
       this.name = view.name || `view ${index + 1}`;
       return;
     }
@@ -93,77 +96,29 @@ export class LoadedView {
         `View ${JSON.stringify(view)} must be a function or an import spec "module#export" or "module:export".`,
       );
     }
-    this.#spec = spec;
+    this.spec = spec;
     this.name = view as string;
   }
-
-  /**
-   * Loads an import spec now.
-   * @throws ViewLoadError when it cannot be loaded, whatever `failure` says: the caller asked.
-   */
-  async load(): Promise<void> {
-    if (this.#fn || !this.#spec) return;
-    const { module, exportName } = this.#spec;
-    this.#loading ??= (async () => {
-      let mod: Record<string, unknown>;
-      try {
-        mod = (await import(/* @vite-ignore */ module)) as Record<string, unknown>;
-      } catch (error) {
-        throw new ViewLoadError(`View "${this.name}": cannot import "${module}": ${describe(error)}`, { cause: error });
-      }
-      const fn = mod[exportName];
-      if (typeof fn !== "function")
-        throw new ViewLoadError(`View "${this.name}": "${module}" has no function export "${exportName}".`);
-      return fn as ViewFn;
-    })();
-    this.#fn = await this.#loading;
-  }
-
-  async #load(logger: Logger): Promise<ViewFn | undefined> {
-    try {
-      await this.load();
-      return this.#fn;
-    } catch (error) {
-      // A view that silently never runs is a bug nobody sees; only an app that opted in keeps going.
-      if (this.#failure === "throw") throw error;
-      if (this.#warned) return undefined;
-      this.#warned = true;
-      logger.warn(`kaboo: view "${this.name}" could not be loaded and is skipped: ${describe(error)}`);
-      return undefined;
-    }
-  }
-
-  /**
-   * Calls the view; a view that throws or answers garbage is logged and skipped.
-   * @param bases - This invocation's kept bases (per view).
-   */
-  async render(
-    request: ViewRequest,
-    bases: Map<LoadedView, JsonValue>,
-    logger: Logger,
-  ): Promise<RenderedView | undefined> {
-    const fn = await this.#load(logger);
-    if (!fn) return undefined;
-    let answer: unknown;
-    try {
-      answer = await fn(request);
-    } catch (error) {
-      logger.warn(`kaboo: view "${this.name}" threw and is skipped for this call: ${describe(error)}`);
-      return undefined;
-    }
-    if (answer === null || answer === undefined) return undefined;
-    const parsed = viewSchema.safeParse(answer);
-    if (!parsed.success) {
-      logger.warn(
-        `kaboo: view "${this.name}" returned something that is not a View { base?, changes? } of JSON; skipped. ${formatIssues(parsed.error.issues)}`,
-      );
-      return undefined;
-    }
-    if (!bases.has(this) && parsed.data.base !== undefined && parsed.data.base !== null)
-      bases.set(this, parsed.data.base);
-    return { name: this.name, base: bases.get(this), changes: parsed.data.changes };
-  }
 }
+
+/**
+ * What loading and calling views (`view-run.ts`, loaded on demand) takes from the page: it imports
+ * nothing at run time, so it shares no module with the page (a shared one would be split into a chunk
+ * of its own that the page loads).
+ */
+export const VIEW_STEPS = {
+  describe,
+  loadError: (message: string, cause?: unknown): ViewLoadError =>
+    new ViewLoadError(message, cause === undefined ? undefined : { cause }),
+  /** A view's answer, checked: the view, or what is wrong with it. */
+  readView(answer: unknown): { view: { base?: JsonValue | undefined; changes?: JsonValue | undefined } } | string {
+    const parsed = viewSchema.safeParse(answer);
+    return parsed.success ? { view: parsed.data } : formatIssues(parsed.error.issues);
+  },
+};
+
+/** See {@link VIEW_STEPS}. */
+export type ViewSteps = typeof VIEW_STEPS;
 
 /**
  * This invocation's kept bases for one (hook, agent) pair. They live in

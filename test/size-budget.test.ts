@@ -12,8 +12,8 @@ const KiB = 1024;
 const BUDGET = {
   /**
    * The slice with zod mini tools, what loads with the page (the runner loads with the first run;
-   * minimatch, the approval gate's steps, grant matching and signing, media trimming and four eyes
-   * on first use).
+   * minimatch, the approval gate's steps, grant matching and signing, four eyes, ContextHook's views
+   * and media trimming on first use).
    */
   slice: 30 * KiB,
   /** The same slice with zod 3.25's `zod/v4/mini` (what an app with `@ag-ui/client` 1.x resolves). */

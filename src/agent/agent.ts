@@ -208,7 +208,10 @@ export class Agent {
    * @param options - `invocationState` and `signal`.
    * @returns The {@link AgentResult}.
    * @throws PendingInterruptsError, UnknownInterruptIdError, PartialResumeError, InvalidInterruptResponseError
-   *   for resume mistakes (before any hook runs); HookError, ModelError … when the run fails.
+   *   for resume mistakes (before any hook runs); ToolDefinitionError for a tool whose zod schema gives no
+   *   object JSON Schema (see {@link Agent.prepareTools}; before the input is read); HookError, ModelError …
+   *   when the run fails. The first run loads the runner's code first: a failed load rejects that run, and
+   *   the next one loads it again.
    */
   async invoke(input?: AgentInput, options?: InvokeOptions): Promise<AgentResult> {
     // No one reads the stream events here: the loop runs without the queue and the two async generators

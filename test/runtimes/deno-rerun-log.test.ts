@@ -4,7 +4,9 @@
  * events on after the last one the dead process logged, ends the message that process left open,
  * and ends the log with its RUN_FINISHED. A client that reattaches from any event of the first
  * attempt gets the rest in order, without a gap or a duplicate; the request sent again sees its own
- * run (its RUN_STARTED, then the run again's events), a valid AG-UI stream.
+ * run (its RUN_STARTED, then the run again's events), a valid AG-UI stream. A client that holds
+ * events the dead process sent but never logged and reattaches from one of them gets the run from
+ * its RUN_STARTED.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -16,7 +18,19 @@ import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundleEntry } from "./bundle.js";
 import { body, sleep } from "./hosted-client.js";
-import { denoServer, expectEnded, expectRest, expectWholeRun, indexOf, read, reattach } from "./rerun-log-client.js";
+import {
+  denoServer,
+  expectEnded,
+  expectRest,
+  expectVerified,
+  expectWholeRun,
+  type Frame,
+  indexOf,
+  markerAt,
+  read,
+  reattach,
+  reattachFrom,
+} from "./rerun-log-client.js";
 
 let dir: string;
 let file: string;
@@ -105,5 +119,40 @@ describe("the event log of a run another Deno process ran again", () => {
     expect(JSON.stringify(whole.slice(end + 1))).not.toContain(String(first.messageId));
     const own = again.frames;
     expect(own.slice(1).map((f) => f.event)).toEqual(whole.slice(indexOf(own[1]!)).map((f) => f.event));
+  });
+
+  test("a reattach from an event the killed process sent but never logged gets the run from its start", async () => {
+    const db = join(dir, "tail.db");
+    const a = await denoServer(file, dir, [db], children);
+    const b = await denoServer(file, dir, [db], children);
+    // The process logs its first ten events only: the rest were on their way to the KV file when it died.
+    const story = body("tail-relog", { messages: [{ id: "u1", role: "user", content: "a story" }] });
+    const client = read(a.url, story);
+    await client.until(EventType.TEXT_MESSAGE_CONTENT, 30);
+    a.child.kill("SIGKILL");
+    await client.done;
+    const lastSeen = client.frames.at(-1) as Frame;
+    // Reattached before the run is run again: the log is polled, and a run again takes the event's place.
+    const early = reattachFrom(b.url, "tail-relog", lastSeen.id as string);
+    await sleep(1_000);
+    const again = read(b.url, story);
+    await again.until(EventType.TEXT_MESSAGE_START);
+    const live = reattachFrom(b.url, "tail-relog", lastSeen.id as string);
+    await again.done;
+    const whole = await reattach(b.url, "tail-relog", story.runId, -1);
+    await expectWholeRun(whole, story.runId);
+    expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    const at = markerAt(whole);
+    expect(at).toBe(10);
+    const unlogged = client.frames.filter((f) => indexOf(f) >= at);
+    expect(unlogged.length).toBeGreaterThan(10);
+    for (const rest of [await early, await live]) expect(rest).toEqual(whole);
+    for (const f of [unlogged[0], unlogged[7], lastSeen] as Frame[]) {
+      const rest = await reattachFrom(b.url, "tail-relog", f.id as string);
+      expect(rest).toEqual(whole);
+      await expectVerified(rest.map((r) => r.event));
+    }
+    for (const after of [at - 1, at, at + 2])
+      expectRest(await reattachFrom(b.url, "tail-relog", whole[after]?.id as string), whole, after);
   });
 });

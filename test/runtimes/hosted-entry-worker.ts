@@ -12,6 +12,9 @@
 // window in which a Stop races the run's end.
 // With REFUSE_RERUN set the agent cannot be made, so a run the alarm runs again is refused at once.
 // On a thread named "gated-…" the handler's reads of the thread wait until POST /open?thread=.
+// On a "tail-…" thread a first attempt's event log is written up to event TAIL_LOGGED only: its later
+// batches wait for ever (they were still on their way when the object died), while the client reads
+// them live; a run again (it took the thread over) logs as usual.
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -33,6 +36,7 @@ interface Env {
 }
 
 const SLOW_TAKE_MS = 2_000;
+const TAIL_LOGGED = 10;
 const SLOW_END_MS = 3_000;
 const LATE_END_MS = 300;
 
@@ -59,7 +63,14 @@ function slowTakes(store: ThreadStore, env: Env, gate: Promise<void>): ThreadSto
       return store.compareAndSet(t, version, data);
     },
     ledger: (t) => store.ledger(t),
-    appendEvents: (...a) => store.appendEvents!(...a),
+    appendEvents: async (t, runId, from, events, ended, writer) => {
+      if (t.startsWith("tail-") && writer?.tookOver === undefined && from + events.length > TAIL_LOGGED) {
+        if (from < TAIL_LOGGED)
+          await store.appendEvents!(t, runId, from, events.slice(0, TAIL_LOGGED - from), false, writer);
+        await new Promise(() => {});
+      }
+      return store.appendEvents!(t, runId, from, events, ended, writer);
+    },
     readEvents: (...a) => store.readEvents!(...a),
     compactEvents: (...a) => store.compactEvents!(...a),
   };

@@ -70,20 +70,43 @@ export async function reattach(url: string, threadId: string, runId: string, aft
   return reading.frames;
 }
 
-/** The index of a frame's id `<runId>:<n>`. */
-export const indexOf = (f: Frame): number => Number(f.id?.slice(f.id.lastIndexOf(":") + 1));
+/** Reattaches after the event of SSE id `id` (`Last-Event-ID`), read to its end. */
+export async function reattachFrom(url: string, threadId: string, id: string) {
+  const reading = read(url, { kaboo_connect: { threadId } }, { "last-event-id": id });
+  await reading.done;
+  return reading.frames;
+}
+
+/** The index of a frame's id `<runId>:<n>` (or a run again's `<runId>:<n>.<attempt>`). */
+export const indexOf = (f: Frame): number => Number.parseInt(f.id?.slice(f.id.lastIndexOf(":") + 1) ?? "", 10);
+
+/** Where a run again's own events begin in a whole run (its CUSTOM `kaboo_run_again` marker), or -1. */
+export const markerAt = (frames: Frame[]): number =>
+  frames.findIndex((f) => f.event.type === "CUSTOM" && (f.event as { name?: string }).name === "kaboo_run_again");
+
+/** Events that pass the AG-UI client's verifier, in this order. */
+export async function expectVerified(events: BaseEvent[]): Promise<void> {
+  await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+}
 
 /** The last event is the run's end. */
 export function expectEnded(frames: Frame[]): void {
   expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(frames.at(-1)?.event.type);
 }
 
-/** A whole run's stream from its start: ids 0, 1, 2, … in order, one terminal event at its end, valid AG-UI. */
+/**
+ * A whole run's stream from its start: ids 0, 1, 2, … in order (a run again's from its marker on
+ * naming it), one terminal event at its end, valid AG-UI.
+ */
 export async function expectWholeRun(frames: Frame[], runId: string): Promise<void> {
-  expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => `${runId}:${i}`));
+  const again = markerAt(frames);
+  const marker = again < 0 ? undefined : (frames[again]?.event as { value?: { attempt?: number } } | undefined);
+  const attempt = marker?.value?.attempt ?? 0;
+  const ids = frames.map((_, i) => (again < 0 || i < again ? `${runId}:${i}` : `${runId}:${i}.${attempt}`));
+  expect(frames.map((f) => f.id)).toEqual(ids);
   expectEnded(frames);
   expect(frames.filter((f) => ["RUN_FINISHED", "RUN_ERROR"].includes(f.event.type))).toHaveLength(1);
-  await lastValueFrom(from(frames.map((f) => f.event)).pipe(verifyEvents(false), toArray()));
+  await expectVerified(frames.map((f) => f.event));
 }
 
 /** What a reattach after `after` got is exactly the rest of the whole run: in order, no gap, no duplicate. */

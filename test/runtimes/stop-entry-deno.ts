@@ -2,6 +2,9 @@
 // file given as the first argument (run lease 600 ms), streaming a long story slowly; prints its port
 // as one JSON line. With "slow-end" as the second argument the write that ends a run (frees its
 // thread) waits 3 s: the window in which the test kills this process after a Stop was accepted.
+// On a "tail-…" thread a first attempt's event log is written up to event TAIL_LOGGED only: its later
+// batches wait for ever (they were on their way when the process died), while the client reads them
+// live; a run again (it took the thread over) logs as usual.
 import { createAguiHandler } from "../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
@@ -18,6 +21,7 @@ declare const Deno: {
 
 const kv = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const slowEnd = Deno.args[1] === "slow-end";
+const TAIL_LOGGED = 10;
 const store: ThreadStore = {
   load: (t) => kv.load(t),
   compareAndSet: async (t, version, data) => {
@@ -25,7 +29,13 @@ const store: ThreadStore = {
     return kv.compareAndSet(t, version, data);
   },
   ledger: (t) => kv.ledger(t),
-  appendEvents: (...a) => kv.appendEvents(...a),
+  appendEvents: async (t, runId, from, events, ended, writer) => {
+    if (t.startsWith("tail-") && writer?.tookOver === undefined && from + events.length > TAIL_LOGGED) {
+      if (from < TAIL_LOGGED) await kv.appendEvents(t, runId, from, events.slice(0, TAIL_LOGGED - from), false, writer);
+      await new Promise(() => {});
+    }
+    return kv.appendEvents(t, runId, from, events, ended, writer);
+  },
   readEvents: (...a) => kv.readEvents(...a),
   compactEvents: (...a) => kv.compactEvents(...a),
 };

@@ -3,21 +3,25 @@
  * another process runs it again under the same run id) goes on in the same event log: it reads what
  * the dead attempt logged, ends what that attempt left open (a text message, a tool call, a reasoning
  * span or message started but never ended, a subagent still running), and numbers its own events on
- * after those. A client that reattaches from any event of the dead attempt gets the rest of the run
- * in order, and its AG-UI client never reads a part left open or an END without its START.
+ * after those, the first of them a marker that names the attempt (see attempts.ts). A client that
+ * reattaches from any logged event of the dead attempt gets the rest of the run in order, and its
+ * AG-UI client never reads a part left open or an END without its START.
  *
  * @module
  */
 import { type AGUIEvent, EventType } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { ThreadStore } from "../../stores/thread-store.js";
+import { AttemptStarts, runAgainMarker } from "./attempts.js";
 
-/** The dead attempt's logged events, then the END events of what it left open. */
+/** The dead attempt's logged events, then the run again's marker and the END events of what it left open. */
 export interface DeadAttempt {
-  /** The events as logged (RUN_STARTED first), then the END events; the run again goes on after them. */
+  /** The events as logged (RUN_STARTED first), the marker, the END events; the run again goes on after them. */
   events: AGUIEvent[];
-  /** How many of them the log holds (the END events go in after). */
+  /** How many of them the log holds (the marker and the END events go in after). */
   logged: number;
+  /** Which attempt the run again is (1 + the latest the log names). */
+  attempt: number;
 }
 
 /**
@@ -37,13 +41,21 @@ export async function deadAttempt(
   const read = await store.readEvents?.(threadId, runId, -1);
   if (!read || read.ended || read.events.length === 0) return undefined;
   const events: AGUIEvent[] = [];
+  const starts = new AttemptStarts();
   for (const value of read.events) {
     const parsed = EventSchemas.safeParse(value);
     if (!parsed.success) return undefined;
+    starts.see(events.length, parsed.data as AGUIEvent);
     events.push(parsed.data as AGUIEvent);
   }
   if (events[0]?.type !== EventType.RUN_STARTED) return undefined;
-  return { events: [...events, ...endsOfOpenParts(events)], logged: events.length };
+  const now = Date.now();
+  const attempt = starts.last + 1;
+  return {
+    events: [...events, runAgainMarker(attempt, now), ...endsOfOpenParts(events, now)],
+    logged: events.length,
+    attempt,
+  };
 }
 
 /**

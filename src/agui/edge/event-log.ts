@@ -14,6 +14,7 @@ import { describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { InvalidThreadRecordError, type LedgerHolder, type ThreadStore } from "../../stores/thread-store.js";
 import { EventLogIncompleteError } from "./errors.js";
+import { AttemptStarts } from "./attempts.js";
 import type { IndexedEvent } from "./run-hub.js";
 
 /** How long a finished run's events stay in the log: 10 minutes. */
@@ -107,37 +108,84 @@ export class EventLogWriter {
   }
 }
 
+/** An event read back from the log: its index and the attempt that sent it (see attempts.ts). */
+export interface LoggedEvent extends IndexedEvent {
+  attempt: number;
+}
+
+/** A run's logged events read back so far, checked (storage lives outside this isolate). */
+class ReadBack {
+  readonly events: AGUIEvent[] = [];
+  readonly starts = new AttemptStarts();
+  /** The index of an event that does not read back: the log is read no further. */
+  malformed: number | undefined;
+
+  constructor(readonly runId: string) {}
+
+  /** Takes the next events of the log. */
+  take(values: readonly JsonValue[]): void {
+    for (const value of values) {
+      if (this.malformed !== undefined) return;
+      const parsed = EventSchemas.safeParse(value);
+      if (!parsed.success) this.malformed = this.events.length;
+      else {
+        this.starts.see(this.events.length, parsed.data as AGUIEvent);
+        this.events.push(parsed.data as AGUIEvent);
+      }
+    }
+  }
+
+  at(index: number): LoggedEvent {
+    return { index, event: this.events[index] as AGUIEvent, attempt: this.starts.attemptAt(index) };
+  }
+
+  check(): void {
+    if (this.malformed !== undefined)
+      throw new InvalidThreadRecordError(`Event ${this.malformed} of run "${this.runId}" in the log is malformed.`);
+  }
+}
+
 /**
- * A run's events read back from the log after `after`, then, while the run goes on elsewhere,
- * polled until its last event (or until the thread no longer names the run: it died unlogged).
+ * A run's events read back from the log after the client's last one, then, while the run goes on
+ * elsewhere, polled until its last event (or until the thread no longer names the run: it died
+ * unlogged). An event of a dead attempt that the log never had (a run again's events took its
+ * place) is answered with the run from its start (see attempts.ts).
  *
- * @param o - The store, the thread and run, the index the client has, how often to poll (ms).
- * @returns The events and their indexes, or `undefined` when the log has no such run.
+ * @param o - The store, the thread and run, the client's last event (index -1: none; its attempt),
+ *   whether that is an id the handler sent (`strict`: an index beyond a log that ended is refused),
+ *   how often to poll (ms).
+ * @returns The events, `undefined` when the log has no such run, `"invalid"` when no attempt of it
+ *   sent such an event.
  */
 export async function loggedRun(o: {
   store: ThreadStore;
   threadId: string;
   runId: string;
-  after: number;
-  pollMs?: number;
-}): Promise<AsyncIterable<IndexedEvent> | undefined> {
+  from: { index: number; attempt: number };
+  strict?: boolean | undefined;
+  pollMs?: number | undefined;
+}): Promise<AsyncIterable<LoggedEvent> | "invalid" | undefined> {
   // A run that holds its thread but has not written its first batch yet is logged, just empty.
   const first =
-    (await o.store.readEvents?.(o.threadId, o.runId, o.after)) ??
+    (await o.store.readEvents?.(o.threadId, o.runId, -1)) ??
     ((await o.store.load(o.threadId)).lease?.runId === o.runId ? { events: [], ended: false } : undefined);
   if (!first) return undefined;
-  return (async function* tail(): AsyncGenerator<IndexedEvent> {
+  const log = new ReadBack(o.runId);
+  log.take(first.events);
+  const where = (ended: boolean) =>
+    log.starts.resolve(o.from, { length: log.events.length, ended: ended && o.strict === true, pending: true });
+  const resolved = where(first.ended && log.malformed === undefined);
+  if ("invalid" in resolved) return "invalid";
+  return (async function* tail(): AsyncGenerator<LoggedEvent> {
+    let sent = resolved.after;
     let logged = first;
-    let at = o.after;
     let orphanedAt: number | undefined;
     for (;;) {
-      for (const value of logged.events) {
-        // Read back as written, but checked: storage lives outside this isolate.
-        const parsed = EventSchemas.safeParse(value);
-        if (!parsed.success)
-          throw new InvalidThreadRecordError(`Event ${at + 1} of run "${o.runId}" in the log is malformed.`);
-        yield { index: ++at, event: parsed.data as AGUIEvent };
+      for (let i = sent + 1; i < log.events.length; i = sent + 1) {
+        sent = i;
+        yield log.at(i);
       }
+      log.check();
       if (logged.ended) return;
       // The run's last batch is written just after it lets go of the thread: wait a little for it.
       const held = (await o.store.load(o.threadId)).lease?.runId === o.runId;
@@ -145,10 +193,16 @@ export async function loggedRun(o: {
       // Ended without its last event logged: say so, rather than end the stream as if the run went on.
       if (orphanedAt !== undefined && Date.now() - orphanedAt > ORPHAN_MS)
         throw new EventLogIncompleteError(
-          `The log of run "${o.runId}" ends at event ${at}, before the run's end; the thread's record has its outcome.`,
+          `The log of run "${o.runId}" ends at event ${log.events.length - 1}, before the run's end; ` +
+            "the thread's record has its outcome.",
         );
       await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
-      logged = (await o.store.readEvents?.(o.threadId, o.runId, at)) ?? { events: [], ended: true };
+      const ahead = sent >= log.events.length;
+      logged = (await o.store.readEvents?.(o.threadId, o.runId, log.events.length - 1)) ?? { events: [], ended: true };
+      log.take(logged.events);
+      // Nothing sent yet (the client was ahead of the log): a run again may have taken its event's place.
+      const again = ahead ? where(false) : undefined;
+      if (again && "after" in again && again.after < sent) sent = again.after;
     }
   })();
 }

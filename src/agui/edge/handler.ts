@@ -38,7 +38,7 @@ import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
 import { beginOnceStarted } from "./hosted-start.js";
-import { eventId, RunHub } from "./run-hub.js";
+import { RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
@@ -120,7 +120,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
       const lastEventId = request.headers.get("last-event-id");
       const found = await connectRun(read.connect, { store: options.store, principal: read.principal, lastEventId });
       if ("status" in found) return json(found.status, found.body, cors);
-      return sse(found.events, options, cors, undefined, (e) => idOf(found.runId, found.indexOf(e)));
+      return sse(found.events, options, cors, undefined, found.idOf);
     }
     return startRun(request, read.input, read.principal, settings, cors);
   };
@@ -252,17 +252,13 @@ async function startRun(
     const started = hostedRun(request) ? beginOnceStarted({ hub, input, store: options.store }, begin) : undefined;
     if (!started) begin();
     const shown = approverView(hub.watch(started ? 0 : -1, true), () => approver);
-    return sse(shown, options, cors, undefined, (e) => idOf(input.runId, hub.indexOf(e)), started);
+    return sse(shown, options, cors, undefined, (e) => hub.idOf(e), started);
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
   const events = edgeRun({ ...run, signal: controller.signal, release: controller.unlink });
   const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true, inPlace: true });
   return sse(sealed, options, cors, controller);
-}
-
-function idOf(runId: string, index: number | undefined): string | undefined {
-  return index === undefined ? undefined : eventId(runId, index);
 }
 
 function sse(

@@ -9,6 +9,7 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { runError } from "../run-events.js";
+import { AttemptStarts, type Resolved } from "./attempts.js";
 
 /** One event of a run with its index in the run (0 = RUN_STARTED). */
 export interface IndexedEvent {
@@ -21,26 +22,29 @@ export interface IndexedEvent {
  *
  * @param runId - The run.
  * @param index - The event's index in the run.
- * @returns `<runId>:<index>`.
+ * @param attempt - The attempt that sent it (see attempts.ts). Default 0, the first.
+ * @returns `<runId>:<index>`, or `<runId>:<index>.<attempt>` for a run again's event.
  */
-export function eventId(runId: string, index: number): string {
-  return `${runId}:${index}`;
+export function eventId(runId: string, index: number, attempt = 0): string {
+  return attempt === 0 ? `${runId}:${index}` : `${runId}:${index}.${attempt}`;
 }
 
 /**
  * Reads an SSE id back.
  *
  * @param id - A `Last-Event-ID` (untrusted).
- * @returns The run and index, or `undefined` when it is not an id of this form.
+ * @returns The run, index and attempt (0 without one), or `undefined` when it is not an id of this form.
  */
-export function parseEventId(id: string): { runId: string; index: number } | undefined {
+export function parseEventId(id: string): { runId: string; index: number; attempt: number } | undefined {
   const at = id.lastIndexOf(":");
   if (at <= 0) return undefined;
   // Decimal digits only, as eventId writes them: Number() also read "" as 0, "1e3" and "0x10".
-  const digits = id.slice(at + 1);
-  if (!/^(0|[1-9][0-9]*)$/.test(digits)) return undefined;
-  const index = Number(digits);
-  return Number.isSafeInteger(index) ? { runId: id.slice(0, at), index } : undefined;
+  const parts = /^(0|[1-9][0-9]*)(?:\.([1-9][0-9]*))?$/.exec(id.slice(at + 1));
+  if (!parts) return undefined;
+  const index = Number(parts[1]);
+  const attempt = parts[2] === undefined ? 0 : Number(parts[2]);
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(attempt)) return undefined;
+  return { runId: id.slice(0, at), index, attempt };
 }
 
 function isTerminal(event: AGUIEvent): boolean {
@@ -58,6 +62,8 @@ export class RunHub {
   #ended = false;
   /** Where this run's own events go on after a dead attempt's (see {@link continueFrom}). */
   #ownFrom: number | undefined;
+  /** Where each run again of this run starts (see attempts.ts). */
+  readonly #attempts = new AttemptStarts();
 
   /** @param runId - The run. */
   constructor(runId: string) {
@@ -123,14 +129,17 @@ export class RunHub {
    * once, when this run's RUN_STARTED is its only event; a watcher of this run's own request
    * ({@link watch} with `own`, begun before) goes on from that RUN_STARTED to this run's next event.
    *
-   * @param attempt - The dead attempt's events, RUN_STARTED first, then the END events of its open parts.
+   * @param attempt - The dead attempt's events, RUN_STARTED first (it takes the place of this run's: the
+   *   log holds it), then the run again's marker and the END events of its open parts.
    */
   continueFrom(attempt: readonly AGUIEvent[]): void {
     if (this.#events.length !== 1 || this.#ownFrom !== undefined) return;
     for (const [index, event] of attempt.entries()) {
-      if (index === 0) continue;
-      this.#events.push(event);
+      // Its RUN_STARTED is the one in the log: a reattach from the start reads the same events here and there.
+      if (index === 0) this.#events[0] = event;
+      else this.#events.push(event);
       this.#index.set(event, index);
+      this.#attempts.see(index, event);
     }
     this.#ownFrom = this.#events.length;
     this.#wake();
@@ -139,6 +148,12 @@ export class RunHub {
   /** The index of an event this hub kept. */
   indexOf(event: AGUIEvent): number | undefined {
     return this.#index.get(event);
+  }
+
+  /** The SSE id of an event this hub kept (see {@link eventId}). */
+  idOf(event: AGUIEvent): string | undefined {
+    const index = this.#index.get(event);
+    return index === undefined ? undefined : eventId(this.runId, index, this.#attempts.attemptAt(index));
   }
 
   /**
@@ -151,6 +166,33 @@ export class RunHub {
    */
   watch(after = -1, own = false): AsyncGenerator<AGUIEvent> {
     return this.#watch(after, own && this.#ownFrom === undefined);
+  }
+
+  /**
+   * The events a reattaching watcher missed, then the live tail (see `AttemptStarts.resolve`): after
+   * its last event, or from the start when that is an event a dead attempt never logged.
+   *
+   * @param from - The index and attempt of its last event (index -1: none).
+   * @param strict - `from` is an id this hub's run sent (a `Last-Event-ID`): one beyond a run that ended is refused.
+   * @returns The events, or `undefined` when no attempt of the run sent such an event.
+   */
+  watchFrom(from: { index: number; attempt: number }, strict: boolean): AsyncGenerator<AGUIEvent> | undefined {
+    const first = this.#resolve(from, strict);
+    return "invalid" in first ? undefined : this.#watchFrom(from, strict);
+  }
+
+  async *#watchFrom(from: { index: number; attempt: number }, strict: boolean): AsyncGenerator<AGUIEvent> {
+    // A run again takes its dead attempt's events in (continueFrom) once it holds the thread: wait for
+    // that (an event after RUN_STARTED would come first anyway) before telling where this watcher was.
+    while (from.index > 0 && this.#events.length === 1 && !this.#ended)
+      await new Promise<void>((wake) => this.#waiters.add(wake));
+    const at = this.#resolve(from, strict);
+    if ("after" in at) yield* this.#watch(at.after, false);
+  }
+
+  #resolve(from: { index: number; attempt: number }, strict: boolean): Resolved {
+    const ended = this.#ended && strict;
+    return this.#attempts.resolve(from, { length: this.#events.length, ended, pending: false });
   }
 
   async *#watch(after: number, own: boolean): AsyncGenerator<AGUIEvent> {

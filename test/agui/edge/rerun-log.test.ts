@@ -48,31 +48,32 @@ describe("a stored run run again after its attempt died", () => {
       });
     const handle = createAguiHandler({ store, agent, logger: quietLogger() });
     const own = await frames(await handle(post(request)));
-    // The request sent again sees its own run: its RUN_STARTED, then its events, numbered after the log's.
+    // The request sent again sees its own run: its RUN_STARTED, then its events, numbered after the log's
+    // (after the run again's marker and its END events) and naming the attempt that sent them.
     expect(own[0]?.id).toBe(`${request.runId}:0`);
-    expect(own[1]?.id).toBe(`${request.runId}:7`);
+    expect(own[1]?.id).toBe(`${request.runId}:8.1`);
     await collect(
       (async function* () {
         for (const f of own) yield f.event;
       })(),
     );
     const whole = await frames(await handle(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
-    expect(whole.map((f) => f.id)).toEqual(whole.map((_, i) => `${request.runId}:${i}`));
-    expect(whole.slice(5, 7).map((f) => f.event)).toMatchObject([
+    expect(whole.map((f) => f.id)).toEqual(whole.map((_, i) => `${request.runId}:${i}${i < 5 ? "" : ".1"}`));
+    expect(whole.slice(5, 8).map((f) => f.event)).toMatchObject([
+      { type: EventType.CUSTOM, name: "kaboo_run_again", value: { attempt: 1 } },
       { type: EventType.TOOL_CALL_END, toolCallId: "c1" },
       { type: EventType.TEXT_MESSAGE_END, messageId: "m1" },
     ]);
     expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
-    expect(JSON.stringify(whole.slice(7))).toContain("You said: hello");
+    expect(JSON.stringify(whole.slice(8))).toContain("You said: hello");
     await collect(
       (async function* () {
         for (const f of whole) yield f.event;
       })(),
     );
-    for (const after of [0, 3, 4, 5, 6]) {
-      const rest = await frames(
-        await handle(post({ kaboo_connect: { threadId: "t1" } }, { "last-event-id": `${request.runId}:${after}` })),
-      );
+    for (const after of [0, 3, 4, 5, 6, 7]) {
+      const id = whole[after]?.id as string;
+      const rest = await frames(await handle(post({ kaboo_connect: { threadId: "t1" } }, { "last-event-id": id })));
       expect(rest).toEqual(whole.slice(after + 1));
     }
     const logged = await store.readEvents("t1", request.runId, -1);

@@ -1,0 +1,161 @@
+/**
+ * A reattach from an event the dead attempt sent but never logged. A live client reads a run's
+ * events up to a batch (50 ms) before they are in the thread's log, so when the attempt dies the
+ * client usually holds ids beyond the log's last index. The run again numbers its own events after
+ * the last logged one: an id of the unlogged tail names an event the log holds something else under.
+ * The run again's ids say which attempt sent them, so a reattach from an unlogged id is told apart
+ * and answered with the run from its RUN_STARTED (what the client held of it is void), a stream an
+ * AG-UI client's verifier accepts on its own; a reattach from a logged id or one of the run again's
+ * gets exactly the rest. In this isolate (the run's hub) and in another one (the thread's log).
+ */
+import { verifyEvents } from "@ag-ui/client";
+import { EventType, type BaseEvent } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
+import { from, lastValueFrom, toArray } from "rxjs";
+import { describe, expect, test } from "vitest";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { parseEventId } from "../../../src/agui/edge/run-hub.js";
+import { Agent, ScriptedModel } from "../../../src/index.js";
+import type { JsonValue } from "../../../src/agent/messages.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
+import { input } from "../helpers.js";
+import { post, quietLogger } from "./fixtures.js";
+
+interface Frame {
+  id: string | undefined;
+  event: BaseEvent;
+}
+
+async function frames(res: Response): Promise<Frame[]> {
+  expect(res.status).toBe(200);
+  const out: Frame[] = [];
+  createParser({ onEvent: (m) => out.push({ id: m.id, event: JSON.parse(m.data) as BaseEvent }) }).feed(
+    await res.text(),
+  );
+  return out;
+}
+
+const verified = (events: BaseEvent[]) => lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+
+/** The same storage seen from another isolate (its own live runs). */
+function elsewhere(store: MemoryThreadStore): ThreadStore {
+  return {
+    load: (t) => store.load(t),
+    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+    ledger: (t) => store.ledger(t),
+    appendEvents: (t, r, f, e, end, w) => store.appendEvents(t, r, f, e, end, w),
+    readEvents: (t, r, a) => store.readEvents(t, r, a),
+    compactEvents: (t, b) => store.compactEvents(t, b),
+  };
+}
+
+const at = Date.now();
+/** What the dead attempt sent: the first five logged, the rest seen live only (its last batch died with it). */
+const sent = (runId: string): JsonValue[] => [
+  { type: EventType.RUN_STARTED, threadId: "t1", runId, timestamp: at },
+  { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant", timestamp: at },
+  { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m1", delta: "Paying ", timestamp: at },
+  { type: EventType.TOOL_CALL_START, toolCallId: "c1", toolCallName: "transfer", parentMessageId: "m1", timestamp: at },
+  { type: EventType.TOOL_CALL_ARGS, toolCallId: "c1", delta: '{"to":', timestamp: at },
+  // Unlogged: it closes what the log leaves open, and opens what the log never saw.
+  { type: EventType.TOOL_CALL_ARGS, toolCallId: "c1", delta: '"bob"}', timestamp: at },
+  { type: EventType.TOOL_CALL_END, toolCallId: "c1", timestamp: at },
+  { type: EventType.TEXT_MESSAGE_END, messageId: "m1", timestamp: at },
+  { type: EventType.TEXT_MESSAGE_START, messageId: "m2", role: "assistant", timestamp: at },
+  { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m2", delta: "Done", timestamp: at },
+];
+const LOGGED = 5;
+
+async function ranAgain() {
+  const store = new MemoryThreadStore();
+  const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
+  const lease = { token: "dead", runId: request.runId, resume: false, expiresAt: Date.now() - 1 };
+  const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
+  expect(await store.compareAndSet("t1", 0, record)).toBe(true);
+  await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
+  const agent = () =>
+    new Agent({ model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }) });
+  const handle = createAguiHandler({ store, agent, logger: quietLogger() });
+  const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+  // The request sent again (the object's alarm, another process) runs it again.
+  await (await handle(post(request))).text();
+  const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+  return { store, handle, other, runId: request.runId, whole };
+}
+
+const reattach = async (handle: (r: Request) => Promise<Response>, id: string) =>
+  handle(post({ kaboo_connect: { threadId: "t1" } }, { "last-event-id": id }));
+
+describe("a reattach from an event the dead attempt never logged", () => {
+  test("gets the run from its RUN_STARTED: the run again's first events and its closers included", async () => {
+    const { handle, other, runId, whole } = await ranAgain();
+    await verified(whole.map((f) => f.event));
+    expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    expect(JSON.stringify(whole)).toContain("You said: hello");
+    for (const n of [5, 6, 7, 8, 9]) {
+      for (const h of [handle, other]) {
+        const rest = await frames(await reattach(h, `${runId}:${n}`));
+        expect(rest).toEqual(whole);
+        // The client starts its view of the run over: a fresh verifier (a new HttpAgent run) accepts it.
+        await verified(rest.map((f) => f.event));
+      }
+    }
+  });
+
+  test("from a logged event, or one of the run again's, exactly the rest; the run again's ids name it", async () => {
+    const { handle, other, runId, whole } = await ranAgain();
+    expect(whole.slice(0, LOGGED).map((f) => f.id)).toEqual([0, 1, 2, 3, 4].map((i) => `${runId}:${i}`));
+    expect(whole.slice(LOGGED).map((f) => f.id)).toEqual(whole.slice(LOGGED).map((_, i) => `${runId}:${LOGGED + i}.1`));
+    expect(whole[LOGGED]?.event).toMatchObject({
+      type: EventType.CUSTOM,
+      name: "kaboo_run_again",
+      value: { attempt: 1 },
+    });
+    const seen = sent(runId) as unknown as BaseEvent[];
+    for (const [n, f] of whole.entries()) {
+      for (const h of [handle, other]) {
+        const rest = await frames(await reattach(h, f.id as string));
+        expect(rest).toEqual(whole.slice(n + 1));
+        if (n < LOGGED) await verified([...seen.slice(0, n + 1), ...rest.map((r) => r.event)]);
+        // The body says the same with `after` and `attempt`.
+        const ask = { threadId: "t1", runId, after: n, attempt: n < LOGGED ? 0 : 1 };
+        expect(await frames(await h(post({ kaboo_connect: ask })))).toEqual(whole.slice(n + 1));
+      }
+    }
+    for (const h of [handle, other]) {
+      expect(await frames(await h(post({ kaboo_connect: { threadId: "t1", runId, after: 7 } })))).toEqual(whole);
+      const res = await h(post({ kaboo_connect: { threadId: "t1", runId, after: LOGGED - 1, attempt: 1 } }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "invalid_connect" });
+    }
+  });
+
+  test("forged ids are 400: an attempt before its start, an attempt never run, an index beyond the end", async () => {
+    const { handle, other, runId, whole } = await ranAgain();
+    const bad = [
+      `${runId}:${LOGGED - 1}.1`,
+      `${runId}:${LOGGED}.2`,
+      `${runId}:${LOGGED}.99`,
+      `${runId}:${whole.length}.1`,
+      `${runId}:${whole.length + 1e6}.1`,
+      `${runId}:${LOGGED}.0`,
+      `${runId}:${LOGGED}.01`,
+      `${runId}:${LOGGED}.`,
+      `${runId}:.1`,
+      `${runId}:${LOGGED}.1.1`,
+      `${runId}:${LOGGED}.9007199254740993`,
+    ];
+    for (const id of bad) {
+      for (const h of [handle, other]) {
+        const res = await reattach(h, id);
+        expect(res.status, id).toBe(400);
+        expect(await res.json()).toMatchObject({ error: "invalid_last_event_id" });
+      }
+    }
+    // A header cannot carry CR or LF; a parsed id never holds one either.
+    for (const id of [`${runId}:5\n.1`, `${runId}:5.1\r`, `${runId}:5.\r\n1`]) expect(parseEventId(id)).toBeUndefined();
+    expect(parseEventId(`${runId}:7.1`)).toEqual({ runId, index: 7, attempt: 1 });
+    expect(parseEventId(`${runId}:7`)).toEqual({ runId, index: 7, attempt: 0 });
+  });
+});

@@ -182,9 +182,10 @@ export class RunHub {
   }
 
   async *#watchFrom(from: { index: number; attempt: number }, strict: boolean): AsyncGenerator<AGUIEvent> {
-    // A run again takes its dead attempt's events in (continueFrom) once it holds the thread: wait for
-    // that (an event after RUN_STARTED would come first anyway) before telling where this watcher was.
-    while (from.index > 0 && this.#events.length === 1 && !this.#ended)
+    // A run again takes its dead attempt's events in (continueFrom) once it holds the thread, before
+    // its RUN_STARTED is kept unless hosted: wait for that (an event after RUN_STARTED would come
+    // first anyway) before telling where this watcher was.
+    while (from.index > 0 && this.#events.length < 2 && !this.#ended)
       await new Promise<void>((wake) => this.#waiters.add(wake));
     const at = this.#resolve(from, strict);
     if ("after" in at) yield* this.#watch(at.after, false);

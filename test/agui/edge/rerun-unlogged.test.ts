@@ -158,4 +158,44 @@ describe("a reattach from an event the dead attempt never logged", () => {
     expect(parseEventId(`${runId}:7.1`)).toEqual({ runId, index: 7, attempt: 1 });
     expect(parseEventId(`${runId}:7`)).toEqual({ runId, index: 7, attempt: 0 });
   });
+
+  test("a reattach in this isolate while the run again is still taking its thread waits for where it goes on", async () => {
+    const store = new MemoryThreadStore();
+    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
+    const lease = { token: "dead", runId: request.runId, resume: false, expiresAt: Date.now() - 1 };
+    const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
+    expect(await store.compareAndSet("t1", 0, record)).toBe(true);
+    await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
+    // The run again's lease write waits until the reattach below is in.
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let taking = () => {};
+    const took = new Promise<void>((r) => (taking = r));
+    const slow: ThreadStore = {
+      ...elsewhere(store),
+      compareAndSet: async (t, v, d) => {
+        if (d.lease && d.lease.token !== "dead") {
+          taking();
+          await gate;
+        }
+        return store.compareAndSet(t, v, d);
+      },
+    };
+    const agent = () =>
+      new Agent({
+        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
+      });
+    const handle = createAguiHandler({ store: slow, agent, logger: quietLogger() });
+    const own = handle(post(request)).then((r) => r.text());
+    await took;
+    const early = reattach(handle, `${request.runId}:8`);
+    const logged = reattach(handle, `${request.runId}:3`);
+    await new Promise((r) => setTimeout(r, 20));
+    open();
+    await own;
+    const whole = await frames(await handle(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    expect(whole[LOGGED]?.event).toMatchObject({ type: EventType.CUSTOM, name: "kaboo_run_again" });
+    expect(await frames(await early)).toEqual(whole);
+    expect(await frames(await logged)).toEqual(whole.slice(4));
+  });
 });

@@ -198,4 +198,47 @@ describe("a reattach from an event the dead attempt never logged", () => {
     expect(await frames(await early)).toEqual(whole);
     expect(await frames(await logged)).toEqual(whole.slice(4));
   });
+
+  test("a run again that died too: its ids of its own unlogged tail, and the first attempt's, get the run from its start", async () => {
+    const store = new MemoryThreadStore();
+    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
+    const lease = { token: "dead-again", runId: request.runId, resume: false, expiresAt: Date.now() - 1 };
+    const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
+    expect(await store.compareAndSet("t1", 0, record)).toBe(true);
+    // Attempt 0 logged five events; attempt 1 logged its marker, its END events and a new message's start.
+    const first = sent(request.runId).slice(0, LOGGED);
+    const second: JsonValue[] = [
+      { type: EventType.CUSTOM, name: "kaboo_run_again", value: { attempt: 1 }, timestamp: at },
+      { type: EventType.TOOL_CALL_END, toolCallId: "c1", timestamp: at },
+      { type: EventType.TEXT_MESSAGE_END, messageId: "m1", timestamp: at },
+      { type: EventType.TEXT_MESSAGE_START, messageId: "m3", role: "assistant", timestamp: at },
+    ];
+    await store.appendEvents("t1", request.runId, 0, [...first, ...second], false);
+    const agent = () =>
+      new Agent({
+        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
+      });
+    const handle = createAguiHandler({ store, agent, logger: quietLogger() });
+    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    await (await handle(post(request))).text();
+    const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    await verified(whole.map((f) => f.event));
+    const again = LOGGED + second.length;
+    expect(whole[again]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
+    expect(whole[again + 1]?.event).toMatchObject({ type: EventType.TEXT_MESSAGE_END, messageId: "m3" });
+    expect(whole.slice(LOGGED, again).map((f) => f.id)).toEqual([5, 6, 7, 8].map((i) => `${request.runId}:${i}.1`));
+    expect(whole[again]?.id).toBe(`${request.runId}:${again}.2`);
+    for (const h of [handle, other]) {
+      // Unlogged: attempt 1's events from its marker's index on the run again's, attempt 0's after its log.
+      for (const id of [`${again}.1`, `${again + 3}.1`, "5", "8", `${again + 1}`]) {
+        expect(await frames(await reattach(h, `${request.runId}:${id}`)), id).toEqual(whole);
+      }
+      for (const n of [LOGGED - 1, LOGGED, again - 1, again, again + 1]) {
+        expect(await frames(await reattach(h, whole[n]?.id as string))).toEqual(whole.slice(n + 1));
+      }
+      for (const id of [`${LOGGED - 1}.1`, `${again - 1}.2`, `${again}.3`]) {
+        expect((await reattach(h, `${request.runId}:${id}`)).status, id).toBe(400);
+      }
+    }
+  });
 });

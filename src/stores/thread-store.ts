@@ -27,7 +27,8 @@ import { KabooError } from "../errors.js";
  * Version of the stored {@link ThreadRecord} format.
  *
  * - 1: `{ format, version, owner, session, messages, state, answered, lease, updatedAt }`; `lease.cancel`
- *   (optional, absent = false) was added later without a new version: older readers drop it.
+ *   (optional, absent = false) and `lease.attempt` (optional, absent = 0) were added later without a new
+ *   version: older readers drop them (a run again then numbers its attempt from its log alone).
  */
 export const THREAD_RECORD_FORMAT = 1;
 
@@ -53,6 +54,11 @@ export interface ThreadLease {
   expiresAt: number;
   /** The thread's person asked this run to stop (written by a Stop that reached another isolate). */
   cancel?: boolean;
+  /**
+   * Which attempt of the run holds the thread: absent (0) for its first, 1, 2, … for each run again
+   * under the same run id (its event ids name it, see `agui/edge/attempts.ts`).
+   */
+  attempt?: number;
 }
 
 /** The data of a thread (what {@link ThreadStore.compareAndSet} writes). */
@@ -201,6 +207,7 @@ const recordSchema = z.object({
       resume: z.boolean(),
       expiresAt: z.number(),
       cancel: z.optional(z.boolean()),
+      attempt: z.optional(z.int().check(z.gte(1))),
     }),
   ),
   updatedAt: z.number(),

@@ -30,6 +30,8 @@ export interface DeadAttempt {
  * @param store - The thread store (with `readEvents`).
  * @param threadId - The thread.
  * @param runId - The run, run again under its own id.
+ * @param attempt - Which attempt the run again is by its lease (see `ThreadLease.attempt`). Default 0:
+ *   one after the latest the log names.
  * @returns The attempt, or `undefined` when the log holds nothing of the run, already holds its end
  *   (nothing more can be logged), or holds an event that does not read back (the run is logged no further).
  */
@@ -37,6 +39,7 @@ export async function deadAttempt(
   store: ThreadStore,
   threadId: string,
   runId: string,
+  attempt = 0,
 ): Promise<DeadAttempt | undefined> {
   const read = await store.readEvents?.(threadId, runId, -1);
   if (!read || read.ended || read.events.length === 0) return undefined;
@@ -50,11 +53,12 @@ export async function deadAttempt(
   }
   if (events[0]?.type !== EventType.RUN_STARTED) return undefined;
   const now = Date.now();
-  const attempt = starts.last + 1;
+  // An attempt that died before its marker was logged is counted by the lease; the log's is the floor.
+  const next = Math.max(starts.last + 1, attempt);
   return {
-    events: [...events, runAgainMarker(attempt, now), ...endsOfOpenParts(events, now)],
+    events: [...events, runAgainMarker(next, now), ...endsOfOpenParts(events, now)],
     logged: events.length,
-    attempt,
+    attempt: next,
   };
 }
 

@@ -176,7 +176,7 @@ async function* heldRun(
   // Its claims and its log's writes are this run's; the run it took the thread over from is gone
   // (see LedgerHolder). The run again of an attempt that died under this id goes on in that attempt's log.
   const holder: LedgerHolder = { token: held.lease?.token ?? "", tookOver: take.read.lease?.token };
-  const attempt = take.read.lease?.runId === runId ? await attemptOf(o) : undefined;
+  const attempt = take.read.lease?.runId === runId ? await attemptOf(o, held.lease?.attempt) : undefined;
   if (attempt) o.hub.continueFrom(attempt.events);
   if (store.appendEvents) logEvents(o, now(), { from: attempt?.logged, writer: holder });
   const { runInput, requester } = inputOnThread(input, held, take);
@@ -216,9 +216,10 @@ async function* heldRun(
 }
 
 /** What a dead attempt of this run logged (a log that cannot be read is left as it is: the run goes on unlogged). */
-async function attemptOf({ store, input, log }: StoredRunOptions): Promise<DeadAttempt | undefined> {
+async function attemptOf(o: StoredRunOptions, attempt: number | undefined): Promise<DeadAttempt | undefined> {
+  const { store, input, log } = o;
   try {
-    return await deadAttempt(store, input.threadId, input.runId);
+    return await deadAttempt(store, input.threadId, input.runId, attempt);
   } catch (error) {
     log.warn("kaboo: could not read the log of a run run again", { threadId: input.threadId, error: describe(error) });
     return undefined;

@@ -98,6 +98,8 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
   };
   // The run again of a run that was stopped and died before its safe point: it stays stopped.
   if (record.lease?.runId === input.runId && record.lease.cancel === true) lease.cancel = true;
+  // A run again counts its attempts in the lease, so that one that died before its log named it is counted too.
+  if (record.lease?.runId === input.runId) lease.attempt = (record.lease.attempt ?? 0) + 1;
   const data: ThreadData = { ...record, owner: record.owner ?? principal ?? null, lease, updatedAt: 0 };
   return { take: { read: record, data, answerer, ...(messages ? { messages } : {}) } };
 }

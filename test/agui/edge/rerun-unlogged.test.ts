@@ -241,4 +241,31 @@ describe("a reattach from an event the dead attempt never logged", () => {
       }
     }
   });
+
+  test("a run again that died before its log named it is counted by its lease: the next one is attempt 2", async () => {
+    const store = new MemoryThreadStore();
+    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
+    // Attempt 1 took the thread over and died before its first write reached the log; its client holds `:5.1` on.
+    const lease = { token: "dead-1", runId: request.runId, resume: false, expiresAt: Date.now() - 1, attempt: 1 };
+    const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
+    expect(await store.compareAndSet("t1", 0, record)).toBe(true);
+    await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
+    const agent = () =>
+      new Agent({
+        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
+      });
+    const handle = createAguiHandler({ store, agent, logger: quietLogger() });
+    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    await (await handle(post(request))).text();
+    const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    expect(whole[LOGGED]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
+    expect(whole[LOGGED]?.id).toBe(`${request.runId}:${LOGGED}.2`);
+    for (const h of [handle, other]) {
+      for (const id of [`${LOGGED}.1`, `${LOGGED + 2}.1`, `${LOGGED + 1}`]) {
+        expect(await frames(await reattach(h, `${request.runId}:${id}`)), id).toEqual(whole);
+      }
+      expect(await frames(await reattach(h, whole[LOGGED + 1]?.id as string))).toEqual(whole.slice(LOGGED + 2));
+    }
+    expect((await store.load("t1")).lease).toBeNull();
+  });
 });

@@ -75,7 +75,9 @@ export function openCall(
     const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
     let answer: "run_again" | null = null;
     if (outcome.status === "unknown") {
-      const id = toolInterruptId(toolUse.toolUseId, OUTCOME_UNKNOWN);
+      // The question names the claim it is about: an answer to it never stands for a later claim that was
+      // lost too (a "run it again" that died mid-call again must be asked about again, or it runs twice).
+      const id = toolInterruptId(toolUse.toolUseId, `${OUTCOME_UNKNOWN}@${outcome.claimedAt}`);
       const action = readOutcomeAnswer(
         o.agent.interruptState.raise(id, {
           name: OUTCOME_UNKNOWN,

@@ -30,7 +30,10 @@ export type ClaimOutcome =
   | { status: "done"; result: LedgerResult }
   /** Someone holds a live lease on the call: do not run it. */
   | { status: "running"; leaseExpiresAt: number }
-  /** A lease expired without a result: the call may or may not have run. Ask a person. */
+  /**
+   * A lease expired without a result: the call may or may not have run. Ask a person. `claimedAt` names
+   * the lost claim (the question is about it): a claim that takes over a lost one must be later than it.
+   */
   | { status: "unknown"; claimedAt: number };
 
 /** Options of {@link ExecutionLedger.claim}. */

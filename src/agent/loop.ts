@@ -5,7 +5,7 @@
  * @module
  */
 import { failedBatch } from "./failed-batch.js";
-import { interruptCallId, toolInterruptId } from "./interrupt-id.js";
+import { interruptCallId } from "./interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } from "./events.js";
 import type { InterruptResponse, InterruptState } from "./interrupt.js";
@@ -254,8 +254,14 @@ function batchRecord(
 
 /** Whether the call's open question is whether it went through (its claim's outcome is unknown). */
 function asksOutcome(state: InterruptState, toolUseId: string): boolean {
-  const question = state.interrupts.get(toolInterruptId(toolUseId, OUTCOME_UNKNOWN));
-  return question !== undefined && question.response === undefined;
+  for (const question of state.interrupts.values())
+    if (
+      question.name === OUTCOME_UNKNOWN &&
+      question.response === undefined &&
+      interruptCallId(question.id) === toolUseId
+    )
+      return true;
+  return false;
 }
 
 function completedBy(interruptId: string, results: Map<string, ToolResultBlock>): boolean {

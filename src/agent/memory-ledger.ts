@@ -41,7 +41,10 @@ export function decideClaim(
   if (record && !expired) return { outcome: { status: "running", leaseExpiresAt: record.leaseExpiresAt } };
   if (record && !options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: record.claimedAt } };
   const leaseMs = options?.leaseMs ?? DEFAULT_LEASE_MS;
-  const write: LedgerRecord = { state: "claimed", token, claimedAt: now, leaseExpiresAt: now + leaseMs };
+  // A claim that takes over a lost one is later than it, even on the same millisecond: an outcome
+  // question names the claim it is about by its `claimedAt`.
+  const claimedAt = record ? Math.max(now, record.claimedAt + 1) : now;
+  const write: LedgerRecord = { state: "claimed", token, claimedAt, leaseExpiresAt: now + leaseMs };
   return { outcome: { status: "claimed", token, leaseExpiresAt: write.leaseExpiresAt }, write };
 }
 

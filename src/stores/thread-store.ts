@@ -305,7 +305,9 @@ export function decideClaim(
   if (row && !options.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
   const write: LedgerRow = {
     token: newToken(),
-    claimedAt: now,
+    // Later than the lost claim it takes over, even on the same millisecond: an outcome question
+    // names the claim it is about by its `claimedAt`.
+    claimedAt: row ? Math.max(now, row.claimedAt + 1) : now,
     leaseExpiresAt: now + (options.leaseMs ?? DEFAULT_LEASE_MS),
   };
   return { outcome: { status: "claimed", token: write.token, leaseExpiresAt: write.leaseExpiresAt }, write };

@@ -68,7 +68,7 @@ describe("outcome unknown", () => {
     expect(r.stopReason).toBe("interrupt");
     expect(r.interrupts).toHaveLength(1);
     expect(r.interrupts[0]).toMatchObject({
-      id: "tool:t1:outcome_unknown",
+      id: "tool:t1:outcome_unknown@1000",
       name: "outcome_unknown",
       reason: { kind: "outcome_unknown", tool: "transfer", toolUseId: "t1", input: { to: "bob" }, claimedAt: 1_000 },
     });
@@ -88,7 +88,7 @@ describe("outcome unknown", () => {
     await s.lostClaim();
     const agent = s.make();
     await agent.invoke("pay", state());
-    const r = await agent.invoke(answer("tool:t1:outcome_unknown", response as JsonValue), state());
+    const r = await agent.invoke(answer("tool:t1:outcome_unknown@1000", response as JsonValue), state());
     expect(r.stopReason).toBe("endTurn");
     expect(s.runs).toEqual(runs);
     expectConsistentTranscript(agent.messages);
@@ -106,6 +106,33 @@ describe("outcome unknown", () => {
         ? "treat_as_done"
         : "cancel";
     expect(entries[0]).toMatchObject({ answer: expected });
+  });
+
+  test("'run it again' is about one lost claim: when the run again is lost too, the page is asked again", async () => {
+    const s = setup();
+    await s.lostClaim();
+    const agent = s.make();
+    const asked = await agent.invoke("pay", state());
+    const first = asked.interrupts[0]?.id ?? "";
+    // The page that answers "run it again" moves the money and dies before the result is recorded.
+    const snapshot = JSON.stringify({ messages: agent.messages, interrupts: agent.interruptState });
+    const dying = s.make();
+    dying.messages = JSON.parse(snapshot).messages;
+    dying.interruptState = InterruptState.fromJSON(JSON.parse(snapshot).interrupts);
+    s.ledger.settle = () => new Promise<void>(() => undefined);
+    void dying.invoke(answer(first, { action: "run_again" }), state());
+    await expect.poll(() => s.runs).toEqual(["bob"]);
+    s.tick(16 * 60_000);
+    // The next page continues from the same checkpoint, the same answer included: it is not about this claim.
+    const next = s.make();
+    next.messages = JSON.parse(snapshot).messages;
+    next.interruptState = InterruptState.fromJSON(JSON.parse(snapshot).interrupts);
+    const again = await next.invoke(answer(first, { action: "run_again" }), state());
+    expect(s.runs).toEqual(["bob"]);
+    expect(again.stopReason).toBe("interrupt");
+    const question = again.interrupts.find((i) => i.name === "outcome_unknown");
+    expect(question?.id).not.toBe(first);
+    expect(question?.reason).toMatchObject({ toolUseId: "t1", claimedAt: 1_011 });
   });
 
   test("a claim that is still live ends the run with CALL_IN_PROGRESS and runs nothing", async () => {

@@ -3,7 +3,7 @@
 import "fake-indexeddb/auto";
 import fc from "fast-check";
 import { describe, expect, inject, test } from "vitest";
-import { expectSameRun, MemoryLocks, playScenario, ReloadWorld, type ScenarioLog } from "./reload-world.js";
+import { expectSameRun, MemoryLocks, nthOp, playScenario, ReloadWorld, type ScenarioLog } from "./reload-world.js";
 
 const RUNS = inject("propertyRuns") || 200;
 // Wall-clock limits for a loaded machine. The harness has no timers, leases or sleeps (a death is
@@ -36,6 +36,29 @@ describe("a page reloaded at any step of a run (Node, fake-indexeddb)", () => {
       expect(outcomeQuestions).toBeGreaterThan(0);
     },
     SWEEP_TIMEOUT_MS,
+  );
+
+  // The person answers the outcome question "run it again", and the page dies again after the money
+  // moved, before its result is recorded: that answer was about the first lost claim, not this one. It
+  // was replayed from the checkpoint and the transfer ran a third time (fast-check found both).
+  test.each([
+    ["the first transfer", 5, 1],
+    ["the second transfer", 3, 2],
+  ])(
+    "a reload before %s moves money, then one after its run again moved it: asked again, run once",
+    async (_, amount, settles) => {
+      const base = await reference();
+      const beforeMoney = nthOp(new RegExp(`^tool:transfer:${amount}$`), 1);
+      const beforeRecord = nthOp(/^ledger:settle$/, settles);
+      const world = new ReloadWorld({
+        locks: memoryLocks(),
+        killWhen: (op, label) => beforeMoney(op, label) || beforeRecord(op, label),
+      });
+      const log = await playScenario(world);
+      expect(log.pages).toBe(3);
+      expect(log.outcomeQuestions).toBe(2);
+      expectSameRun(world, log, base.log, `reloads before and after a run again of the ${amount}`);
+    },
   );
 
   test(

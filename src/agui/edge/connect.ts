@@ -81,7 +81,8 @@ export async function connectRun(
   if (here && (runId === undefined || here.runId === runId)) {
     const hub = here.hub;
     const events = hub.watchFrom(from, last !== undefined);
-    return events ? { events, idOf: (e) => hub.idOf(e) } : badFrom(last !== undefined);
+    if (events) return { events, idOf: (e) => hub.idOf(e) };
+    // An event this isolate's attempt did not send (a run again elsewhere took the thread over): the log tells.
   }
   // Not live here: another isolate runs it, or ran it. The thread's log has its events.
   const logRun = runId ?? (await o.store.load(ask.threadId)).lease?.runId;

@@ -268,4 +268,39 @@ describe("a reattach from an event the dead attempt never logged", () => {
     }
     expect((await store.load("t1")).lease).toBeNull();
   });
+
+  test("an isolate whose attempt lost the thread (frozen past its hold) reads a run again's ids from the log", async () => {
+    const store = new MemoryThreadStore();
+    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
+    let frozen = false;
+    const stuck: ThreadStore = {
+      ...elsewhere(store),
+      // Frozen: its lease renewals never land (its writes to the log are cut once another run holds the thread).
+      compareAndSet: async (t, v, d) => (frozen ? new Promise<boolean>(() => {}) : store.compareAndSet(t, v, d)),
+    };
+    const slow = () =>
+      new Agent({
+        model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(60) }), chunkSize: 4, delayMs: 10 }),
+      });
+    const quick = () =>
+      new Agent({
+        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
+      });
+    const a = createAguiHandler({ store: stuck, agent: slow, logger: quietLogger(), runLeaseMs: 200 });
+    const b = createAguiHandler({ store: elsewhere(store), agent: quick, logger: quietLogger(), runLeaseMs: 200 });
+    const first = a(post(request)).then((r) => r.text());
+    await new Promise((r) => setTimeout(r, 100));
+    frozen = true;
+    await new Promise((r) => setTimeout(r, 400));
+    await (await b(post(request))).text();
+    const whole = await frames(await b(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    const again = whole.findIndex((f) => f.event.type === EventType.CUSTOM);
+    expect(again).toBeGreaterThan(0);
+    expect(whole.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    for (const n of [again, again + 1, whole.length - 2]) {
+      expect(await frames(await reattach(a, whole[n]?.id as string))).toEqual(whole.slice(n + 1));
+    }
+    expect((await reattach(a, `${request.runId}:${again}.2`)).status).toBe(400);
+    void first;
+  }, 20_000);
 });

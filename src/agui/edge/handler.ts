@@ -38,6 +38,7 @@ import type { AguiHandlerOptions } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
 import { beginOnceStarted } from "./hosted-start.js";
+import { plainRunInput } from "./run-input.js";
 import { RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
@@ -193,6 +194,8 @@ async function readRequest(
   if (reserved) return fail(400, "reserved_thread_id", reserved);
   if (isCancelBody(body)) return { cancel: body, principal };
   if (isConnectBody(body)) return { connect: body, principal };
+  const plain = plainRunInput(body);
+  if (plain) return { input: plain, principal };
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));

@@ -10,9 +10,9 @@
  * @module
  */
 import { type AGUIEvent, EventType } from "@ag-ui/core";
-import { EventSchemas } from "@ag-ui/core/schemas";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { AttemptStarts, runAgainMarker } from "./attempts.js";
+import { readLoggedEvent } from "./event-log.js";
 
 /** The dead attempt's logged events, then the run again's marker and the END events of what it left open. */
 export interface DeadAttempt {
@@ -46,10 +46,10 @@ export async function deadAttempt(
   const events: AGUIEvent[] = [];
   const starts = new AttemptStarts();
   for (const value of read.events) {
-    const parsed = EventSchemas.safeParse(value);
-    if (!parsed.success) return undefined;
-    starts.see(events.length, parsed.data as AGUIEvent);
-    events.push(parsed.data as AGUIEvent);
+    const event = readLoggedEvent(value);
+    if (!event) return undefined;
+    starts.see(events.length, event);
+    events.push(event);
   }
   if (events[0]?.type !== EventType.RUN_STARTED) return undefined;
   const now = Date.now();

@@ -27,6 +27,18 @@ const ORPHAN_MS = 3_000;
 /** Most events in one write. */
 const MAX_BATCH = 128;
 
+/**
+ * A logged event read back and checked (storage lives outside this isolate).
+ *
+ * @param value - What the store gave back.
+ * @returns The event, or `undefined` when it is not one `@ag-ui/core`'s schemas accept.
+ */
+export function readLoggedEvent(value: unknown): AGUIEvent | undefined {
+  const parsed = EventSchemas.safeParse(value);
+  // The schemas' output is the union of the events, typed apart from AGUIEvent only by zod's inference.
+  return parsed.success ? (parsed.data as AGUIEvent) : undefined;
+}
+
 function isTerminal(event: AGUIEvent): boolean {
   return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
@@ -126,11 +138,11 @@ class ReadBack {
   take(values: readonly JsonValue[]): void {
     for (const value of values) {
       if (this.malformed !== undefined) return;
-      const parsed = EventSchemas.safeParse(value);
-      if (!parsed.success) this.malformed = this.events.length;
+      const event = readLoggedEvent(value);
+      if (!event) this.malformed = this.events.length;
       else {
-        this.starts.see(this.events.length, parsed.data as AGUIEvent);
-        this.events.push(parsed.data as AGUIEvent);
+        this.starts.see(this.events.length, event);
+        this.events.push(event);
       }
     }
   }

@@ -95,7 +95,7 @@ function setup() {
       store: own,
       agent: agent(death, own),
       logger: quietLogger(),
-      principal: () => "ann",
+      principal: (r) => r.headers.get("x-user") ?? "ann",
       runLeaseMs: LEASE_MS,
     });
     return { handle, own };
@@ -186,4 +186,46 @@ describe("a run again of a 'run it again' whose process died mid-call too", () =
       expect((await send(s.spawn().handle, answer(again, q2, { action: "run_again" }))).outcome).toBe("success");
       expect(s.moved).toHaveLength(movedFirst + 1);
     });
+
+  test("the new question: another person's answer moves nothing; the owner's 'run it again' sent twice at once moves it once", async () => {
+    const s = setup();
+    const asked = await send(
+      s.spawn().handle,
+      input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "pay bob 5" }] }),
+    );
+    const approve = answer(asked, asked.interrupts[0]?.id ?? "", { approved: true });
+    await s.dieMidCall(approve, "before moving");
+    s.claimsRunOut();
+    const unknown = await send(s.spawn().handle, approve);
+    const runAgain = answer(unknown, question(unknown), { action: "run_again" });
+    await s.dieMidCall(runAgain, "after moving");
+    s.claimsRunOut();
+    const again = await send(s.spawn().handle, runAgain);
+    const q2 = question(again);
+    expect(s.moved).toHaveLength(1);
+    // Another person answers the new question: refused, nothing moves, the question stands.
+    const theirs = await s.spawn().handle(post(answer(again, q2, { action: "run_again" }), { "x-user": "mallory" }));
+    expect(await theirs.text()).toContain('"code":"THREAD_FORBIDDEN"');
+    expect(s.moved).toHaveLength(1);
+    expect(question(await send(s.spawn().handle, runAgain))).toBe(q2);
+    // The owner's "run it again", sent to two processes at once: one runs it, the other runs nothing.
+    const mine = answer(again, q2, { action: "run_again" });
+    const both = await Promise.all([
+      s
+        .spawn()
+        .handle(post(mine))
+        .then((r) => r.text()),
+      s
+        .spawn()
+        .handle(post(mine))
+        .then((r) => r.text()),
+    ]);
+    expect(both.some((text) => text.includes("RUN_FINISHED"))).toBe(true);
+    expect(s.moved).toHaveLength(2);
+    expect((await send(s.spawn().handle, mine)).outcome).toBe("success");
+    expect(s.moved).toEqual([
+      { to: "bob", amount: 5 },
+      { to: "bob", amount: 5 },
+    ]);
+  });
 });

@@ -108,6 +108,8 @@ export class Agent {
   #tools = new Map<string, AgentTool>();
   #initialized = false;
   #running = false;
+  /** Whether every tool's spec can be read (see {@link Agent.prepareTools}); a new tool clears it. */
+  #specsReady = false;
   #signal: AbortSignal | undefined;
   readonly #executor: ToolExecutor;
   readonly #maxModelRetries: number;
@@ -158,6 +160,7 @@ export class Agent {
   addTool(tool: AgentTool): void {
     if (this.#tools.has(tool.name)) throw new ToolDefinitionError(`The agent already has a tool named "${tool.name}".`);
     this.#tools.set(tool.name, tool);
+    this.#specsReady = false;
   }
 
   /** Removes a tool by name; returns whether it existed. */
@@ -254,9 +257,13 @@ export class Agent {
     this.#signal = controller.signal;
     try {
       const invocationState = options.invocationState ?? {};
-      const { runLoop, runInput, zodJsonSchema } = await loadRunner();
-      // A tool whose JSON Schema cannot be derived fails the run here, before the input is read or any hook runs.
-      prepareSpecs(this.toolSpecs(), zodJsonSchema);
+      const { runLoop, runInput, zodJsonSchema } = loaded ?? (await loadRunner());
+      // A tool whose JSON Schema cannot be derived fails the run here, before the input is read or any hook runs
+      // (and every run after it, until its tools change).
+      if (!this.#specsReady) {
+        prepareSpecs(this.toolSpecs(), zodJsonSchema);
+        this.#specsReady = true;
+      }
       const loopInput = runInput(this, input);
       if (!this.#initialized) {
         this.#initialized = true;
@@ -281,13 +288,18 @@ export class Agent {
 
 /** The runner itself loads with the first run (see runner.ts). */
 let runner: Promise<typeof import("./runner.js")> | undefined;
+/** The runner's module once loaded: later runs take it without a wait. */
+let loaded: typeof import("./runner.js") | undefined;
 
 /** The runner's module; a load that failed (a dropped connection) is tried again by the next run. */
 function loadRunner(): Promise<typeof import("./runner.js")> {
-  runner ??= import("./runner.js").catch((error: unknown) => {
-    runner = undefined;
-    throw error;
-  });
+  runner ??= import("./runner.js").then(
+    (m) => (loaded = m),
+    (error: unknown) => {
+      runner = undefined;
+      throw error;
+    },
+  );
   return runner;
 }
 

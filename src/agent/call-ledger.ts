@@ -11,8 +11,8 @@ import { runAudit, type RunAudit } from "./audit-record.js";
 import type { InvocationState } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 import { toolInterruptId } from "./interrupt-id.js";
-import { runContext } from "./run-context.js";
-import { executionKey, type ExecutionLedger, type LedgerResult } from "./ledger.js";
+import { callKey, runLedger } from "./run-context.js";
+import type { ExecutionLedger, LedgerResult } from "./ledger.js";
 import { MemoryExecutionLedger } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { OUTCOME_UNKNOWN, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
@@ -55,12 +55,10 @@ export function openCall(
   input: unknown,
   o: OpenCallOptions,
 ): OpenCall | Promise<OpenCall | { result: ToolResultBlock }> {
-  const threadId = runContext.threadId.find(o.invocationState) ?? "";
-  const key = executionKey({ threadId, toolUseId: toolUse.toolUseId, input: "callInput" in o ? o.callInput : input });
+  const key = callKey(o.invocationState, toolUse.toolUseId, "callInput" in o ? o.callInput : input);
   const hints = tool.annotations;
   if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
-  // A run may bring its own ledger (the edge handler passes its thread store's); else the agent's.
-  const ledger = runContext.executionLedger.get(o.invocationState) ?? o.agent.ledger;
+  const ledger = runLedger(o.agent, o.invocationState);
   const lease = o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs };
   const trail = runAudit(o.agent, o.invocationState);
   const held = (token: string, answer: "run_again" | null) => {

@@ -20,7 +20,7 @@ import { InvalidRunContextError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
 import type { AuditLog } from "./audit.js";
-import type { ExecutionLedger } from "./ledger.js";
+import { executionKey, type ExecutionLedger } from "./ledger.js";
 import { SessionExchange } from "./session.js";
 import type { PausedBatch } from "./paused-batch.js";
 import type { Agent } from "./agent.js";
@@ -268,4 +268,27 @@ export function createSessionExchange(
  */
 export function getSessionExchange(invocationState: InvocationState): SessionExchange | undefined {
   return runContext.sessionExchange.find(invocationState);
+}
+
+/**
+ * The execution key of a call of this run: its thread (`""` without one), call id and arguments. Every
+ * place that claims a call asks for its key here, so they agree on it.
+ * @param invocationState - The run's state.
+ * @param toolUseId - The call's id.
+ * @param input - The arguments the key is taken over (the call's as the model made it).
+ * @returns The key (see {@link executionKey}).
+ */
+export function callKey(invocationState: InvocationState, toolUseId: string, input: unknown): string {
+  return executionKey({ threadId: runContext.threadId.find(invocationState) ?? "", toolUseId, input });
+}
+
+/**
+ * The ledger a run's calls go through: the run's own (an edge handler passes its thread store's),
+ * else the agent's.
+ * @param agent - The running agent.
+ * @param invocationState - The run's state.
+ * @returns The ledger.
+ */
+export function runLedger(agent: Agent, invocationState: InvocationState): ExecutionLedger {
+  return runContext.executionLedger.get(invocationState) ?? agent.ledger;
 }

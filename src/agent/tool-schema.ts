@@ -32,8 +32,6 @@ const OBJECTISH = new Set([
 
 /** The converter for zod schemas without a JSON Schema of their own, once loaded. */
 let convert: ((schema: unknown) => Json) | undefined;
-/** Specs whose JSON Schema waits for the converter (or failed to convert, and fails each run again). */
-const waiting = new WeakSet<ToolSpec>();
 
 /**
  * A tool's spec: the JSON Schema of its input from (in order) an explicit schema, the Standard JSON Schema
@@ -67,11 +65,11 @@ export function toolSpec(
           `Tool "${name}": the JSON Schema of its zod schema is derived when the agent first runs; await agent.prepareTools() to read it sooner.`,
         );
       const zod = convert;
+      // Kept once derived; a schema that fails to convert throws again at each read (each run).
       derived ??= objectSchema(name, () => zod(schema));
       return derived;
     },
   };
-  waiting.add(spec);
   return spec;
 }
 
@@ -83,11 +81,8 @@ export function toolSpec(
  */
 export function prepareSpecs(specs: readonly ToolSpec[], converter: (schema: unknown) => Json): void {
   convert ??= converter;
-  for (const spec of specs) {
-    if (!waiting.has(spec)) continue;
-    void spec.inputSchema; // throws the spec's ToolDefinitionError
-    waiting.delete(spec);
-  }
+  // A spec's own schema reads as it is; one derived on demand is derived now, or throws its ToolDefinitionError.
+  for (const spec of specs) void spec.inputSchema;
 }
 
 function objectSchema(name: string, derive: () => Record<string, unknown>): JsonObject {

@@ -106,7 +106,7 @@ export class CheckpointTracker {
     const id = batch.toolUseMessage.id ?? this.#o.responseId?.() ?? this.#o.newId();
     // The runner's own message takes the name too, so every later snapshot says the same.
     batch.toolUseMessage.id ??= id;
-    const toolUseMessage = { ...batch.toolUseMessage, id };
+    const toolUseMessage = { ...batch.toolUseMessage };
     this.#inflight = { ...batch, toolUseMessage, toolResults: [...batch.toolResults] };
     await this.#save();
   }

@@ -154,7 +154,7 @@ export class DenoKvThreadStore implements ThreadStore {
       // Only the next batch of the log's writer counts: a batch written again (a retried write) changes nothing.
       const write = logWrite(next, run.writer, from, writer);
       const kept = write === "cut" ? run.batches.filter((b) => b.from + b.count <= from) : run.batches;
-      const cut = run.batches.filter((b) => !kept.includes(b));
+      const cut = write === "cut" ? run.batches.filter((b) => b.from + b.count > from) : [];
       // A run again cuts only whole batches (it read the log at a batch's end).
       if (!write || run.endedAt !== null || cut.some((b) => b.from < from)) break;
       const batches = [...kept, { from, count: events.length, gen, chunks }];

@@ -5,6 +5,7 @@
  * @module
  */
 export type {
+  LedgerHolder,
   LoggedEvents,
   RecordedOutcome,
   ThreadData,

@@ -32,7 +32,7 @@ export function runAgainMarker(attempt: number, timestamp: number): AGUIEvent {
  * @param e - Any event of the run.
  * @returns The attempt, or `undefined` when `e` is not a well-formed marker.
  */
-export function markerAttempt(e: AGUIEvent): number | undefined {
+function markerAttempt(e: AGUIEvent): number | undefined {
   if (e.type !== EventType.CUSTOM || e.name !== RUN_AGAIN_EVENT) return undefined;
   const attempt = (e.value as { attempt?: unknown } | null | undefined)?.attempt;
   return typeof attempt === "number" && Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined;

@@ -15,7 +15,7 @@ import { sizedString } from "../../agent/lean-schemas.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns, untilDecided } from "./live-runs.js";
 import { type LoggedEvent, loggedRun } from "./event-log.js";
-import { MAX_ID_BYTES } from "./limits.js";
+import { idTooLong } from "./limits.js";
 import { eventId, parseEventId } from "./run-hub.js";
 
 /** Key of a reattach request's body. */
@@ -69,7 +69,7 @@ export async function connectRun(
   const ask = parsed.data[CONNECT_KEY];
   const last = o.lastEventId === null ? undefined : parseEventId(o.lastEventId.trim());
   // Its run id keys the thread's event log as a body's does: bounded the same way (Deno KV keys: 2 KiB).
-  if (o.lastEventId !== null && (!last || new TextEncoder().encode(last.runId).length > MAX_ID_BYTES)) return badId();
+  if (o.lastEventId !== null && (!last || idTooLong(last.runId))) return badId();
   const runId = last?.runId ?? ask.runId;
   const from = last ?? { index: ask.after ?? -1, attempt: ask.attempt ?? 0 };
   // A hosted run that sent RUN_STARTED and has not read its thread yet is found once it has.

@@ -11,8 +11,8 @@
  */
 import { type AGUIEvent, EventType } from "@ag-ui/core";
 import type { ThreadStore } from "../../stores/thread-store.js";
-import { AttemptStarts, runAgainMarker } from "./attempts.js";
-import { readLoggedEvent } from "./event-log.js";
+import { runAgainMarker } from "./attempts.js";
+import { ReadBack } from "./event-log.js";
 
 /** The dead attempt's logged events, then the run again's marker and the END events of what it left open. */
 export interface DeadAttempt {
@@ -43,14 +43,10 @@ export async function deadAttempt(
 ): Promise<DeadAttempt | undefined> {
   const read = await store.readEvents?.(threadId, runId, -1);
   if (!read || read.ended || read.events.length === 0) return undefined;
-  const events: AGUIEvent[] = [];
-  const starts = new AttemptStarts();
-  for (const value of read.events) {
-    const event = readLoggedEvent(value);
-    if (!event) return undefined;
-    starts.see(events.length, event);
-    events.push(event);
-  }
+  const back = new ReadBack(runId);
+  back.take(read.events);
+  if (back.malformed !== undefined) return undefined;
+  const { events, starts } = back;
   if (events[0]?.type !== EventType.RUN_STARTED) return undefined;
   const now = Date.now();
   // An attempt that died before its marker was logged is counted by the lease; the log's is the floor.
@@ -110,8 +106,7 @@ function partOf(e: AGUIEvent): { key: string; end: boolean } | undefined {
 }
 
 /** The END event of a part a START event opened (attributed to the same subagent). */
-function endOf(start: AGUIEvent, now: number): AGUIEvent {
-  const timestamp = now;
+function endOf(start: AGUIEvent, timestamp: number): AGUIEvent {
   const sub = "subagentRunId" in start ? start.subagentRunId : undefined;
   const by = typeof sub === "string" ? { subagentRunId: sub } : {};
   switch (start.type) {

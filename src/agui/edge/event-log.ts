@@ -33,7 +33,7 @@ const MAX_BATCH = 128;
  * @param value - What the store gave back.
  * @returns The event, or `undefined` when it is not one `@ag-ui/core`'s schemas accept.
  */
-export function readLoggedEvent(value: unknown): AGUIEvent | undefined {
+function readLoggedEvent(value: unknown): AGUIEvent | undefined {
   const parsed = EventSchemas.safeParse(value);
   // The schemas' output is the union of the events, typed apart from AGUIEvent only by zod's inference.
   return parsed.success ? (parsed.data as AGUIEvent) : undefined;
@@ -126,7 +126,7 @@ export interface LoggedEvent extends IndexedEvent {
 }
 
 /** A run's logged events read back so far, checked (storage lives outside this isolate). */
-class ReadBack {
+export class ReadBack {
   readonly events: AGUIEvent[] = [];
   readonly starts = new AttemptStarts();
   /** The index of an event that does not read back: the log is read no further. */

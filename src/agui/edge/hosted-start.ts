@@ -17,14 +17,14 @@ import type { RunHub } from "./run-hub.js";
  * How long a hosted run waits for its response to take RUN_STARTED before it begins anyway (a
  * reader that does not read must not hold the run: the run is the thread's, whoever reads): 20 ms.
  */
-export const FIRST_FRAME_WAIT_MS = 20;
+const FIRST_FRAME_WAIT_MS = 20;
 
 /**
  * How long after its response took RUN_STARTED the run begins: 1 ms. The runtime has the bytes then,
  * but they leave in later turns of the event loop (on one machine the Worker that forwards them runs
  * on the same thread): work begun at once would hold them.
  */
-export const AFTER_FIRST_FRAME_MS = 1;
+const AFTER_FIRST_FRAME_MS = 1;
 
 /**
  * Keeps the run's RUN_STARTED as its first event (the response sends it at once), and begins the

@@ -244,13 +244,20 @@ function bodyIds(body: unknown): [string, unknown][] {
  * @returns A sentence for the 400's `detail`, or `undefined`.
  */
 export function tooLongId(body: unknown): string | undefined {
-  for (const [name, value] of bodyIds(body)) {
-    // A string's UTF-8 length is at most 3 bytes a UTF-16 unit: short ones need no encoding.
-    if (typeof value !== "string" || value.length * 3 <= MAX_ID_BYTES) continue;
-    if (idEncoder.encode(value).length > MAX_ID_BYTES)
+  for (const [name, value] of bodyIds(body))
+    if (typeof value === "string" && idTooLong(value))
       return `${name} is longer than allowed: at most ${MAX_ID_BYTES} bytes.`;
-  }
   return undefined;
+}
+
+/**
+ * Whether `id` is longer than {@link MAX_ID_BYTES} in UTF-8.
+ * @param id - A thread or run id (untrusted).
+ * @returns `true` when a store could not key a record by it.
+ */
+export function idTooLong(id: string): boolean {
+  // A string's UTF-8 length is at most 3 bytes a UTF-16 unit: short ones need no encoding.
+  return id.length * 3 > MAX_ID_BYTES && idEncoder.encode(id).length > MAX_ID_BYTES;
 }
 
 /**

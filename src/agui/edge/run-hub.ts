@@ -145,11 +145,6 @@ export class RunHub {
     this.#wake();
   }
 
-  /** The index of an event this hub kept. */
-  indexOf(event: AGUIEvent): number | undefined {
-    return this.#index.get(event);
-  }
-
   /** The SSE id of an event this hub kept (see {@link eventId}). */
   idOf(event: AGUIEvent): string | undefined {
     const index = this.#index.get(event);

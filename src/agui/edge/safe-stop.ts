@@ -19,9 +19,8 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
-import { executionKey } from "../../agent/ledger.js";
 import { readPausedBatch } from "../../agent/paused-batch.js";
-import { runContext } from "../../agent/run-context.js";
+import { callKey, runLedger } from "../../agent/run-context.js";
 import type { AgentTool } from "../../agent/tools.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
@@ -107,9 +106,8 @@ export class SafeStop {
    */
   async #cancelIfNeverClaimed(event: BeforeToolCallEvent, input: unknown): Promise<void> {
     const state = event.invocationState;
-    const ledger = runContext.executionLedger.get(state) ?? event.agent.ledger;
-    const threadId = runContext.threadId.find(state) ?? "";
-    const key = executionKey({ threadId, toolUseId: event.toolUse.toolUseId, input });
+    const ledger = runLedger(event.agent, state);
+    const key = callKey(state, event.toolUse.toolUseId, input);
     const outcome = await ledger.claim(key);
     if (outcome.status === "claimed") {
       await ledger.release(key, outcome.token);

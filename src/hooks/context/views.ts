@@ -71,12 +71,17 @@ const viewBases = privateRunKey(
  * remembered). Loading and calling it (`view-run.ts`) load with the first call of a hook that has views.
  */
 export class LoadedView {
+  /** The view's name in logs and errors: its function's, or its import spec. */
   readonly name: string;
+  /** The view's function, once known (given, or loaded from {@link LoadedView.spec}). @internal */
   fn: ViewFn | undefined;
+  /** The load of {@link LoadedView.spec} under way, if any. @internal */
   loading: Promise<ViewFn> | undefined;
+  /** Where the view is imported from, for a view given as an import spec. */
   readonly spec: { module: string; exportName: string } | undefined;
   /** What a spec that cannot be loaded does: `"throw"` fails the call, `"warn"` logs and skips the view. */
   readonly failure: "throw" | "warn";
+  /** Whether a `"warn"` view that failed to load was reported already (it is reported once). @internal */
   warned = false;
 
   /**
@@ -102,7 +107,7 @@ export class LoadedView {
 }
 
 /**
- * What loading and calling views (`view-run.ts`, loaded on demand) takes from the page: it imports
+ * @internal What loading and calling views (`view-run.ts`, loaded on demand) takes from the page: it imports
  * nothing at run time, so it shares no module with the page (a shared one would be split into a chunk
  * of its own that the page loads).
  */

@@ -11,6 +11,7 @@ import { sizedString } from "../../agent/lean-schemas.js";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { Message } from "../../agent/messages.js";
+import { transcriptChars } from "../../agent/transcript-size.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
@@ -140,5 +141,6 @@ export function maskTranscript(
 
 /** Estimated tokens of a transcript: four JSON characters a token, as the ContextHook counts. */
 export function estimateTokens(messages: readonly Message[]): number {
-  return Math.ceil(JSON.stringify(messages).length / 4);
+  // The runner's count of the same JSON, with each message's size cached (a summary cut tries many slices).
+  return Math.ceil(transcriptChars(messages) / 4);
 }

@@ -57,6 +57,8 @@ const panels = new ActivityPanels();
 const dialog = new LazyDialog($<HTMLDialogElement>("#approval"));
 const prompt = $<HTMLInputElement>("#prompt");
 const stopFlags = new Map<string, boolean>();
+/** Each conversation's run in progress: made before the runner's code loads, so a Stop at once still stops it. */
+const runStops = new Map<string, AbortController>();
 /** Tells the other tabs that a conversation changed (a run ended there). */
 const tabs = new BroadcastChannel("kaboo-demo:threads");
 
@@ -321,6 +323,8 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined, inDialog = false)
 async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   const threadId = state.threadId;
   stopFlags.set(threadId, false);
+  const abortController = new AbortController();
+  runStops.set(threadId, abortController);
   state.runError = "";
   const retried = state.kaboo.messages.at(-1)?.id;
   if (retried) state.marks = dropErrorMark(threadId, retried);
@@ -330,10 +334,11 @@ async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
   if (extra.resume) noteAnswering(threadId, extra.resume);
   try {
     await loadRunner();
-    await agent.runAgent({ tools: [THEME_TOOL], ...extra });
+    await agent.runAgent({ tools: [THEME_TOOL], abortController, ...extra });
   } catch (error) {
     if (!stopFlags.get(threadId)) state.runError ||= error instanceof Error ? error.message : String(error);
   }
+  if (runStops.get(threadId) === abortController) runStops.delete(threadId);
   doneAnswering(threadId);
   // The error stays under the message that failed, through later messages, reloads and settings.
   const failedAfter = agent.messages.at(-1)?.id;
@@ -397,6 +402,7 @@ function stop(): void {
   if (!state.running) return;
   stopFlags.set(state.threadId, true);
   $<HTMLButtonElement>("#stop").disabled = true;
+  runStops.get(state.threadId)?.abort();
   state.kaboo.abortRun();
   toast("Stopped. Nothing else will run in this answer.");
 }

@@ -145,6 +145,24 @@ test("Stop leaves a mark (also before any text), the log says the run stopped, a
   expect(await page.locator("#transcript .run-mark.stopped").count()).toBe(1);
 });
 
+test("Stop while the agent's code is still loading stops that answer before it starts", async () => {
+  const context = await newContext();
+  // The runner's code arrives late, as on a slow network: Stop lands before the run has begun.
+  await context.route(/\/demo\/runner\.ts/, async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  const page = await openDemo(context);
+  await page.fill("#prompt", "hello");
+  await page.press("#prompt", "Enter");
+  await page.click("#stop");
+  await settle(page);
+  expect(await page.locator("#transcript .run-mark.stopped").last().textContent()).toContain(
+    "Stopped before the assistant replied",
+  );
+  expect(await page.locator("#transcript .msg.assistant").count()).toBe(0);
+});
+
 test("an approval answered in another tab closes there; rule-approved transfers say so; grants name their conversation", async () => {
   const context = await newContext();
   const first = await openDemo(context);

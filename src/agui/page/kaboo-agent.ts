@@ -73,6 +73,9 @@ export interface KabooAgentConfig extends AguiAgentConfig {
   prepare?: (invocationState: InvocationState) => void | Promise<void>;
 }
 
+/** `runAgent()`/`connectAgent()` parameters: AG-UI's, plus the controller that stops the run. */
+export type KabooRunParameters = Parameters<AbstractAgent["runAgent"]>[0] & { abortController?: AbortController };
+
 /**
  * Runs a kaboo-workflows agent in the page and speaks AG-UI 1.0 to the front end
  * (CopilotKit, the demo, any `@ag-ui/client` consumer).
@@ -112,7 +115,13 @@ export class KabooAgent extends AbstractAgent {
   readonly #ledger: ExecutionLedger | undefined;
   readonly #locks: RunLocks;
   readonly #channels = new Map<string, RunChannel>();
+  /** The current run's, which `abortRun()` aborts. */
   #controller: AbortController | undefined;
+  /**
+   * Made when `runAgent()`/`connectAgent()` is called, before the AG-UI client subscribes to the run: a stop
+   * in between (the client awaits its subscribers first) would otherwise find no run to abort.
+   */
+  #next: AbortController | undefined;
   #failure: RunFailure | undefined;
 
   constructor(config: KabooAgentConfig) {
@@ -172,14 +181,32 @@ export class KabooAgent extends AbstractAgent {
    * @returns As `AbstractAgent.connectAgent`.
    */
   override connectAgent(
-    parameters?: Parameters<AbstractAgent["connectAgent"]>[0],
+    parameters?: KabooRunParameters,
     subscriber?: Parameters<AbstractAgent["connectAgent"]>[1],
   ): ReturnType<AbstractAgent["connectAgent"]> {
     this.pendingInterrupts = [];
+    this.#next = parameters?.abortController ?? new AbortController();
     return super.connectAgent(parameters, subscriber);
   }
 
+  /**
+   * Runs the thread (see `AbstractAgent.runAgent`).
+   * @param parameters - As for `AbstractAgent.runAgent`, plus `abortController` (as `HttpAgent` takes one):
+   *   aborting it stops this run, also before its first event. Default: a new one, which `abortRun()` aborts.
+   * @param subscriber - As for `AbstractAgent.runAgent`.
+   * @returns As `AbstractAgent.runAgent`.
+   */
+  override runAgent(
+    parameters?: KabooRunParameters,
+    subscriber?: Parameters<AbstractAgent["runAgent"]>[1],
+  ): ReturnType<AbstractAgent["runAgent"]> {
+    this.#next = parameters?.abortController ?? new AbortController();
+    return super.runAgent(parameters, subscriber);
+  }
+
+  /** Stops the current run, or the one `runAgent()`/`connectAgent()` is starting. */
   override abortRun(): void {
+    this.#next?.abort();
     this.#controller?.abort();
     super.abortRun();
   }
@@ -194,7 +221,8 @@ export class KabooAgent extends AbstractAgent {
 
   #observe(events: (signal: AbortSignal) => AsyncGenerator<BaseEvent>): Observable<BaseEvent> {
     return new Observable<BaseEvent>((subscriber) => {
-      const controller = new AbortController();
+      const controller = this.#next ?? new AbortController();
+      this.#next = undefined;
       this.#controller = controller;
       (async () => {
         for await (const event of events(controller.signal)) subscriber.next(event);

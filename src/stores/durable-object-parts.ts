@@ -1,7 +1,7 @@
 /**
  * Long texts on a Durable Object's SQLite storage, which refuses a string over 2 MB: a value keeps
- * its first part in its own row and the rest in `kaboo_parts`, under its owner (`thread`, `ledger`
- * or `event`), its key and a sub-key. The writes go in the same synchronous step as the row's, so
+ * its first part in its own row and the rest in `kaboo_parts`, under its owner (`thread`, `ledger`,
+ * `event` or `meta`), its key and a sub-key. The writes go in the same synchronous step as the row's, so
  * the object commits them together.
  *
  * @module
@@ -13,8 +13,8 @@ export const PARTS_SCHEMA =
   "CREATE TABLE IF NOT EXISTS kaboo_parts (owner TEXT NOT NULL, key TEXT NOT NULL, sub INTEGER NOT NULL, " +
   "part_no INTEGER NOT NULL, part TEXT NOT NULL, PRIMARY KEY (owner, key, sub, part_no))";
 
-/** Who a part belongs to. */
-export type PartOwner = "thread" | "ledger" | "event";
+/** Who a part belongs to (`meta`: a value the object keeps beside its thread, such as a hosted run's request). */
+export type PartOwner = "thread" | "ledger" | "event" | "meta";
 
 /** UTF-16 units a stored part holds: at most 1.5 MB as UTF-8, under the 2 MB SQLite value limit. */
 const PART_UNITS = 500_000;

@@ -268,19 +268,28 @@ export class SqlThreadStore implements ThreadStore {
   /** A value this object keeps beside its thread (the thread id, the hosted run's request). */
   meta(key: string): string | undefined {
     const row = this.#sql.exec("SELECT value FROM kaboo_meta WHERE key = ?", key).toArray()[0];
-    return typeof row?.value === "string" ? row.value : undefined;
+    if (typeof row?.value !== "string") return undefined;
+    return row.value + (readParts(this.#sql, "meta", key).get(0) ?? "");
   }
 
-  /** Sets (or, with `undefined`, deletes) a {@link meta} value. */
+  /**
+   * Sets (or, with `undefined`, deletes) a {@link meta} value. A value past one SQLite value (a hosted run's
+   * request under a large `maxBodyBytes`) keeps its first part in the row and the rest as parts.
+   */
   setMeta(key: string, value: string | undefined): void {
-    if (value === undefined) this.#sql.exec("DELETE FROM kaboo_meta WHERE key = ?", key);
-    else
-      this.#sql.exec(
-        "INSERT INTO kaboo_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
-        key,
-        value,
-        value,
-      );
+    if (value === undefined) {
+      this.#sql.exec("DELETE FROM kaboo_meta WHERE key = ?", key);
+      deleteParts(this.#sql, "meta", key);
+      return;
+    }
+    const [head = "", ...rest] = textParts(value);
+    this.#sql.exec(
+      "INSERT INTO kaboo_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+      key,
+      head,
+      head,
+    );
+    writeParts(this.#sql, "meta", key, 0, rest);
   }
 
   /** Inserts a row unless the key exists; `true` when this call inserted it. */

@@ -149,3 +149,30 @@ export function unknownQuestion(record: ThreadRecord): string | undefined {
   const state = record.session as { interrupt_state?: { interrupts: Record<string, unknown> } } | null;
   return Object.keys(state?.interrupt_state?.interrupts ?? {}).find((id) => id.includes("outcome_unknown"));
 }
+
+/** Sends a run and drops the connection once `until()` holds (throws when it has not within 30 s). */
+export async function runThenDrop(
+  url: string,
+  payload: unknown,
+  until: () => Promise<boolean>,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const client = new AbortController();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(payload),
+    signal: client.signal,
+  });
+  const reading = res.text().catch(() => undefined);
+  const end = Date.now() + 30_000;
+  try {
+    while (!(await until())) {
+      if (Date.now() > end) throw new Error(`runThenDrop: not reached in 30 s (HTTP ${res.status})`);
+      await sleep(20);
+    }
+  } finally {
+    client.abort();
+    await reading;
+  }
+}

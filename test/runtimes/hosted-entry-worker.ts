@@ -77,6 +77,8 @@ function slowTakes(store: ThreadStore, env: Env, gate: Promise<void>): ThreadSto
 }
 
 const LEASE_MS = 600;
+/** Room for a request past the 2 MB one SQLite value holds (hosted-big-request.test.ts). */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 function bankAgent(env: Env): Agent {
   const bank = env.BANK.get(env.BANK.idFromName("bank") as never);
@@ -137,6 +139,7 @@ export class KabooThread extends KabooThreadBase {
         createAguiHandler({
           store: slowTakes(store, env, gate),
           runLeaseMs: LEASE_MS,
+          maxBodyBytes: MAX_BODY_BYTES,
           principal,
           agent: () => {
             if (env.REFUSE_RERUN) throw new Error("this deployment cannot make the agent");
@@ -189,6 +192,6 @@ export default {
         `https://kaboo-thread.internal/test${url.pathname}`,
       );
     if (url.pathname === "/bank") return env.BANK.get(env.BANK.idFromName("bank") as never).fetch("https://bank/log");
-    return forwardToThread(request, env.THREAD);
+    return forwardToThread(request, env.THREAD, { maxBodyBytes: MAX_BODY_BYTES });
   },
 };

@@ -12,7 +12,17 @@ import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 import { bundleEntry } from "./bundle.js";
-import { bank, body, json, pausedResume, run, sleep, toolTexts, waitFor, worker as start } from "./hosted-client.js";
+import {
+  bank,
+  body,
+  json,
+  pausedResume,
+  run,
+  runThenDrop,
+  toolTexts,
+  waitFor,
+  worker as start,
+} from "./hosted-client.js";
 
 let dir: string;
 let script: string;
@@ -23,26 +33,6 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const worker = (persist?: string) => start(script, persist);
-
-/** Sends a run and drops the connection once `until()` holds. */
-async function runThenDrop(
-  url: string,
-  payload: unknown,
-  until: () => Promise<boolean>,
-  headers: Record<string, string> = {},
-): Promise<void> {
-  const client = new AbortController();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(payload),
-    signal: client.signal,
-  });
-  const reading = res.text().catch(() => undefined);
-  while (!(await until())) await sleep(20);
-  client.abort();
-  await reading;
-}
 
 describe("a run hosted in its thread's Durable Object (workerd)", () => {
   test("a client that leaves mid-transfer: the run goes on in the object and records the transfer", async () => {

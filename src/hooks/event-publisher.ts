@@ -15,33 +15,23 @@ import {
   BeforeNodeCallEvent,
   BeforeToolCallEvent,
   type InvocationState,
-  type Orchestrator,
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { Message } from "../agent/messages.js";
+import { messageText, toolResultText } from "../agent/messages.js";
 import { runContext } from "../agent/run-context.js";
-import {
-  completionData,
-  describeError,
-  incomingTask,
-  orchestratorType,
-  outcomeStatus,
-  resultText,
-  toolData,
-} from "./event-publisher/helpers.js";
-import { publisherSettings, type EventPublisherOptions } from "./event-publisher/options.js";
+import { incomingTask, resolveToolLabel } from "./event-publisher/helpers.js";
+import type { Lifecycle, LifecycleSteps } from "./event-publisher/lifecycle.js";
+import { publisherSettings, type EventPublisherOptions, type PublisherSettings } from "./event-publisher/options.js";
 import {
   createStreamHandler,
   type StreamHandler,
   type StreamHandlerOptions,
 } from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
-import {
-  EventType,
-  type StreamEvent,
-  type StreamEventCallback,
-  type StreamEventData,
-} from "./event-publisher/types.js";
+import type { EventType, StreamEvent, StreamEventCallback, StreamEventData } from "./event-publisher/types.js";
+
+/** The page's functions the lifecycle events (loaded with the publisher's first event) use. */
+const STEPS: LifecycleSteps = { messageText, toolResultText, resolveToolLabel, incomingTask, runContext };
 
 export { EventType, streamEventToJSON } from "./event-publisher/types.js";
 export type {
@@ -81,6 +71,9 @@ export type { EventPublisherOptions } from "./event-publisher/options.js";
  * - **Errors.** An `ERROR` is published when a model call fails. Unlike the Python original (where
  *   a model error always ends the run), a hook here may retry the call: the end event follows the
  *   run's outcome, and a failed run does not publish its error twice.
+ * - **Loading.** What the publisher makes of a run's lifecycle loads with its first event (in a page:
+ *   with the agent's first run, not with the page); a failed load fails that run with a HookError, and
+ *   the next event loads it again. `asCallbackHandler` needs no load.
  * - **Wire format.** `data` keys are the Python publisher's snake_case names.
  *   Not ported: Python's `turn_id` (no such key here) and `structured_output`.
  *
@@ -95,15 +88,11 @@ export type { EventPublisherOptions } from "./event-publisher/options.js";
 export class EventPublisher implements HookProvider {
   /** The agent (or orchestrator) named in every event. */
   readonly agentName: string;
-  readonly #publish: (event: StreamEvent) => void;
-  readonly #labels: Readonly<Record<string, string>>;
-  readonly #group: string;
-  readonly #title: string;
-  readonly #isChatReply: boolean;
-  readonly #maxResultLen: number;
-  readonly #now: () => number;
+  readonly #settings: PublisherSettings;
   readonly #threads: ThreadStates;
   #inlineChatOwner = false;
+  /** The lifecycle events, once loaded (see {@link EventPublisher.registerHooks}). */
+  #lifecycle: Lifecycle | undefined;
 
   /**
    * @param callback - Receives every event (see {@link StreamEventCallback}).
@@ -116,13 +105,7 @@ export class EventPublisher implements HookProvider {
   constructor(callback: StreamEventCallback, agentName: string, options: EventPublisherOptions = {}) {
     const s = publisherSettings(callback, agentName, options);
     this.agentName = s.agentName;
-    this.#publish = s.publish;
-    this.#labels = s.labels;
-    this.#group = s.group;
-    this.#title = s.title;
-    this.#isChatReply = s.isChatReply;
-    this.#maxResultLen = s.maxResultLen;
-    this.#now = s.now;
+    this.#settings = s;
     this.#threads = new ThreadStates(s.maxThreads);
   }
 
@@ -140,30 +123,40 @@ export class EventPublisher implements HookProvider {
     return this.#threads.size;
   }
 
-  /** Registers the agent-level and orchestrator-level callbacks. */
+  /**
+   * Registers the agent-level and orchestrator-level callbacks. What they publish loads with the
+   * publisher's first event (in a page: with the agent's first run), so the page does not ship it; that
+   * event waits for it, the later ones do not. A failed load fails that event's hook call (the run fails
+   * with a HookError) and the next event loads it again.
+   */
   registerHooks(registry: HookRegistry): void {
-    registry.addCallback(BeforeInvocationEvent, (e) => this.#onAgentStart(e));
-    registry.addCallback(AfterModelCallEvent, (e) => this.#onModelError(e));
-    registry.addCallback(BeforeToolCallEvent, (e) => this.#onToolStart(e));
-    registry.addCallback(AfterToolCallEvent, (e) => this.#onToolEnd(e));
-    registry.addCallback(AfterInvocationEvent, (e) => this.#onComplete(e));
-    registry.addCallback(BeforeMultiAgentInvocationEvent, (e) =>
-      this.#onOrchestrator(EventType.MULTIAGENT_START, e.agent, e.invocationState, {}),
-    );
-    registry.addCallback(BeforeNodeCallEvent, (e) =>
-      this.#onOrchestrator(EventType.NODE_START, e.agent, e.invocationState, { node_id: e.nodeId }),
-    );
-    registry.addCallback(AfterNodeCallEvent, (e) =>
-      this.#onOrchestrator(EventType.NODE_STOP, e.agent, e.invocationState, {
-        node_id: e.nodeId,
-        status: outcomeStatus(e.result, e.error),
-      }),
-    );
-    registry.addCallback(AfterMultiAgentInvocationEvent, (e) =>
-      this.#onOrchestrator(EventType.MULTIAGENT_COMPLETE, e.agent, e.invocationState, {
-        status: outcomeStatus(e.result, e.error),
-      }),
-    );
+    registry.addCallback(BeforeInvocationEvent, (e) => this.#on((l) => l.agentStart(e)));
+    registry.addCallback(AfterModelCallEvent, (e) => this.#on((l) => l.modelError(e)));
+    registry.addCallback(BeforeToolCallEvent, (e) => this.#on((l) => l.toolStart(e)));
+    registry.addCallback(AfterToolCallEvent, (e) => this.#on((l) => l.toolEnd(e)));
+    registry.addCallback(AfterInvocationEvent, (e) => this.#on((l) => l.complete(e)));
+    registry.addCallback(BeforeMultiAgentInvocationEvent, (e) => this.#on((l) => l.multiAgentStart(e)));
+    registry.addCallback(BeforeNodeCallEvent, (e) => this.#on((l) => l.nodeStart(e)));
+    registry.addCallback(AfterNodeCallEvent, (e) => this.#on((l) => l.nodeStop(e)));
+    registry.addCallback(AfterMultiAgentInvocationEvent, (e) => this.#on((l) => l.multiAgentComplete(e)));
+  }
+
+  /** Publishes an event through the lifecycle: synchronously once it is loaded. */
+  #on(publish: (lifecycle: Lifecycle) => void): void | Promise<void> {
+    if (this.#lifecycle) return publish(this.#lifecycle);
+    return loadLifecycle().then((m) => {
+      this.#lifecycle ??= new m.Lifecycle({
+        settings: this.#settings,
+        threads: this.#threads,
+        steps: STEPS,
+        inlineChatOwner: () => this.#inlineChatOwner,
+        agentEvent: (type, state, data) => this.#emit(type, this.#enrich(data, threadOf(state), runOf(state))),
+        emit: (type, data) => this.#emit(type, data),
+        threadOf,
+        runOf,
+      });
+      publish(this.#lifecycle);
+    });
   }
 
   /**
@@ -187,125 +180,37 @@ export class EventPublisher implements HookProvider {
     const threadId = options.threadId ?? threadOf(options.invocationState);
     const runId = options.runId ?? runOf(options.invocationState);
     return createStreamHandler({
-      labels: this.#labels,
+      labels: this.#settings.labels,
       emit: (type, data) => this.#emit(type, this.#enrich(data, threadId, runId)),
     });
   }
 
   #emit(type: EventType, data: StreamEventData): void {
-    this.#publish({ type, agentName: this.agentName, timestamp: this.#now(), data });
+    this.#settings.publish({ type, agentName: this.agentName, timestamp: this.#settings.now(), data });
   }
 
   #enrich(data: StreamEventData, threadId: string | undefined, runId: string | undefined): StreamEventData {
-    const group = this.#threads.peek(threadId)?.activeGroup ?? this.#group;
+    const group = this.#threads.peek(threadId)?.activeGroup ?? this.#settings.group;
     if (group) {
       data.stream_group = group;
-      data.stream_title = this.#title;
+      data.stream_title = this.#settings.title;
     }
     data.agent_name = this.agentName;
     data.thread_id = threadId ?? null;
     data.run_id = runId ?? null;
     return data;
   }
+}
 
-  #agentEvent(type: EventType, state: InvocationState, data: StreamEventData): void {
-    this.#emit(type, this.#enrich(data, threadOf(state), runOf(state)));
-  }
+let lifecycle: Promise<typeof import("./event-publisher/lifecycle.js")> | undefined;
 
-  #onAgentStart(event: BeforeInvocationEvent): void {
-    const threadId = threadOf(event.invocationState);
-    const thread = this.#threads.use(threadId, this.#group);
-    thread.running++;
-    thread.errored = false;
-    // A resume continues the paused invocation: same group, no new `#N`, no second group start.
-    if (!event.resuming) {
-      thread.count++;
-      // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
-      const path = runContext.streamPath.find(event.invocationState);
-      const group = path
-        ? path
-        : this.#group
-          ? thread.count > 1
-            ? `${this.#group}#${thread.count}`
-            : this.#group
-          : "";
-      if (group) {
-        thread.activeGroup = group;
-        const dot = group.lastIndexOf(".");
-        this.#agentEvent(EventType.STREAM_GROUP_START, event.invocationState, {
-          parent_group: dot >= 0 ? group.slice(0, dot) : null,
-          tool_call_id: runContext.delegationId.find(event.invocationState) ?? null,
-          // BeforeInvocation fires before the input joins the transcript; an event that carries
-          // the incoming messages gives the task, otherwise the card shows none.
-          task: incomingTask(event.messages as Message[]),
-          is_chat_reply: this.#isChatReply,
-          inline_chat_owner: this.#inlineChatOwner,
-        });
-      }
-    }
-    this.#agentEvent(EventType.AGENT_START, event.invocationState, {});
-  }
-
-  #onModelError(event: AfterModelCallEvent): void {
-    if (event.error === undefined) return;
-    const thread = this.#threads.peek(threadOf(event.invocationState));
-    if (thread) thread.errored = true;
-    const { text, type } = describeError(event.error);
-    this.#agentEvent(EventType.ERROR, event.invocationState, { text, exception_type: type, attempt: event.attempt });
-  }
-
-  #onToolStart(event: BeforeToolCallEvent): void {
-    const data = toolData(event.toolUse, this.#labels);
-    data.tool_input = event.toolUse.input ?? {};
-    this.#agentEvent(EventType.TOOL_START, event.invocationState, data);
-  }
-
-  #onToolEnd(event: AfterToolCallEvent): void {
-    const data = toolData(event.toolUse, this.#labels);
-    data.status = event.error !== undefined || event.result?.status === "error" ? "error" : "success";
-    data.error = event.error === undefined ? null : describeError(event.error).text;
-    data.tool_result = resultText(event.result, this.#maxResultLen);
-    this.#agentEvent(EventType.TOOL_END, event.invocationState, data);
-  }
-
-  #onComplete(event: AfterInvocationEvent): void {
-    const state = event.invocationState;
-    const thread = this.#threads.peek(threadOf(state));
-    const errored = thread?.errored ?? false;
-    if (thread) {
-      thread.running = Math.max(0, thread.running - 1);
-      thread.errored = false;
-    }
-    const result = event.result;
-    if (!result) {
-      if (!errored) {
-        const { text, type } = describeError(event.error);
-        this.#agentEvent(EventType.ERROR, state, { text, exception_type: type });
-      }
-      if (thread?.activeGroup) this.#agentEvent(EventType.STREAM_GROUP_END, state, { status: "error" });
-      return;
-    }
-    if (result.stopReason === "interrupt") {
-      for (const i of result.interrupts) {
-        this.#agentEvent(EventType.INTERRUPT, state, { interrupt_id: i.id, name: i.name, reason: i.reason ?? null });
-      }
-      return;
-    }
-    this.#agentEvent(EventType.AGENT_COMPLETE, state, completionData(result));
-    if (thread?.activeGroup)
-      this.#agentEvent(EventType.STREAM_GROUP_END, state, {
-        status: result.stopReason === "cancelled" ? "cancelled" : "completed",
-      });
-  }
-
-  #onOrchestrator(type: EventType, source: Orchestrator, state: InvocationState, data: StreamEventData): void {
-    // As in the Python original, orchestrator events carry no stream group: groups belong to agents.
-    data.multiagent_type = orchestratorType(source);
-    data.agent_name = this.agentName;
-    data.thread_id = threadOf(state) ?? null;
-    data.run_id = runOf(state) ?? null;
-    this.#emit(type, data);
-  }
+/** The lifecycle events' module; a load that failed is tried again by the next event. */
+function loadLifecycle(): Promise<typeof import("./event-publisher/lifecycle.js")> {
+  lifecycle ??= import("./event-publisher/lifecycle.js").catch((error: unknown) => {
+    lifecycle = undefined;
+    throw error;
+  });
+  return lifecycle;
 }
 
 // A host's malformed id reads as none: the feed keeps going under the `undefined` conversation.

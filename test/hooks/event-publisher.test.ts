@@ -31,7 +31,8 @@ import {
   type EventPublisherOptions,
   type StreamEvent,
 } from "../../src/hooks/event-publisher.js";
-import { resultText } from "../../src/hooks/event-publisher/helpers.js";
+import { resultText as cutResultText } from "../../src/hooks/event-publisher/lifecycle.js";
+import { toolResultText } from "../../src/agent/messages.js";
 import type { Logger } from "../../src/logger.js";
 
 const quietLogger = (): Logger & { errors: unknown[][] } => {
@@ -264,6 +265,7 @@ describe("resultText", () => {
     status: "success",
     content,
   });
+  const resultText = (result: ToolResultBlock | undefined, max: number) => cutResultText(result, max, toolResultText);
   test("JSON parts, empty results, surrogate pairs", () => {
     expect(
       resultText(

@@ -1,15 +1,13 @@
 /**
- * Pure helpers of the EventPublisher: tool labels, result text, the task a grouped agent was
- * handed, and the callback wrapper that keeps a consumer's failure out of the run.
+ * Pure helpers of the EventPublisher that load with the page: tool labels, the task a grouped agent
+ * was handed, and the callback wrapper that keeps a consumer's failure out of the run (what it
+ * publishes of a run is in `lifecycle.ts`, which loads with its first event).
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../../agent/messages.js";
-import { messageText, toolResultText } from "../../agent/messages.js";
-import type { Orchestrator } from "../../agent/events.js";
-import type { AgentResult } from "../../agent/result.js";
+import type { ContentBlock, Message } from "../../agent/messages.js";
 import type { Logger } from "../../logger.js";
-import type { StreamEvent, StreamEventCallback, StreamEventData } from "./types.js";
+import type { StreamEvent, StreamEventCallback } from "./types.js";
 
 /**
  * Resolves a tool name to its display label: an exact entry wins, else the longest key that
@@ -30,24 +28,6 @@ export function resolveToolLabel(toolName: string, labels: Readonly<Record<strin
     }
   }
   return best;
-}
-
-/**
- * The text of a tool result for a `TOOL_END` event, cut to `maxLen` characters plus `...` (as the
- * Python publisher does). A cut never splits a surrogate pair, so the text stays valid UTF-16.
- * @param result - The result block.
- * @param maxLen - Characters kept before the `...`.
- * @returns The text, or `null` when the result has none.
- */
-export function resultText(result: ToolResultBlock | undefined, maxLen: number): string | null {
-  if (!result || !Array.isArray(result.content)) return null;
-  const raw = toolResultText(result.content);
-  if (!raw) return null;
-  if (raw.length <= maxLen) return raw;
-  let end = maxLen;
-  const last = raw.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${raw.slice(0, end)}...`;
 }
 
 /**
@@ -127,61 +107,4 @@ export function safeCallback(
       report(event, error);
     }
   };
-}
-
-/**
- * A readable message and type name for an error of any kind.
- * @param error - What was thrown.
- * @returns `{ text, type }` (`type` is the error's `name`, e.g. `ModelThrottledError`).
- */
-export function describeError(error: unknown): { text: string; type: string } {
-  if (error instanceof Error)
-    return { text: error.message || String(error), type: error.name || error.constructor.name };
-  if (typeof error === "string") return { text: error, type: "string" };
-  try {
-    return { text: JSON.stringify(error) ?? String(error), type: typeof error };
-  } catch {
-    return { text: String(error), type: typeof error };
-  }
-}
-
-/** `graph`, `swarm`, …: the orchestrator's own `type` when it has one, else its class name (unless minified away). */
-export function orchestratorType(source: Orchestrator): string | null {
-  const own = (source as { type?: unknown }).type;
-  if (typeof own === "string") return own;
-  const name = (source as object).constructor?.name;
-  return name && name !== "Object" ? name.toLowerCase() : null;
-}
-
-/** An orchestrator's or node's outcome: its own `status` (`interrupted`, `failed`, …) when it reports one. */
-export function outcomeStatus(result: unknown, error: unknown): string {
-  if (error !== undefined) return "error";
-  const status = (result as { status?: unknown } | null | undefined)?.status;
-  return typeof status === "string" ? status : "completed";
-}
-
-/** `AGENT_COMPLETE`'s data: usage (snake_case, cache counts only when non-zero), cycles, duration, stop reason, final text. */
-export function completionData(result: AgentResult): StreamEventData {
-  const { usage, cycles, durationMs } = result.metrics;
-  const wireUsage: StreamEventData = {
-    input_tokens: usage.inputTokens,
-    output_tokens: usage.outputTokens,
-    total_tokens: usage.totalTokens,
-  };
-  if (usage.cacheReadInputTokens) wireUsage.cache_read_input_tokens = usage.cacheReadInputTokens;
-  if (usage.cacheWriteInputTokens) wireUsage.cache_write_input_tokens = usage.cacheWriteInputTokens;
-  return {
-    usage: wireUsage,
-    cycles,
-    duration_ms: Math.round(durationMs),
-    stop_reason: result.stopReason,
-    text: messageText(result.message),
-    message: result.message,
-  };
-}
-
-/** The fields every tool event carries: `tool_name`, `tool_label`, `tool_use_id`. */
-export function toolData(toolUse: ToolUseBlock, labels: Readonly<Record<string, string>>): StreamEventData {
-  const name = toolUse.name || "unknown";
-  return { tool_name: name, tool_label: resolveToolLabel(name, labels) || name, tool_use_id: toolUse.toolUseId ?? "" };
 }

@@ -204,6 +204,32 @@ export class KabooAgent extends AbstractAgent {
     return super.runAgent(parameters, subscriber);
   }
 
+  /**
+   * A copy over the same config, stores and ledger (so the same thread's runs stay exactly once across the two),
+   * with copies of this agent's thread id, messages, state and open questions, and its subscribers and
+   * middlewares. Its runner agents are its own. (`AbstractAgent.clone()` copies no private field, so its copy
+   * of a `KabooAgent` could not run; CopilotKit clones an agent to run suggestions.)
+   * @returns The copy.
+   */
+  override clone(): KabooAgent {
+    const copy = new KabooAgent({
+      ...this.#config,
+      ledger: this.#ledger ?? null,
+      ...(this.agentId === undefined ? {} : { agentId: this.agentId }),
+      description: this.description,
+      threadId: this.threadId,
+      initialMessages: this.messages,
+      initialState: this.state,
+    });
+    copy.debug = this.debug;
+    copy.subscribers = [...this.subscribers];
+    // As AbstractAgent.clone() does; the field is private to its types only.
+    const chain = (agent: AbstractAgent) => agent as unknown as { middlewares: unknown[] };
+    chain(copy).middlewares = [...chain(this).middlewares];
+    copy.pendingInterrupts = structuredClone(this.pendingInterrupts);
+    return copy;
+  }
+
   /** Stops the current run, or the one `runAgent()`/`connectAgent()` is starting. */
   override abortRun(): void {
     this.#next?.abort();

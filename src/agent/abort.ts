@@ -96,11 +96,18 @@ export interface LinkedAbort {
 export function linkedAbort(outer?: AbortSignal, child: AbortController = new AbortController()): LinkedAbort {
   const controller = child;
   const follow = () => controller.abort(outer?.reason);
+  const unlink = () => outer?.removeEventListener("abort", follow);
   if (outer?.aborted) follow();
-  else outer?.addEventListener("abort", follow, { once: true, signal: controller.signal });
+  else if (outer) {
+    // Not `{ signal: controller.signal }`: Node keeps such a listener through a WeakRef, and a WeakRef's
+    // target (with all it reaches: the run's signal, its listeners) lives until the current job ends,
+    // which for a run that never waits on I/O is the whole run.
+    outer.addEventListener("abort", follow, { once: true });
+    controller.signal.addEventListener("abort", unlink, { once: true });
+  }
   return {
     signal: controller.signal,
     abort: (reason) => controller.abort(reason),
-    unlink: () => outer?.removeEventListener("abort", follow),
+    unlink,
   };
 }

@@ -59,16 +59,15 @@ export function openCall(
   const hints = tool.annotations;
   if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
   const ledger = runLedger(o.agent, o.invocationState);
-  const lease = o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs };
+  const leaseMs = o.leaseMs;
   const trail = runAudit(o.agent, o.invocationState);
-  const held = (token: string, answer: "run_again" | null) => {
-    const open: OpenCall = { input, key, claim: { ledger, token } };
-    if (trail) open.audit = { trail, tool: toolUse.name, answer };
-    return open;
-  };
-  const first = answersNow(ledger, "claim") ? ledger.claimNow(key, lease) : undefined;
-  if (first?.status === "claimed") return held(first.token, null);
+  const first =
+    ledger instanceof MemoryExecutionLedger && ledger.claim === memoryClaim
+      ? ledger.claimNow(key, leaseMs === undefined ? undefined : { leaseMs })
+      : undefined;
+  if (first?.status === "claimed") return held(input, key, ledger, first.token, trail, toolUse.name, null);
   return (async () => {
+    const lease = leaseMs === undefined ? {} : { leaseMs };
     let outcome = first ?? (await ledger.claim(key, lease));
     const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
     let answer: "run_again" | null = null;
@@ -105,17 +104,29 @@ export function openCall(
     if (outcome.status === "running")
       throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
     if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
-    return held(outcome.token, answer);
+    return held(input, key, ledger, outcome.token, trail, toolUse.name, answer);
   })();
 }
 
-/**
- * Whether `ledger` is a memory ledger whose `method` is its own, so its synchronous form (`claimNow`,
- * `settleNow`) may stand in for it; a subclass that overrides the method is always asked through it.
- */
-function answersNow(ledger: ExecutionLedger, method: "claim" | "settle"): ledger is MemoryExecutionLedger {
-  return ledger instanceof MemoryExecutionLedger && ledger[method] === MemoryExecutionLedger.prototype[method];
+/** The call the caller now holds. */
+function held(
+  input: unknown,
+  key: string,
+  ledger: ExecutionLedger,
+  token: string,
+  trail: RunAudit | undefined,
+  tool: string,
+  answer: "run_again" | null,
+): OpenCall {
+  const open: OpenCall = { input, key, claim: { ledger, token } };
+  if (trail) open.audit = { trail, tool, answer };
+  return open;
 }
+
+// A memory ledger whose `claim` (`settle`) is its own answers through its synchronous form (`claimNow`,
+// `settleNow`); a subclass that overrides the method is always asked through it.
+const memoryClaim = MemoryExecutionLedger.prototype.claim;
+const memorySettle = MemoryExecutionLedger.prototype.settle;
 
 function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
   const request: OutcomeUnknownRequest = {
@@ -150,6 +161,8 @@ export function settleCall(
     if (error instanceof InterruptSignal) return ledger.release(call.key, token).then(undefined, ignore);
     const result = toLedger(output ? toBlock(output) : errorResult(toolUseId, `Error: ${describe(error)}`));
     const audit = call.audit;
+    if (!audit && ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle)
+      return void ledger.settleNow(call.key, token, result);
     const record = () =>
       audit &&
       recordExecution(audit.trail, {
@@ -160,9 +173,10 @@ export function settleCall(
         result,
         answer: audit.answer,
       });
-    const settled = answersNow(ledger, "settle")
-      ? ledger.settleNow(call.key, token, result)
-      : ledger.settle(call.key, token, result);
+    const settled =
+      ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle
+        ? ledger.settleNow(call.key, token, result)
+        : ledger.settle(call.key, token, result);
     return (settled ? settled.then(record) : record())?.then(undefined, ignore);
   } catch {
     return;

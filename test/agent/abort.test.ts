@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
+import { getEventListeners } from "node:events";
 import { linkedAbort, raceAbort } from "../../src/agent/abort.js";
 import {
   Agent,
@@ -289,6 +290,24 @@ describe("linkedAbort", () => {
     linkedAbort(source.signal, mine);
     source.abort("x");
     expect(mine.signal.reason).toBe("x");
+  });
+
+  test("lets go of the outer signal once the child aborts (its own or a given controller) or is unlinked", () => {
+    const outer = new AbortController();
+    const count = () => getEventListeners(outer.signal, "abort").length;
+    const child = linkedAbort(outer.signal);
+    expect(count()).toBe(1);
+    child.abort("timeout");
+    expect(count()).toBe(0);
+    const mine = new AbortController();
+    linkedAbort(outer.signal, mine);
+    mine.abort();
+    expect(count()).toBe(0);
+    const unlinked = linkedAbort(outer.signal);
+    unlinked.unlink();
+    expect(count()).toBe(0);
+    outer.abort("late");
+    expect(unlinked.signal.aborted).toBe(false);
   });
 
   test("a batch of 30 concurrent calls adds one abort listener to the batch's signal, not one a call", async () => {

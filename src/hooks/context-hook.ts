@@ -6,14 +6,15 @@
  * @module
  */
 import type { Agent } from "../agent/agent.js";
-import { AgentInitializedEvent, BeforeInvocationEvent } from "../agent/events.js";
+import { AgentInitializedEvent, BeforeInvocationEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { JsonObject, Message, TextBlock } from "../agent/messages.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
+import { messageChars } from "../agent/transcript-size.js";
 import { UserError, describe } from "../errors.js";
-import { ClearingCache, createClearingMemo, type ClearingMemo, type ClearingOptions } from "./context/clearing.js";
-import { agentItems, parsePointer, renderContext, type Pointer, type RenderedView } from "./context/render.js";
-import { LoadedView, VIEW_STEPS, invocationBases, type ViewRequest, type ViewSpec } from "./context/views.js";
+import type { ClearingOptions } from "./context/clearing.js";
+import { TOOL_PREFIX, itemTool, parsePointer, readItem, type Pointer } from "./context/render.js";
+import type { ContextRewrite, PerAgent, RewriteSteps } from "./context/rewrite.js";
+import { LoadedView, VIEW_STEPS, invocationBases, type ViewSpec } from "./context/views.js";
 import { runContext } from "../agent/run-context.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
@@ -85,9 +86,17 @@ export interface ContextHookOptions {
   logger?: Logger;
 }
 
-interface PerAgent {
-  readonly clearing: ClearingCache;
-}
+/** The page's functions the rewrite (loaded with the agent's first run) uses. */
+const STEPS: RewriteSteps = {
+  runContext,
+  messageChars,
+  readItem,
+  itemTool,
+  toolPrefix: TOOL_PREFIX,
+  invocationBases,
+  viewSteps: VIEW_STEPS,
+  loadViewRun,
+};
 
 /**
  * Rewrites the copy of an agent's conversation its model is sent; the
@@ -119,7 +128,9 @@ interface PerAgent {
  * The middleware is installed when the agent initialises (its first
  * invocation). A ContextHook added to an agent that already initialised is
  * installed at the start of its next invocation. One hook may serve several
- * agents; it installs once per agent.
+ * agents; it installs once per agent. The rewrite's code loads then (in a page: with the
+ * first run, not with the page): the first model call waits for it, and a failed load fails
+ * that call (the run fails with the error) and is tried again by the next one.
  *
  * @example
  * ```ts
@@ -137,8 +148,9 @@ export class ContextHook implements HookProvider {
   readonly #views: readonly LoadedView[];
   readonly #onReport: ((report: ContextReport) => void) | undefined;
   readonly #logger: Logger;
-  readonly #memo: ClearingMemo = createClearingMemo();
   readonly #agents = new WeakMap<Agent, PerAgent>();
+  /** The rewrite, once loaded (see {@link ContextHook.registerHooks}). */
+  #rewriter: ContextRewrite | undefined;
 
   /**
    * @param options - See {@link ContextHookOptions}; every option has a default.
@@ -167,100 +179,73 @@ export class ContextHook implements HookProvider {
   }
 
   /**
-   * Loads every import-spec view now.
+   * Loads every import-spec view now, and the code that rewrites the model's input (which otherwise loads
+   * with the first run), so the first model call waits for neither.
    * @returns Resolves once all are loaded.
-   * @throws ViewLoadError for the first view that cannot be loaded, whatever `viewLoadFailure` says.
+   * @throws ViewLoadError for the first view that cannot be loaded, whatever `viewLoadFailure` says; the
+   *   error of a failed load of the hook's own code.
    */
   async ready(): Promise<void> {
-    const { loadView } = await loadViewRun();
+    const [{ loadView }] = await Promise.all([loadViewRun(), loadRewrite()]);
     await Promise.all(this.#views.map((v) => loadView(v, VIEW_STEPS)));
   }
 
-  /** Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. */
+  /**
+   * Installs the middleware on `AgentInitializedEvent`, or on the next invocation when added later. The
+   * rewrite's code starts loading then (in a page: with the agent's first run, not with the page); the
+   * first model call waits for it, later ones do not. A failed load fails that model call (and the run)
+   * and the next call loads it again.
+   */
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(AgentInitializedEvent, (event) => this.#install(event.agent));
     registry.addCallback(BeforeInvocationEvent, (event) => this.#install(event.agent));
   }
 
   #install(agent: Agent): void {
+    if (!this.#rewriter) loadRewrite().catch(() => undefined); // the first model call reports a failure
     if (this.#agents.has(agent)) return;
-    const own: PerAgent = { clearing: new ClearingCache() };
+    const own: PerAgent = {};
     this.#agents.set(agent, own);
     agent.modelInput.use((input, context) => this.#rewrite(own, input, context));
   }
 
-  /** The rewrite; synchronous (no promise per model call) for a hook without views. */
+  /** The rewrite; synchronous (no promise per model call) for a hook without views, once loaded. */
   #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): ModelInput | Promise<ModelInput> {
-    const items = agentItems(runContext.contextItems.raw(context.invocationState), this.#clientTools, this.#logger);
-    const state = (runContext.sharedState.find(context.invocationState) ?? {}) as JsonObject;
-    if (this.#views.length === 0) return this.#rewriteWith(input, context, own, items, state, []);
-    return this.#render(own, context, items, state).then((views) =>
-      this.#rewriteWith(input, context, own, items, state, views),
-    );
+    if (this.#rewriter) return this.#rewriter.rewrite(own, input, context);
+    return loadRewrite().then((m) => {
+      this.#rewriter ??= new m.ContextRewrite({
+        clearing: this.#clearing,
+        clientTools: this.#clientTools,
+        workspace: this.#workspace,
+        views: this.#views,
+        logger: this.#logger,
+        steps: STEPS,
+        report: (report, invocationState) => this.#report(report, invocationState),
+      });
+      return this.#rewriter.rewrite(own, input, context);
+    });
   }
 
-  async #render(
-    own: PerAgent,
-    context: ModelInputContext,
-    items: ReturnType<typeof agentItems>,
-    state: JsonObject,
-  ): Promise<RenderedView[]> {
-    const { agent, invocationState, callIndex } = context;
-    const firstCall = callIndex === 0;
-    const views: RenderedView[] = [];
-    const { renderView } = await loadViewRun();
-    const bases = invocationBases(invocationState, own, firstCall);
-    const request: ViewRequest = {
-      agent,
-      threadId: runContext.threadId.find(invocationState),
-      runId: runContext.runId.find(invocationState),
-      firstCall,
-      context: items,
-      state: safeCopy(state),
-    };
-    for (const view of this.#views) {
-      const rendered = await renderView(view, request, bases, this.#logger, VIEW_STEPS);
-      if (rendered) views.push(rendered);
-    }
-    return views;
-  }
-
-  #rewriteWith(
-    input: ModelInput,
-    { agent, invocationState, callIndex }: ModelInputContext,
-    own: PerAgent,
-    items: ReturnType<typeof agentItems>,
-    state: JsonObject,
-    views: RenderedView[],
-  ): ModelInput {
-    const text = renderContext(items, this.#workspace, state, views);
-    const block: TextBlock | undefined = text ? { type: "text", text } : undefined;
-    // What the block adds to the JSON of the last message (or of a new one).
-    const blockChars = block ? JSON.stringify(block).length + 1 : 0;
-    const fixed = (input.systemPrompt?.length ?? 0) + blockChars;
-    const outcome = own.clearing.rewrite(input.messages, fixed, agent, this.#clearing, this.#memo);
-    // withBlock edits the array it gets: never the one this middleware was given.
-    const fresh = () => (outcome.messages === input.messages ? outcome.messages.slice() : outcome.messages);
-    const messages = block ? withBlock(fresh(), block) : outcome.messages;
-    const report: ContextReport = {
-      agent: agent.name,
-      callIndex,
-      cleared: outcome.cleared,
-      newlyCleared: outcome.newlyCleared,
-      tokensSaved: Math.ceil((fixed + outcome.rawChars) / 4) - Math.ceil((fixed + outcome.outChars) / 4),
-      inputTokens: Math.ceil((fixed + outcome.outChars) / 4),
-      triggered: outcome.triggered,
-    };
+  #report(report: ContextReport, invocationState: InvocationState): void {
     invocationState[CONTEXT_REPORT_KEY] = report;
-    if (this.#onReport) {
-      try {
-        this.#onReport(report);
-      } catch (error) {
-        this.#logger.warn(`kaboo: ContextHook onReport threw: ${describe(error)}`);
-      }
+    if (!this.#onReport) return;
+    try {
+      this.#onReport(report);
+    } catch (error) {
+      this.#logger.warn(`kaboo: ContextHook onReport threw: ${describe(error)}`);
     }
-    return { ...input, messages };
   }
+}
+
+let rewrite: Promise<typeof import("./context/rewrite.js")> | undefined;
+
+/** The rewrite's module, loaded with a hook's first run; a failed load is tried again by the next call. */
+function loadRewrite(): Promise<typeof import("./context/rewrite.js")> {
+  rewrite ??= import("./context/rewrite.js").catch((error: unknown) => {
+    rewrite = undefined;
+    throw error;
+  });
+  return rewrite;
 }
 
 let viewRun: Promise<typeof import("./context/view-run.js")> | undefined;
@@ -272,19 +257,4 @@ function loadViewRun(): Promise<typeof import("./context/view-run.js")> {
     throw error;
   });
   return viewRun;
-}
-
-function withBlock(messages: Message[], block: TextBlock): Message[] {
-  const last = messages[messages.length - 1];
-  if (last?.role === "user") messages[messages.length - 1] = { ...last, content: [...last.content, block] };
-  else messages.push({ role: "user", content: [block] });
-  return messages;
-}
-
-function safeCopy(state: JsonObject): JsonObject {
-  try {
-    return structuredClone(state);
-  } catch {
-    return {};
-  }
 }

@@ -6,9 +6,11 @@
  *
  * @module
  */
+// Imports nothing at run time: ContextHook loads it on demand (with rewrite.ts), and a module it shared
+// with the page would be split into a chunk of its own that the page loads anyway.
 import type { Agent } from "../../agent/agent.js";
 import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages.js";
-import { messageChars } from "../../agent/transcript-size.js";
+import type { messageChars } from "../../agent/transcript-size.js";
 
 /** How clearing is configured (see `ContextHook`). */
 export interface ClearingOptions {
@@ -71,6 +73,12 @@ export class ClearingCache {
   /** Ids ever cleared for this agent: a rebuilt cache does not count them as new. */
   #everCleared = new Set<string>();
   #newly = 0;
+  readonly #measure: typeof messageChars;
+
+  /** @param measure - JSON characters of a message: `messageChars`, the runner's per-message cache. */
+  constructor(measure: typeof messageChars) {
+    this.#measure = measure;
+  }
 
   /**
    * Rewrites `messages` (never mutating them).
@@ -123,7 +131,7 @@ export class ClearingCache {
   #append(m: Message): void {
     const i = this.#seen.length;
     // The runner's cache: a message is measured once for every estimate that asks.
-    const len = messageChars(m);
+    const len = this.#measure(m);
     this.#seen.push(m);
     this.#contents.push(m.content);
     this.#lens.push(m.content.length);

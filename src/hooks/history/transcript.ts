@@ -11,7 +11,7 @@ import { sizedString } from "../../agent/lean-schemas.js";
 import type { Agent } from "../../agent/agent.js";
 import { jsonValueSchema } from "../../agent/interrupt.js";
 import type { Message } from "../../agent/messages.js";
-import { transcriptChars } from "../../agent/transcript-size.js";
+import { messageChars, transcriptChars } from "../../agent/transcript-size.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {
@@ -129,7 +129,7 @@ export function maskTranscript(
     for (const b of m.content) if (b.type === "toolResult" && isPlaceholder(b)) memo.placeholders.set(b, b);
   }
   // Trigger 0 with keepLast 0: every turn of results is old enough, and any input passes 0 tokens.
-  const out = new ClearingCache().rewrite(
+  const out = new ClearingCache(messageChars).rewrite(
     messages,
     0,
     agent,

@@ -47,11 +47,12 @@ for (const { name, file } of entries) {
       external: [...external, "zod", "zod/*", "zod4", "zod4/*"],
     });
 }
-// Loaded on demand: the runner (the loop, model calls, tool batches, the ledger's steps: the first run),
-// minimatch (the first glob pattern), the approval gate's steps (the first call a rule covers), grant
-// matching (a run that sends grants) and signature checks (a gate with a secret), four-eyes approvals
-// (the first rule with `approvals`), ContextHook's views (a hook with views), and media trimming (a model
-// request over its media budget).
+// Loaded on demand: the runner (the loop, model calls, tool batches, the ledger's steps), EventPublisher's
+// lifecycle events and ContextHook's rewrite (all three with the first run), minimatch (the first glob
+// pattern), the approval gate's steps (the first call a rule covers), grant matching (a run that sends
+// grants) and signature checks (a gate with a secret), four-eyes approvals (the first rule with
+// `approvals`), ContextHook's views (a hook with views), and media trimming (a model request over its
+// media budget).
 for (const tools of Object.keys(TOOL_KINDS)) {
   await row(`typical app slice, ${tools} tools`, sliceSource(tools, "dist"), { external: peers });
 }
@@ -60,8 +61,9 @@ await row("yardstick: zod/v4 alone", 'export * from "zod/v4";');
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const head = zods.map((z) => `zod ${zodVersion(z)}`);
 console.log(
-  "\nmin+gzip, what loads with the page (+ what loads later, on first use: the runner, minimatch," +
-    " the approval gate's steps, grant matching and signing, four eyes, views, media trimming)\n",
+  "\nmin+gzip, what loads with the page (+ what loads later, on first use: the runner, EventPublisher's" +
+    " lifecycle events, ContextHook's rewrite, minimatch, the approval gate's steps, grant matching and" +
+    " signing, four eyes, views, media trimming)\n",
 );
 console.log(`| bundle | ${head.join(" | ")} |`);
 console.log(`|---|${zods.map(() => "---:").join("|")}|`);

@@ -13,7 +13,7 @@ import type { AgentStreamEvent } from "./stream-events.js";
 import { mediaBytes, withinMediaBudget } from "./media-budget.js";
 import { MessageSums } from "./message-sums.js";
 import { messageChars, transcriptChars } from "./transcript-size.js";
-import { onAbort } from "./abort.js";
+import { onAbort } from "./abort-wait.js";
 
 /** A model response. */
 export interface ModelResponse {

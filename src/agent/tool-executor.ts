@@ -15,7 +15,8 @@ import type { AgentStreamEvent } from "./stream-events.js";
 import { toResultBlock } from "./result-block.js";
 import { errorResult, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
 import { openCall, releaseCall, settleCall, type OpenCall } from "./call-ledger.js";
-import { linkedAbort, raceAbort } from "./abort.js";
+import { linkedAbort } from "./abort.js";
+import { raceAbort } from "./abort-wait.js";
 import { cloneCall } from "./clone.js";
 
 /** How a batch's calls run. */

@@ -13,7 +13,7 @@ import { createClearingMemo } from "./context/clearing.js";
 import { DEFAULT_MIN_CHARS } from "./context-hook.js";
 import { getHistoryExchange } from "./history/exchange.js";
 import { summarizeHead } from "./history/summary.js";
-import { raceAbort } from "../agent/abort.js";
+import { raceAbort } from "../agent/abort-wait.js";
 import { estimateTokens, loadTranscript, maskTranscript } from "./history/transcript.js";
 import { defaultLogger, type Logger } from "../logger.js";
 

@@ -38,7 +38,7 @@ import type {
   NodeExecutor,
   NodeResult,
 } from "./types.js";
-import { raceAbort } from "../agent/abort.js";
+import { raceAbort } from "../agent/abort-wait.js";
 import { nodeInterruptId } from "../agent/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import {

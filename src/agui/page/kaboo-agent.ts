@@ -122,6 +122,8 @@ export class KabooAgent extends AbstractAgent {
    * in between (the client awaits its subscribers first) would otherwise find no run to abort.
    */
   #next: AbortController | undefined;
+  /** The Stop of each run this tab drives, by thread: a run outlives the view that started it. */
+  readonly #driving = new Map<string, AbortController>();
   #failure: RunFailure | undefined;
 
   constructor(config: KabooAgentConfig) {
@@ -160,7 +162,7 @@ export class KabooAgent extends AbstractAgent {
   }
 
   override run(input: RunAgentInput): Observable<BaseEvent> {
-    return this.#observe((signal) => this.#runEvents(input, signal));
+    return this.#observe((stop) => this.#runEvents(input, stop));
   }
 
   /**
@@ -169,7 +171,7 @@ export class KabooAgent extends AbstractAgent {
    * drives the run, passes on that tab's events live (and takes the run over if that tab dies).
    */
   protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    return this.#observe((signal) => this.#connectEvents(input, signal));
+    return this.#observe((stop, view) => this.#connectEvents(input, stop, view));
   }
 
   /**
@@ -230,10 +232,14 @@ export class KabooAgent extends AbstractAgent {
     return copy;
   }
 
-  /** Stops the current run, or the one `runAgent()`/`connectAgent()` is starting. */
+  /**
+   * Stops the current run, or the one `runAgent()`/`connectAgent()` is starting, and the run this tab drives on
+   * the current thread (one a view left, followed again with `connectAgent()`).
+   */
   override abortRun(): void {
     this.#next?.abort();
     this.#controller?.abort();
+    this.#driving.get(this.threadId)?.abort();
     super.abortRun();
   }
 
@@ -245,24 +251,39 @@ export class KabooAgent extends AbstractAgent {
     } as AgentCapabilities;
   }
 
-  #observe(events: (signal: AbortSignal) => AsyncGenerator<BaseEvent>): Observable<BaseEvent> {
+  /**
+   * The events of a run or a connect, for one subscriber. `stop` is the Stop (`abortRun()`, the caller's
+   * `abortController`); `view` also ends when the subscriber leaves. A run outlives its view: a subscriber that
+   * leaves (`detachActiveRun()`, which CopilotKit calls when the person opens another thread) stops watching, and
+   * the run this tab drives goes on to its end, checkpointed; `connectAgent()` follows it again.
+   */
+  #observe(events: (stop: AbortController, view: AbortSignal) => AsyncGenerator<BaseEvent>): Observable<BaseEvent> {
     return new Observable<BaseEvent>((subscriber) => {
-      const controller = this.#next ?? new AbortController();
+      const stop = this.#next ?? new AbortController();
       this.#next = undefined;
-      this.#controller = controller;
+      this.#controller = stop;
+      const view = new AbortController();
+      const leave = () => view.abort(stop.signal.reason);
+      if (stop.signal.aborted) leave();
+      else stop.signal.addEventListener("abort", leave, { once: true });
       (async () => {
-        for await (const event of events(controller.signal)) subscriber.next(event);
+        for await (const event of events(stop, view.signal)) subscriber.next(event);
         subscriber.complete();
       })().catch((error: unknown) => subscriber.error(error));
-      return () => controller.abort();
+      return () => view.abort();
     });
   }
 
-  async *#runEvents(input: RunAgentInput, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+  async *#runEvents(input: RunAgentInput, stop: AbortController): AsyncGenerator<BaseEvent> {
     const lock = await this.#locks.tryTake(input.threadId);
     if (!lock) {
       yield runStarted(input);
-      yield runError(new RunInProgressError("Another tab is running this thread; watch it with connectAgent()."));
+      yield runError(
+        new RunInProgressError(
+          "This thread's run is still going (in another tab, or in this one after its view left); " +
+            "watch it with connectAgent().",
+        ),
+      );
       return;
     }
     try {
@@ -285,13 +306,13 @@ export class KabooAgent extends AbstractAgent {
         yield runError(messages);
         return;
       }
-      yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, signal);
+      yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, stop);
     } finally {
       await lock.release();
     }
   }
 
-  async *#connectEvents(input: RunAgentInput, signal: AbortSignal): AsyncGenerator<BaseEvent> {
+  async *#connectEvents(input: RunAgentInput, stop: AbortController, view: AbortSignal): AsyncGenerator<BaseEvent> {
     const lock = await this.#locks.tryTake(input.threadId);
     if (!lock) {
       yield* watchRun({
@@ -299,16 +320,16 @@ export class KabooAgent extends AbstractAgent {
         store: this.#config.sessionStore,
         locks: this.#locks,
         channel: this.#channel(input.threadId),
-        signal,
+        signal: view,
         onFailure: (failure) => {
           this.#failure = failure;
         },
-        takeOver: (snapshot) => this.#resume(input, snapshot, signal),
+        takeOver: (snapshot) => this.#resume(input, snapshot, stop),
       });
       return;
     }
     try {
-      yield* this.#resume(input, await this.#config.sessionStore?.load(input.threadId), signal);
+      yield* this.#resume(input, await this.#config.sessionStore?.load(input.threadId), stop);
     } finally {
       await lock.release();
     }
@@ -318,7 +339,7 @@ export class KabooAgent extends AbstractAgent {
   async *#resume(
     input: RunAgentInput,
     snapshot: ThreadSnapshot | undefined,
-    signal: AbortSignal,
+    stop: AbortController,
   ): AsyncGenerator<BaseEvent> {
     this.#failure = snapshot?.run?.status === "failed" ? snapshot.run.error : undefined;
     if (snapshot?.run?.status !== "running") {
@@ -334,17 +355,20 @@ export class KabooAgent extends AbstractAgent {
     for await (const event of this.#drive(
       next.input,
       { asked: snapshot.interrupts, continueRun: next.continueRun },
-      signal,
+      stop,
     )) {
       if (event.type !== EventType.RUN_STARTED) yield event;
     }
   }
 
-  /** Runs `input` with the thread's lock held: checkpoints each step and tells the other tabs. */
+  /**
+   * Runs `input` with the thread's lock held: checkpoints each step and tells the other tabs (and this tab's
+   * own watchers). Only `stop` ends it early; `abortRun()` finds it by its thread while this tab drives it.
+   */
   async *#drive(
     input: RunAgentInput,
     o: { asked: AguiInterrupt[]; continueRun: boolean },
-    signal: AbortSignal,
+    stop: AbortController,
   ): AsyncGenerator<BaseEvent> {
     const store = this.#config.sessionStore;
     const recorder = new RunRecorder(store, input, o.asked);
@@ -363,13 +387,15 @@ export class KabooAgent extends AbstractAgent {
     const unlisten = channel.onJoin((to) => {
       for (const event of open.catchUp()) channel.post({ runId: input.runId, event, to });
     });
+    this.#driving.set(input.threadId, stop);
     try {
-      yield* this.#events(input, o.continueRun, recorder, signal, (event) => {
+      yield* this.#events(input, o.continueRun, recorder, stop.signal, (event) => {
         open.note(event);
         channel.post({ runId: input.runId, event });
       });
     } finally {
       unlisten();
+      if (this.#driving.get(input.threadId) === stop) this.#driving.delete(input.threadId);
     }
   }
 

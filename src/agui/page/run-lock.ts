@@ -86,9 +86,17 @@ export interface RunChannelMessage {
   to?: string;
 }
 
-/** The thread's run channel; a no-op where `BroadcastChannel` does not exist. */
+/**
+ * The thread's run channel: to the other tabs (a `BroadcastChannel`, where one exists) and to this tab's own
+ * listeners on it (a `BroadcastChannel` does not hear itself), so a view in the tab that drives a run can follow it.
+ */
 export class RunChannel {
   readonly #channel: BroadcastChannel | undefined;
+  /**
+   * This tab's listeners, to events (watchers) and to joins (the driver): each gets a copy of what is posted here, a
+   * task later, as the other tabs do.
+   */
+  readonly #local = { event: new Set<(data: unknown) => void>(), join: new Set<(data: unknown) => void>() };
 
   /**
    * @param threadId - The thread.
@@ -104,6 +112,7 @@ export class RunChannel {
   post(message: RunChannelMessage): void {
     try {
       this.#channel?.postMessage(message);
+      this.#echo(this.#local.event, message);
     } catch {
       // An event that cannot be cloned reaches the watchers in the next snapshot instead.
     }
@@ -115,7 +124,7 @@ export class RunChannel {
    * @param self - This watcher's join id: answers to other watchers' joins are left out.
    */
   listen(listener: (message: RunChannelMessage) => void, self?: string): () => void {
-    return this.#on((data) => {
+    return this.#on(this.#local.event, (data) => {
       const m = data as Partial<RunChannelMessage> | null;
       // Another tab's message is input: only an event with a type is relayed.
       if (typeof m?.runId !== "string" || typeof m.event?.type !== "string") return;
@@ -127,6 +136,7 @@ export class RunChannel {
   join(id: string): void {
     try {
       this.#channel?.postMessage({ join: id });
+      this.#echo(this.#local.join, { join: id });
     } catch {
       // Without an answer the watcher shows the message at the run's closing snapshot.
     }
@@ -134,18 +144,31 @@ export class RunChannel {
 
   /** The driver hears joins; returns the function that stops listening. */
   onJoin(listener: (id: string) => void): () => void {
-    return this.#on((data) => {
+    return this.#on(this.#local.join, (data) => {
       const id = (data as { join?: unknown } | null)?.join;
       if (typeof id === "string") listener(id);
     });
   }
 
-  #on(listener: (data: unknown) => void): () => void {
+  #on(local: Set<(data: unknown) => void>, listener: (data: unknown) => void): () => void {
     const channel = this.#channel;
-    if (!channel) return () => undefined;
     const onMessage = (e: MessageEvent) => listener(e.data);
-    channel.addEventListener("message", onMessage);
-    return () => channel.removeEventListener("message", onMessage);
+    channel?.addEventListener("message", onMessage);
+    local.add(listener);
+    return () => {
+      channel?.removeEventListener("message", onMessage);
+      local.delete(listener);
+    };
+  }
+
+  /** Hands this tab's `local` listeners a copy of `data` (none listening: nothing is copied). */
+  #echo(local: Set<(data: unknown) => void>, data: unknown): void {
+    if (local.size === 0) return;
+    const copy = structuredClone(data);
+    const listeners = [...local];
+    setTimeout(() => {
+      for (const listener of listeners) if (local.has(listener)) listener(copy);
+    }, 0);
   }
 
   close(): void {

@@ -152,7 +152,9 @@ describe("two tabs on one thread (Chromium)", () => {
       });
       await b.agent.runAgent().catch(() => undefined);
       subscription.unsubscribe();
-      expect(refusals).toEqual([expect.stringMatching(/^RUN_IN_PROGRESS: Another tab is running this thread/)]);
+      expect(refusals).toEqual([
+        expect.stringMatching(/^RUN_IN_PROGRESS: This thread's run is still going \(in another tab/),
+      ]);
       const shown = signal();
       b.agent.subscribe({ onMessagesSnapshotEvent: () => void shown.fire() });
       const watching = b.agent.connectAgent();

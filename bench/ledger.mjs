@@ -2,10 +2,12 @@
 // `node bench/ledger.mjs [rounds]`: the execution ledger's cost per tool call, as in
 // bench/ledger.bench.ts, with interleaved rounds and the best time of each variant kept, so other
 // load on the machine skews little. One run = one model turn of 10 tool calls + the final answer.
-//   skipped: the tool is annotated idempotentHint (no claim/settle; its idempotency key is computed)
+//   skipped: the tool is annotated idempotentHint (no claim/settle; the call's text is computed, its
+//            idempotency key only if the tool reads it)
 //   memory:  the default MemoryExecutionLedger claims and settles every call
 //   key:     executionKey alone (one synchronous SHA-256 of canonical JSON per call)
-//   none:    a build with executionKey stubbed and the tool skipping the ledger: no ledger cost at all
+//   none:    a build with the key functions stubbed (executionKey, callText, keyOfCall) and the tool
+//            skipping the ledger: no ledger cost at all
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,8 +16,8 @@ import { pathToFileURL } from "node:url";
 import { bundleTo } from "./bundle.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-"));
-// Two builds of the same source: as shipped, and with executionKey stubbed to a constant, so that a
-// tool that skips the ledger there is the runner without any ledger cost (no hash, no claim).
+// Two builds of the same source: as shipped, and with the key functions stubbed to constants, so that a
+// tool that skips the ledger there is the runner without any ledger cost (no text, no hash, no claim).
 async function bundle(name, stubKey) {
   const outfile = join(dir, `${name}.mjs`);
   const stub = {
@@ -25,7 +27,7 @@ async function bundle(name, stubKey) {
         const text = await readFile(args.path, "utf8");
         const start = text.indexOf("export function executionKey");
         return {
-          contents: `${text.slice(0, start)}export function executionKey(_parts: ExecutionKeyParts): string { return "kw1-none"; }\n`,
+          contents: `${text.slice(0, start)}${STUBS}`,
           loader: "ts",
         };
       });
@@ -34,6 +36,10 @@ async function bundle(name, stubKey) {
   await bundleTo(`export * from "./src/index.ts"; export * as z from "zod/v4";`, outfile, stubKey ? [stub] : []);
   return import(pathToFileURL(outfile).href);
 }
+const STUBS = `export function executionKey(_parts: ExecutionKeyParts): string { return "kw1-none"; }
+export function callText(_parts: ExecutionKeyParts): string { return "[]"; }
+export function keyOfCall(_text: string): string { return "kw1-none"; }
+`;
 const shipped = await bundle("shipped", false);
 const bare = await bundle("bare", true);
 rmSync(dir, { recursive: true, force: true });
@@ -93,7 +99,7 @@ for (let round = 0; round < rounds; round++) {
 const perCall = (ms) => (ms * 1000) / (RUNS * CALLS);
 console.log(`${RUNS} runs × ${CALLS} calls, best of ${rounds} interleaved rounds`);
 console.log(`none (no ledger)    ${perCall(best.none).toFixed(2)} µs/call`);
-console.log(`skipped (key only)  ${perCall(best.skipped).toFixed(2)} µs/call`);
+console.log(`skipped (text only) ${perCall(best.skipped).toFixed(2)} µs/call`);
 console.log(`memory ledger       ${perCall(best.memory).toFixed(2)} µs/call`);
 console.log(`key alone           ${perCall(best.key).toFixed(2)} µs/call`);
 console.log(`memory / skipped    ${(best.memory / best.skipped).toFixed(3)}×`);

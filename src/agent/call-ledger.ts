@@ -11,21 +11,39 @@ import { runAudit, type RunAudit } from "./audit-record.js";
 import type { InvocationState } from "./events.js";
 import { InterruptSignal } from "./interrupt.js";
 import { toolInterruptId } from "./interrupt-id.js";
-import { callKey, runLedger } from "./run-context.js";
-import type { ExecutionLedger, LedgerResult } from "./ledger.js";
-import { MemoryExecutionLedger } from "./memory-ledger.js";
+import { callId, runLedger } from "./run-context.js";
+import { keyOfCall, type ClaimOptions, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "./ledger.js";
+import { MemoryExecutionLedger, type CallName } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "./messages.js";
 import { OUTCOME_UNKNOWN, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
 import { toResultBlock } from "./result-block.js";
 import { errorResult, type AgentTool, type ToolOutput } from "./tools.js";
 
 /** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
-export interface OpenCall {
-  input: unknown;
-  key: string;
-  claim?: { ledger: ExecutionLedger; token: string };
+export class OpenCall implements CallName {
+  /** The claim, and what the ledger is asked with: the call itself (a memory ledger as it ships), else its key. */
+  claim?: { ledger: ExecutionLedger; token: string; name: string | CallName };
   /** Where its execution is recorded once it settles, and how an unknown outcome was answered. */
   audit?: { trail: RunAudit; tool: string; answer: "run_again" | null };
+  #key: string | undefined;
+
+  /**
+   * @param input - The validated input.
+   * @param text - The call's text (`callText`), which its key hashes.
+   */
+  constructor(
+    readonly input: unknown,
+    readonly text: string,
+  ) {}
+
+  /**
+   * The call's execution key (the tool's idempotency key): hashed when first read, since the default
+   * ledger knows the call by its text, and most tools never read it.
+   */
+  get key(): string {
+    this.#key ??= keyOfCall(this.text);
+    return this.#key;
+  }
 }
 
 /** Options of {@link openCall}. */
@@ -55,33 +73,35 @@ export function openCall(
   input: unknown,
   o: OpenCallOptions,
 ): OpenCall | Promise<OpenCall | { result: ToolResultBlock }> {
-  const key = callKey(o.invocationState, toolUse.toolUseId, "callInput" in o ? o.callInput : input);
+  const call = new OpenCall(
+    input,
+    callId(o.invocationState, toolUse.toolUseId, "callInput" in o ? o.callInput : input),
+  );
   const hints = tool.annotations;
-  if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return { input, key };
+  if (!o.recordAll && (hints?.readOnlyHint === true || hints?.idempotentHint === true)) return call;
   const ledger = runLedger(o.agent, o.invocationState);
-  const leaseMs = o.leaseMs;
+  // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
+  const name = asShipped(ledger) ? call : call.key;
+  const lease = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
   const trail = runAudit(o.agent, o.invocationState);
-  const first =
-    ledger instanceof MemoryExecutionLedger && ledger.claim === memoryClaim
-      ? ledger.claimNow(key, leaseMs === undefined ? undefined : { leaseMs })
-      : undefined;
-  if (first?.status === "claimed") return held(input, key, ledger, first.token, trail, toolUse.name, null);
+  const first = claimIn(ledger, name, lease);
+  if (!(first instanceof Promise) && first.status === "claimed")
+    return held(call, ledger, first.token, name, trail, toolUse.name, null);
   return (async () => {
-    const lease = leaseMs === undefined ? {} : { leaseMs };
-    let outcome = first ?? (await ledger.claim(key, lease));
-    const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: key };
+    let outcome = await first;
+    const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: call.key };
     let answer: "run_again" | null = null;
     if (outcome.status === "unknown") {
       // The question names the claim it is about: an answer to it never stands for a later claim that was
       // lost too (a "run it again" that died mid-call again must be asked about again, or it runs twice).
-      const id = toolInterruptId(toolUse.toolUseId, `${OUTCOME_UNKNOWN}@${outcome.claimedAt}`);
+      const question = toolInterruptId(toolUse.toolUseId, `${OUTCOME_UNKNOWN}@${outcome.claimedAt}`);
       const action = readOutcomeAnswer(
-        o.agent.interruptState.raise(id, {
+        o.agent.interruptState.raise(question, {
           name: OUTCOME_UNKNOWN,
           reason: unknownRequest(toolUse, input, outcome.claimedAt),
         }),
       );
-      outcome = await ledger.claim(key, { ...lease, takeOverUnknown: true });
+      outcome = await claimIn(ledger, name, { ...lease, takeOverUnknown: true });
       if (outcome.status === "claimed" && action !== "run_again") {
         const text =
           action === "treat_as_done"
@@ -91,7 +111,7 @@ export function openCall(
           status: action === "treat_as_done" ? "success" : "error",
           content: [{ type: "text", text }],
         };
-        await ledger.settle(key, outcome.token, result);
+        await settleIn(ledger, name, outcome.token, result);
         await recordExecution(trail, { ...facts, claim: "unknown", result, answer: action });
         return { result: toResultBlock(toolUse.toolUseId, result) };
       }
@@ -104,29 +124,77 @@ export function openCall(
     if (outcome.status === "running")
       throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.leaseExpiresAt);
     if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
-    return held(input, key, ledger, outcome.token, trail, toolUse.name, answer);
+    return held(call, ledger, outcome.token, name, trail, toolUse.name, answer);
   })();
 }
 
-/** The call the caller now holds. */
+/** `call`, now held by the caller. */
 function held(
-  input: unknown,
-  key: string,
+  call: OpenCall,
   ledger: ExecutionLedger,
   token: string,
+  name: string | CallName,
   trail: RunAudit | undefined,
   tool: string,
   answer: "run_again" | null,
 ): OpenCall {
-  const open: OpenCall = { input, key, claim: { ledger, token } };
-  if (trail) open.audit = { trail, tool, answer };
-  return open;
+  call.claim = { ledger, token, name };
+  if (trail) call.audit = { trail, tool, answer };
+  return call;
 }
 
-// A memory ledger whose `claim` (`settle`) is its own answers through its synchronous form (`claimNow`,
-// `settleNow`); a subclass that overrides the method is always asked through it.
+// A memory ledger whose `claim` (`settle`, `release`) is its own is asked through its synchronous form
+// (`claimNow`, `settleNow`), which also takes a CallName; a subclass that overrides the method is always
+// asked through it, with the key.
 const memoryClaim = MemoryExecutionLedger.prototype.claim;
 const memorySettle = MemoryExecutionLedger.prototype.settle;
+const memoryRelease = MemoryExecutionLedger.prototype.release;
+
+/**
+ * Whether `ledger` is a `MemoryExecutionLedger` as it ships (not a subclass, no method replaced): it is
+ * asked with the call itself. Any other ledger is asked with execution keys, as it always was.
+ */
+function asShipped(ledger: ExecutionLedger): boolean {
+  return (
+    Object.getPrototypeOf(ledger) === MemoryExecutionLedger.prototype &&
+    ledger.claim === memoryClaim &&
+    ledger.settle === memorySettle &&
+    ledger.release === memoryRelease
+  );
+}
+
+const keyOf = (name: string | CallName) => (typeof name === "string" ? name : name.key);
+
+/** Claims `name` in `ledger`: synchronously where a memory ledger's `claim` is its own. */
+function claimIn(
+  ledger: ExecutionLedger,
+  name: string | CallName,
+  options: ClaimOptions | undefined,
+): ClaimOutcome | Promise<ClaimOutcome> {
+  return ledger instanceof MemoryExecutionLedger && ledger.claim === memoryClaim
+    ? ledger.claimNow(name, options)
+    : ledger.claim(keyOf(name), options ?? {});
+}
+
+/** Settles `name` in `ledger`: synchronously where a memory ledger's `settle` is its own. */
+function settleIn(
+  ledger: ExecutionLedger,
+  name: string | CallName,
+  token: string,
+  result: LedgerResult,
+): undefined | Promise<void> {
+  if (!(ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle))
+    return ledger.settle(keyOf(name), token, result);
+  ledger.settleNow(name, token, result);
+  return undefined;
+}
+
+/** Releases `name`'s claim in `ledger`. */
+function releaseIn(ledger: ExecutionLedger, name: string | CallName, token: string): Promise<void> {
+  return ledger instanceof MemoryExecutionLedger && ledger.release === memoryRelease
+    ? ledger.release(name, token)
+    : ledger.release(keyOf(name), token);
+}
 
 function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
   const request: OutcomeUnknownRequest = {
@@ -156,15 +224,14 @@ export function settleCall(
 ): undefined | Promise<unknown> {
   const claim = call.claim;
   if (!claim) return;
-  const { ledger, token } = claim;
+  const { ledger, token, name } = claim;
   try {
-    if (error instanceof InterruptSignal) return ledger.release(call.key, token).then(undefined, ignore);
+    if (error instanceof InterruptSignal) return releaseIn(ledger, name, token).then(undefined, ignore);
     const result = toLedger(output ? toBlock(output) : errorResult(toolUseId, `Error: ${describe(error)}`));
     const audit = call.audit;
-    if (!audit && ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle)
-      return void ledger.settleNow(call.key, token, result);
+    const settled = settleIn(ledger, name, token, result);
+    if (!audit) return settled?.then(undefined, ignore);
     const record = () =>
-      audit &&
       recordExecution(audit.trail, {
         tool: audit.tool,
         toolUseId,
@@ -173,11 +240,7 @@ export function settleCall(
         result,
         answer: audit.answer,
       });
-    const settled =
-      ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle
-        ? ledger.settleNow(call.key, token, result)
-        : ledger.settle(call.key, token, result);
-    return (settled ? settled.then(record) : record())?.then(undefined, ignore);
+    return (settled ? settled.then(record) : record()).then(undefined, ignore);
   } catch {
     return;
   }
@@ -188,7 +251,7 @@ const ignore = () => undefined;
 /** Drops the claim of a call that provably did not start. Never rejects. */
 export function releaseCall(call: OpenCall): Promise<void> {
   return call.claim
-    ? call.claim.ledger.release(call.key, call.claim.token).then(undefined, () => undefined)
+    ? releaseIn(call.claim.ledger, call.claim.name, call.claim.token).then(undefined, () => undefined)
     : Promise.resolve();
 }
 

@@ -95,9 +95,28 @@ const KEY_PREFIX = "kw1-";
  * ```
  */
 export function executionKey(parts: ExecutionKeyParts): string {
+  return keyOfCall(callText(parts));
+}
+
+/**
+ * The text a call's execution key hashes: the canonical JSON of `[threadId, toolUseId, input]`. It names
+ * the call as its key does (equal texts, equal keys), so the memory ledger can keep the runner's calls
+ * under it and hash only when someone asks by key (see `MemoryExecutionLedger`).
+ * @param parts - Thread id, tool-use id and input.
+ * @returns The text, which starts with `[`.
+ */
+export function callText(parts: ExecutionKeyParts): string {
   // canonicalJson([threadId, toolUseId, input ?? null]), written out: the same text without an array.
   const { threadId, toolUseId, input } = parts;
-  const text = `[${canonicalJson(threadId)},${canonicalJson(toolUseId)},${canonicalJson(input ?? null)}]`;
+  return `[${canonicalJson(threadId)},${canonicalJson(toolUseId)},${canonicalJson(input ?? null)}]`;
+}
+
+/**
+ * The execution key of a {@link callText}.
+ * @param text - The call's text.
+ * @returns `kw1-<64 hex digits>`.
+ */
+export function keyOfCall(text: string): string {
   return KEY_PREFIX + sha256Hex(text);
 }
 

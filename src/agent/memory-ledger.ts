@@ -4,7 +4,7 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "./ledger.js";
-import { DEFAULT_LEASE_MS } from "./ledger.js";
+import { DEFAULT_LEASE_MS, keyOfCall } from "./ledger.js";
 
 /** A ledger entry; exported for the stores that keep the same shape elsewhere (IndexedDB). */
 export type LedgerRecord =
@@ -24,15 +24,15 @@ export interface MemoryExecutionLedgerOptions {
  * atomic step (a synchronous map update here, a readwrite transaction in IndexedDB).
  * @param holderAlive - Whether the holder of a claim still runs (Web Locks); when given it decides, even past
  *   the lease; absent trusts the lease.
- * @param token - The token to write when the caller now holds the call. Default a random UUID.
+ * @param token - The token to write when the caller now holds the call.
  * @returns The outcome, and the record to write when the caller now holds the call.
  */
 export function decideClaim(
   record: LedgerRecord | undefined,
   options: ClaimOptions | undefined,
   now: number,
-  holderAlive?: (record: LedgerRecord & { state: "claimed" }) => boolean,
-  token: string = crypto.randomUUID(),
+  holderAlive: ((record: LedgerRecord & { state: "claimed" }) => boolean) | undefined,
+  token: string,
 ): { outcome: ClaimOutcome; write?: LedgerRecord } {
   if (record?.state === "done") return { outcome: { status: "done", result: structuredClone(record.result) } };
   // Where the store can tell whether the holder still runs (Web Locks), that decides, not the lease:
@@ -83,14 +83,33 @@ function copyResult<T>(value: T): T {
  * synchronous step. It lives as long as the agent (a reload forgets it; use
  * `IndexedDbExecutionLedger` in a page and a thread store at the edge).
  *
+ * The runner names its calls by {@link CallName} (the synchronous methods and `release` take one): the
+ * ledger keeps them under their texts, never hashed, until the first string key comes (an execution key a
+ * host computed); from then on it keeps every call under its execution key. Either way a call's name and
+ * its execution key are one record.
+ *
  * @example
  * ```ts
  * const ledger = new MemoryExecutionLedger();
  * const agent = new Agent({ model, tools, ledger });
  * ```
  */
+/**
+ * A call as the runner names it to a {@link MemoryExecutionLedger}: its text (what its execution key
+ * hashes, `[threadId, toolUseId, input]` as canonical JSON) and that key, which the ledger reads only when
+ * it needs it, so an object that hashes on first read is spared the hash.
+ */
+export interface CallName {
+  /** The call's text (`callText`): it starts with `[`. */
+  readonly text: string;
+  /** The call's execution key: `kw1-` and the SHA-256 of `text`. */
+  readonly key: string;
+}
+
 export class MemoryExecutionLedger implements ExecutionLedger {
-  readonly #records = new Map<string, LedgerRecord>();
+  #records = new Map<string, LedgerRecord>();
+  /** Whether the records are under the calls' texts (until the first string key comes). */
+  #texts = true;
   readonly #now: () => number;
   readonly #max: number;
   /**
@@ -114,7 +133,8 @@ export class MemoryExecutionLedger implements ExecutionLedger {
    * {@link MemoryExecutionLedger.claim}, answered synchronously: the runner uses it (no promise per call)
    * unless a subclass overrides `claim`.
    */
-  claimNow(key: string, options?: ClaimOptions): ClaimOutcome {
+  claimNow(call: string | CallName, options?: ClaimOptions): ClaimOutcome {
+    const key = this.#id(call);
     const { outcome, write } = decideClaim(
       this.#records.get(key),
       options,
@@ -132,7 +152,8 @@ export class MemoryExecutionLedger implements ExecutionLedger {
   }
 
   /** {@link MemoryExecutionLedger.settle}, synchronously (see {@link MemoryExecutionLedger.claimNow}). */
-  settleNow(key: string, token: string, result: LedgerResult): void {
+  settleNow(call: string | CallName, token: string, result: LedgerResult): void {
+    const key = this.#id(call);
     const next = decideSettle(this.#records.get(key), token, result);
     if (!next) return;
     // Re-inserted so the map's order is settle order: the oldest settled calls are dropped first.
@@ -146,8 +167,24 @@ export class MemoryExecutionLedger implements ExecutionLedger {
     }
   }
 
+  /**
+   * Where a call is kept: under its text while the records are under texts (a long text under its key,
+   * so the map holds no large arguments), else under its execution key. The first string key puts every
+   * record held under a text (a call's text starts with `[`, a key with `kw1-`) under its key, in the same
+   * order.
+   */
+  #id(call: string | CallName): string {
+    if (typeof call !== "string") return this.#texts && call.text.length <= 256 ? call.text : call.key;
+    if (this.#texts) {
+      this.#texts = false;
+      this.#records = new Map([...this.#records].map(([k, r]) => [k[0] === "[" ? keyOfCall(k) : k, r]));
+    }
+    return call;
+  }
+
   /** {@inheritDoc ExecutionLedger.release} */
-  async release(key: string, token: string): Promise<void> {
+  async release(call: string | CallName, token: string): Promise<void> {
+    const key = this.#id(call);
     const record = this.#records.get(key);
     if (record?.state === "claimed" && record.token === token) this.#records.delete(key);
   }

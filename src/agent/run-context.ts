@@ -20,7 +20,7 @@ import { InvalidRunContextError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
 import type { AuditLog } from "./audit.js";
-import { executionKey, type ExecutionLedger } from "./ledger.js";
+import { callText, keyOfCall, type ExecutionLedger } from "./ledger.js";
 import { SessionExchange } from "./session.js";
 import type { PausedBatch } from "./paused-batch.js";
 import type { Agent } from "./agent.js";
@@ -276,10 +276,18 @@ export function getSessionExchange(invocationState: InvocationState): SessionExc
  * @param invocationState - The run's state.
  * @param toolUseId - The call's id.
  * @param input - The arguments the key is taken over (the call's as the model made it).
- * @returns The key (see {@link executionKey}).
+ * @returns The key (see `executionKey`).
  */
 export function callKey(invocationState: InvocationState, toolUseId: string, input: unknown): string {
-  return executionKey({ threadId: runContext.threadId.find(invocationState) ?? "", toolUseId, input });
+  return keyOfCall(callId(invocationState, toolUseId, input));
+}
+
+/**
+ * What {@link callKey} hashes (see `callText`): how the runner names a call to the memory ledger.
+ * @returns The call's text.
+ */
+export function callId(invocationState: InvocationState, toolUseId: string, input: unknown): string {
+  return callText({ threadId: runContext.threadId.find(invocationState) ?? "", toolUseId, input });
 }
 
 /**

@@ -285,7 +285,10 @@ async function invokeTool(
     toolUse,
     invocationState: o.invocationState,
     signal: o.signal,
-    idempotencyKey: call.key,
+    // Read when the tool asks: the key is a hash most tools never need (see OpenCall.key).
+    get idempotencyKey() {
+      return call.key;
+    },
     interrupt: (request) => o.agent.interruptState.raise(toolInterruptId(toolUse.toolUseId, request.name), request),
   };
   // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.

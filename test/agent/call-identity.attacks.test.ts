@@ -187,3 +187,23 @@ test("a subclass of the memory ledger is asked with the call's execution key, an
   expect(sent).toEqual(["bob"]);
   expect(ledger.keys).toEqual([keyOf("bob"), keyOf("bob"), keyOf("bob")]);
 });
+
+test("a memory ledger with a method replaced on the instance is asked with execution keys", async () => {
+  const { sent, transfer } = bank();
+  const ledger = new MemoryExecutionLedger();
+  const keys: string[] = [];
+  const release = ledger.release.bind(ledger);
+  ledger.release = (key: string, token: string) => {
+    keys.push(key);
+    return release(key, token);
+  };
+  const settle = ledger.settle.bind(ledger);
+  ledger.settle = (key, token, result) => {
+    keys.push(key);
+    return settle(key, token, result);
+  };
+  await run(ledger, transfer, pay("bob"));
+  await run(ledger, transfer, pay("bob"));
+  expect(sent).toEqual(["bob"]);
+  expect(keys).toEqual([keyOf("bob")]);
+});

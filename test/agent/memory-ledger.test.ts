@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { MemoryExecutionLedger, executionKey } from "../../src/index.js";
+import { MemoryExecutionLedger, executionKey, type CallName, type ClaimOutcome } from "../../src/index.js";
+import { callText } from "../../src/agent/ledger.js";
 import { executionLedgerContract } from "./ledger-contract.js";
 
 describe("MemoryExecutionLedger", () => {
@@ -65,5 +66,79 @@ describe("executionKey", () => {
       executionKey({ threadId: "t:c1", toolUseId: "", input: base.input }),
     ]);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe("a call's name (as the runner gives it) and its execution key are one record", () => {
+  const parts = (id: string, input: unknown = { to: "bob" }) => ({ threadId: "th", toolUseId: id, input });
+  const key = (id: string, input?: unknown) => executionKey(parts(id, input));
+  /** The call as the runner names it; counts how often the ledger needed its key. */
+  const hashes: string[] = [];
+  const name = (id: string, input?: unknown): CallName => ({
+    text: callText(parts(id, input)),
+    get key() {
+      hashes.push(id);
+      return key(id, input);
+    },
+  });
+  const done = { status: "success" as const, content: [{ type: "text" as const, text: "ok" }] };
+  const claimed = (o: ClaimOutcome) => {
+    if (o.status !== "claimed") throw new Error(`expected a claim, got ${o.status}`);
+    return o.token;
+  };
+
+  test("claimed by name, the key finds it running, then done; claimed by key, the name finds it done", async () => {
+    const ledger = new MemoryExecutionLedger();
+    const a = claimed(ledger.claimNow(name("a")));
+    expect((await ledger.claim(key("a"))).status).toBe("running");
+    expect(ledger.claimNow(name("a")).status).toBe("running");
+    ledger.settleNow(name("a"), a, done);
+    expect(await ledger.claim(key("a"))).toEqual({ status: "done", result: done });
+    const b = claimed(await ledger.claim(key("b")));
+    ledger.settleNow(name("b"), b, done);
+    expect(ledger.claimNow(name("b"))).toEqual({ status: "done", result: done });
+  });
+
+  test("released by key, a call claimed by name is free again (and the other way round)", async () => {
+    const ledger = new MemoryExecutionLedger();
+    const a = claimed(ledger.claimNow(name("a")));
+    await ledger.release(key("a"), a);
+    const again = claimed(ledger.claimNow(name("a")));
+    await ledger.release(name("a"), again);
+    expect((await ledger.claim(key("a"))).status).toBe("claimed");
+  });
+
+  test("a ledger asked by name only never needs a key, except for long arguments", () => {
+    const ledger = new MemoryExecutionLedger();
+    hashes.length = 0;
+    const a = claimed(ledger.claimNow(name("a")));
+    ledger.settleNow(name("a"), a, done);
+    expect(ledger.claimNow(name("a")).status).toBe("done");
+    expect(hashes).toEqual([]);
+    const long = { note: "x".repeat(1000) };
+    const l = claimed(ledger.claimNow(name("l", long)));
+    ledger.settleNow(name("l", long), l, done);
+    expect(ledger.claimNow(name("l", long))).toEqual({ status: "done", result: done });
+    expect(hashes).toEqual(["l", "l", "l"]);
+  });
+
+  test("a long call is one record with its key before and after a look-up by key", async () => {
+    const ledger = new MemoryExecutionLedger();
+    const long = { note: "x".repeat(1000) };
+    const a = claimed(ledger.claimNow(name("a", long)));
+    ledger.settleNow(name("a", long), a, done);
+    expect(await ledger.claim(key("a", long))).toEqual({ status: "done", result: done });
+    expect(ledger.claimNow(name("a", long))).toEqual({ status: "done", result: done });
+  });
+
+  test("the oldest settled calls are still dropped first after the first look-up by key", async () => {
+    const ledger = new MemoryExecutionLedger({ maxEntries: 2 });
+    for (const id of ["a", "b"]) ledger.settleNow(name(id), claimed(ledger.claimNow(name(id))), done);
+    // The first key puts the calls kept by name under their keys, in their order: "a" is still the oldest.
+    const c = claimed(await ledger.claim(key("c")));
+    ledger.settleNow(name("c"), c, done);
+    expect((await ledger.claim(key("b"))).status).toBe("done");
+    expect(ledger.claimNow(name("c")).status).toBe("done");
+    expect(ledger.claimNow(name("a")).status).toBe("claimed");
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { canonicalJson } from "../../src/agent/canonical-json.js";
 import { sha256Hex } from "../../src/agent/sha256.js";
 import { executionKey } from "../../src/index.js";
+import { callText, keyOfCall } from "../../src/agent/ledger.js";
 
 async function webCryptoHex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -66,6 +67,10 @@ describe("executionKey stays the key earlier versions stored", () => {
         (threadId, toolUseId, input) => {
           const text = canonicalJson([threadId, toolUseId, input ?? null]);
           expect(executionKey({ threadId, toolUseId, input })).toBe(`kw1-${sha256Hex(text)}`);
+          // The runner's name for the call in the memory ledger is that text, and starts with "[".
+          expect(callText({ threadId, toolUseId, input })).toBe(text);
+          expect(text[0]).toBe("[");
+          expect(keyOfCall(text)).toBe(`kw1-${sha256Hex(text)}`);
         },
       ),
       { numRuns: 300 },

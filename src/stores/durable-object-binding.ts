@@ -6,7 +6,7 @@
  */
 import type { ClaimOptions, LedgerResult } from "../agent/ledger.js";
 import type { JsonValue } from "../agent/messages.js";
-import type { ThreadData } from "./thread-store.js";
+import type { LedgerHolder, ThreadData } from "./thread-store.js";
 import type { SqlStorageLike } from "./durable-object-sql.js";
 
 /** The part of a Durable Object's `ctx` (`DurableObjectState`) this store uses. */
@@ -36,7 +36,7 @@ export const HOSTED_RUN_PATH = "/kaboo/run";
 export type Op =
   | { op: "load" }
   | { op: "cas"; expected: number; data: ThreadData }
-  | { op: "claim"; key: string; options?: ClaimOptions }
+  | { op: "claim"; key: string; options?: ClaimOptions; holder?: LedgerHolder }
   | { op: "settle"; key: string; token: string; result: LedgerResult }
   | { op: "release"; key: string; token: string }
   | { op: "events.append"; runId: string; from: number; events: JsonValue[]; ended: boolean }

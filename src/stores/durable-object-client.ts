@@ -11,6 +11,7 @@ import type { DurableObjectNamespaceLike, Op } from "./durable-object-binding.js
 import {
   decodeThread,
   emptyThread,
+  type LedgerHolder,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -101,11 +102,22 @@ export class DurableObjectThreadStore implements ThreadStore {
     await this.#call(threadId, { op: "events.compact", before });
   }
 
-  ledger(threadId: string): ExecutionLedger {
+  /**
+   * The thread's ledger, in its object.
+   * @param holder - The run that claims (see {@link LedgerHolder}): its claims hold only while it holds the
+   *   thread, and the open claims of the run it took the thread over from read `unknown`. Default: none
+   *   known (claims made outside a run, never refused so).
+   */
+  ledger(threadId: string, holder?: LedgerHolder): ExecutionLedger {
     const call = (op: Op) => this.#call(threadId, op);
     return {
       claim: async (key, options) =>
-        (await call(options ? { op: "claim", key, options } : { op: "claim", key })) as ClaimOutcome,
+        (await call({
+          op: "claim",
+          key,
+          ...(options ? { options } : {}),
+          ...(holder ? { holder } : {}),
+        })) as ClaimOutcome,
       settle: async (key, token, result) => void (await call({ op: "settle", key, token, result })),
       release: async (key, token) => void (await call({ op: "release", key, token })),
     };

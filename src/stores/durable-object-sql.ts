@@ -15,6 +15,7 @@ import {
   parseLedgerRow,
   releasable,
   settledRow,
+  type LedgerHolder,
   type LedgerRow,
   type LoggedEvents,
   type ThreadData,
@@ -22,6 +23,7 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { deleteParts, PARTS_SCHEMA, readParts, textParts, writeParts } from "./durable-object-parts.js";
+import { holdsThread, HOLDERS_SCHEMA, leaseTokenOf, noteHolder, noteLease, seenBy } from "./durable-object-holder.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
@@ -38,6 +40,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
   // Claims made by a run inside this object (through ledger()), by token: only they die with it.
   "CREATE TABLE IF NOT EXISTS kaboo_own_claims (key TEXT PRIMARY KEY, token TEXT NOT NULL)",
+  // Which run made each claim sent from outside the object (see durable-object-holder.ts).
+  HOLDERS_SCHEMA,
 ];
 
 /**
@@ -110,6 +114,7 @@ export class SqlThreadStore implements ThreadStore {
     if (written.toArray().length !== 1) return false;
     // In the same synchronous step as the version check: the object commits them together.
     writeParts(this.#sql, "thread", "", 0, rest);
+    noteLease(this.#sql, data.lease?.token);
     return true;
   }
 
@@ -141,12 +146,23 @@ export class SqlThreadStore implements ThreadStore {
     };
   }
 
-  /** A ledger claim, synchronously. */
-  claimNow(key: string, options: ClaimOptions | undefined): ClaimOutcome {
+  /**
+   * A ledger claim, synchronously.
+   * @param holder - The run that claims from outside the object, by its lease (see durable-object-holder.ts):
+   *   it claims nothing once it no longer holds the thread, and reads the open claims of the run it took the
+   *   thread over from as `unknown`. Absent: a claim made outside a run, or by a run this object hosts.
+   */
+  claimNow(key: string, options: ClaimOptions | undefined, holder?: LedgerHolder): ClaimOutcome {
     const now = this.#now();
+    if (holder && !holdsThread(this.#sql, holder, () => leaseTokenOf(this.loadText())))
+      return { status: "running", leaseExpiresAt: now };
     const fresh = decideClaim(undefined, now, options);
-    if (fresh.write && this.#insert(key, fresh.write)) return fresh.outcome;
-    const { outcome, write } = decideClaim(this.#row(key), now, options);
+    if (fresh.write && this.#insert(key, fresh.write)) {
+      if (holder) noteHolder(this.#sql, key, fresh.write.token, holder);
+      return fresh.outcome;
+    }
+    const seen = holder ? seenBy(this.#sql, key, this.#row(key), holder, now) : { row: this.#row(key), cutOff: false };
+    const { outcome, write } = decideClaim(seen.row, now, options);
     if (write) {
       this.#sql.exec(
         "UPDATE kaboo_ledger SET token = ?, claimed_at = ?, lease_expires_at = ?, result = NULL WHERE key = ?",
@@ -156,6 +172,10 @@ export class SqlThreadStore implements ThreadStore {
         key,
       );
       deleteParts(this.#sql, "ledger", key);
+      if (holder) noteHolder(this.#sql, key, write.token, holder);
+    } else if (seen.cutOff) {
+      // Written cut off: every later claim reads it `unknown` too.
+      this.#sql.exec("UPDATE kaboo_ledger SET lease_expires_at = ? WHERE key = ?", now, key);
     }
     return outcome;
   }

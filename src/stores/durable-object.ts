@@ -132,7 +132,7 @@ export class KabooThread {
       case "cas":
         return { ok: store.compareAndSetNow(op.expected, op.data) };
       case "claim":
-        return store.claimNow(op.key, op.options);
+        return store.claimNow(op.key, op.options, op.holder);
       case "settle":
         store.settleNow(op.key, op.token, op.result);
         return { ok: true };

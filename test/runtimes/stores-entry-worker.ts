@@ -6,6 +6,7 @@ import {
   type DurableObjectNamespaceLike,
 } from "../../src/stores/durable-object.js";
 import { runStoreContract } from "../stores/contract.js";
+import { runHolderContract } from "../stores/holder-contract.js";
 
 export { KabooThread };
 
@@ -21,6 +22,8 @@ export default {
     switch (url.pathname) {
       case "/contract":
         return Response.json(await runStoreContract(store));
+      case "/holder-contract":
+        return Response.json(await runHolderContract(store));
       case "/load":
         return Response.json(await store.load(thread));
       case "/cas": {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 import type { ContractResult } from "../stores/contract.js";
 import { CONTRACT_CHECKS } from "../stores/contract.js";
+import { HOLDER_CHECKS } from "../stores/holder-contract.js";
 import { ROOT, bundleEntry } from "./bundle.js";
 
 const run = promisify(execFile);
@@ -50,6 +51,12 @@ describe("DurableObjectThreadStore in workerd", () => {
   test("passes the store contract", async () => {
     const results = await json<ContractResult[]>("/contract");
     expect(results.map((r) => r.name)).toEqual(CONTRACT_CHECKS);
+    expect(results.filter((r) => r.error)).toEqual([]);
+  });
+
+  test("claims name the run that made them: a dead run's open claim reads unknown to the run that took over", async () => {
+    const results = await json<ContractResult[]>("/holder-contract");
+    expect(results.map((r) => r.name)).toEqual(HOLDER_CHECKS);
     expect(results.filter((r) => r.error)).toEqual([]);
   });
 

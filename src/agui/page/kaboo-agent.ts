@@ -124,7 +124,7 @@ export class KabooAgent extends AbstractAgent {
   #next: AbortController | undefined;
   /** The Stop of each run this tab drives, by thread: a run outlives the view that started it. */
   readonly #driving = new Map<string, AbortController>();
-  #failure: RunFailure | undefined;
+  readonly #failures = new Map<string, RunFailure | undefined>();
 
   constructor(config: KabooAgentConfig) {
     super(config);
@@ -158,7 +158,7 @@ export class KabooAgent extends AbstractAgent {
    * thread's record kept it (read by `connectAgent()`); `undefined` once a run ends well.
    */
   get runFailure(): RunFailure | undefined {
-    return this.#failure;
+    return this.#failures.get(this.threadId);
   }
 
   override run(input: RunAgentInput): Observable<BaseEvent> {
@@ -209,7 +209,8 @@ export class KabooAgent extends AbstractAgent {
   /**
    * A copy over the same config, stores and ledger (so the same thread's runs stay exactly once across the two),
    * with copies of this agent's thread id, messages, state and open questions, and its subscribers and
-   * middlewares. Its runner agents are its own. (`AbstractAgent.clone()` copies no private field, so its copy
+   * middlewares. With a factory for `agent` its runner agents are its own; one runner `Agent` is shared with the
+   * original (so is its one run at a time). (`AbstractAgent.clone()` copies no private field, so its copy
    * of a `KabooAgent` could not run; CopilotKit clones an agent to run suggestions.)
    * @returns The copy.
    */
@@ -266,11 +267,20 @@ export class KabooAgent extends AbstractAgent {
       const leave = () => view.abort(stop.signal.reason);
       if (stop.signal.aborted) leave();
       else stop.signal.addEventListener("abort", leave, { once: true });
+      const done = () => {
+        stop.signal.removeEventListener("abort", leave);
+        if (this.#controller === stop) this.#controller = undefined;
+      };
       (async () => {
         for await (const event of events(stop, view.signal)) subscriber.next(event);
         subscriber.complete();
-      })().catch((error: unknown) => subscriber.error(error));
-      return () => view.abort();
+      })()
+        .catch((error: unknown) => subscriber.error(error))
+        .finally(() => stop.signal.removeEventListener("abort", leave));
+      return () => {
+        view.abort();
+        done();
+      };
     });
   }
 
@@ -286,6 +296,7 @@ export class KabooAgent extends AbstractAgent {
       );
       return;
     }
+    this.#driving.set(input.threadId, stop);
     try {
       const stored = await this.#config.sessionStore?.load(input.threadId);
       if (stored?.run?.status === "running") {
@@ -308,6 +319,7 @@ export class KabooAgent extends AbstractAgent {
       }
       yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, stop);
     } finally {
+      if (this.#driving.get(input.threadId) === stop) this.#driving.delete(input.threadId);
       await lock.release();
     }
   }
@@ -322,7 +334,7 @@ export class KabooAgent extends AbstractAgent {
         channel: this.#channel(input.threadId),
         signal: view,
         onFailure: (failure) => {
-          this.#failure = failure;
+          this.#failures.set(input.threadId, failure);
         },
         takeOver: (snapshot) => this.#resume(input, snapshot, stop),
       });
@@ -341,9 +353,14 @@ export class KabooAgent extends AbstractAgent {
     snapshot: ThreadSnapshot | undefined,
     stop: AbortController,
   ): AsyncGenerator<BaseEvent> {
-    this.#failure = snapshot?.run?.status === "failed" ? snapshot.run.error : undefined;
+    this.#failures.set(input.threadId, snapshot?.run?.status === "failed" ? snapshot.run.error : undefined);
     if (snapshot?.run?.status !== "running") {
       yield* replay(input, snapshot);
+      return;
+    }
+    const busy = this.#sharedRunnerBusy();
+    if (busy) {
+      yield* [runStarted(input), runError(busy)];
       return;
     }
     // The runner starts from the checkpoint, not from what this tab held before.
@@ -370,13 +387,18 @@ export class KabooAgent extends AbstractAgent {
     o: { asked: AguiInterrupt[]; continueRun: boolean },
     stop: AbortController,
   ): AsyncGenerator<BaseEvent> {
+    const busy = this.#sharedRunnerBusy();
+    if (busy) {
+      yield* [runStarted(input), runError(busy)];
+      return;
+    }
     const store = this.#config.sessionStore;
     const recorder = new RunRecorder(store, input, o.asked);
     try {
       await recorder.start();
     } catch (error) {
       // Not recorded, not run: a reload could not continue it.
-      this.#failure = { code: "RUN_FAILED", message: describe(error) };
+      this.#failures.set(input.threadId, { code: "RUN_FAILED", message: describe(error) });
       yield runStarted(input);
       yield runError(error);
       return;
@@ -428,20 +450,32 @@ export class KabooAgent extends AbstractAgent {
       // Saved before the front end hears the run ended, so a reload right after sees it. A save that
       // fails leaves the last checkpoint: a reload continues from there (the ledger replays the calls).
       if (event.type === EventType.RUN_FINISHED) {
-        this.#failure = undefined;
+        this.#failures.set(input.threadId, undefined);
         const interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
         const finalState = state ?? (input.state as Record<string, unknown>);
         await recorder.finish(messages ?? input.messages, finalState, interrupts).catch(warn);
       }
       if (event.type === EventType.RUN_ERROR) {
-        this.#failure = { code: event.code ?? "RUN_FAILED", message: event.message };
-        await recorder
-          .fail(this.#failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) })
-          .catch(warn);
+        const failure = { code: event.code ?? "RUN_FAILED", message: event.message };
+        this.#failures.set(input.threadId, failure);
+        await recorder.fail(failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) }).catch(warn);
       }
       tell(event);
       yield event;
     }
+  }
+
+  /**
+   * With one runner `Agent` for every thread (not a factory): the refusal while it runs another thread's run (one
+   * whose view left goes on), before anything of this run is recorded or its runner's questions are dropped.
+   */
+  #sharedRunnerBusy(): RunInProgressError | undefined {
+    const source = this.#config.agent;
+    if (typeof source === "function" || !source.running) return undefined;
+    return new RunInProgressError(
+      "The runner agent is running another thread's run; give KabooAgent a factory " +
+        "(agent: (threadId) => new Agent(…)) to run threads side by side.",
+    );
   }
 
   #channel(threadId: string): RunChannel {

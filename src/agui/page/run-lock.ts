@@ -12,10 +12,10 @@ export interface DriveLock {
   release(): Promise<void>;
 }
 
-const NO_LOCK: DriveLock = { release: () => Promise.resolve() };
-
 /**
- * The drive locks of a page. Without a lock manager every tab may drive (no guarantee across tabs).
+ * The drive locks of a page. Without a lock manager (a page outside a secure context, Node) the page keeps its own
+ * lock per thread: one drive at a time in this page (a run whose view left, and a `connectAgent()` after it, never
+ * both drive), with no guarantee across tabs.
  */
 export class RunLocks {
   readonly #locks: LockManager | undefined;
@@ -50,9 +50,48 @@ export class RunLocks {
     return lock;
   }
 
+  /** Without a lock manager: the threads this page drives, and who waits for each (see the class). */
+  readonly #local = new Map<string, (() => void)[]>();
+
+  #takeLocal(threadId: string, options: LockOptions): Promise<DriveLock | undefined> {
+    const waiting = this.#local.get(threadId);
+    const grant = (): DriveLock => {
+      this.#local.set(threadId, this.#local.get(threadId) ?? []);
+      let done = false;
+      return {
+        release: () => {
+          if (done) return Promise.resolve();
+          done = true;
+          const next = this.#local.get(threadId)?.shift();
+          if (next) next();
+          else this.#local.delete(threadId);
+          return Promise.resolve();
+        },
+      };
+    };
+    if (!waiting) {
+      this.#local.set(threadId, []);
+      return Promise.resolve(grant());
+    }
+    if (options.ifAvailable) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        options.signal?.removeEventListener("abort", off);
+        resolve(grant());
+      };
+      const off = () => {
+        const at = waiting.indexOf(go);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(options.signal?.reason);
+      };
+      options.signal?.addEventListener("abort", off, { once: true });
+      waiting.push(go);
+    });
+  }
+
   #take(threadId: string, options: LockOptions): Promise<DriveLock | undefined> {
     const locks = this.#locks;
-    if (!locks) return Promise.resolve(NO_LOCK);
+    if (!locks) return this.#takeLocal(threadId, options);
     return new Promise<DriveLock | undefined>((resolve, reject) => {
       let release = () => {};
       const held = new Promise<void>((r) => {

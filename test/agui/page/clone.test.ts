@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
@@ -50,5 +51,49 @@ describe("KabooAgent.clone()", () => {
     expect(copy.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: again" });
     expect(agent.messages).toHaveLength(1);
     expect(seen).toEqual(["middleware", "started"]);
+  });
+});
+
+describe("KabooAgent.clone() and the original", () => {
+  test("a clone's extra run on the same thread (a suggestion) leaves the original able to go on", async () => {
+    const sessionStore = new MemorySessionStore();
+    const agent = new KabooAgent({
+      threadId: "t1",
+      agent: () => bankRunner({ transfers: [] }),
+      sessionStore,
+      ledger: new MemoryExecutionLedger(),
+    });
+    agent.addMessage(user("hello"));
+    await agent.runAgent();
+    const copy = agent.clone();
+    copy.addMessage(user("suggest what to say next"));
+    await copy.runAgent();
+    agent.addMessage(user("again"));
+    const errors: string[] = [];
+    await agent
+      .runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event.message) })
+      .catch(() => undefined);
+    expect(errors).toEqual([]);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: again" });
+  });
+
+  test("with a factory the clone's runner agents are its own; one runner agent (not a factory) is shared", async () => {
+    const factory = new KabooAgent({ threadId: "t1", agent: () => bankRunner({ transfers: [] }) });
+    expect(factory.clone().runnerFor("t1")).not.toBe(factory.runnerFor("t1"));
+    const runner = bankRunner({ transfers: [] });
+    const shared = new KabooAgent({ threadId: "t1", agent: runner, ledger: new MemoryExecutionLedger() });
+    expect(shared.clone().runnerFor("t1")).toBe(runner);
+  });
+});
+
+describe("the Stop's listeners", () => {
+  test("one abortController given to many runs does not gather a listener per run", async () => {
+    const agent = new KabooAgent({ threadId: "t1", agent: () => bankRunner({ transfers: [] }), ledger: null });
+    const abortController = new AbortController();
+    for (let i = 0; i < 20; i++) {
+      agent.addMessage(user(`hello ${i}`));
+      await agent.runAgent({ abortController });
+    }
+    expect(getEventListeners(abortController.signal, "abort").length).toBeLessThanOrEqual(1);
   });
 });

@@ -1,0 +1,318 @@
+/**
+ * Attacks on runs that outlive their view in the page: a Stop on another thread, a failure shown for another
+ * thread, no lock manager (a page outside a secure context), one runner agent for every thread, a Stop in the
+ * moment after a detach, a same-tab watcher detached at every point of a streamed answer, and a detached watch.
+ */
+import type { BaseEvent } from "@ag-ui/core";
+import * as z from "zod/v4";
+import { describe, expect, test } from "vitest";
+import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
+import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
+import { MemoryLocks } from "./reload-world.js";
+import { user } from "../fixtures.js";
+
+function gatedBank() {
+  const sent: string[] = [];
+  const started: string[] = [];
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const transfer = tool({
+    name: "transfer",
+    description: "Send money.",
+    inputSchema: z.object({ to: z.string(), amount: z.number() }),
+    callback: async ({ to, amount }, { signal }) => {
+      started.push(to);
+      await gate;
+      if (signal?.aborted) throw new Error("cut off");
+      sent.push(to);
+      return `sent ${amount} to ${to}`;
+    },
+  });
+  const model = new ScriptedModel({
+    script: ({ lastUserText, lastToolResults }) => {
+      if (lastToolResults.length) return { text: `Done: ${JSON.stringify(lastToolResults[0]?.content)}` };
+      const pay = /pay (\w+) (\d+)/.exec(lastUserText);
+      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
+      return { text: `You said: ${lastUserText}` };
+    },
+  });
+  const runner = () => new Agent({ name: "bank", model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
+  return { runner, sent, started, open };
+}
+
+const until = async (ok: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 500 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(await ok()).toBe(true);
+};
+
+async function pausedPage(locks: LockManager | null = new MemoryLocks() as unknown as LockManager, shared = false) {
+  const bank = gatedBank();
+  const sessionStore = new MemorySessionStore();
+  const single = bank.runner();
+  const agent = new KabooAgent({
+    threadId: "t1",
+    agent: shared ? single : bank.runner,
+    sessionStore,
+    ledger: new MemoryExecutionLedger(),
+    locks,
+  });
+  agent.addMessage(user("pay alice 5"));
+  await agent.runAgent();
+  const resume = [
+    { interruptId: agent.pendingInterrupts[0]!.id, status: "resolved" as const, payload: { approved: true } },
+  ];
+  return { agent, bank, sessionStore, resume };
+}
+
+async function settled(sessionStore: MemorySessionStore, threadId: string) {
+  await until(async () => (await sessionStore.load(threadId))?.run?.status !== "running");
+  return (await sessionStore.load(threadId))!;
+}
+
+describe("a run whose view left", () => {
+  test("a Stop on thread t2 (right after sending there) does not stop t1's detached run", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage();
+    const running = agent.runAgent({ resume });
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await running;
+    // The person opens thread t2, sends a message and presses Stop at once.
+    agent.threadId = "t2";
+    agent.pendingInterrupts = [];
+    agent.setMessages([user("hello")]);
+    const other = agent.runAgent();
+    agent.abortRun();
+    await other.catch(() => undefined);
+    bank.open();
+    const stored = await settled(sessionStore, "t1");
+    expect(bank.sent).toEqual(["alice"]);
+    expect(JSON.stringify(stored.messages)).not.toMatch(/cancel|cut off/i);
+  });
+
+  test("a Stop on thread t2 with nothing started there does not stop t1's detached run", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage();
+    const running = agent.runAgent({ resume });
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await running;
+    agent.threadId = "t2";
+    agent.abortRun();
+    bank.open();
+    const stored = await settled(sessionStore, "t1");
+    expect(bank.sent).toEqual(["alice"]);
+    expect(JSON.stringify(stored.messages)).not.toMatch(/cancel|cut off/i);
+  });
+
+  test("t1's detached run ending does not change runFailure of thread t2 now shown", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage();
+    await sessionStore.save({
+      version: 1,
+      threadId: "t2",
+      savedAt: Date.now(),
+      messages: [user("x")],
+      state: {},
+      interrupts: [],
+      run: {
+        runId: "r2",
+        status: "failed",
+        tools: [],
+        context: [],
+        forwardedProps: {},
+        error: { code: "MODEL_STREAM_ERROR", message: "boom" },
+      },
+    });
+    const running = agent.runAgent({ resume });
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await running;
+    agent.threadId = "t2";
+    agent.setMessages([]);
+    await agent.connectAgent();
+    expect(agent.runFailure?.message).toBe("boom");
+    bank.open();
+    await settled(sessionStore, "t1");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(agent.runFailure?.message).toBe("boom");
+  });
+
+  test("locks: null — connectAgent() in the same tab does not drive the detached run a second time", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage(null);
+    const running = agent.runAgent({ resume });
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await running;
+    const seen: BaseEvent[] = [];
+    const watching = agent.connectAgent({}, { onEvent: ({ event }) => void seen.push(event) });
+    await new Promise((r) => setTimeout(r, 50));
+    bank.open();
+    await watching.catch(() => undefined);
+    await settled(sessionStore, "t1");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bank.started).toEqual(["alice"]);
+    // The view follows the run; it is not a second drive that ends CALL_IN_PROGRESS.
+    expect(seen.filter((e) => e.type === "RUN_ERROR")).toEqual([]);
+    expect(seen.at(-1)?.type).toBe("RUN_FINISHED");
+  });
+
+  test("one runner agent for every thread: while t1's detached run goes on, a run on t2 is refused clearly and t1 is untouched", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage(undefined, true);
+    const running = agent.runAgent({ resume });
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await running;
+    agent.threadId = "t2";
+    agent.pendingInterrupts = [];
+    agent.setMessages([user("hello")]);
+    const events: BaseEvent[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) }).catch(() => undefined);
+    bank.open();
+    expect(events.find((e) => e.type === "RUN_ERROR")).toMatchObject({
+      code: "RUN_IN_PROGRESS",
+      message: expect.stringContaining("give KabooAgent a factory"),
+    });
+    const stored = await settled(sessionStore, "t1");
+    expect(bank.sent).toEqual(["alice"]);
+    expect(JSON.stringify(stored.messages)).toContain("sent 5 to alice");
+  });
+
+  test("a Stop right after a detach (the run still taking its record) stops it", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage();
+    // The store is slow to take the run's first record.
+    const save = sessionStore.save.bind(sessionStore);
+    sessionStore.save = async (...a: Parameters<typeof save>) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return save(...a);
+    };
+    const running = agent.runAgent({ resume });
+    await new Promise((r) => setTimeout(r, 5));
+    await agent.detachActiveRun();
+    await running;
+    const watching = agent.connectAgent();
+    await new Promise((r) => setTimeout(r, 5));
+    agent.abortRun();
+    await watching.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    bank.open();
+    await settled(sessionStore, "t1");
+    expect(bank.started).toEqual([]);
+  });
+});
+
+describe("no lock manager (navigator.locks is absent outside secure contexts)", () => {
+  test("detach mid-answer, connectAgent() in the same tab: the transfer runs once", async () => {
+    const transfers: string[] = [];
+    const transfer = tool({
+      name: "transfer",
+      description: "Send money.",
+      inputSchema: z.object({ to: z.string(), amount: z.number() }),
+      callback: ({ to }) => {
+        transfers.push(to);
+        return `sent to ${to}`;
+      },
+    });
+    const model = new ScriptedModel({
+      delayMs: 10,
+      script: ({ lastUserText, lastToolResults }) =>
+        lastToolResults.length
+          ? { text: "Done." }
+          : {
+              reasoning: "The user wants a transfer of money.",
+              toolCalls: [{ name: "transfer", input: { to: lastUserText, amount: 5 } }],
+            },
+    });
+    const sessionStore = new MemorySessionStore();
+    const agent = new KabooAgent({
+      threadId: "t1",
+      agent: () => new Agent({ name: "bank", model, tools: [transfer] }),
+      sessionStore,
+      ledger: new MemoryExecutionLedger(),
+      locks: null,
+    });
+    agent.addMessage(user("alice"));
+    const seen: BaseEvent[] = [];
+    const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
+    await until(() => seen.length >= 2);
+    await agent.detachActiveRun();
+    await running;
+    await agent.connectAgent().catch(() => undefined);
+    await settled(sessionStore, "t1");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(transfers).toEqual(["alice"]);
+  });
+});
+
+describe("a same-tab watcher of a detached run", () => {
+  const TEXT = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+  for (const k of [1, 2, 3, 4, 6, 9, 14, 20, 30]) {
+    test(`detached after ${k} events: the watcher gets the text once, whole`, async () => {
+      const model = new ScriptedModel({ delayMs: 1, chunkSize: 3, script: () => ({ text: TEXT }) } as never);
+      const sessionStore = new MemorySessionStore();
+      const agent = new KabooAgent({
+        threadId: "t1",
+        agent: () => new Agent({ name: "bank", model }),
+        sessionStore,
+        ledger: new MemoryExecutionLedger(),
+        locks: new MemoryLocks() as unknown as LockManager,
+      });
+      agent.addMessage(user("hi"));
+      const seen: BaseEvent[] = [];
+      const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
+      await until(() => seen.length >= k);
+      await agent.detachActiveRun();
+      await running;
+      const watched: BaseEvent[] = [];
+      await agent.connectAgent({}, { onEvent: ({ event }) => void watched.push(event) });
+      const starts = watched.filter((e) => e.type === "TEXT_MESSAGE_START");
+      expect(starts.length).toBe(1);
+      if (starts.length === 1) {
+        const id = (starts[0] as unknown as { messageId: string }).messageId;
+        const text = watched
+          .filter((e) => e.type === "TEXT_MESSAGE_CONTENT" && (e as unknown as { messageId: string }).messageId === id)
+          .map((e) => (e as unknown as { delta: string }).delta)
+          .join("");
+        expect(text).toBe(TEXT);
+      }
+      expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: TEXT });
+      expect(watched.at(-1)?.type).toBe("RUN_FINISHED");
+    });
+  }
+});
+
+describe("a detached watch ends and lets go", () => {
+  test("watching another tab's run, detached: the lock request is withdrawn, nothing is taken over", async () => {
+    const locks = new MemoryLocks();
+    let releaseOther = () => {};
+    const held = new Promise<void>((r) => (releaseOther = r));
+    let granted!: () => void;
+    const otherHas = new Promise<void>((r) => (granted = r));
+    void locks.request("kaboo-run:t1", async () => {
+      granted();
+      await held;
+    });
+    await otherHas;
+    const sessionStore = new MemorySessionStore();
+    const model = new ScriptedModel({ script: () => ({ text: "hello" }) });
+    const runs: number[] = [];
+    const agent = new KabooAgent({
+      threadId: "t1",
+      agent: () => {
+        runs.push(1);
+        return new Agent({ name: "a", model });
+      },
+      sessionStore,
+      ledger: new MemoryExecutionLedger(),
+      locks: locks as unknown as LockManager,
+    });
+    const watching = agent.connectAgent();
+    await new Promise((r) => setTimeout(r, 10));
+    await agent.detachActiveRun();
+    await watching;
+    await new Promise((r) => setTimeout(r, 10));
+    releaseOther();
+    await new Promise((r) => setTimeout(r, 30));
+    expect((await locks.query()).held).toEqual([]);
+    expect(runs).toEqual([]);
+  });
+});

@@ -31,10 +31,12 @@ export class ApprovalDialog {
   constructor(dialog: HTMLDialogElement) {
     this.#dialog = dialog;
     this.#form = new EditForm(this.#q("#approval-edit-form"), () => this.#validate());
-    // Esc closes natively; either way focus goes back where it was.
+    // Esc closes natively; either way focus goes back where it was, unless the person is typing elsewhere by
+    // then (the close event comes a task later: "cancel" typed in the composer at once).
     dialog.addEventListener("close", () => {
       this.#stopTimer();
-      if (this.#returnFocus?.isConnected && !this.#returnFocus.matches(":disabled")) this.#returnFocus.focus();
+      const back = this.#returnFocus;
+      if (back?.isConnected && !back.matches(":disabled") && !typingElsewhere(dialog)) back.focus();
     });
     this.#q<HTMLButtonElement>("#deny").addEventListener("click", () =>
       this.#answer({ approved: false, scope: "once" }),
@@ -191,4 +193,10 @@ export class ApprovalDialog {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** Whether the person is typing in a text field outside `dialog` (the composer, say). */
+function typingElsewhere(dialog: HTMLDialogElement): boolean {
+  const now = document.activeElement;
+  return now instanceof HTMLElement && !dialog.contains(now) && now.matches("input, textarea, [contenteditable]");
 }

@@ -124,9 +124,11 @@ export function setupControls(app: Controls): void {
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && app.state.running && !app.dialog.open) app.stop();
   });
-  // Closing the dialog without answering leaves the question on its card, which takes the focus.
+  // Closing the dialog without answering leaves the question on its card, which takes the focus (unless the
+  // person already put it elsewhere, such as the composer to type "cancel").
   q("#approval").addEventListener("close", () => {
-    if (document.body.dataset["status"] === "awaiting-approval") app.askNext();
+    const typing = document.activeElement === app.prompt;
+    if (document.body.dataset["status"] === "awaiting-approval" && !typing) app.askNext();
   });
   q("#new-thread").addEventListener(
     "click",

@@ -63,6 +63,22 @@ test("off-script phrasing: currency signs, number words, own-account moves, undo
   await expect.poll(() => lastAnswer(page)).toContain("Checking:");
 });
 
+test("closing the dialog and typing at once: the focus stays in the composer (a late focus return does not take it)", async () => {
+  const page = await fresh();
+  expect(await say(page, "transfer $5 to Alice please")).toBe("asked");
+  // The dialog's close event comes a task after Esc; the person is in the composer by then.
+  await page.evaluate(() => {
+    document.querySelector<HTMLDialogElement>("dialog#approval")?.close();
+    document.querySelector<HTMLInputElement>("#prompt")?.focus();
+  });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("prompt");
+  await page.keyboard.type("cancel that");
+  await page.keyboard.press("Enter");
+  await settle(page);
+  await expect.poll(() => lastAnswer(page)).toContain("you declined the transfer");
+});
+
 test("the dialog says the action in words; Covers only beside the choices that remember; edits update it", async () => {
   const page = await fresh();
   await say(page, "Send 42 to Bob");

@@ -178,7 +178,8 @@ export class KabooAgent extends AbstractAgent {
    * Shows the thread as its record holds it (see {@link KabooAgent.connect}). The open questions come
    * from the record too, so those this tab still showed are dropped first: the AG-UI client would
    * otherwise refuse to connect while they are unanswered (a tab whose view went stale).
-   * @param parameters - As for `AbstractAgent.connectAgent`.
+   * @param parameters - As for `AbstractAgent.connectAgent`, plus `abortController`: aborting it stops what the
+   *   connect continues (an unfinished run), as for {@link KabooAgent.runAgent}.
    * @param subscriber - As for `AbstractAgent.connectAgent`.
    * @returns As `AbstractAgent.connectAgent`.
    */
@@ -187,8 +188,7 @@ export class KabooAgent extends AbstractAgent {
     subscriber?: Parameters<AbstractAgent["connectAgent"]>[1],
   ): ReturnType<AbstractAgent["connectAgent"]> {
     this.pendingInterrupts = [];
-    this.#next = parameters?.abortController ?? new AbortController();
-    return super.connectAgent(parameters, subscriber);
+    return this.#starting(parameters, () => super.connectAgent(parameters, subscriber));
   }
 
   /**
@@ -202,8 +202,19 @@ export class KabooAgent extends AbstractAgent {
     parameters?: KabooRunParameters,
     subscriber?: Parameters<AbstractAgent["runAgent"]>[1],
   ): ReturnType<AbstractAgent["runAgent"]> {
-    this.#next = parameters?.abortController ?? new AbortController();
-    return super.runAgent(parameters, subscriber);
+    return this.#starting(parameters, () => super.runAgent(parameters, subscriber));
+  }
+
+  /**
+   * Makes the Stop of the run or connect `started` begins (before the client subscribes to it), and forgets it
+   * if it was never taken (the client refused to start: open questions left unanswered).
+   */
+  #starting<T>(parameters: KabooRunParameters | undefined, start: () => Promise<T>): Promise<T> {
+    const stop = parameters?.abortController ?? new AbortController();
+    this.#next = stop;
+    return start().finally(() => {
+      if (this.#next === stop) this.#next = undefined;
+    });
   }
 
   /**

@@ -55,4 +55,40 @@ describe("KabooAgent: a stop that comes before the run's events", () => {
     await agent.runAgent();
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "You said: again" });
   });
+
+  test("a Stop made for a run the client refused to start is forgotten: it does not stop a later run", async () => {
+    const { agent, events } = page({ transfers: [] });
+    agent.addMessage(user("pay alice 5"));
+    await agent.runAgent();
+    // An answer is owed, so the AG-UI client refuses this run before it starts.
+    await expect(agent.runAgent()).rejects.toThrow(/pending interrupt/i);
+    agent.abortRun();
+    events.length = 0;
+    const resume = [
+      { interruptId: agent.pendingInterrupts[0]!.id, status: "resolved" as const, payload: { approved: false } },
+    ];
+    const seen: string[] = [];
+    await new Promise<void>((resolve, reject) =>
+      agent
+        .run({
+          threadId: "t1",
+          runId: "r-direct",
+          messages: agent.messages,
+          tools: [],
+          context: [],
+          state: agent.state,
+          forwardedProps: {},
+          resume,
+        } as never)
+        .subscribe({
+          next: (e) =>
+            void seen.push(
+              `${(e as { type: string }).type}:${JSON.stringify((e as { outcome?: unknown }).outcome ?? "")}`,
+            ),
+          complete: resolve,
+          error: reject,
+        }),
+    );
+    expect(seen.at(-1)).not.toContain("cancelled");
+  });
 });

@@ -79,22 +79,6 @@ function copyResult<T>(value: T): T {
 }
 
 /**
- * An {@link ExecutionLedger} in a `Map`: atomic because a claim reads and writes in one
- * synchronous step. It lives as long as the agent (a reload forgets it; use
- * `IndexedDbExecutionLedger` in a page and a thread store at the edge).
- *
- * The runner names its calls by {@link CallName} (the synchronous methods and `release` take one): the
- * ledger keeps them under their texts, never hashed, until the first string key comes (an execution key a
- * host computed); from then on it keeps every call under its execution key. Either way a call's name and
- * its execution key are one record.
- *
- * @example
- * ```ts
- * const ledger = new MemoryExecutionLedger();
- * const agent = new Agent({ model, tools, ledger });
- * ```
- */
-/**
  * A call as the runner names it to a {@link MemoryExecutionLedger}: its text (what its execution key
  * hashes, `[threadId, toolUseId, input]` as canonical JSON) and that key, which the ledger reads only when
  * it needs it, so an object that hashes on first read is spared the hash.
@@ -106,6 +90,22 @@ export interface CallName {
   readonly key: string;
 }
 
+/**
+ * An {@link ExecutionLedger} in a `Map`: atomic because a claim reads and writes in one
+ * synchronous step. It lives as long as the agent (a reload forgets it; use
+ * `IndexedDbExecutionLedger` in a page and a thread store at the edge).
+ *
+ * The runner names its calls by {@link CallName} (the synchronous methods and `release` take one): the
+ * ledger keeps them under their texts, never hashed, until the first string key comes (an execution key a
+ * host computed), which hashes the texts kept so far, once; from then on it keeps every call under its
+ * execution key. Either way a call's name and its execution key are one record.
+ *
+ * @example
+ * ```ts
+ * const ledger = new MemoryExecutionLedger();
+ * const agent = new Agent({ model, tools, ledger });
+ * ```
+ */
 export class MemoryExecutionLedger implements ExecutionLedger {
   #records = new Map<string, LedgerRecord>();
   /** Whether the records are under the calls' texts (until the first string key comes). */
@@ -132,6 +132,8 @@ export class MemoryExecutionLedger implements ExecutionLedger {
   /**
    * {@link MemoryExecutionLedger.claim}, answered synchronously: the runner uses it (no promise per call)
    * unless a subclass overrides `claim`.
+   * @param call - The call's execution key, or its {@link CallName}.
+   * @param options - As {@link ExecutionLedger.claim}'s.
    */
   claimNow(call: string | CallName, options?: ClaimOptions): ClaimOutcome {
     const key = this.#id(call);

@@ -14,12 +14,12 @@
 import type { SqlStorageLike } from "./durable-object-sql.js";
 import type { LedgerHolder, LedgerRow } from "./thread-store.js";
 
-/** Who made each open claim: the claim's token and its run's lease token. */
-export const HOLDERS_SCHEMA =
-  "CREATE TABLE IF NOT EXISTS kaboo_claim_holders (key TEXT PRIMARY KEY, token TEXT NOT NULL, holder TEXT NOT NULL)";
-
-/** The `kaboo_meta` key of the thread's lease token (`""`: no lease). */
-const LEASE_TOKEN = "lease_token";
+/** Who made each open claim (the claim's token and its run's lease token), and the thread's lease token. */
+export const HOLDERS_SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS kaboo_claim_holders (key TEXT PRIMARY KEY, token TEXT NOT NULL, holder TEXT NOT NULL)",
+  // `""`: no lease.
+  "CREATE TABLE IF NOT EXISTS kaboo_lease (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL)",
+];
 
 /**
  * Keeps the token of the lease a thread record holds, in the step that writes the record.
@@ -28,8 +28,7 @@ const LEASE_TOKEN = "lease_token";
  */
 export function noteLease(sql: SqlStorageLike, token: string | undefined): void {
   sql.exec(
-    "INSERT INTO kaboo_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    LEASE_TOKEN,
+    "INSERT INTO kaboo_lease (id, token) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET token = excluded.token",
     token ?? "",
   );
 }
@@ -41,8 +40,8 @@ export function noteLease(sql: SqlStorageLike, token: string | undefined): void 
  * @param recordLease - Reads the lease token from the record itself (a record written before tokens were kept).
  */
 export function holdsThread(sql: SqlStorageLike, holder: LedgerHolder, recordLease: () => string | undefined): boolean {
-  const row = sql.exec("SELECT value FROM kaboo_meta WHERE key = ?", LEASE_TOKEN).toArray()[0];
-  const current = typeof row?.value === "string" ? row.value : (recordLease() ?? "");
+  const row = sql.exec("SELECT token FROM kaboo_lease WHERE id = 1").toArray()[0];
+  const current = typeof row?.token === "string" ? row.token : (recordLease() ?? "");
   return current !== "" && current === holder.token;
 }
 

@@ -40,8 +40,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
   // Claims made by a run inside this object (through ledger()), by token: only they die with it.
   "CREATE TABLE IF NOT EXISTS kaboo_own_claims (key TEXT PRIMARY KEY, token TEXT NOT NULL)",
-  // Which run made each claim sent from outside the object (see durable-object-holder.ts).
-  HOLDERS_SCHEMA,
+  // Which run made each claim sent from outside the object, and the thread's lease (see durable-object-holder.ts).
+  ...HOLDERS_SCHEMA,
 ];
 
 /**

@@ -3,67 +3,8 @@
  * thread, and before each run) leaves the page's run going, and `connectAgent()` in the same tab follows it live.
  */
 import type { BaseEvent } from "@ag-ui/core";
-import * as z from "zod/v4";
 import { describe, expect, test } from "vitest";
-import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
-import { MemoryLocks } from "./reload-world.js";
-import { user } from "../fixtures.js";
-
-/** A bank whose transfer waits until the test lets it answer. */
-function gatedBank() {
-  const sent: string[] = [];
-  const started: string[] = [];
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number() }),
-    callback: async ({ to, amount }, { signal }) => {
-      started.push(to);
-      await gate;
-      if (signal?.aborted) throw new Error("cut off");
-      sent.push(to);
-      return `sent ${amount} to ${to}`;
-    },
-  });
-  const model = new ScriptedModel({
-    script: ({ lastUserText, lastToolResults }) => {
-      if (lastToolResults.length) return { text: `Done: ${JSON.stringify(lastToolResults[0]?.content)}` };
-      const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
-      return { text: `You said: ${lastUserText}` };
-    },
-  });
-  const runner = () => new Agent({ name: "bank", model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
-  return { runner, sent, started, open };
-}
-
-const until = async (ok: () => boolean) => {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(ok()).toBe(true);
-};
-
-async function pausedPage() {
-  const bank = gatedBank();
-  const sessionStore = new MemorySessionStore();
-  const agent = new KabooAgent({
-    threadId: "t1",
-    agent: bank.runner,
-    sessionStore,
-    ledger: new MemoryExecutionLedger(),
-    locks: new MemoryLocks() as unknown as LockManager,
-  });
-  agent.addMessage(user("pay alice 5"));
-  await agent.runAgent();
-  const resume = [
-    { interruptId: agent.pendingInterrupts[0]!.id, status: "resolved" as const, payload: { approved: true } },
-  ];
-  return { agent, bank, sessionStore, resume };
-}
+import { pausedPage, until } from "./detached-page.js";
 
 describe("KabooAgent: a detached view leaves the run going", () => {
   test("detached mid-transfer: the transfer finishes and is recorded as sent, not cancelled", async () => {

@@ -3,11 +3,11 @@
 // (a claim that writes checks the thread's holder key in its commit, read once per run: a run that
 // lost its thread claims nothing more), against the same claims made outside a run (the claim as it was before), on one
 // Deno KV file, in one Deno process: claim + settle of 200 calls per round, rounds interleaved, best of each.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleTo, root } from "./bundle.mjs";
+import { bundleTo } from "./bundle.mjs";
+import { runDenoKv } from "./deno-kv-run.mjs";
 
 const rounds = Number(process.argv[2] ?? 15);
 const dir = mkdtempSync(join(tmpdir(), "kaboo-bench-claims-"));
@@ -46,25 +46,7 @@ kv.close();
 `,
     join(dir, "claims-bench.mjs"),
   );
-  const out = execFileSync(
-    join(root, "node_modules/.bin/deno"),
-    [
-      "run",
-      "--unstable-kv",
-      `--allow-read=${dir}`,
-      `--allow-write=${dir}`,
-      "--no-prompt",
-      "--no-config",
-      script,
-      join(dir, "kv.sqlite"),
-      String(rounds),
-    ],
-    {
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      encoding: "utf8",
-    },
-  );
-  const g = JSON.parse(out.trim().split("\n").at(-1));
+  const g = runDenoKv(script, dir, [String(rounds)]);
   console.log(`Deno KV claims: claim + settle, ${g.calls} calls a round, best of ${rounds} interleaved rounds`);
   console.log(`  outside a run (no holder)      ${g.outsideUs.toFixed(1)} µs/call`);
   console.log(`  a run's (holder read, checked) ${g.heldUs.toFixed(1)} µs/call`);

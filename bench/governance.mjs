@@ -6,11 +6,11 @@
 //           (MemoryAuditLog: three hash-chained entries), against the same run without it.
 //   grants: grantsFor(thread, { principal }) on a server store (DenoKvGrantStore on a Deno KV
 //           file, in Deno) against the MemoryGrantStore, in the same Deno process; 20 grants each.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleTo, importBundle, root } from "./bundle.mjs";
+import { bundleTo, importBundle } from "./bundle.mjs";
+import { runDenoKv } from "./deno-kv-run.mjs";
 
 const rounds = Number(process.argv[2] ?? 15);
 
@@ -179,25 +179,7 @@ kv.close();
 `,
     join(dir, "grants-bench.mjs"),
   );
-  const out = execFileSync(
-    join(root, "node_modules/.bin/deno"),
-    [
-      "run",
-      "--unstable-kv",
-      `--allow-read=${dir}`,
-      `--allow-write=${dir}`,
-      "--no-prompt",
-      "--no-config",
-      script,
-      join(dir, "kv.sqlite"),
-      String(rounds),
-    ],
-    {
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      encoding: "utf8",
-    },
-  );
-  const g = JSON.parse(out.trim().split("\n").at(-1));
+  const g = runDenoKv(script, dir, [String(rounds)]);
   console.log(
     `grant lookup: grantsFor of 20 grants, ${g.lookups} lookups, best of ${rounds} interleaved rounds (Deno)`,
   );

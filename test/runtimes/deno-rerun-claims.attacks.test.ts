@@ -8,31 +8,15 @@
  * transfer never runs twice: not when two processes are sent the resume at once, not when the same
  * resume is sent again, and not when the frozen process wakes and records its late result.
  */
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
-import { bundleEntry } from "./bundle.js";
 import { body, ending, json, run, sleep, toolTexts, unknownQuestion, waitFor } from "./hosted-client.js";
-import { denoServer, read } from "./rerun-log-client.js";
+import { denoFixture, read } from "./rerun-log-client.js";
 
-let dir: string;
-let file: string;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-deno-reclaim-"));
-  file = join(dir, "rerun.deno.mjs");
-  writeFileSync(file, await bundleEntry("rerun-entry-deno.ts"));
-}, 60_000);
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
+const deno = denoFixture("rerun-entry-deno.ts", "kaboo-deno-reclaim-");
 
-const serve = (db: string) => denoServer(file, dir, [db], children);
+const serve = deno.serve;
 const bank = (url: string) => json<{ what: string; who: string }[]>(`${url}/bank`);
 const load = (url: string, thread: string) => json<ThreadRecord>(`${url}/load?thread=${thread}`);
 const claim = (url: string, thread: string, key: string) =>
@@ -70,7 +54,7 @@ function expectAsked(events: { type: string }[]): void {
 
 describe("a Deno run again of a resume whose process died mid-call", () => {
   test("killed: the run again asks whether the transfer went through; a live process's claim still reads running", async () => {
-    const db = join(dir, "killed.db");
+    const db = deno.db("killed.db");
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t1");
     expect((await claim(b.url, "t1", "stateless-call")).status).toBe("claimed");
@@ -91,7 +75,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
   });
 
   test("two processes sent the same resume at once after the death: one asks, the other runs nothing; run again once when asked to", async () => {
-    const db = join(dir, "race.db");
+    const db = deno.db("race.db");
     const [a, b, c] = [await serve(db), await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t2");
     const client = await midTransfer(a.url, resume);
@@ -116,7 +100,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
   });
 
   test("frozen, then woken: its late result is recorded, and asked to run again the transfer is not run twice", async () => {
-    const db = join(dir, "frozen.db");
+    const db = deno.db("frozen.db");
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t3");
     const client = await midTransfer(a.url, resume);
@@ -143,7 +127,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
   });
 
   test("frozen, then woken, its run goes on to a new call: that call is refused there, and runs once, in the run that holds the thread", async () => {
-    const db = join(dir, "zombie.db");
+    const db = deno.db("zombie.db");
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t4", "pay alice 5 taking 3000 then refund carol 3");
     const client = await midTransfer(a.url, resume);
@@ -165,7 +149,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
   });
 
   test("a Stop while the run again executes its batch: the transfer cut off with the dead process stays the question", async () => {
-    const db = join(dir, "stop.db");
+    const db = deno.db("stop.db");
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t5", "pay alice 5 and bob 7 taking 2000");
     const client = await midTransfer(a.url, resume);

@@ -8,18 +8,13 @@
  * events the dead process sent but never logged and reattaches from one of them gets the run from
  * its RUN_STARTED.
  */
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { verifyEvents } from "@ag-ui/client";
 import { EventType } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bundleEntry } from "./bundle.js";
+import { describe, expect, test } from "vitest";
 import { body, sleep } from "./hosted-client.js";
 import {
-  denoServer,
+  denoFixture,
   expectEnded,
   expectRest,
   expectVerified,
@@ -32,24 +27,13 @@ import {
   reattachFrom,
 } from "./rerun-log-client.js";
 
-let dir: string;
-let file: string;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-deno-relog-"));
-  file = join(dir, "stop.deno.mjs");
-  writeFileSync(file, await bundleEntry("stop-entry-deno.ts"));
-}, 60_000);
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
+const deno = denoFixture("stop-entry-deno.ts", "kaboo-deno-relog-");
 
 describe("the event log of a run another Deno process ran again", () => {
   test("a reattach from any event of the killed process's attempt gets the rest of the run, to its RUN_FINISHED", async () => {
-    const db = join(dir, "relog.db");
-    const a = await denoServer(file, dir, [db], children);
-    const b = await denoServer(file, dir, [db], children);
+    const db = deno.db("relog.db");
+    const a = await deno.serve(db);
+    const b = await deno.serve(db);
     const story = body("t-relog", { messages: [{ id: "u1", role: "user", content: "a story" }] });
     const client = read(a.url, story);
     await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
@@ -90,9 +74,9 @@ describe("the event log of a run another Deno process ran again", () => {
   });
 
   test("a frozen process that wakes while another runs its run again writes nothing more into the run's log", async () => {
-    const db = join(dir, "frozen.db");
-    const a = await denoServer(file, dir, [db], children);
-    const b = await denoServer(file, dir, [db], children);
+    const db = deno.db("frozen.db");
+    const a = await deno.serve(db);
+    const b = await deno.serve(db);
     const story = body("t-frozen", { messages: [{ id: "u1", role: "user", content: "a story" }] });
     const client = read(a.url, story);
     await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
@@ -122,9 +106,9 @@ describe("the event log of a run another Deno process ran again", () => {
   });
 
   test("a reattach from an event the killed process sent but never logged gets the run from its start", async () => {
-    const db = join(dir, "tail.db");
-    const a = await denoServer(file, dir, [db], children);
-    const b = await denoServer(file, dir, [db], children);
+    const db = deno.db("tail.db");
+    const a = await deno.serve(db);
+    const b = await deno.serve(db);
     // The process logs its first ten events only: the rest were on their way to the KV file when it died.
     const story = body("tail-relog", { messages: [{ id: "u1", role: "user", content: "a story" }] });
     const client = read(a.url, story);

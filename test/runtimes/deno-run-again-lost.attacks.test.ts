@@ -8,29 +8,14 @@
  * record in the KV file counts every transfer that started: two, each one the person asked for.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { BaseEvent } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bundleEntry } from "./bundle.js";
+import { describe, expect, test } from "vitest";
 import { body, ending, json, run, sleep, waitFor } from "./hosted-client.js";
-import { denoServer, read } from "./rerun-log-client.js";
+import { denoFixture, read } from "./rerun-log-client.js";
 
-let dir: string;
-let file: string;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-deno-run-again-"));
-  file = join(dir, "rerun.deno.mjs");
-  writeFileSync(file, await bundleEntry("rerun-entry-deno.ts"));
-}, 60_000);
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
+const deno = denoFixture("rerun-entry-deno.ts", "kaboo-deno-run-again-");
 
-const serve = (db: string) => denoServer(file, dir, [db], children);
+const serve = deno.serve;
 const bank = (url: string) => json<{ what: string; who: string }[]>(`${url}/bank`);
 const count = async (url: string, what: string) => (await bank(url)).filter((e) => e.what === what).length;
 
@@ -60,7 +45,7 @@ async function killedMidTransfer(p: { url: string; child: ChildProcess }, resume
 
 describe("a Deno run again of a 'run it again' killed mid-transfer too", () => {
   test("asked again (a new question), the transfer never starts a third time", async () => {
-    const db = join(dir, "twice.db");
+    const db = deno.db("twice.db");
     const [a, b, c, d] = [await serve(db), await serve(db), await serve(db), await serve(db)];
     const paused = await run(
       a.url,

@@ -1,14 +1,16 @@
 // The client side of the re-run event-log tests (test/runtimes/*-rerun-log.test.ts): an SSE reader
 // that keeps each frame's id, a reattach, and the checks every reattached stream must pass.
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { expect } from "vitest";
-import { ROOT } from "./bundle.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { bundleEntry, ROOT } from "./bundle.js";
 
 /** One SSE frame: its `id:` and its event. */
 export interface Frame {
@@ -140,4 +142,29 @@ export async function denoServer(
     );
   });
   return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/**
+ * A test file's Deno fixture: `entry` bundled into a temporary folder before its tests, and that folder and every
+ * process started from it gone after them.
+ * @param entry - The entry under test/runtimes/ (e.g. `"rerun-entry-deno.ts"`).
+ * @param prefix - The temporary folder's name prefix.
+ * @returns `db(name)`, a KV file's path in the folder, and `serve(db)`, a process serving the entry on it.
+ */
+export function denoFixture(entry: string, prefix: string) {
+  const at = { dir: "", file: "" };
+  const children: ChildProcess[] = [];
+  beforeAll(async () => {
+    at.dir = mkdtempSync(join(tmpdir(), prefix));
+    at.file = join(at.dir, "entry.deno.mjs");
+    writeFileSync(at.file, await bundleEntry(entry));
+  }, 60_000);
+  afterAll(() => {
+    for (const c of children) c.kill("SIGKILL");
+    rmSync(at.dir, { recursive: true, force: true });
+  });
+  return {
+    db: (name: string) => join(at.dir, name),
+    serve: (db: string) => denoServer(at.file, at.dir, [db], children),
+  };
 }

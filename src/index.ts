@@ -50,7 +50,7 @@ export type { ClaimOptions, ClaimOutcome, ExecutionKeyParts, ExecutionLedger, Le
 export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
 export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/outcome-answer.js";
 export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/outcome-answer.js";
-export type { CallName, MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
+export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
 export {
   AUDIT_ENTRY_VERSION,
   AuditWriteError,

@@ -38,7 +38,8 @@ export function linkedAbort(outer?: AbortSignal, child: AbortController = new Ab
   const follow = () => controller.abort(outer?.reason);
   const unlink = () => outer?.removeEventListener("abort", follow);
   if (outer?.aborted) follow();
-  else if (outer) {
+  // A child already aborted follows nothing: a listener on `outer` would stay until someone unlinks.
+  else if (outer && !controller.signal.aborted) {
     // Not `{ signal: controller.signal }`: Node keeps such a listener through a WeakRef, and a WeakRef's
     // target (with all it reaches: the run's signal, its listeners) lives until the current job ends,
     // which for a run that never waits on I/O is the whole run.

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { lazy } from "../lazy.js";
 import { ToolDefinitionError, UserError } from "../errors.js";
 import type { Model, ToolSpec } from "./model.js";
 import { positiveIntegerOption } from "../options.js";
@@ -286,22 +287,10 @@ export class Agent {
   }
 }
 
-/** The runner itself loads with the first run (see runner.ts). */
-let runner: Promise<typeof import("./runner.js")> | undefined;
 /** The runner's module once loaded: later runs take it without a wait. */
 let loaded: typeof import("./runner.js") | undefined;
-
-/** The runner's module; a load that failed (a dropped connection) is tried again by the next run. */
-function loadRunner(): Promise<typeof import("./runner.js")> {
-  runner ??= import("./runner.js").then(
-    (m) => (loaded = m),
-    (error: unknown) => {
-      runner = undefined;
-      throw error;
-    },
-  );
-  return runner;
-}
+/** The runner itself loads with the first run (see runner.ts and {@link lazy}). */
+const loadRunner = lazy(() => import("./runner.js").then((m) => (loaded = m)));
 
 /** Where invoke() sends the stream events: nowhere. */
 const DISCARD = { push(): void {} };

@@ -89,7 +89,8 @@ export function openCall(
     return held(call, ledger, first.token, name, trail, toolUse.name, null);
   return (async () => {
     let outcome = await first;
-    const facts = { tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: call.key };
+    // The key is hashed only for an audit record (the default ledger names the call by its text).
+    const facts = () => ({ tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: call.key });
     let answer: "run_again" | null = null;
     if (outcome.status === "unknown") {
       // The question names the claim it is about: an answer to it never stands for a later claim that was
@@ -112,13 +113,13 @@ export function openCall(
           content: [{ type: "text", text }],
         };
         await settleIn(ledger, name, outcome.token, result);
-        await recordExecution(trail, { ...facts, claim: "unknown", result, answer: action });
+        await recordExecution(trail, { ...facts(), claim: "unknown", result, answer: action });
         return { result: toResultBlock(toolUse.toolUseId, result) };
       }
       if (outcome.status === "claimed") answer = "run_again";
     }
     if (outcome.status === "done") {
-      await recordExecution(trail, { ...facts, claim: "done", result: outcome.result });
+      await recordExecution(trail, { ...facts(), claim: "done", result: outcome.result });
       return { result: toResultBlock(toolUse.toolUseId, outcome.result) };
     }
     if (outcome.status === "running")
@@ -143,12 +144,16 @@ function held(
   return call;
 }
 
-// A memory ledger whose `claim` (`settle`, `release`) is its own is asked through its synchronous form
-// (`claimNow`, `settleNow`), which also takes a CallName; a subclass that overrides the method is always
-// asked through it, with the key.
-const memoryClaim = MemoryExecutionLedger.prototype.claim;
-const memorySettle = MemoryExecutionLedger.prototype.settle;
-const memoryRelease = MemoryExecutionLedger.prototype.release;
+const memory = MemoryExecutionLedger.prototype;
+
+/**
+ * Whether `ledger` is a memory ledger whose `method` is its own: it is asked through its synchronous form
+ * (`claimNow`, `settleNow`), which also takes a CallName. A subclass that overrides the method is always asked
+ * through it, with the key.
+ */
+function answersNow(ledger: ExecutionLedger, method: "claim" | "settle" | "release"): ledger is MemoryExecutionLedger {
+  return ledger instanceof MemoryExecutionLedger && ledger[method] === memory[method];
+}
 
 /**
  * Whether `ledger` is a `MemoryExecutionLedger` as it ships (not a subclass, no method replaced): it is
@@ -156,10 +161,10 @@ const memoryRelease = MemoryExecutionLedger.prototype.release;
  */
 function asShipped(ledger: ExecutionLedger): boolean {
   return (
-    Object.getPrototypeOf(ledger) === MemoryExecutionLedger.prototype &&
-    ledger.claim === memoryClaim &&
-    ledger.settle === memorySettle &&
-    ledger.release === memoryRelease
+    Object.getPrototypeOf(ledger) === memory &&
+    answersNow(ledger, "claim") &&
+    answersNow(ledger, "settle") &&
+    answersNow(ledger, "release")
   );
 }
 
@@ -171,9 +176,7 @@ function claimIn(
   name: string | CallName,
   options: ClaimOptions | undefined,
 ): ClaimOutcome | Promise<ClaimOutcome> {
-  return ledger instanceof MemoryExecutionLedger && ledger.claim === memoryClaim
-    ? ledger.claimNow(name, options)
-    : ledger.claim(keyOf(name), options ?? {});
+  return answersNow(ledger, "claim") ? ledger.claimNow(name, options) : ledger.claim(keyOf(name), options ?? {});
 }
 
 /** Settles `name` in `ledger`: synchronously where a memory ledger's `settle` is its own. */
@@ -183,17 +186,14 @@ function settleIn(
   token: string,
   result: LedgerResult,
 ): undefined | Promise<void> {
-  if (!(ledger instanceof MemoryExecutionLedger && ledger.settle === memorySettle))
-    return ledger.settle(keyOf(name), token, result);
+  if (!answersNow(ledger, "settle")) return ledger.settle(keyOf(name), token, result);
   ledger.settleNow(name, token, result);
   return undefined;
 }
 
 /** Releases `name`'s claim in `ledger`. */
 function releaseIn(ledger: ExecutionLedger, name: string | CallName, token: string): Promise<void> {
-  return ledger instanceof MemoryExecutionLedger && ledger.release === memoryRelease
-    ? ledger.release(name, token)
-    : ledger.release(keyOf(name), token);
+  return answersNow(ledger, "release") ? ledger.release(name, token) : ledger.release(keyOf(name), token);
 }
 
 function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {

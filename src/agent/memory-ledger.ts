@@ -81,7 +81,10 @@ function copyResult<T>(value: T): T {
 /**
  * A call as the runner names it to a {@link MemoryExecutionLedger}: its text (what its execution key
  * hashes, `[threadId, toolUseId, input]` as canonical JSON) and that key, which the ledger reads only when
- * it needs it, so an object that hashes on first read is spared the hash.
+ * it needs it, so an object that hashes on first read is spared the hash. The ledger relies on
+ * `text === callText(parts)` and `key === keyOfCall(text)`: a name made any other way could be one record under
+ * its text and another under its key. The runner's own; not exported from the package.
+ * @internal
  */
 export interface CallName {
   /** The call's text (`callText`): it starts with `[`. */
@@ -153,7 +156,12 @@ export class MemoryExecutionLedger implements ExecutionLedger {
     this.settleNow(key, token, result);
   }
 
-  /** {@link MemoryExecutionLedger.settle}, synchronously (see {@link MemoryExecutionLedger.claimNow}). */
+  /**
+   * {@link MemoryExecutionLedger.settle}, synchronously (see {@link MemoryExecutionLedger.claimNow}).
+   * @param call - The call's execution key, or the runner's name for it.
+   * @param token - The claim's token.
+   * @param result - The call's result.
+   */
   settleNow(call: string | CallName, token: string, result: LedgerResult): void {
     const key = this.#id(call);
     const next = decideSettle(this.#records.get(key), token, result);
@@ -184,7 +192,11 @@ export class MemoryExecutionLedger implements ExecutionLedger {
     return call;
   }
 
-  /** {@inheritDoc ExecutionLedger.release} */
+  /**
+   * {@inheritDoc ExecutionLedger.release}
+   * @param call - The call's execution key, or the runner's name for it.
+   * @param token - The claim's token.
+   */
   async release(call: string | CallName, token: string): Promise<void> {
     const key = this.#id(call);
     const record = this.#records.get(key);

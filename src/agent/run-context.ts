@@ -284,6 +284,9 @@ export function callKey(invocationState: InvocationState, toolUseId: string, inp
 
 /**
  * What {@link callKey} hashes (see `callText`): how the runner names a call to the memory ledger.
+ * @param invocationState - The run's state (its thread id).
+ * @param toolUseId - The call's id.
+ * @param input - The arguments the key covers.
  * @returns The call's text.
  */
 export function callId(invocationState: InvocationState, toolUseId: string, input: unknown): string {

@@ -11,12 +11,12 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
 import { messageChars } from "../agent/transcript-size.js";
 import { UserError, describe } from "../errors.js";
-import type { ClearingOptions } from "./context/clearing.js";
-import { TOOL_PREFIX, itemTool, parsePointer, readItem, type Pointer } from "./context/render.js";
-import type { ContextRewrite, PerAgent, RewriteSteps } from "./context/rewrite.js";
+import { TOOL_PREFIX, itemTool, parsePointer, readItem } from "./context/render.js";
+import type { ContextRewrite, PerAgent, RewriteConfig, RewriteSteps } from "./context/rewrite.js";
 import { LoadedView, VIEW_STEPS, invocationBases, type ViewSpec } from "./context/views.js";
 import { runContext } from "../agent/run-context.js";
 import { defaultLogger, type Logger } from "../logger.js";
+import { lazy } from "../lazy.js";
 
 export { InvalidPointerError, itemTool, type ContextItem } from "./context/render.js";
 export {
@@ -86,6 +86,11 @@ export interface ContextHookOptions {
   logger?: Logger;
 }
 
+/** The rewrite's module, loaded with a hook's first run (see {@link lazy}). */
+const loadRewrite = lazy(() => import("./context/rewrite.js"));
+/** Loading and calling views, on the first call of a hook that has some (see {@link lazy}). */
+const loadViewRun = lazy(() => import("./context/view-run.js"));
+
 /** The page's functions the rewrite (loaded with the agent's first run) uses. */
 const STEPS: RewriteSteps = {
   runContext,
@@ -142,12 +147,9 @@ const STEPS: RewriteSteps = {
  * ```
  */
 export class ContextHook implements HookProvider {
-  readonly #clearing: ClearingOptions;
-  readonly #clientTools: ReadonlySet<string>;
-  readonly #workspace: readonly Pointer[];
-  readonly #views: readonly LoadedView[];
+  /** The settings the rewrite is made with (see {@link ContextHook.registerHooks}). */
+  readonly #config: RewriteConfig;
   readonly #onReport: ((report: ContextReport) => void) | undefined;
-  readonly #logger: Logger;
   readonly #agents = new WeakMap<Agent, PerAgent>();
   /** The rewrite, once loaded (see {@link ContextHook.registerHooks}). */
   #rewriter: ContextRewrite | undefined;
@@ -170,12 +172,16 @@ export class ContextHook implements HookProvider {
         );
       }
     }
-    this.#clearing = { trigger: clearTrigger, keepLast, minChars, keepTools: new Set(options.keepTools ?? []) };
-    this.#clientTools = new Set(options.clientTools ?? []);
-    this.#workspace = (options.workspace ?? []).map(parsePointer);
-    this.#views = (options.views ?? []).map((v, i) => new LoadedView(v, i, options.viewLoadFailure ?? "throw"));
+    this.#config = {
+      clearing: { trigger: clearTrigger, keepLast, minChars, keepTools: new Set(options.keepTools ?? []) },
+      clientTools: new Set(options.clientTools ?? []),
+      workspace: (options.workspace ?? []).map(parsePointer),
+      views: (options.views ?? []).map((v, i) => new LoadedView(v, i, options.viewLoadFailure ?? "throw")),
+      logger: options.logger ?? defaultLogger,
+      steps: STEPS,
+      report: (report, invocationState) => this.#report(report, invocationState),
+    };
     this.#onReport = options.onReport;
-    this.#logger = options.logger ?? defaultLogger;
   }
 
   /**
@@ -187,7 +193,7 @@ export class ContextHook implements HookProvider {
    */
   async ready(): Promise<void> {
     const [{ loadView }] = await Promise.all([loadViewRun(), loadRewrite()]);
-    await Promise.all(this.#views.map((v) => loadView(v, VIEW_STEPS)));
+    await Promise.all(this.#config.views.map((v) => loadView(v, VIEW_STEPS)));
   }
 
   /**
@@ -213,15 +219,7 @@ export class ContextHook implements HookProvider {
   #rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): ModelInput | Promise<ModelInput> {
     if (this.#rewriter) return this.#rewriter.rewrite(own, input, context);
     return loadRewrite().then((m) => {
-      this.#rewriter ??= new m.ContextRewrite({
-        clearing: this.#clearing,
-        clientTools: this.#clientTools,
-        workspace: this.#workspace,
-        views: this.#views,
-        logger: this.#logger,
-        steps: STEPS,
-        report: (report, invocationState) => this.#report(report, invocationState),
-      });
+      this.#rewriter ??= new m.ContextRewrite(this.#config);
       return this.#rewriter.rewrite(own, input, context);
     });
   }
@@ -232,29 +230,7 @@ export class ContextHook implements HookProvider {
     try {
       this.#onReport(report);
     } catch (error) {
-      this.#logger.warn(`kaboo: ContextHook onReport threw: ${describe(error)}`);
+      this.#config.logger.warn(`kaboo: ContextHook onReport threw: ${describe(error)}`);
     }
   }
-}
-
-let rewrite: Promise<typeof import("./context/rewrite.js")> | undefined;
-
-/** The rewrite's module, loaded with a hook's first run; a failed load is tried again by the next call. */
-function loadRewrite(): Promise<typeof import("./context/rewrite.js")> {
-  rewrite ??= import("./context/rewrite.js").catch((error: unknown) => {
-    rewrite = undefined;
-    throw error;
-  });
-  return rewrite;
-}
-
-let viewRun: Promise<typeof import("./context/view-run.js")> | undefined;
-
-/** Loading and calling views, on the first call of a hook that has some; a failed load is tried again. */
-function loadViewRun(): Promise<typeof import("./context/view-run.js")> {
-  viewRun ??= import("./context/view-run.js").catch((error: unknown) => {
-    viewRun = undefined;
-    throw error;
-  });
-  return viewRun;
 }

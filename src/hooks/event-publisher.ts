@@ -19,6 +19,7 @@ import {
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { messageText, toolResultText } from "../agent/messages.js";
 import { runContext } from "../agent/run-context.js";
+import { lazy } from "../lazy.js";
 import { incomingTask, resolveToolLabel } from "./event-publisher/helpers.js";
 import type { Lifecycle, LifecycleSteps } from "./event-publisher/lifecycle.js";
 import { publisherSettings, type EventPublisherOptions, type PublisherSettings } from "./event-publisher/options.js";
@@ -202,16 +203,8 @@ export class EventPublisher implements HookProvider {
   }
 }
 
-let lifecycle: Promise<typeof import("./event-publisher/lifecycle.js")> | undefined;
-
-/** The lifecycle events' module; a load that failed is tried again by the next event. */
-function loadLifecycle(): Promise<typeof import("./event-publisher/lifecycle.js")> {
-  lifecycle ??= import("./event-publisher/lifecycle.js").catch((error: unknown) => {
-    lifecycle = undefined;
-    throw error;
-  });
-  return lifecycle;
-}
+/** The lifecycle events' module (see {@link lazy}). */
+const loadLifecycle = lazy(() => import("./event-publisher/lifecycle.js"));
 
 // A host's malformed id reads as none: the feed keeps going under the `undefined` conversation.
 const threadOf = (state: InvocationState | undefined) => (state ? runContext.threadId.find(state) : undefined);

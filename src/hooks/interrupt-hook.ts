@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { lazy } from "../lazy.js";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { UserError } from "../errors.js";
@@ -15,7 +16,7 @@ import { approvalName, editApprovalName, recordDecision, recordFingerprint } fro
 import { GrantLookup } from "./approval/grant-lookup.js";
 import { decideAnswer, findGrantCover, offeredScopes, refusalNote, requestDeadline } from "./approval/decision.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
-import type { ApprovalGate, ApprovalGateOptions, GateSteps } from "./approval/gate.js";
+import type { ApprovalGateOptions, GateSteps } from "./approval/gate.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
 import { ApproverCheckEvent } from "../agent/approver-check.js";
 import { callSubject, isUnknownSubject } from "./approval/subject.js";
@@ -110,7 +111,7 @@ export class InterruptHook implements HookProvider {
   readonly #agentName: string;
   readonly #skipReadOnly: boolean;
   readonly #gateOptions: ApprovalGateOptions;
-  #gate: Promise<ApprovalGate> | undefined;
+  readonly #gate = lazy(() => import("./approval/gate.js").then((m) => new m.ApprovalGate(this.#gateOptions)));
 
   constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
     this.#rules = gateRules(tools, options.remember ?? "once");
@@ -173,13 +174,6 @@ export class InterruptHook implements HookProvider {
     if (this.#skipReadOnly && event.selectedTool?.annotations?.readOnlyHint === true) return;
     // The gate loads on the first call a rule covers: a run that calls only ungated tools never fetches it.
     // A failed load fails this call (nothing runs unasked) and is tried again on the next one.
-    this.#gate ??= import("./approval/gate.js").then(
-      (m) => new m.ApprovalGate(this.#gateOptions),
-      (error: unknown) => {
-        this.#gate = undefined;
-        throw error;
-      },
-    );
-    return this.#gate.then((gate) => gate.gate(event, rule, event.toolUse.input, approvalName(this.#agentName)));
+    return this.#gate().then((gate) => gate.gate(event, rule, event.toolUse.input, approvalName(this.#agentName)));
   }
 }

@@ -307,6 +307,11 @@ describe("linkedAbort", () => {
     const unlinked = linkedAbort(outer.signal);
     unlinked.unlink();
     expect(count()).toBe(0);
+    // A child already aborted follows nothing.
+    const dead = new AbortController();
+    dead.abort();
+    linkedAbort(outer.signal, dead);
+    expect(count()).toBe(0);
     outer.abort("late");
     expect(unlinked.signal.aborted).toBe(false);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { MemoryExecutionLedger, executionKey, type CallName, type ClaimOutcome } from "../../src/index.js";
+import type { CallName } from "../../src/agent/memory-ledger.js";
+import { MemoryExecutionLedger, executionKey, type ClaimOutcome } from "../../src/index.js";
 import { callText } from "../../src/agent/ledger.js";
 import { executionLedgerContract } from "./ledger-contract.js";
 
@@ -120,6 +121,34 @@ describe("a call's name (as the runner gives it) and its execution key are one r
     ledger.settleNow(name("l", long), l, done);
     expect(ledger.claimNow(name("l", long))).toEqual({ status: "done", result: done });
     expect(hashes).toEqual(["l", "l", "l"]);
+  });
+
+  test("released by name while calls are kept by text (an interrupted call), it is free again, by name and by key", async () => {
+    const ledger = new MemoryExecutionLedger();
+    hashes.length = 0;
+    const a = claimed(ledger.claimNow(name("a")));
+    await ledger.release(name("a"), a);
+    expect(hashes).toEqual([]);
+    const again = claimed(ledger.claimNow(name("a")));
+    expect((await ledger.claim(key("a"))).status).toBe("running");
+    ledger.settleNow(name("a"), again, done);
+    expect(await ledger.claim(key("a"))).toEqual({ status: "done", result: done });
+  });
+
+  test("a text of 256 characters is kept as text, one of 257 under its key; each is one record with its key", async () => {
+    const base = callText(parts("b", { note: "" })).length;
+    const at = (n: number) => ({ note: "x".repeat(n - base) });
+    expect(callText(parts("b", at(256)))).toHaveLength(256);
+    const ledger = new MemoryExecutionLedger();
+    hashes.length = 0;
+    const b = claimed(ledger.claimNow(name("b", at(256))));
+    expect(hashes).toEqual([]);
+    const c = claimed(ledger.claimNow(name("c", at(257))));
+    expect(hashes).toEqual(["c"]);
+    ledger.settleNow(name("b", at(256)), b, done);
+    ledger.settleNow(name("c", at(257)), c, done);
+    expect(await ledger.claim(key("b", at(256)))).toEqual({ status: "done", result: done });
+    expect(await ledger.claim(key("c", at(257)))).toEqual({ status: "done", result: done });
   });
 
   test("a long call is one record with its key before and after a look-up by key", async () => {

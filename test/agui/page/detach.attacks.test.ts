@@ -142,6 +142,32 @@ describe("a run whose view left", () => {
   });
 });
 
+describe("the same resume twice, at once and again (two tabs over one store and ledger)", () => {
+  test("sent from two tabs at once, and again after the driving tab's view left: the transfer runs once", async () => {
+    const { agent, bank, sessionStore, resume } = await pausedPage();
+    const other = agent.clone();
+    const codes: string[] = [];
+    const onRunErrorEvent = ({ event }: { event: { code?: string } }) => void codes.push(event.code ?? "");
+    const both = [agent.runAgent({ resume }, { onRunErrorEvent }), other.runAgent({ resume }, { onRunErrorEvent })];
+    await until(() => bank.started.length === 1);
+    await agent.detachActiveRun();
+    await other.detachActiveRun();
+    await Promise.all(both.map((p) => p.catch(() => undefined)));
+    // Again, while the transfer is still in flight.
+    await other.runAgent({ resume }, { onRunErrorEvent }).catch(() => undefined);
+    bank.open();
+    const stored = await settled(sessionStore, "t1");
+    expect(JSON.stringify(stored.messages)).toContain("sent 5 to alice");
+    // And once more after the run ended: nothing runs.
+    await other.runAgent({ resume }, { onRunErrorEvent }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bank.started).toEqual(["alice"]);
+    expect(bank.sent).toEqual(["alice"]);
+    expect(codes.length).toBeGreaterThanOrEqual(2);
+    expect(codes.every((c) => ["RUN_IN_PROGRESS", "STALE_THREAD"].includes(c))).toBe(true);
+  });
+});
+
 describe("no lock manager (navigator.locks is absent outside secure contexts)", () => {
   test("detach mid-answer, connectAgent() in the same tab: the transfer runs once", async () => {
     const transfers: string[] = [];

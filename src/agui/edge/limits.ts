@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { deepestPart } from "../../agent/json-depth.js";
+import { deepestPart } from "../../agent/shared/json-depth.js";
 import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringEnd } from "./json-scan.js";
 import type { Logger } from "../../logger.js";
 
@@ -15,14 +15,16 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Default deepest nesting of `state`, `forwardedProps` and `resume`. */
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
-const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Longest client-derived string a log line carries before it is cut. */
 export const LOG_STRING_LIMIT = 300;
 
 /**
- * Reads a body as text, stopping as soon as it passes `maxBytes` (a declared `content-length`
- * over the limit is refused without reading).
+ * Reads a body as text, counting bytes as they arrive and cancelling the source as soon as they pass
+ * `maxBytes`, whatever the body's `content-length` says (a declared length over the limit is refused
+ * without reading; one within it is not trusted: a body that says less than it holds is cut off at the
+ * limit, not read to its end).
  *
  * @param request - The incoming request.
  * @param maxBytes - The limit in bytes.
@@ -32,17 +34,9 @@ export async function readBodyWithin(
   request: Request,
   maxBytes: number,
 ): Promise<{ text: string } | { tooLarge: true }> {
-  const length = request.headers.get("content-length");
-  const declared = Number(length);
+  const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) return { tooLarge: true };
   if (!request.body) return { text: "" };
-  // A declared length within the limit: the HTTP layer holds the body to it, so it is read at once
-  // (one call instead of a read per chunk: on Workers most of a small request's cost). The text is
-  // checked again, so a body that says less than it holds is still refused.
-  if (length !== null && /^[0-9]+$/.test(length.trim())) {
-    const text = await request.text();
-    return text.length > maxBytes / 3 && encoder.encode(text).byteLength > maxBytes ? { tooLarge: true } : { text };
-  }
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -56,13 +50,15 @@ export async function readBodyWithin(
     }
     parts.push(value);
   }
+  // Most small bodies arrive in one chunk: decoded as it is, without a copy.
+  if (parts.length === 1) return { text: decoder.decode(parts[0]) };
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {
     bytes.set(part, at);
     at += part.byteLength;
   }
-  return { text: new TextDecoder().decode(bytes) };
+  return { text: decoder.decode(bytes) };
 }
 
 /** Default most JSON values a body may hold (about: separators and containers are counted): 100,000. */

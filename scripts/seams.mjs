@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `node scripts/seams.mjs [root] [--list]`: counts the seams of src/ that issue #21 measures, for a before/after table.
 // Every figure is over src/**/*.ts (root defaults to this repository):
-// - session-shape readers: files other than src/agent/session.ts whose code (comments excluded) spells the
+// - session-shape readers: files other than src/agent/interrupts/session.ts whose code (comments excluded) spells the
 //   paused session's wire keys (`interrupt_state`, or `delegates` as a key or property)
 // - agent→hooks imports: import/export-from statements (type-only included) in src/agent/ naming src/hooks/
 // - largest type circle: files in the largest strongly connected set of the import graph, type imports included
@@ -55,7 +55,7 @@ for (const f of files) {
 }
 
 const sessionReaders = files.filter((f) => {
-  if (f === "src/agent/session.ts") return false;
+  if (f === "src/agent/interrupts/session.ts") return false;
   const c = code(texts.get(f));
   return /\binterrupt_state\b/.test(c) || /\.delegates\b|\bdelegates\??:/.test(c);
 });

@@ -25,9 +25,19 @@ export {
 export type { AfterToolCallInit, InvocationState, Orchestrator } from "./agent/events.js";
 export { HookRegistry } from "./agent/hooks.js";
 export type { HookCallback, HookEventClass, HookProvider } from "./agent/hooks.js";
-export { InterruptState, InterruptSignal, INTERRUPT_STATE_VERSION, jsonValueSchema } from "./agent/interrupt.js";
-export type { Interrupt, InterruptRequest, InterruptResponse, InterruptStateJson } from "./agent/interrupt.js";
-export { textMessage, messageText, toolResultText } from "./agent/messages.js";
+export {
+  InterruptState,
+  InterruptSignal,
+  INTERRUPT_STATE_VERSION,
+  jsonValueSchema,
+} from "./agent/interrupts/interrupt.js";
+export type {
+  Interrupt,
+  InterruptRequest,
+  InterruptResponse,
+  InterruptStateJson,
+} from "./agent/interrupts/interrupt.js";
+export { textMessage, messageText, toolResultText } from "./agent/messages/messages.js";
 export type {
   ContentBlock,
   DocumentBlock,
@@ -43,14 +53,20 @@ export type {
   ToolResultBlock,
   ToolResultContent,
   ToolUseBlock,
-} from "./agent/messages.js";
+} from "./agent/messages/messages.js";
 export type { AgentMetrics, ToolMetrics } from "./agent/metrics.js";
-export { DEFAULT_LEASE_MS, executionKey } from "./agent/ledger.js";
-export type { ClaimOptions, ClaimOutcome, ExecutionKeyParts, ExecutionLedger, LedgerResult } from "./agent/ledger.js";
-export { MemoryExecutionLedger } from "./agent/memory-ledger.js";
-export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/outcome-answer.js";
-export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/outcome-answer.js";
-export type { MemoryExecutionLedgerOptions } from "./agent/memory-ledger.js";
+export { DEFAULT_LEASE_MS, executionKey } from "./agent/ledger/ledger.js";
+export type {
+  ClaimOptions,
+  ClaimOutcome,
+  ExecutionKeyParts,
+  ExecutionLedger,
+  LedgerResult,
+} from "./agent/ledger/ledger.js";
+export { MemoryExecutionLedger } from "./agent/ledger/memory-ledger.js";
+export { OUTCOME_UNKNOWN, readOutcomeAnswer } from "./agent/ledger/outcome-answer.js";
+export type { OutcomeAction, OutcomeUnknownRequest } from "./agent/ledger/outcome-answer.js";
+export type { MemoryExecutionLedgerOptions } from "./agent/ledger/memory-ledger.js";
 export {
   AUDIT_ENTRY_VERSION,
   AuditWriteError,
@@ -58,7 +74,7 @@ export {
   MemoryAuditLog,
   auditEntryHash,
   auditEntrySchema,
-} from "./agent/audit.js";
+} from "./agent/audit/audit.js";
 export type {
   AuditChainFields,
   AuditChainStorage,
@@ -71,25 +87,25 @@ export type {
   AuditRequestRecord,
   AuditRevocationRecord,
   MemoryAuditLogOptions,
-} from "./agent/audit.js";
-export { auditFromJsonLines, auditToJsonLines, verifyAuditTrail } from "./agent/audit-verify.js";
-export type { AuditProblem, AuditVerification, VerifyAuditOptions } from "./agent/audit-verify.js";
-export { jsonDigest } from "./agent/digest.js";
+} from "./agent/audit/audit.js";
+export { auditFromJsonLines, auditToJsonLines, verifyAuditTrail } from "./agent/audit/audit-verify.js";
+export type { AuditProblem, AuditVerification, VerifyAuditOptions } from "./agent/audit/audit-verify.js";
+export { jsonDigest } from "./agent/audit/digest.js";
 export { ModelInputChain } from "./agent/middleware.js";
 export type { ModelInput, ModelInputContext, ModelInputMiddleware } from "./agent/middleware.js";
-export { estimateTokens } from "./agent/transcript-size.js";
+export { estimateTokens } from "./agent/messages/transcript-size.js";
 export type { AgentResult, StopReason } from "./agent/result.js";
 export { AgentState } from "./agent/state.js";
 export type { AgentStreamEvent } from "./agent/stream-events.js";
-export type { ToolExecutor } from "./agent/tool-executor.js";
-export { tool, toToolOutput, errorResult } from "./agent/tools.js";
+export type { ToolExecutor } from "./agent/tools/tool-executor.js";
+export { tool, toToolOutput, errorResult } from "./agent/tools/tools.js";
 export {
   capToolResult,
   DEFAULT_MAX_RESULT_DEPTH,
   DEFAULT_MAX_RESULT_MEDIA_BYTES,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
-} from "./agent/result-cap.js";
-export type { ToolResultLimits } from "./agent/result-cap.js";
+} from "./agent/tools/result-cap.js";
+export type { ToolResultLimits } from "./agent/tools/result-cap.js";
 export { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./agent/limits.js";
 export type {
   AgentTool,
@@ -99,8 +115,8 @@ export type {
   ToolOptions,
   ToolOutput,
   ValidationResult,
-} from "./agent/tools.js";
-export type { StandardJSONSchemaV1, StandardSchemaV1 } from "./agent/standard-schema.js";
+} from "./agent/tools/tools.js";
+export type { StandardJSONSchemaV1, StandardSchemaV1 } from "./agent/tools/standard-schema.js";
 export { ScriptedModel } from "./models/scripted.js";
 export type { ScriptedModelOptions, ScriptedRequest, ScriptedResponder, ScriptedTurn } from "./models/scripted.js";
 export type {

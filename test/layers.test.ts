@@ -19,6 +19,7 @@ const RANKS: Record<string, number> = {
   agent: 1,
   models: 2,
   grants: 2,
+  indexeddb: 2,
   stores: 2,
   multiagent: 2,
   hooks: 3,
@@ -80,8 +81,8 @@ describe("the layer rule", () => {
       'import type { X } from "../hooks/x.js";\nexport { Y } from "./y.js";\n/** import { Z } from "../agui/z.js" */';
     expect(importsOf(text).map((i) => i.spec)).toEqual(["../hooks/x.js", "./y.js"]);
     expect(violation("src/agent/run-context.ts", "src/hooks/approval/run.ts")).toMatch(/layer above/);
-    expect(violation("src/grants/index.ts", "src/agent/indexeddb-ledger.ts")).toBeUndefined();
-    expect(violation("src/agui/edge/seal.ts", "src/agui/page/session-store.ts")).toMatch(/never import each other/);
+    expect(violation("src/grants/index.ts", "src/indexeddb/ledger.ts")).toBeUndefined();
+    expect(violation("src/agui/edge/seal.ts", "src/agui/page/kaboo-agent.ts")).toMatch(/never import each other/);
     expect(violation("src/agui/run.ts", "src/agui/edge/sse.ts")).toMatch(/layer above/);
     expect(violation("src/agui/index.ts", "src/agui/edge/handler.ts")).toBeUndefined();
     expect(violation("src/errors.ts", "src/agent/agent.ts")).toMatch(/layer above/);

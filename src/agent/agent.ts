@@ -9,20 +9,20 @@ import type { Model, ToolSpec } from "./model.js";
 import { positiveIntegerOption } from "../options.js";
 import { AgentInitializedEvent, type InvocationState } from "./events.js";
 import { HookRegistry, type HookProvider } from "./hooks.js";
-import { InterruptState, type InterruptResponse } from "./interrupt.js";
-import type { AuditLog } from "./audit.js";
-import type { ExecutionLedger } from "./ledger.js";
+import { InterruptState, type InterruptResponse } from "./interrupts/interrupt.js";
+import type { AuditLog } from "./audit/audit.js";
+import type { ExecutionLedger } from "./ledger/ledger.js";
 import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
-import { MemoryExecutionLedger } from "./memory-ledger.js";
-import type { ContentBlock, JsonObject, Message } from "./messages.js";
+import { MemoryExecutionLedger } from "./ledger/memory-ledger.js";
+import type { ContentBlock, JsonObject, Message } from "./messages/messages.js";
 import { ModelInputChain } from "./middleware.js";
 import type { AgentResult } from "./result.js";
 import { AgentState } from "./state.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import type { ToolExecutor } from "./tool-executor.js";
-import type { AgentTool } from "./tools.js";
-import { prepareSpecs } from "./tool-schema.js";
-import { linkedAbort } from "./abort.js";
+import type { ToolExecutor } from "./tools/tool-executor.js";
+import type { AgentTool } from "./tools/tools.js";
+import { prepareSpecs } from "./tools/tool-schema.js";
+import { linkedAbort } from "./shared/abort.js";
 
 /** Options of {@link Agent}. */
 export interface AgentConfig {

@@ -8,13 +8,13 @@
  *
  * @module
  */
-import { nodeHookInterruptId, toolHookInterruptId } from "./interrupt-id.js";
+import { nodeHookInterruptId, toolHookInterruptId } from "./interrupts/interrupt-id.js";
 import type { Agent } from "./agent.js";
 import type { AgentResult } from "./result.js";
-import type { InterruptRequest, InterruptState } from "./interrupt.js";
-import type { JsonValue, Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import type { InterruptRequest, InterruptState } from "./interrupts/interrupt.js";
+import type { JsonValue, Message, ToolResultBlock, ToolUseBlock } from "./messages/messages.js";
 import type { ModelStopReason } from "./model.js";
-import type { AgentTool } from "./tools.js";
+import type { AgentTool } from "./tools/tools.js";
 
 /** Per-invocation data handed to every event of one run; never shared between runs. */
 export type InvocationState = Record<string, unknown>;

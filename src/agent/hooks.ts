@@ -5,7 +5,7 @@
  */
 import { HookError, HookErrors } from "../errors.js";
 import type { HookEvent } from "./events.js";
-import { InterruptSignal } from "./interrupt.js";
+import { InterruptSignal } from "./interrupts/interrupt.js";
 
 /** A class of hook event (e.g. `BeforeToolCallEvent`); `never[]` arguments so every event's constructor fits (only the instance type matters). */
 // biome-ignore lint/suspicious/noExplicitAny: events differ in the agent type they carry; only the instance type matters here

@@ -5,11 +5,11 @@
  */
 import type { Agent } from "./agent.js";
 import { MessageAddedEvent, type InvocationState } from "./events.js";
-import type { InterruptState } from "./interrupt.js";
+import type { InterruptState } from "./interrupts/interrupt.js";
 import type { LoopSettings } from "./loop.js";
-import type { Message } from "./messages.js";
+import type { Message } from "./messages/messages.js";
 import { emptyMetrics } from "./metrics.js";
-import { writePausedBatch, type PausedBatch } from "./paused-batch.js";
+import { writePausedBatch, type PausedBatch } from "./interrupts/paused-batch.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 

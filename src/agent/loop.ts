@@ -4,21 +4,21 @@
  *
  * @module
  */
-import { failedBatch } from "./failed-batch.js";
-import { interruptCallId } from "./interrupt-id.js";
+import { failedBatch } from "./tools/failed-batch.js";
+import { interruptCallId } from "./interrupts/interrupt-id.js";
 import type { Agent } from "./agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent, type InvocationState } from "./events.js";
-import type { InterruptResponse, InterruptState } from "./interrupt.js";
-import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
-import { OUTCOME_UNKNOWN } from "./outcome-answer.js";
-import { readPausedBatch, writePausedBatch } from "./paused-batch.js";
+import type { InterruptResponse, InterruptState } from "./interrupts/interrupt.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "./messages/messages.js";
+import { OUTCOME_UNKNOWN } from "./ledger/outcome-answer.js";
+import { readPausedBatch, writePausedBatch } from "./interrupts/paused-batch.js";
 import { runContext } from "./run-context.js";
 import { Invocation, restoreAfterFailure, saveInterruptState, type StreamReader } from "./invocation.js";
 import { callModel } from "./model-call.js";
 import type { AgentResult, StopReason } from "./result.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { BatchFailure, runToolBatch, type BatchOutcome, type ToolExecutor } from "./tool-executor.js";
-import { errorResult } from "./tools.js";
+import { BatchFailure, runToolBatch, type BatchOutcome, type ToolExecutor } from "./tools/tool-executor.js";
+import { errorResult } from "./tools/tools.js";
 
 const CANCELLED_BEFORE_RUN = "The run was cancelled before this tool ran.";
 

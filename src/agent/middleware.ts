@@ -7,7 +7,7 @@
 import type { ToolSpec } from "./model.js";
 import type { Agent } from "./agent.js";
 import type { InvocationState } from "./events.js";
-import type { Message } from "./messages.js";
+import type { Message } from "./messages/messages.js";
 
 /** What the model will be sent. */
 export interface ModelInput {

@@ -7,13 +7,13 @@ import { MaxModelRetriesError, ModelStreamError } from "../errors.js";
 import type { ContentBlockDelta, Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "./model.js";
 import type { Agent } from "./agent.js";
 import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from "./events.js";
-import type { ContentBlock, Message } from "./messages.js";
+import type { ContentBlock, Message } from "./messages/messages.js";
 import { addUsage, type AgentMetrics } from "./metrics.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { mediaBytes, withinMediaBudget } from "./media-budget.js";
-import { MessageSums } from "./message-sums.js";
-import { messageChars, transcriptChars } from "./transcript-size.js";
-import { onAbort } from "./abort-wait.js";
+import { mediaBytes, withinMediaBudget } from "./messages/media-budget.js";
+import { MessageSums } from "./messages/message-sums.js";
+import { messageChars, transcriptChars } from "./messages/transcript-size.js";
+import { onAbort } from "./shared/abort-wait.js";
 
 /** A model response. */
 export interface ModelResponse {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { JsonObject, Message } from "./messages.js";
+import type { JsonObject, Message } from "./messages/messages.js";
 
 /** Why the model stopped. */
 export type ModelStopReason = "endTurn" | "toolUse" | "maxTokens" | "stopSequence" | "contentFiltered";

@@ -4,8 +4,8 @@
  * @module
  */
 import type { ModelStopReason } from "./model.js";
-import type { Interrupt } from "./interrupt.js";
-import type { Message } from "./messages.js";
+import type { Interrupt } from "./interrupts/interrupt.js";
+import type { Message } from "./messages/messages.js";
 import type { AgentMetrics } from "./metrics.js";
 
 /**

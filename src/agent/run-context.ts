@@ -19,12 +19,12 @@
 import { InvalidRunContextError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
-import type { AuditLog } from "./audit.js";
-import { callText, keyOfCall, type ExecutionLedger } from "./ledger.js";
-import { SessionExchange } from "./session.js";
-import type { PausedBatch } from "./paused-batch.js";
+import type { AuditLog } from "./audit/audit.js";
+import { callText, keyOfCall, type ExecutionLedger } from "./ledger/ledger.js";
+import { SessionExchange } from "./interrupts/session.js";
+import type { PausedBatch } from "./interrupts/paused-batch.js";
 import type { Agent } from "./agent.js";
-import { isObject } from "./guards.js";
+import { isObject } from "./shared/guards.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";

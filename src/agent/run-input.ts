@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { formatIssues } from "./issues.js";
+import { formatIssues } from "./tools/issues.js";
 import {
   InvalidInterruptResponseError,
   PendingInterruptsError,
@@ -12,9 +12,9 @@ import {
   UserError,
 } from "../errors.js";
 import type { Agent, AgentInput } from "./agent.js";
-import { interruptResponsesSchema, type InterruptResponse } from "./interrupt.js";
+import { interruptResponsesSchema, type InterruptResponse } from "./interrupts/interrupt.js";
 import type { LoopInput } from "./loop.js";
-import type { ContentBlock, Message } from "./messages.js";
+import type { ContentBlock, Message } from "./messages/messages.js";
 
 /**
  * The loop's input for `input`.

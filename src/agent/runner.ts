@@ -9,4 +9,4 @@
 export { runLoop } from "./loop.js";
 export { runInput } from "./run-input.js";
 export { EventQueue } from "./queue.js";
-export { zodJsonSchema } from "./zod-json-schema.js";
+export { zodJsonSchema } from "./tools/zod-json-schema.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import { UserError } from "../errors.js";
-import type { JsonObject, JsonValue } from "./messages.js";
+import type { JsonObject, JsonValue } from "./messages/messages.js";
 
 /**
  * A key/value store whose values must be JSON. Values are copied in and out,

@@ -4,8 +4,8 @@
  * @module
  */
 import type { ModelStreamEvent } from "./model.js";
-import type { Interrupt } from "./interrupt.js";
-import type { Message, ToolResultBlock, ToolUseBlock } from "./messages.js";
+import type { Interrupt } from "./interrupts/interrupt.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "./messages/messages.js";
 import type { AgentResult } from "./result.js";
 
 /** One event of an agent's stream. */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CustomEvent, ResumeEntry } from "@ag-ui/core";
-import type { AuditEntry, AuditLog } from "../agent/audit.js";
+import type { AuditEntry, AuditLog } from "../agent/audit/audit.js";
 import type { InvocationState } from "../agent/events.js";
 import { runContext } from "../agent/run-context.js";
 import { customEvent } from "./run-events.js";

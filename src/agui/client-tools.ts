@@ -5,8 +5,8 @@
  */
 import type { Tool as AguiTool } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
-import { toToolOutput, type AgentTool, type ToolContext } from "../agent/tools.js";
+import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
+import { toToolOutput, type AgentTool, type ToolContext } from "../agent/tools/tools.js";
 import { CLIENT_TOOL_INTERRUPT } from "./interrupts.js";
 
 /** Runs a browser tool in the page. Its return value is the tool's result. */

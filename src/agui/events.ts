@@ -23,9 +23,9 @@ import {
   type ToolCallResultEvent,
   type ToolCallStartEvent,
 } from "@ag-ui/core";
-import { isCallInterrupt } from "../agent/interrupt-id.js";
-import type { Message } from "../agent/messages.js";
-import { toolResultText } from "../agent/messages.js";
+import { isCallInterrupt } from "../agent/interrupts/interrupt-id.js";
+import type { Message } from "../agent/messages/messages.js";
+import { toolResultText } from "../agent/messages/messages.js";
 import type { AgentStreamEvent } from "../agent/stream-events.js";
 import type { ModelStreamEvent } from "../agent/model.js";
 

@@ -55,7 +55,12 @@ export {
   MemorySessionStore,
   parseThreadSnapshot,
   THREAD_SNAPSHOT_VERSION,
-} from "./page/session-store.js";
-export type { IndexedDbSessionStoreOptions, RunRecord, SessionStore, ThreadSnapshot } from "./page/session-store.js";
+} from "../indexeddb/session-store.js";
+export type {
+  IndexedDbSessionStoreOptions,
+  RunRecord,
+  SessionStore,
+  ThreadSnapshot,
+} from "../indexeddb/session-store.js";
 export { toAguiEvents, HANDOFF_CUSTOM_EVENT } from "./multiagent-events.js";
 export type { ToAguiOptions } from "./multiagent-events.js";

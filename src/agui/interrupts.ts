@@ -5,10 +5,10 @@
  */
 import type { Interrupt as AguiInterrupt, ResumeEntry } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
-import type { Interrupt, InterruptResponse } from "../agent/interrupt.js";
-import { OUTCOME_UNKNOWN, type OutcomeUnknownRequest } from "../agent/outcome-answer.js";
-import { interruptCallId } from "../agent/interrupt-id.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { Interrupt, InterruptResponse } from "../agent/interrupts/interrupt.js";
+import { OUTCOME_UNKNOWN, type OutcomeUnknownRequest } from "../agent/ledger/outcome-answer.js";
+import { interruptCallId } from "../agent/interrupts/interrupt-id.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import type { ApprovalRequest } from "../hooks/approval/request.js";
 
 /** Interrupt name a browser tool raises when the page has no handler for it. */

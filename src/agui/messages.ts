@@ -16,8 +16,8 @@ import type {
   ToolResultBlock,
   ToolResultContent,
   ToolUseBlock,
-} from "../agent/messages.js";
-import { toolResultText } from "../agent/messages.js";
+} from "../agent/messages/messages.js";
+import { toolResultText } from "../agent/messages/messages.js";
 
 type Part = {
   type: string;

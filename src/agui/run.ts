@@ -14,17 +14,17 @@ import type {
 } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
-import type { Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages/messages.js";
 import type { AgentResult } from "../agent/result.js";
 import { InterruptExpiredError, InvalidStateError, ToolBatchError } from "../errors.js";
 import type { GrantStore } from "../grants/store.js";
-import type { ExecutionLedger } from "../agent/ledger.js";
-import type { AuditLog } from "../agent/audit.js";
+import type { ExecutionLedger } from "../agent/ledger/ledger.js";
+import type { AuditLog } from "../agent/audit/audit.js";
 import { watchAudit, type WatchedAudit } from "./audit-events.js";
-import { pausedBatchMessages } from "../agent/paused-batch.js";
-import { pausedCallIds } from "../agent/paused-calls.js";
+import { pausedBatchMessages } from "../agent/interrupts/paused-batch.js";
+import { pausedCallIds } from "../agent/interrupts/paused-calls.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
-import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/session.js";
+import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/interrupts/session.js";
 import { isPastDeadline } from "../hooks/approval/decision.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
@@ -37,9 +37,9 @@ import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./
 import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.js";
 import { saveNewGrants } from "./new-grants.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
-import { isObject } from "../agent/guards.js";
+import { isObject } from "../agent/shared/guards.js";
 
-export { SESSION_STATE_KEY } from "../agent/session.js";
+export { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
 
 /** Options of {@link runAgui}. */
 export interface AguiRunOptions {

@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../agent/lean-schemas.js";
+import { sizedString } from "../agent/shared/lean-schemas.js";
 import { KabooError } from "../errors.js";
 
 /**

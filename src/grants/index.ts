@@ -29,14 +29,14 @@ export type {
   MemoryGrantStoreOptions,
   RevokeTarget,
 } from "./store.js";
-export { IndexedDbGrantStore } from "./indexeddb-store.js";
-export type { IndexedDbGrantStoreOptions } from "./indexeddb-store.js";
+export { IndexedDbGrantStore } from "../indexeddb/grant-store.js";
+export type { IndexedDbGrantStoreOptions } from "../indexeddb/grant-store.js";
 // The page's execution ledger lives in agent/ beside the other ledgers; it is exported from this entry
 // (the page's IndexedDB entry), never from the core one, so the core entry does not pull in idb-keyval.
-export { IndexedDbExecutionLedger } from "../agent/indexeddb-ledger.js";
-export type { IndexedDbExecutionLedgerOptions } from "../agent/indexeddb-ledger.js";
-export { IndexedDbAuditLog } from "../agent/indexeddb-audit.js";
-export type { IndexedDbAuditLogOptions } from "../agent/indexeddb-audit.js";
+export { IndexedDbExecutionLedger } from "../indexeddb/ledger.js";
+export type { IndexedDbExecutionLedgerOptions } from "../indexeddb/ledger.js";
+export { IndexedDbAuditLog } from "../indexeddb/audit-log.js";
+export type { IndexedDbAuditLogOptions } from "../indexeddb/audit-log.js";
 export { acceptGrants } from "./accept.js";
 export type { AcceptGrantsOptions } from "./accept.js";
 export {

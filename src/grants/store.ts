@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AuditLog } from "../agent/audit.js";
+import type { AuditLog } from "../agent/audit/audit.js";
 import { isExpired } from "./find.js";
 import { InvalidGrantError, grantId, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";

@@ -9,7 +9,7 @@ import type { Agent } from "../agent/agent.js";
 import { AgentInitializedEvent, BeforeInvocationEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
-import { messageChars } from "../agent/transcript-size.js";
+import { messageChars } from "../agent/messages/transcript-size.js";
 import { UserError, describe } from "../errors.js";
 import { TOOL_PREFIX, itemTool, parsePointer, readItem } from "./context/render.js";
 import type { ContextRewrite, PerAgent, RewriteConfig, RewriteSteps } from "./context/rewrite.js";

@@ -17,7 +17,7 @@ import {
   type InvocationState,
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { messageText, toolResultText } from "../agent/messages.js";
+import { messageText, toolResultText } from "../agent/messages/messages.js";
 import { runContext } from "../agent/run-context.js";
 import { lazy } from "../lazy.js";
 import { incomingTask, resolveToolLabel } from "./event-publisher/helpers.js";

@@ -4,15 +4,15 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { formatIssues } from "../agent/issues.js";
-import { looseObject, recordOf } from "../agent/lean-schemas.js";
+import { formatIssues } from "../agent/tools/issues.js";
+import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
 import { describe, UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { jsonValueSchema } from "../agent/interrupt.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
 import { runContext } from "../agent/run-context.js";
-import type { JsonObject } from "../agent/messages.js";
+import type { JsonObject } from "../agent/messages/messages.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
 /** Options of {@link ForwardedPropsHook}. */

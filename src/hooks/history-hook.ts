@@ -6,14 +6,14 @@
  */
 import { AfterInvocationEvent, BeforeInvocationEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages/messages.js";
 import { describe, UserError } from "../errors.js";
 import type { Model } from "../agent/model.js";
 import { createClearingMemo } from "./context/clearing.js";
 import { DEFAULT_MIN_CHARS } from "./context-hook.js";
 import { getHistoryExchange } from "./history/exchange.js";
 import { summarizeHead } from "./history/summary.js";
-import { raceAbort } from "../agent/abort-wait.js";
+import { raceAbort } from "../agent/shared/abort-wait.js";
 import { estimateTokens, loadTranscript, maskTranscript } from "./history/transcript.js";
 import { defaultLogger, type Logger } from "../logger.js";
 

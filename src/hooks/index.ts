@@ -16,7 +16,7 @@ export { approvalDecisions, CONSUMED_APPROVALS_KEY } from "./approval/run.js";
 export type { ApprovalDecision } from "./approval/run.js";
 export { InterruptHook } from "./interrupt-hook.js";
 // A custom gate answers this to let a second person approve one of its questions (four eyes).
-export { ApproverCheckEvent } from "../agent/approver-check.js";
+export { ApproverCheckEvent } from "./approval/approver-check.js";
 export type { GateRule, InterruptHookOptions, SubjectFn } from "./interrupt-hook.js";
 export type { ApprovalQuorum, QuorumApproval, QuorumState } from "./approval/quorum.js";
 export { ToolApprovalHook } from "./tool-approval-hook.js";
@@ -35,8 +35,8 @@ export {
 } from "./tool-attachments-hook.js";
 export { ForwardedPropsHook } from "./forwarded-props-hook.js";
 export type { ForwardedPropsHookOptions } from "./forwarded-props-hook.js";
-export { SessionExchange } from "../agent/session.js";
-export type { SessionSnapshotIn } from "../agent/session.js";
+export { SessionExchange } from "../agent/interrupts/session.js";
+export type { SessionSnapshotIn } from "../agent/interrupts/session.js";
 export {
   createSessionExchange,
   getSessionExchange,
@@ -52,7 +52,7 @@ export {
 } from "../agent/run-context.js";
 export type { CreateSessionExchangeOptions } from "../agent/run-context.js";
 export { SessionStateHook, restoreSessionState, sessionStateSnapshot } from "./session-state-hook.js";
-export type { SessionSnapshot } from "../agent/session.js";
+export type { SessionSnapshot } from "../agent/interrupts/session.js";
 export { defaultLogger } from "../logger.js";
 export type { Logger } from "../logger.js";
 export { editDistance } from "./tool-name-sanitizer.js";

@@ -10,7 +10,7 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { UserError } from "../errors.js";
 import { grantId } from "../grants/grant.js";
 import type { ApprovalScope } from "./approval/request.js";
-import { toolHookInterruptId } from "../agent/interrupt-id.js";
+import { toolHookInterruptId } from "../agent/interrupts/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
@@ -18,7 +18,7 @@ import { decideAnswer, findGrantCover, offeredScopes, refusalNote, requestDeadli
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
 import type { ApprovalGateOptions, GateSteps } from "./approval/gate.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
-import { ApproverCheckEvent } from "../agent/approver-check.js";
+import { ApproverCheckEvent } from "./approval/approver-check.js";
 import { callSubject, isUnknownSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { compileGlob, type NameMatcher } from "./glob.js";

@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { formatIssues } from "../agent/issues.js";
-import { recordOf } from "../agent/lean-schemas.js";
+import { formatIssues } from "../agent/tools/issues.js";
+import { recordOf } from "../agent/shared/lean-schemas.js";
 import type { Agent } from "../agent/agent.js";
 import { BeforeToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { jsonValueSchema } from "../agent/interrupt.js";
-import type { JsonObject, ToolUseBlock } from "../agent/messages.js";
-import type { AgentTool } from "../agent/tools.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
+import type { JsonObject, ToolUseBlock } from "../agent/messages/messages.js";
+import type { AgentTool } from "../agent/tools/tools.js";
 import { describe, UserError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";

@@ -7,7 +7,7 @@
 import type { Agent } from "../agent/agent.js";
 import { BeforeInvocationEvent, BeforeModelCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages/messages.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { getReferenceRegistry, MANIFEST_HEADER, referenceBlock, renderManifest } from "./references/registry.js";

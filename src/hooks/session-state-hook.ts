@@ -7,13 +7,13 @@
 import type { Agent } from "../agent/agent.js";
 import { BeforeInvocationEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { InterruptState, type InterruptStateJson } from "../agent/interrupt.js";
+import { InterruptState, type InterruptStateJson } from "../agent/interrupts/interrupt.js";
 import { describe } from "../errors.js";
 import { getSessionExchange } from "../agent/run-context.js";
-import { staleCallId, type SessionSnapshot } from "../agent/session.js";
+import { staleCallId, type SessionSnapshot } from "../agent/interrupts/session.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
-export type { SessionSnapshot } from "../agent/session.js";
+export type { SessionSnapshot } from "../agent/interrupts/session.js";
 
 /**
  * Seeds `agent` with the interrupt state the client sent, if this run resumes.

@@ -6,17 +6,17 @@
  */
 import jsonpatch, { type Operation } from "fast-json-patch";
 import * as z from "zod/v4/mini";
-import { formatIssues } from "../agent/issues.js";
-import { looseObject, recordOf, sizedString } from "../agent/lean-schemas.js";
+import { formatIssues } from "../agent/tools/issues.js";
+import { looseObject, recordOf, sizedString } from "../agent/shared/lean-schemas.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { jsonValueSchema } from "../agent/interrupt.js";
-import type { JsonObject, JsonValue, ToolResultBlock } from "../agent/messages.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
+import type { JsonObject, JsonValue, ToolResultBlock } from "../agent/messages/messages.js";
 import { describe } from "../errors.js";
 import { compileGlob } from "./glob.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";
-import { isObject } from "../agent/guards.js";
+import { isObject } from "../agent/shared/guards.js";
 
 export type { Operation } from "fast-json-patch";
 

@@ -7,7 +7,7 @@ import { describe, UserError } from "../errors.js";
 import { BeforeNodeCallEvent, BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { defaultLogger, type Logger } from "../logger.js";
-import { linkedAbort } from "../agent/abort.js";
+import { linkedAbort } from "../agent/shared/abort.js";
 
 /** Returns `true` when the run should stop. May be async; throwing counts as "stop". */
 export type StopCheck = () => boolean | Promise<boolean>;

@@ -5,15 +5,15 @@
  * @module
  */
 import { InvalidStateError, UserError } from "../errors.js";
-import { toolInterruptId } from "../agent/interrupt-id.js";
+import { toolInterruptId } from "../agent/interrupts/interrupt-id.js";
 import * as z from "zod/v4/mini";
-import { looseObject } from "../agent/lean-schemas.js";
+import { looseObject } from "../agent/shared/lean-schemas.js";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
-import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools.js";
+import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
+import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools/tools.js";
 import { runContext } from "../agent/run-context.js";
-import { isObject } from "../agent/guards.js";
+import { isObject } from "../agent/shared/guards.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
 import {
   checkScopeOption,

@@ -4,11 +4,17 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../agent/lean-schemas.js";
+import { sizedString } from "../agent/shared/lean-schemas.js";
 import { AfterToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import type { DocumentBlock, ImageBlock, JsonValue, ToolResultBlock, ToolResultContent } from "../agent/messages.js";
-import { isObject } from "../agent/guards.js";
+import type {
+  DocumentBlock,
+  ImageBlock,
+  JsonValue,
+  ToolResultBlock,
+  ToolResultContent,
+} from "../agent/messages/messages.js";
+import { isObject } from "../agent/shared/guards.js";
 
 /** MIME types that become image blocks. */
 export const ATTACHMENT_IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

@@ -7,12 +7,12 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject, sizedString } from "../agent/lean-schemas.js";
-import { jsonValueSchema } from "../agent/interrupt.js";
-import { withinDepth } from "../agent/json-depth.js";
-import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
-import type { JsonValue, ToolResultContent } from "../agent/messages.js";
-import type { ToolOutput } from "../agent/tools.js";
+import { looseObject, sizedString } from "../agent/shared/lean-schemas.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
+import { withinDepth } from "../agent/shared/json-depth.js";
+import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/tools/result-cap.js";
+import type { JsonValue, ToolResultContent } from "../agent/messages/messages.js";
+import type { ToolOutput } from "../agent/tools/tools.js";
 import { describe } from "../errors.js";
 
 const text = looseObject({ type: z.literal("text"), text: z.string() });

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { linkedAbort, type LinkedAbort } from "../agent/abort.js";
+import { linkedAbort, type LinkedAbort } from "../agent/shared/abort.js";
 
 type RpcId = string | number;
 

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject } from "../agent/lean-schemas.js";
+import { looseObject } from "../agent/shared/lean-schemas.js";
 import { describe } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { McpConnectError } from "./errors.js";

@@ -9,11 +9,11 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject, sizedString } from "../agent/lean-schemas.js";
-import { withinDepth } from "../agent/json-depth.js";
-import type { JsonObject } from "../agent/messages.js";
-import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/result-cap.js";
-import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools.js";
+import { looseObject, sizedString } from "../agent/shared/lean-schemas.js";
+import { withinDepth } from "../agent/shared/json-depth.js";
+import type { JsonObject } from "../agent/messages/messages.js";
+import { DEFAULT_MAX_RESULT_DEPTH } from "../agent/tools/result-cap.js";
+import type { ToolAnnotations, ToolContext, ToolOutput } from "../agent/tools/tools.js";
 import { describe, ToolDefinitionError } from "../errors.js";
 import type { McpMetaTool } from "../hooks/mcp-meta-hook.js";
 import { mcpResultToOutput } from "./content.js";

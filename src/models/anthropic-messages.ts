@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { ContentBlock, DocumentBlock, ImageBlock, Message, ToolResultBlock } from "../agent/messages.js";
+import type { ContentBlock, DocumentBlock, ImageBlock, Message, ToolResultBlock } from "../agent/messages/messages.js";
 import { decodeBase64Text, documentAsText, isTextDocument, mediaNote } from "./media.js";
 import type { ToolSpec } from "../agent/model.js";
-import { isObject } from "../agent/guards.js";
+import { isObject } from "../agent/shared/guards.js";
 
 /** A content block of the Messages API (the subset this package sends). */
 export type AnthropicBlock =

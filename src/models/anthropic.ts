@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages/messages.js";
 import { ModelStreamError } from "../errors.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-messages.js";
 import { AnthropicStreamDecoder } from "./anthropic-stream.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import { KabooError } from "../errors.js";
-import { isObject } from "../agent/guards.js";
+import { isObject } from "../agent/shared/guards.js";
 
 /** Which wire format produced an error. */
 export type ModelProvider = "openai" | "anthropic";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { DocumentBlock, ImageBlock, MediaSource } from "../agent/messages.js";
+import type { DocumentBlock, ImageBlock, MediaSource } from "../agent/messages/messages.js";
 
 /**
  * A `data:` URL for inline media, or the block's own URL.

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../agent/messages.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../agent/messages/messages.js";
 import { documentAsText, mediaUrl } from "./media.js";
 import type { ToolSpec } from "../agent/model.js";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject } from "../agent/lean-schemas.js";
+import { looseObject } from "../agent/shared/lean-schemas.js";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../agent/model.js";

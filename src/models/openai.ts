@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Message } from "../agent/messages.js";
+import type { Message } from "../agent/messages/messages.js";
 import { ModelStreamError } from "../errors.js";
 import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "../agent/model.js";

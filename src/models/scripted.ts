@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Message, ToolResultBlock } from "../agent/messages.js";
-import { messageChars, transcriptChars } from "../agent/transcript-size.js";
+import type { Message, ToolResultBlock } from "../agent/messages/messages.js";
+import { messageChars, transcriptChars } from "../agent/messages/transcript-size.js";
 import { UserError } from "../errors.js";
 import type { Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions, ToolSpec, Usage } from "../agent/model.js";
 

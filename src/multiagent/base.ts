@@ -22,7 +22,7 @@ import {
   interruptResponsesSchema,
   type Interrupt,
   type InterruptResponse,
-} from "../agent/interrupt.js";
+} from "../agent/interrupts/interrupt.js";
 import {
   InvalidInterruptResponseError,
   PendingInterruptsError,
@@ -38,8 +38,8 @@ import type {
   NodeExecutor,
   NodeResult,
 } from "./types.js";
-import { raceAbort } from "../agent/abort-wait.js";
-import { nodeInterruptId } from "../agent/interrupt-id.js";
+import { raceAbort } from "../agent/shared/abort-wait.js";
+import { nodeInterruptId } from "../agent/interrupts/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import {
   collectNodeInterrupts,

@@ -5,14 +5,19 @@
  */
 import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
-import { InterruptSignal, InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupt.js";
-import { messageText, type JsonValue, type Message } from "../agent/messages.js";
-import { tool, type AgentTool, type ToolAnnotations, type ToolContext } from "../agent/tools.js";
+import {
+  InterruptSignal,
+  InterruptState,
+  type Interrupt,
+  type InterruptResponse,
+} from "../agent/interrupts/interrupt.js";
+import { messageText, type JsonValue, type Message } from "../agent/messages/messages.js";
+import { tool, type AgentTool, type ToolAnnotations, type ToolContext } from "../agent/tools/tools.js";
 import { UserError } from "../errors.js";
-import { isCallInterrupt, repeatedInterruptName } from "../agent/interrupt-id.js";
+import { isCallInterrupt, repeatedInterruptName } from "../agent/interrupts/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 
-export type { DelegateSnapshot } from "../agent/session.js";
+export type { DelegateSnapshot } from "../agent/interrupts/session.js";
 
 /** Options of {@link agentAsTool}. */
 export interface AgentAsToolOptions<S extends z.ZodMiniType> {

@@ -5,10 +5,10 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject, recordOf } from "../agent/lean-schemas.js";
+import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
 import type { InvocationState } from "../agent/events.js";
 import { InvalidStateError } from "../errors.js";
-import type { InterruptResponse } from "../agent/interrupt.js";
+import type { InterruptResponse } from "../agent/interrupts/interrupt.js";
 import {
   MultiAgentBase,
   pausedNodeSchema,
@@ -19,7 +19,7 @@ import {
 } from "./base.js";
 import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
 import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
-import { linkedAbort, type LinkedAbort } from "../agent/abort.js";
+import { linkedAbort, type LinkedAbort } from "../agent/shared/abort.js";
 
 export type { GraphEdge, GraphView } from "./graph-schedule.js";
 

@@ -7,13 +7,13 @@
 import * as z from "zod/v4/mini";
 import { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
-import { InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupt.js";
-import { innerInterruptId, isNodeInterrupt, nodeInterruptId } from "../agent/interrupt-id.js";
-import { messageText, type JsonValue } from "../agent/messages.js";
+import { InterruptState, type Interrupt, type InterruptResponse } from "../agent/interrupts/interrupt.js";
+import { innerInterruptId, isNodeInterrupt, nodeInterruptId } from "../agent/interrupts/interrupt-id.js";
+import { messageText, type JsonValue } from "../agent/messages/messages.js";
 import { runContext } from "../agent/run-context.js";
 import type { MultiAgentBase, MultiAgentNode } from "./base.js";
 import { MultiAgentTimeoutError, type MultiAgentResult } from "./types.js";
-import { linkedAbort } from "../agent/abort.js";
+import { linkedAbort } from "../agent/shared/abort.js";
 
 /** A node's paused execution, kept (as JSON) in the orchestrator's interrupt context. */
 export interface PausedNode {

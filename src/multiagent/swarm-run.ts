@@ -5,8 +5,8 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { looseObject, recordOf } from "../agent/lean-schemas.js";
-import { jsonValueSchema } from "../agent/interrupt.js";
+import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
 import { InvalidStateError } from "../errors.js";
 import { pausedNodeSchema, type PausedNode } from "./node-run.js";
 import type { NodeResult } from "./types.js";

@@ -4,18 +4,18 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { recordOf } from "../agent/lean-schemas.js";
+import { recordOf } from "../agent/shared/lean-schemas.js";
 import type { Agent } from "../agent/agent.js";
 import { AfterToolCallEvent, type InvocationState } from "../agent/events.js";
-import { jsonValueSchema, type InterruptResponse } from "../agent/interrupt.js";
-import type { JsonValue } from "../agent/messages.js";
+import { jsonValueSchema, type InterruptResponse } from "../agent/interrupts/interrupt.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import { privateRunKey } from "../agent/run-context.js";
-import { tool, type AgentTool } from "../agent/tools.js";
+import { tool, type AgentTool } from "../agent/tools/tools.js";
 import { UserError } from "../errors.js";
 import { MultiAgentBase, type MultiAgentInvokeOptions, type MultiAgentOptions } from "./base.js";
 import { freshSwarmRun, limit, loadSwarmRun, pingPong, type Handoff, type SwarmRun } from "./swarm-run.js";
 import { HandoffEvent, type MultiAgentResult } from "./types.js";
-import { linkedAbort } from "../agent/abort.js";
+import { linkedAbort } from "../agent/shared/abort.js";
 
 export type { Handoff } from "./swarm-run.js";
 

@@ -6,8 +6,8 @@
  */
 import { HookEvent, type InvocationState, type Orchestrator } from "../agent/events.js";
 import type { HookProvider } from "../agent/hooks.js";
-import type { Interrupt } from "../agent/interrupt.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { Interrupt } from "../agent/interrupts/interrupt.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import { KabooError } from "../errors.js";
 
 /** How one node (or a whole orchestration) ended. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../agent/audit.js";
+import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../agent/audit/audit.js";
 import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
 import { ThreadStoreError } from "./thread-store.js";
 

@@ -12,7 +12,7 @@ import {
 } from "./principal-grants.js";
 import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
 import { ThreadStoreError } from "./thread-store.js";
-import { sha256Hex } from "../agent/sha256.js";
+import { sha256Hex } from "../agent/shared/sha256.js";
 
 type Key = readonly (string | number)[];
 

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { ExecutionLedger } from "../agent/ledger.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { ExecutionLedger } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import {
   decodeThread,
   emptyThread,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ClaimOptions, LedgerResult } from "../agent/ledger.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { ClaimOptions, LedgerResult } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import type { LedgerHolder, ThreadData } from "./thread-store.js";
 import type { SqlStorageLike } from "./durable-object-sql.js";
 

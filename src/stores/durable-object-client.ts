@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ClaimOutcome, ExecutionLedger } from "../agent/ledger.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { ClaimOutcome, ExecutionLedger } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import { StoreBusyError, whileBusy, type BusyPolicy } from "./busy.js";
 import type { DurableObjectNamespaceLike, Op } from "./durable-object-binding.js";
 import {

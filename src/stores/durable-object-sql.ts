@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import {
   decideClaim,
   decodeThread,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger.js";
-import type { JsonValue } from "../agent/messages.js";
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
 import {
   decideClaim,
   emptyThread,
@@ -20,7 +20,7 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 
-export { MemoryAuditLog } from "../agent/audit.js";
+export { MemoryAuditLog } from "../agent/audit/audit.js";
 export { MemoryGrantStore } from "../grants/store.js";
 export {
   emptyThread,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AuditLog } from "../agent/audit.js";
+import type { AuditLog } from "../agent/audit/audit.js";
 import { grantId, parseGrant, type Grant } from "../grants/grant.js";
 import {
   auditRevocation,

@@ -11,16 +11,16 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { jsonValueSchema } from "../agent/interrupt.js";
-import { looseObject, recordOf } from "../agent/lean-schemas.js";
+import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
+import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
 import {
   DEFAULT_LEASE_MS,
   type ClaimOptions,
   type ClaimOutcome,
   type ExecutionLedger,
   type LedgerResult,
-} from "../agent/ledger.js";
-import type { JsonObject, JsonValue } from "../agent/messages.js";
+} from "../agent/ledger/ledger.js";
+import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
 import { KabooError } from "../errors.js";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { getEventListeners } from "node:events";
-import { linkedAbort } from "../../src/agent/abort.js";
-import { raceAbort } from "../../src/agent/abort-wait.js";
+import { linkedAbort } from "../../src/agent/shared/abort.js";
+import { raceAbort } from "../../src/agent/shared/abort-wait.js";
 import {
   Agent,
   AfterInvocationEvent,

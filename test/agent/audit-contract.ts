@@ -2,8 +2,8 @@
  * The AuditLog contract, as plain checks with no test framework, so the same checks run in Node
  * (memory), in Chromium (IndexedDB), in workerd (Durable Objects) and in Deno (Deno KV).
  */
-import type { AuditLog, AuditRecord } from "../../src/agent/audit.js";
-import { verifyAuditTrail } from "../../src/agent/audit-verify.js";
+import type { AuditLog, AuditRecord } from "../../src/agent/audit/audit.js";
+import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
 import type { ContractResult } from "../stores/contract.js";
 
 function assert(condition: unknown, message: string): asserts condition {

@@ -1,7 +1,7 @@
 /** Assertions over an audit trail: that it verifies and that it records exactly what ran. */
 import { expect } from "vitest";
-import type { AuditEntry, AuditLog } from "../../src/agent/audit.js";
-import { verifyAuditTrail } from "../../src/agent/audit-verify.js";
+import type { AuditEntry, AuditLog } from "../../src/agent/audit/audit.js";
+import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
 
 /**
  * The trail of `threadId` verifies, and its execution entries say a call ran here exactly as often

@@ -13,7 +13,7 @@ import {
   verifyAuditTrail,
   type AuditEntry,
 } from "../../src/index.js";
-import { auditEntryHash } from "../../src/agent/audit.js";
+import { auditEntryHash } from "../../src/agent/audit/audit.js";
 
 const RUNS = Number(process.env.KABOO_PROPERTY_RUNS) || 200;
 

@@ -1,7 +1,7 @@
 // canonicalJson: one text per value (keys sorted), the same text as the plain map/join form it replaced.
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { canonicalJson } from "../../src/agent/canonical-json.js";
+import { canonicalJson } from "../../src/agent/shared/canonical-json.js";
 
 function reference(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";

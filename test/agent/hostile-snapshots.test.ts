@@ -2,10 +2,10 @@
 // (or logged, where the documented answer is a clean start), never a RangeError or TypeError.
 import { describe, expect, test } from "vitest";
 import { Agent, InterruptState, InvalidStateError, ScriptedModel } from "../../src/index.js";
-import { withinDepth } from "../../src/agent/json-depth.js";
+import { withinDepth } from "../../src/agent/shared/json-depth.js";
 import { createSessionExchange } from "../../src/agent/run-context.js";
 import { restoreSessionState } from "../../src/hooks/session-state-hook.js";
-import { parseThreadSnapshot } from "../../src/agui/page/session-store.js";
+import { parseThreadSnapshot } from "../../src/indexeddb/session-store.js";
 
 function nested(depth: number): unknown {
   let v: unknown = "leaf";

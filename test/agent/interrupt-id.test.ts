@@ -13,7 +13,7 @@ import {
   toolHookInterruptId,
   toolInterruptId,
   type InterruptIdParts,
-} from "../../src/agent/interrupt-id.js";
+} from "../../src/agent/interrupts/interrupt-id.js";
 
 // Owners and names with the characters that matter (`:`, `%`, `#`) far more often than chance gives them.
 const part = fc.stringMatching(/^[a-z0-9:%#_\-.3A52]{0,12}$/);

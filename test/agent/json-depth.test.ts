@@ -1,7 +1,7 @@
 /** The one depth walk, against a plain recursive reference, on random values. */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { deepestPart, withinDepth } from "../../src/agent/json-depth.js";
+import { deepestPart, withinDepth } from "../../src/agent/shared/json-depth.js";
 import { tooComplexJson } from "../../src/agui/edge/limits.js";
 
 function depth(v: unknown): number {

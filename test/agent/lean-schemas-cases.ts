@@ -1,5 +1,5 @@
 /**
- * The agreement checks of agent/lean-schemas.ts against the zod they are built with, run once per
+ * The agreement checks of agent/shared/lean-schemas.ts against the zod they are built with, run once per
  * zod (lean-schemas.test.ts: zod 3.25, lean-schemas.zod4.test.ts: zod 4): recordOf(value) must
  * accept and refuse what z.record(z.string(), value) does, give the same output and put issues at
  * the same paths with the same messages; sizedString what z.minLength and z.maxLength do.
@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type * as Zod from "zod/v4/mini";
-import { recordOf, sizedString } from "../../src/agent/lean-schemas.js";
+import { recordOf, sizedString } from "../../src/agent/shared/lean-schemas.js";
 
 class Thing {
   a = 1;

@@ -1,13 +1,13 @@
 /**
- * agent/lean-schemas.ts with zod 3.25 (the repository's zod): recordOf and sizedString agree with
+ * agent/shared/lean-schemas.ts with zod 3.25 (the repository's zod): recordOf and sizedString agree with
  * z.record and z.minLength/z.maxLength (see lean-schemas-cases.ts), and the package's JSON schema
  * built on recordOf agrees with z.record of it.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4/mini";
-import { jsonValueSchema } from "../../src/agent/interrupt.js";
-import { looseObject, recordOf } from "../../src/agent/lean-schemas.js";
+import { jsonValueSchema } from "../../src/agent/interrupts/interrupt.js";
+import { looseObject, recordOf } from "../../src/agent/shared/lean-schemas.js";
 import { leanSchemaCases, OBJECTS } from "./lean-schemas-cases.js";
 
 leanSchemaCases(z, OBJECTS);

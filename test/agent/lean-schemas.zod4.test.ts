@@ -1,5 +1,5 @@
 /**
- * agent/lean-schemas.ts with zod 4 (what a new install resolves): the package's schemas built with
+ * agent/shared/lean-schemas.ts with zod 4 (what a new install resolves): the package's schemas built with
  * zod 4 agree with zod 4's z.record and z.minLength/z.maxLength (see lean-schemas-cases.ts),
  * a JSON object with a constructor key included.
  */

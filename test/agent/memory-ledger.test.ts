@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import type { CallName } from "../../src/agent/memory-ledger.js";
+import type { CallName } from "../../src/agent/ledger/memory-ledger.js";
 import { MemoryExecutionLedger, executionKey, type ClaimOutcome } from "../../src/index.js";
-import { callText } from "../../src/agent/ledger.js";
+import { callText } from "../../src/agent/ledger/ledger.js";
 import { executionLedgerContract } from "./ledger-contract.js";
 
 describe("MemoryExecutionLedger", () => {

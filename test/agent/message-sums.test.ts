@@ -5,10 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { messageMediaBytes, withinMediaBudget } from "../../src/agent/media-budget.js";
-import { MessageSums } from "../../src/agent/message-sums.js";
-import type { Message } from "../../src/agent/messages.js";
-import { messageChars, transcriptChars } from "../../src/agent/transcript-size.js";
+import { messageMediaBytes, withinMediaBudget } from "../../src/agent/messages/media-budget.js";
+import { MessageSums } from "../../src/agent/messages/message-sums.js";
+import type { Message } from "../../src/agent/messages/messages.js";
+import { messageChars, transcriptChars } from "../../src/agent/messages/transcript-size.js";
 import { Agent, type Model } from "../../src/index.js";
 import { ScriptedModel } from "../../src/models/scripted.js";
 

@@ -13,7 +13,7 @@ import {
   type JsonValue,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { InterruptState } from "../../src/agent/interrupt.js";
+import { InterruptState } from "../../src/agent/interrupts/interrupt.js";
 import { auditKinds, expectAuditMatchesRuns } from "./audit-helpers.js";
 import { expectConsistentTranscript } from "./helpers.js";
 

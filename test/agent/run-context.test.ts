@@ -14,7 +14,7 @@ import {
   STREAM_PATH_KEY,
   THREAD_ID_KEY,
 } from "../../src/agent/run-context.js";
-import type { ExecutionLedger } from "../../src/agent/ledger.js";
+import type { ExecutionLedger } from "../../src/agent/ledger/ledger.js";
 
 describe("run context", () => {
   test("each key reads back what its writer stored, under the documented wire name", () => {

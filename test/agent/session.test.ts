@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { InterruptState } from "../../src/agent/interrupt.js";
+import { InterruptState } from "../../src/agent/interrupts/interrupt.js";
 import {
   delegateSnapshot,
   pendingInterruptIds,
@@ -8,7 +8,7 @@ import {
   sessionPausedCallIds,
   sessionSnapshot,
   staleCallId,
-} from "../../src/agent/session.js";
+} from "../../src/agent/interrupts/session.js";
 import { createSessionExchange, getSessionExchange, SESSION_EXCHANGE_KEY } from "../../src/agent/run-context.js";
 
 const quiet = () => {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { canonicalJson } from "../../src/agent/canonical-json.js";
-import { sha256Hex } from "../../src/agent/sha256.js";
+import { canonicalJson } from "../../src/agent/shared/canonical-json.js";
+import { sha256Hex } from "../../src/agent/shared/sha256.js";
 import { executionKey } from "../../src/index.js";
-import { callText, keyOfCall } from "../../src/agent/ledger.js";
+import { callText, keyOfCall } from "../../src/agent/ledger/ledger.js";
 
 async function webCryptoHex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));

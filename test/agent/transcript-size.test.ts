@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import * as z from "zod/v4";
-import { messageChars, transcriptChars } from "../../src/agent/transcript-size.js";
+import { messageChars, transcriptChars } from "../../src/agent/messages/transcript-size.js";
 import {
   Agent,
   BeforeModelCallEvent,

@@ -5,7 +5,7 @@ import * as z3 from "zod/v4";
 import * as zm3 from "zod/v4/mini";
 import * as z4 from "zod4";
 import * as zm4 from "zod4/mini";
-import { zodJsonSchema } from "../../src/agent/zod-json-schema.js";
+import { zodJsonSchema } from "../../src/agent/tools/zod-json-schema.js";
 
 /** Key order aside: JSON Schema objects are compared as sets of keywords. */
 const sorted = (v: unknown): unknown =>

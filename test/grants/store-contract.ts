@@ -1,6 +1,6 @@
 /** The behaviour every GrantStore shares; run against each store, in Node and in Chromium. */
 import { expect, test, vi } from "vitest";
-import type { AuditLog } from "../../src/agent/audit.js";
+import type { AuditLog } from "../../src/agent/audit/audit.js";
 import { InvalidGrantError, grantId, grantsAuditThread } from "../../src/grants/index.js";
 import { verifyAuditTrail } from "../../src/index.js";
 import type { GrantChange, GrantStore } from "../../src/grants/index.js";

@@ -32,7 +32,7 @@ import {
   type StreamEvent,
 } from "../../src/hooks/event-publisher.js";
 import { resultText as cutResultText } from "../../src/hooks/event-publisher/lifecycle.js";
-import { toolResultText } from "../../src/agent/messages.js";
+import { toolResultText } from "../../src/agent/messages/messages.js";
 import type { Logger } from "../../src/logger.js";
 
 const quietLogger = (): Logger & { errors: unknown[][] } => {

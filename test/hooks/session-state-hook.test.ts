@@ -13,7 +13,7 @@ import {
   type InvocationState,
   type Message,
 } from "../../src/index.js";
-import { SessionExchange } from "../../src/agent/session.js";
+import { SessionExchange } from "../../src/agent/interrupts/session.js";
 import { SESSION_EXCHANGE_KEY, createSessionExchange, getSessionExchange } from "../../src/agent/run-context.js";
 import {
   SessionStateHook,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { Message } from "../../src/agent/messages.js";
+import type { Message } from "../../src/agent/messages/messages.js";
 import { toAnthropicMessages } from "../../src/models/anthropic-messages.js";
 import { toOpenAIMessages } from "../../src/models/openai-messages.js";
 

@@ -3,7 +3,7 @@
  * reads, an overall timeout), and a valid stream with CR-only line endings is read to its end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Message } from "../../src/agent/messages.js";
+import type { Message } from "../../src/agent/messages/messages.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
 import type { ModelStreamEvent } from "../../src/agent/model.js";

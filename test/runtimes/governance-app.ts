@@ -4,7 +4,7 @@
  * grants, read what the tools did and run the framework-free contracts. The tools' record is module
  * state on purpose: it is this test server's memory, not the package's.
  */
-import type { AuditLog } from "../../src/agent/audit.js";
+import type { AuditLog } from "../../src/agent/audit/audit.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";

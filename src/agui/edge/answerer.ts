@@ -10,9 +10,9 @@
  * @module
  */
 import { EventType, type AGUIEvent, type RunErrorEvent, type RunFinishedEvent } from "@ag-ui/core";
-import { isObject } from "../../agent/guards.js";
-import type { JsonObject } from "../../agent/messages.js";
-import { quorumQuestions } from "../../agent/session.js";
+import { isObject } from "../../agent/shared/guards.js";
+import type { JsonObject } from "../../agent/messages/messages.js";
+import { quorumQuestions } from "../../agent/interrupts/session.js";
 import type { ThreadRecord } from "../../stores/thread-store.js";
 import { runFinished } from "../run-events.js";
 import { ThreadForbiddenError } from "./errors.js";

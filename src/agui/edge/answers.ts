@@ -8,10 +8,10 @@
  * @module
  */
 import type { ResumeEntry } from "@ag-ui/core";
-import { canonicalJson } from "../../agent/canonical-json.js";
-import { answerKey, type ExecutionLedger, type LedgerResult } from "../../agent/ledger.js";
-import { sha256Hex } from "../../agent/sha256.js";
-import { pendingInterruptIds } from "../../agent/session.js";
+import { canonicalJson } from "../../agent/shared/canonical-json.js";
+import { answerKey, type ExecutionLedger, type LedgerResult } from "../../agent/ledger/ledger.js";
+import { sha256Hex } from "../../agent/shared/sha256.js";
+import { pendingInterruptIds } from "../../agent/interrupts/session.js";
 import { InvalidInterruptResponseError, type KabooError, UnknownInterruptIdError } from "../../errors.js";
 import { ResumeInProgressError } from "./errors.js";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../../agent/lean-schemas.js";
+import { sizedString } from "../../agent/shared/lean-schemas.js";
 import type { ThreadRecord, ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns, untilDecided } from "./live-runs.js";
 

@@ -11,7 +11,7 @@
  */
 import type { AGUIEvent } from "@ag-ui/core";
 import * as z from "zod/v4/mini";
-import { sizedString } from "../../agent/lean-schemas.js";
+import { sizedString } from "../../agent/shared/lean-schemas.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import { liveRuns, untilDecided } from "./live-runs.js";
 import { type LoggedEvent, loggedRun } from "./event-log.js";

@@ -9,7 +9,7 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import type { JsonValue } from "../../agent/messages.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
 import { describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { InvalidThreadRecordError, type LedgerHolder, type ThreadStore } from "../../stores/thread-store.js";

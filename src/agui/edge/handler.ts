@@ -43,7 +43,7 @@ import { RunHub } from "./run-hub.js";
 import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
-import { linkedAbort, type LinkedAbort } from "../../agent/abort.js";
+import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
 
 export { GRANTS_EVENT } from "./grants.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./options.js";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
-import { sha256Hex } from "../../agent/sha256.js";
+import { sha256Hex } from "../../agent/shared/sha256.js";
 import { checkNew, comparable, conflict, instructions } from "../history.js";
 
 export { continueHistory, type StoredHistory } from "../history.js";

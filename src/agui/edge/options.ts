@@ -6,8 +6,8 @@
 import type { MaxEntries } from "./limits.js";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
-import type { AuditLog } from "../../agent/audit.js";
-import type { ExecutionLedger } from "../../agent/ledger.js";
+import type { AuditLog } from "../../agent/audit/audit.js";
+import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
 import type { GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import type { Logger } from "../../logger.js";

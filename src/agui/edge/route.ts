@@ -10,7 +10,7 @@ import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
 import { CANCEL_KEY } from "./cancel.js";
 import { CONNECT_KEY } from "./connect.js";
 import { topLevelValues } from "./json-scan.js";
-import { isObject } from "../../agent/guards.js";
+import { isObject } from "../../agent/shared/guards.js";
 import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";
 
 /** Options of {@link forwardToThread}. */

@@ -12,7 +12,7 @@
  * @module
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import { isObject } from "../../agent/guards.js";
+import { isObject } from "../../agent/shared/guards.js";
 
 const TOP = new Set(["threadId", "runId", "messages", "tools", "context", "state", "forwardedProps", "parentRunId"]);
 const MESSAGE = new Set(["id", "role", "content", "name"]);

@@ -6,9 +6,9 @@
  * @module
  */
 import type { AGUIEvent, Message as AguiMessage, RunAgentInput, RunFinishedOutcome } from "@ag-ui/core";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
-import { SESSION_STATE_KEY } from "../../agent/session.js";
-import { isObject } from "../../agent/guards.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
+import { SESSION_STATE_KEY } from "../../agent/interrupts/session.js";
+import { isObject } from "../../agent/shared/guards.js";
 import { boundAnswered, type RecordedOutcome, type ThreadData, type ThreadRecord } from "../../stores/thread-store.js";
 import { messagesSnapshot, runFinished, stateSnapshot } from "../run-events.js";
 import type { Answerer } from "./answerer.js";

@@ -19,9 +19,9 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
-import { readPausedBatch } from "../../agent/paused-batch.js";
+import { readPausedBatch } from "../../agent/interrupts/paused-batch.js";
 import { callKey, runLedger } from "../../agent/run-context.js";
-import type { AgentTool } from "../../agent/tools.js";
+import type { AgentTool } from "../../agent/tools/tools.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
 export const STOPPED_BEFORE_RUN = "The run was stopped on request before this tool ran.";

@@ -9,13 +9,13 @@
  * @module
  */
 import { EventType, type AGUIEvent, type RunAgentInput, type StateSnapshotEvent } from "@ag-ui/core";
-import type { JsonObject } from "../../agent/messages.js";
-import { canonicalJson } from "../../agent/canonical-json.js";
+import type { JsonObject } from "../../agent/messages/messages.js";
+import { canonicalJson } from "../../agent/shared/canonical-json.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../../grants/signing.js";
 import { HistoryConflictError, InvalidSessionError } from "./errors.js";
 import { claimsHistory, continueSealed, transcriptDigests } from "./history.js";
-import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
-import { isObject } from "../../agent/guards.js";
+import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/interrupts/session.js";
+import { isObject } from "../../agent/shared/guards.js";
 
 /**
  * Version of the seal.

@@ -17,7 +17,7 @@
  * @module
  */
 import { EventType, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 import { type KabooError, describe } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import type { LedgerHolder, ThreadData, ThreadRecord, ThreadStore } from "../../stores/thread-store.js";

@@ -10,7 +10,7 @@
  */
 import type { RunAgentInput } from "@ag-ui/core";
 import { type KabooError, UnknownInterruptIdError } from "../../errors.js";
-import { pendingInterruptIds, sessionPausedCallIds } from "../../agent/session.js";
+import { pendingInterruptIds, sessionPausedCallIds } from "../../agent/interrupts/session.js";
 import {
   liveLease,
   type RecordedOutcome,

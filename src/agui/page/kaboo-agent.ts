@@ -14,9 +14,9 @@ import {
 } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import type { Agent } from "../../agent/agent.js";
-import type { AuditLog } from "../../agent/audit.js";
-import type { ExecutionLedger } from "../../agent/ledger.js";
-import { IndexedDbExecutionLedger } from "../../agent/indexeddb-ledger.js";
+import type { AuditLog } from "../../agent/audit/audit.js";
+import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
+import { IndexedDbExecutionLedger } from "../../indexeddb/ledger.js";
 import type { InvocationState } from "../../agent/events.js";
 import type { GrantStore } from "../../grants/store.js";
 import type { ClientToolHandler } from "../client-tools.js";
@@ -30,7 +30,7 @@ import { OpenParts } from "./relay.js";
 import { RunRecorder } from "./run-record.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
 import { checkedMessages } from "./thread-history.js";
-import type { SessionStore, ThreadSnapshot } from "./session-store.js";
+import type { SessionStore, ThreadSnapshot } from "../../indexeddb/session-store.js";
 
 /** Options of {@link KabooAgent}. */
 export interface KabooAgentConfig extends AguiAgentConfig {

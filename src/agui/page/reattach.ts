@@ -8,7 +8,7 @@ import { EventType, type BaseEvent, type RunAgentInput, type RunFinishedOutcome 
 import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "../run-events.js";
 import { EventRelay } from "./relay.js";
 import type { DriveLock, RunChannel, RunLocks } from "./run-lock.js";
-import type { SessionStore, ThreadSnapshot } from "./session-store.js";
+import type { SessionStore, ThreadSnapshot } from "../../indexeddb/session-store.js";
 
 /** How a run failed: its `RUN_ERROR` code and message. */
 export interface RunFailure {

@@ -5,8 +5,13 @@
  */
 import type { Interrupt as AguiInterrupt, Message as AguiMessage, RunAgentInput } from "@ag-ui/core";
 import type { RunCheckpoint } from "../checkpoint.js";
-import { THREAD_SNAPSHOT_VERSION, type RunRecord, type SessionStore, type ThreadSnapshot } from "./session-store.js";
-import { isObject } from "../../agent/guards.js";
+import {
+  THREAD_SNAPSHOT_VERSION,
+  type RunRecord,
+  type SessionStore,
+  type ThreadSnapshot,
+} from "../../indexeddb/session-store.js";
+import { isObject } from "../../agent/shared/guards.js";
 
 /** Writes one run's snapshots in order (each write waits for the one before). */
 export class RunRecorder {

@@ -6,9 +6,9 @@
  * @module
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/session.js";
+import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/interrupts/session.js";
 import { continueHistory, HistoryConflictError, type StoredHistory } from "../history.js";
-import type { ThreadSnapshot } from "./session-store.js";
+import type { ThreadSnapshot } from "../../indexeddb/session-store.js";
 
 /**
  * The messages a run goes on from, checked against the thread's record.

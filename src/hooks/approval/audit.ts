@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { runAudit } from "../../agent/audit-record.js";
-import type { AuditDecisionRecord } from "../../agent/audit.js";
-import { jsonDigest } from "../../agent/digest.js";
+import { runAudit } from "../../agent/audit/audit-record.js";
+import type { AuditDecisionRecord } from "../../agent/audit/audit.js";
+import { jsonDigest } from "../../agent/audit/digest.js";
 import type { BeforeToolCallEvent } from "../../agent/events.js";
 
 /** The call being gated: a `BeforeToolCallEvent` (InterruptHook) or a `ToolContext` (ToolApprovalHook). */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { InvocationState } from "../../agent/events.js";
-import type { JsonObject } from "../../agent/messages.js";
+import type { JsonObject } from "../../agent/messages/messages.js";
 import { runContext } from "../../agent/run-context.js";
 import { UserError } from "../../errors.js";
 import { GRANT_SCOPES, type Grant } from "../../grants/grant.js";

@@ -9,8 +9,8 @@
 // come in `GateSteps` (a shared module would be split into a chunk of its own that the page loads
 // anyway, as for quorum-gate.ts, which this loads in turn on a rule with `approvals`).
 import type { BeforeToolCallEvent } from "../../agent/events.js";
-import type { toolHookInterruptId } from "../../agent/interrupt-id.js";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import type { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 import type { runContext } from "../../agent/run-context.js";
 import type { grantId } from "../../grants/grant.js";
 import type { Logger } from "../../logger.js";

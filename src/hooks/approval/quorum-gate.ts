@@ -10,11 +10,11 @@
 // nothing but types and quorum.ts: what it shares with the gate comes in `QuorumGate.deps`, else a
 // bundler would split the shared modules into a chunk of their own and the page would load more.
 import type { BeforeToolCallEvent } from "../../agent/events.js";
-import type { toolHookInterruptId } from "../../agent/interrupt-id.js";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import type { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 import type { auditDecision, auditRequest } from "./audit.js";
 import type { decideAnswer, requestDeadline, DecisionRecord } from "./decision.js";
-import type { ApproverCheckEvent } from "../../agent/approver-check.js";
+import type { ApproverCheckEvent } from "./approver-check.js";
 import { ineligible, judgeAnswer, latestRound, readQuorum, type ApprovalQuorum, type QuorumState } from "./quorum.js";
 import type { ApprovalRequest } from "./request.js";
 import type { CallSubject } from "./subject.js";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { InterruptState } from "../../agent/interrupt.js";
+import type { InterruptState } from "../../agent/interrupts/interrupt.js";
 
 /** A rule's approval quorum. */
 export interface ApprovalQuorum {

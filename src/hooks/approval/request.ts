@@ -5,10 +5,10 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { formatIssues } from "../../agent/issues.js";
-import { looseObject, recordOf } from "../../agent/lean-schemas.js";
-import { canonicalJson } from "../../agent/canonical-json.js";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { formatIssues } from "../../agent/tools/issues.js";
+import { looseObject, recordOf } from "../../agent/shared/lean-schemas.js";
+import { canonicalJson } from "../../agent/shared/canonical-json.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 
 /** Decision scopes, narrowest first: this call, this conversation, from now on. */
 export const APPROVAL_SCOPES = ["once", "thread", "always"] as const;

@@ -7,8 +7,8 @@
  */
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
-import { isCallInterrupt } from "../../agent/interrupt-id.js";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { isCallInterrupt } from "../../agent/interrupts/interrupt-id.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 import { grantsIn, privateRunKey, runContext } from "../../agent/run-context.js";
 import { parseGrant } from "../../grants/grant.js";
 import type { GrantInput } from "../../grants/store.js";

@@ -9,8 +9,8 @@
 // Imports nothing at run time: ContextHook loads it on demand (with rewrite.ts), and a module it shared
 // with the page would be split into a chunk of its own that the page loads anyway.
 import type { Agent } from "../../agent/agent.js";
-import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages.js";
-import type { messageChars } from "../../agent/transcript-size.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../../agent/messages/messages.js";
+import type { messageChars } from "../../agent/messages/transcript-size.js";
 
 /** How clearing is configured (see `ContextHook`). */
 export interface ClearingOptions {

@@ -11,10 +11,10 @@
 // would be split into a chunk of its own that the page loads anyway, as for the approval gate's steps).
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
-import type { JsonObject, Message, TextBlock } from "../../agent/messages.js";
+import type { JsonObject, Message, TextBlock } from "../../agent/messages/messages.js";
 import type { ModelInput, ModelInputContext } from "../../agent/middleware.js";
 import type { runContext } from "../../agent/run-context.js";
-import type { messageChars } from "../../agent/transcript-size.js";
+import type { messageChars } from "../../agent/messages/transcript-size.js";
 import type { Logger } from "../../logger.js";
 import type { ContextReport } from "../context-hook.js";
 import { ClearingCache, createClearingMemo, type ClearingOptions } from "./clearing.js";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonValue } from "../../agent/messages.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
 import type { Logger } from "../../logger.js";
 import type { RenderedView } from "./render.js";
 import type { LoadedView, ViewFn, ViewRequest, ViewSteps } from "./views.js";

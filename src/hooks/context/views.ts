@@ -6,11 +6,11 @@
  */
 import { privateRunKey } from "../../agent/run-context.js";
 import * as z from "zod/v4/mini";
-import { formatIssues } from "../../agent/issues.js";
+import { formatIssues } from "../../agent/tools/issues.js";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
-import { jsonValueSchema } from "../../agent/interrupt.js";
-import type { JsonObject, JsonValue } from "../../agent/messages.js";
+import { jsonValueSchema } from "../../agent/interrupts/interrupt.js";
+import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
 import { KabooError, describe } from "../../errors.js";
 import { splitImportSpec } from "../import-spec.js";
 import type { ContextItem } from "./render.js";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message } from "../../agent/messages.js";
+import type { ContentBlock, Message } from "../../agent/messages/messages.js";
 import type { Logger } from "../../logger.js";
 import type { StreamEvent, StreamEventCallback } from "./types.js";
 

@@ -21,7 +21,13 @@ import type {
   InvocationState,
   Orchestrator,
 } from "../../agent/events.js";
-import type { Message, ToolResultBlock, ToolUseBlock, messageText, toolResultText } from "../../agent/messages.js";
+import type {
+  Message,
+  ToolResultBlock,
+  ToolUseBlock,
+  messageText,
+  toolResultText,
+} from "../../agent/messages/messages.js";
 import type { AgentResult } from "../../agent/result.js";
 import type { runContext } from "../../agent/run-context.js";
 import type { incomingTask, resolveToolLabel } from "./helpers.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { InvocationState } from "../../agent/events.js";
-import type { Message } from "../../agent/messages.js";
+import type { Message } from "../../agent/messages/messages.js";
 
 /** `invocationState` key of the run's {@link HistoryExchange}. */
 export const HISTORY_EXCHANGE_KEY = "kabooHistoryExchange";

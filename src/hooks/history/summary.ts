@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { toolResultText, type Message } from "../../agent/messages.js";
+import { toolResultText, type Message } from "../../agent/messages/messages.js";
 import type { Model } from "../../agent/model.js";
 import { estimateTokens } from "./transcript.js";
 

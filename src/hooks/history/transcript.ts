@@ -6,12 +6,12 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { formatIssues } from "../../agent/issues.js";
-import { sizedString } from "../../agent/lean-schemas.js";
+import { formatIssues } from "../../agent/tools/issues.js";
+import { sizedString } from "../../agent/shared/lean-schemas.js";
 import type { Agent } from "../../agent/agent.js";
-import { jsonValueSchema } from "../../agent/interrupt.js";
-import type { Message } from "../../agent/messages.js";
-import { messageChars, transcriptChars } from "../../agent/transcript-size.js";
+import { jsonValueSchema } from "../../agent/interrupts/interrupt.js";
+import type { Message } from "../../agent/messages/messages.js";
+import { messageChars, transcriptChars } from "../../agent/messages/transcript-size.js";
 import { ClearingCache, createClearingMemo, isClearedResult, type ClearingMemo } from "../context/clearing.js";
 
 const media = {

@@ -5,9 +5,9 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { sizedString } from "../../agent/lean-schemas.js";
+import { sizedString } from "../../agent/shared/lean-schemas.js";
 import type { InvocationState } from "../../agent/events.js";
-import type { DocumentBlock, ImageBlock } from "../../agent/messages.js";
+import type { DocumentBlock, ImageBlock } from "../../agent/messages/messages.js";
 import { defaultLogger, type Logger } from "../../logger.js";
 
 /** `invocationState` key of the run's {@link ReferenceRegistry}. */

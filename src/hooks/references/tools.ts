@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { tool, type AgentTool, type ToolOutput } from "../../agent/tools.js";
+import { tool, type AgentTool, type ToolOutput } from "../../agent/tools/tools.js";
 import { getReferenceRegistry, referenceBlock } from "./registry.js";
 
 /**

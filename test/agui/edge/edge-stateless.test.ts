@@ -4,7 +4,7 @@
  */
 import { EventType } from "@ag-ui/core";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import type { JsonObject } from "../../../src/agent/messages.js";
+import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { sealSession } from "../../../src/agui/edge/seal.js";
 import { UserError } from "../../../src/errors.js";

@@ -3,7 +3,7 @@
  * transfer twice (or ran what nobody approved) on the stateless handler.
  */
 import { describe, expect, test } from "vitest";
-import type { JsonObject } from "../../../src/agent/messages.js";
+import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";

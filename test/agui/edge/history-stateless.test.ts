@@ -4,7 +4,7 @@
  * (any message the server wrote) must carry a seal of it and begin with exactly that transcript.
  */
 import { describe, expect, test } from "vitest";
-import type { JsonObject } from "../../../src/agent/messages.js";
+import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { sealSession } from "../../../src/agui/edge/seal.js";
 import { input } from "../helpers.js";
 import { bankHandler, newBank, send, type Turn } from "./fixtures.js";

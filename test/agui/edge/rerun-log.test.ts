@@ -11,7 +11,7 @@ import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { endsOfOpenParts } from "../../../src/agui/edge/dead-attempt.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
-import type { JsonValue } from "../../../src/agent/messages.js";
+import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { collect, input } from "../helpers.js";
 import { post, quietLogger } from "./fixtures.js";

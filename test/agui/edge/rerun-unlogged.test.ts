@@ -16,7 +16,7 @@ import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { parseEventId } from "../../../src/agui/edge/run-hub.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
-import type { JsonValue } from "../../../src/agent/messages.js";
+import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { input } from "../helpers.js";

@@ -1,7 +1,7 @@
 /** Sealed sessions: only what the handler sealed, for that thread, with that secret, opens. */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { JsonObject } from "../../../src/agent/messages.js";
+import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { openSession, sealSession } from "../../../src/agui/edge/seal.js";
 
 const SECRET = "seal-secret";

@@ -1,7 +1,7 @@
 import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { bankRunner, types, user, type Ledger } from "../fixtures.js";
 
 function page(ledger: Ledger) {

@@ -1,8 +1,8 @@
 /** The page's audit trail in real Chromium: two pages answer one approval at once; the IndexedDB trail records one run and verifies. */
 import { EventType } from "@ag-ui/core";
 import { expect, test } from "vitest";
-import type { AuditEntry } from "../../../src/agent/audit.js";
-import { verifyAuditTrail } from "../../../src/agent/audit-verify.js";
+import type { AuditEntry } from "../../../src/agent/audit/audit.js";
+import { verifyAuditTrail } from "../../../src/agent/audit/audit-verify.js";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { AUDIT_EVENT } from "../../../src/agui/index.js";
 import { IndexedDbAuditLog, IndexedDbExecutionLedger } from "../../../src/grants/index.js";

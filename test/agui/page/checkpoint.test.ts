@@ -3,7 +3,7 @@
 import "fake-indexeddb/auto";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { IndexedDbSessionStore, MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { IndexedDbSessionStore, MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
 import { bankRunner, type Ledger } from "../fixtures.js";
 import { MemoryLocks, playScenario, ReloadWorld } from "./reload-world.js";

@@ -7,7 +7,7 @@ import type { BaseEvent } from "@ag-ui/core";
 import * as z from "zod/v4";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
 import { MemoryLocks } from "./reload-world.js";
 import { user } from "../fixtures.js";

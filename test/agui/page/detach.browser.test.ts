@@ -2,7 +2,7 @@
 import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
 
 const TEXT = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");

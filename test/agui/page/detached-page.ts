@@ -2,7 +2,7 @@
 import * as z from "zod/v4";
 import { expect } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
 import { MemoryLocks } from "./reload-world.js";

@@ -8,7 +8,7 @@ import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { MemorySessionStore } from "../../../src/agui/page/session-store.js";
+import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
 import { user } from "../fixtures.js";

@@ -9,8 +9,8 @@
 import type { Interrupt as AguiInterrupt, Message as AguiMessage, ResumeEntry } from "@ag-ui/core";
 import * as z from "zod/v4";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { IndexedDbSessionStore, type SessionStore, type ThreadSnapshot } from "../../../src/agui/page/session-store.js";
-import { IndexedDbExecutionLedger } from "../../../src/agent/indexeddb-ledger.js";
+import { IndexedDbSessionStore, type SessionStore, type ThreadSnapshot } from "../../../src/indexeddb/session-store.js";
+import { IndexedDbExecutionLedger } from "../../../src/indexeddb/ledger.js";
 import { MemoryGrantStore, type GrantStore } from "../../../src/grants/store.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel, tool, type ExecutionLedger, type Model } from "../../../src/index.js";

@@ -9,7 +9,7 @@ import {
   readAnswer,
   scopesUpTo,
 } from "../../../src/hooks/approval/request.js";
-import { canonicalJson } from "../../../src/agent/canonical-json.js";
+import { canonicalJson } from "../../../src/agent/shared/canonical-json.js";
 
 describe("readAnswer", () => {
   test.each([

@@ -21,7 +21,7 @@ import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
 import { ApproverCheckEvent } from "./approval/approver-check.js";
 import { callSubject, isUnknownSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
-import { compileGlob, type NameMatcher } from "./glob.js";
+import { RuleIndex } from "./approval/rule-index.js";
 
 export type { SubjectFn } from "./approval/subject.js";
 export type { GateRule } from "./approval/gate-rule.js";
@@ -105,16 +105,14 @@ export interface InterruptHookOptions {
  * ```
  */
 export class InterruptHook implements HookProvider {
-  readonly #rules: Rule[];
-  #matchers: Promise<NameMatcher[]> | undefined;
-  #compiled: NameMatcher[] | undefined;
+  readonly #rules: RuleIndex;
   readonly #agentName: string;
   readonly #skipReadOnly: boolean;
   readonly #gateOptions: ApprovalGateOptions;
   readonly #gate = lazy(() => import("./approval/gate.js").then((m) => new m.ApprovalGate(this.#gateOptions)));
 
   constructor(tools: readonly (string | GateRule)[], options: InterruptHookOptions = {}) {
-    this.#rules = gateRules(tools, options.remember ?? "once");
+    this.#rules = new RuleIndex(gateRules(tools, options.remember ?? "once"));
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
       throw new UserError("ttlSeconds must be a positive number.");
     this.#agentName = options.agentName ?? "";
@@ -142,16 +140,7 @@ export class InterruptHook implements HookProvider {
 
   /** {@link InterruptHook.ruleFor}, answered synchronously once the patterns are compiled. */
   #ruleOf(toolName: string): Rule | undefined | Promise<Rule | undefined> {
-    const find = (matchers: NameMatcher[]) => {
-      const i = matchers.findIndex((m) => m(toolName));
-      return i < 0 ? undefined : this.#rules[i];
-    };
-    if (this.#compiled) return find(this.#compiled);
-    this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {
-      this.#compiled = m;
-      return m;
-    });
-    return this.#matchers.then(find);
+    return this.#rules.ruleOf(toolName);
   }
 
   /** Whether a person's answer to one of this gate's four-eyes questions would count (asked at the edge). */

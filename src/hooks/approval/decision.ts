@@ -9,6 +9,7 @@ import type { InvocationState } from "../../agent/events.js";
 import type { JsonObject } from "../../agent/messages/messages.js";
 import { runContext } from "../../agent/run-context.js";
 import { UserError } from "../../errors.js";
+import type { GrantQuery } from "../../grants/find.js";
 import { GRANT_SCOPES, type Grant } from "../../grants/grant.js";
 import type { GrantLookup } from "./grant-lookup.js";
 import {
@@ -62,22 +63,56 @@ export interface GrantCoverOptions {
 export async function findGrantCover(o: GrantCoverOptions): Promise<GrantCover | undefined> {
   const { invocationState, tool, subjectKey } = o;
   if (runGrants(invocationState).some((g) => g.tool === tool && g.subjectKey === subjectKey)) return { source: "run" };
-  const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(o.remember));
-  if (scopes.length === 0) return undefined;
-  const grant = await o.grants.find(invocationState, {
+  const grant = await coveringGrant((query) => o.grants.find(invocationState, query), {
     tool,
     subjectKey,
+    remember: o.remember,
     threadId: runContext.threadId.find(invocationState) || undefined, // "" names no conversation
-    now: o.now,
-    scopes,
     principal: runContext.principal.find(invocationState) || undefined,
+    now: o.now,
   });
   return grant ? { source: "grant", grant } : undefined;
 }
 
+/** The call {@link coveringGrant} looks a grant up for. */
+export interface CoveredCall {
+  tool: string;
+  /** The call's subject key; `undefined`: the whole tool. */
+  subjectKey: string | undefined;
+  /** The widest scope the rule allows today. */
+  remember: ApprovalScope;
+  /** The call's conversation; `undefined`: none (no `thread` grant covers it). */
+  threadId: string | undefined;
+  /** The person the call serves; `undefined`: only grants that name no person cover it. */
+  principal: string | undefined;
+  /** Epoch ms. */
+  now: number;
+}
+
+/**
+ * The grant that lets a call run without a question, as every gate built from `GateRule`s asks it:
+ * same tool and subject, a scope no wider than the rule reaches today (a rule narrowed from `always`
+ * to `once` asks again), a `thread` grant only in its thread, only the call's person's grants.
+ * @param find - Looks a grant up in the gate's grants (a run's `kaboo_grants`, a grant store's list).
+ * @param call - See {@link CoveredCall}.
+ * @returns The covering grant, or `undefined`: ask.
+ */
+export async function coveringGrant(
+  find: (query: GrantQuery) => Grant | undefined | Promise<Grant | undefined>,
+  call: CoveredCall,
+): Promise<Grant | undefined> {
+  const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(call.remember));
+  if (scopes.length === 0) return undefined;
+  const { tool, subjectKey, threadId, principal, now } = call;
+  return find({ tool, subjectKey, threadId, now, scopes, principal });
+}
+
 /** Options of {@link offeredScopes}. */
 export interface OfferedScopesOptions {
-  invocationState: InvocationState;
+  /** The run (whether its host remembers decisions); not read when `remembers` is given. */
+  invocationState?: InvocationState | undefined;
+  /** Whether the host remembers decisions. Default: as the run says (see {@link offeredScopes}). */
+  remembers?: boolean | undefined;
   /** The widest scope the rule (or hook) allows. */
   remember: ApprovalScope;
   /** A subject that could not be computed is never remembered beyond this call. Default `false`. */
@@ -95,7 +130,9 @@ export interface OfferedScopesOptions {
  * @returns Scopes, narrowest first; always starts with `once`.
  */
 export function offeredScopes(o: OfferedScopesOptions): ApprovalScope[] {
-  const now = o.unknownSubject ? scopesUpTo("once", false) : scopesUpTo(o.remember, remembers(o.invocationState));
+  const now = o.unknownSubject
+    ? scopesUpTo("once", false)
+    : scopesUpTo(o.remember, o.remembers ?? (o.invocationState !== undefined && remembers(o.invocationState)));
   if (o.asked === undefined) return now;
   const scopes = (o.asked as { scopes?: unknown } | null)?.scopes;
   const shown: unknown[] = Array.isArray(scopes) ? scopes : [];

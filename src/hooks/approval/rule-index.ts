@@ -1,0 +1,39 @@
+/**
+ * Which gate rule covers a tool: the first rule whose name or glob matches. One lookup for every
+ * gate built from `GateRule`s (`InterruptHook`, the AI SDK's `kabooToolApproval`).
+ *
+ * @module
+ */
+import type { Rule } from "./gate-rule.js";
+import { compileGlob, type NameMatcher } from "../glob.js";
+
+/** A gate's checked rules, their patterns compiled on the first lookup. */
+export class RuleIndex {
+  readonly #rules: readonly Rule[];
+  #matchers: Promise<NameMatcher[]> | undefined;
+  #compiled: NameMatcher[] | undefined;
+
+  /** @param rules - Checked rules (from `gateRules`), in order. */
+  constructor(rules: readonly Rule[]) {
+    this.#rules = rules;
+  }
+
+  /**
+   * The rule covering a tool (first match wins), answered synchronously once the patterns are
+   * compiled (a glob loads minimatch on the first lookup).
+   * @param toolName - The called tool's name.
+   * @returns The rule, `undefined` when none covers the tool, or a promise of either.
+   */
+  ruleOf(toolName: string): Rule | undefined | Promise<Rule | undefined> {
+    const find = (matchers: NameMatcher[]) => {
+      const i = matchers.findIndex((m) => m(toolName));
+      return i < 0 ? undefined : this.#rules[i];
+    };
+    if (this.#compiled) return find(this.#compiled);
+    this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {
+      this.#compiled = m;
+      return m;
+    });
+    return this.#matchers.then(find);
+  }
+}

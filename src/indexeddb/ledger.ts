@@ -8,7 +8,7 @@ import { looseObject } from "../agent/shared/lean-schemas.js";
 import { createStore, type UseStore } from "idb-keyval";
 import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
-import { decideClaim, decideSettle, type LedgerRecord } from "../agent/ledger/memory-ledger.js";
+import { decideClaim, decideSettle, releasable, type LedgerRow } from "../agent/ledger/claim-rule.js";
 
 /** Options of {@link IndexedDbExecutionLedger}. */
 export interface IndexedDbExecutionLedgerOptions {
@@ -33,17 +33,34 @@ const resultSchema = z.object({
   structuredContent: z.optional(jsonValueSchema),
 });
 // What another tab (or an older build) wrote is input: a record that does not parse is treated as
-// a claim of unknown outcome, never as "not run".
+// a claim of unknown outcome, never as "not run". The records keep this wire shape (tabs of an older
+// build read them too); the rule itself works on a LedgerRow.
 const recordSchema = z.union([
   z.object({ state: z.literal("claimed"), token: z.string(), claimedAt: z.number(), leaseExpiresAt: z.number() }),
   z.object({ state: z.literal("done"), token: z.string(), result: resultSchema }),
 ]);
 
-function readRecord(value: unknown): LedgerRecord | undefined {
+/** What the store keeps under a call's key. */
+type StoredRecord =
+  | { state: "claimed"; token: string; claimedAt: number; leaseExpiresAt: number }
+  | { state: "done"; token: string; result: LedgerResult };
+
+/** A stored record as the claim rule's row. */
+function readRecord(value: unknown): LedgerRow | undefined {
   if (value === undefined) return undefined;
   const parsed = recordSchema.safeParse(value);
-  if (parsed.success) return parsed.data as LedgerRecord;
-  return { state: "claimed", token: "", claimedAt: 0, leaseExpiresAt: 0 };
+  if (!parsed.success) return { token: "", claimedAt: 0, leaseExpiresAt: 0 };
+  const r = parsed.data;
+  return r.state === "done"
+    ? { token: r.token, claimedAt: 0, leaseExpiresAt: 0, result: r.result as unknown as LedgerResult }
+    : { token: r.token, claimedAt: r.claimedAt, leaseExpiresAt: r.leaseExpiresAt };
+}
+
+/** A claim rule's row in the stored wire shape. */
+function toRecord(row: LedgerRow): StoredRecord {
+  return row.result === undefined
+    ? { state: "claimed", token: row.token, claimedAt: row.claimedAt, leaseExpiresAt: row.leaseExpiresAt }
+    : { state: "done", token: row.token, result: row.result };
 }
 
 /** How long a claim waits for a holder's lock to go before it reads the call as running. */
@@ -155,7 +172,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
   /** {@inheritDoc ExecutionLedger.release} */
   async release(key: string, token: string): Promise<void> {
     try {
-      await this.#tx(key, (record) => (record?.state === "claimed" && record.token === token ? null : undefined));
+      await this.#tx(key, (row) => (releasable(row, token) ? null : undefined));
     } finally {
       await this.#let(key, token);
     }
@@ -179,7 +196,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
     let outcome: ClaimOutcome | undefined;
     const now = this.#now();
     await this.#tx(key, (record) => {
-      const decided = decideClaim(record, options, now, alive, token);
+      const decided = decideClaim(record, now, options, token, alive);
       outcome = decided.outcome;
       return decided.write;
     });
@@ -191,7 +208,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
   }
 
   /** One readwrite transaction: `decide` sees the record; a record is written, `null` deletes, `undefined` leaves it. */
-  #tx(key: string, decide: (record: LedgerRecord | undefined) => LedgerRecord | null | undefined): Promise<void> {
+  #tx(key: string, decide: (row: LedgerRow | undefined) => LedgerRow | null | undefined): Promise<void> {
     return this.#store("readwrite", (store) => {
       return new Promise<void>((resolve, reject) => {
         const req = store.get(key);
@@ -200,7 +217,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
           try {
             const next = decide(readRecord(req.result));
             if (next === null) store.delete(key);
-            else if (next !== undefined) store.put(next, key);
+            else if (next !== undefined) store.put(toRecord(next), key);
           } catch (error) {
             reject(error);
             return;

@@ -5,14 +5,8 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
-import {
-  decideClaim,
-  type LedgerHolder,
-  type LedgerRow,
-  parseLedgerRow,
-  releasable,
-  ThreadStoreError,
-} from "./thread-store.js";
+import { decideClaim, releasable, type LedgerRow } from "../agent/ledger/claim-rule.js";
+import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "./thread-store.js";
 import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./deno-kv-chunks.js";
 
 /** How many times a write that lost a race is tried again. */

@@ -7,16 +7,13 @@
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
+import { decideClaim, releasable, decideSettle, type LedgerRow } from "../agent/ledger/claim-rule.js";
 import {
-  decideClaim,
   decodeThread,
   emptyThread,
   encodeThread,
   parseLedgerRow,
-  releasable,
-  settledRow,
   type LedgerHolder,
-  type LedgerRow,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -182,7 +179,7 @@ export class SqlThreadStore implements ThreadStore {
 
   /** A ledger settle, synchronously. */
   settleNow(key: string, token: string, result: LedgerResult): void {
-    const row = settledRow(this.#row(key), token, result);
+    const row = decideSettle(this.#row(key), token, result);
     if (!row) return;
     const [first = "", ...rest] = textParts(JSON.stringify(row.result));
     this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", first, key);

@@ -6,14 +6,11 @@
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
+import { decideClaim, releasable, decideSettle, type LedgerRow } from "../agent/ledger/claim-rule.js";
 import {
-  decideClaim,
   emptyThread,
   logWrite,
-  releasable,
-  settledRow,
   type LedgerHolder,
-  type LedgerRow,
   type LoggedEvents,
   type ThreadData,
   type ThreadRecord,
@@ -141,7 +138,7 @@ class MemoryThreadLedger implements ExecutionLedger {
   }
 
   async settle(key: string, token: string, result: LedgerResult): Promise<void> {
-    const row = settledRow(this.#rows.get(key), token, structuredClone(result));
+    const row = decideSettle(this.#rows.get(key), token, result);
     if (row) this.#rows.set(key, row);
   }
 

@@ -13,13 +13,8 @@
 import * as z from "zod/v4/mini";
 import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
 import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
-import {
-  DEFAULT_LEASE_MS,
-  type ClaimOptions,
-  type ClaimOutcome,
-  type ExecutionLedger,
-  type LedgerResult,
-} from "../agent/ledger/ledger.js";
+import type { LedgerRow } from "../agent/ledger/claim-rule.js";
+import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
 import { KabooError } from "../errors.js";
 
@@ -276,68 +271,8 @@ export function boundAnswered(answered: Record<string, RecordedOutcome>): Record
   return entries.length <= MAX_ANSWERED ? answered : Object.fromEntries(entries.slice(entries.length - MAX_ANSWERED));
 }
 
-/** One call in a ledger: who claimed it, until when, and its result once settled. */
-export interface LedgerRow {
-  token: string;
-  claimedAt: number;
-  leaseExpiresAt: number;
-  result?: LedgerResult | undefined;
-}
-
-/**
- * The one rule every ledger store applies inside its atomic step: what a claim answers given the
- * row found, and the row to write when the caller wins.
- *
- * @param row - The stored row, or `undefined`.
- * @param now - Epoch ms.
- * @param options - `leaseMs` (default {@link DEFAULT_LEASE_MS}), `takeOverUnknown` (default false).
- * @param newToken - Makes the claim token. Default `crypto.randomUUID`.
- * @returns The outcome, and `write` when the store must write that row (only with `claimed`).
- */
-export function decideClaim(
-  row: LedgerRow | undefined,
-  now: number,
-  options: ClaimOptions = {},
-  newToken: () => string = () => crypto.randomUUID(),
-): { outcome: ClaimOutcome; write?: LedgerRow } {
-  if (row?.result !== undefined) return { outcome: { status: "done", result: row.result } };
-  if (row && row.leaseExpiresAt > now) return { outcome: { status: "running", leaseExpiresAt: row.leaseExpiresAt } };
-  if (row && !options.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
-  const write: LedgerRow = {
-    token: newToken(),
-    // Later than the lost claim it takes over, even on the same millisecond: an outcome question
-    // names the claim it is about by its `claimedAt`.
-    claimedAt: row ? Math.max(now, row.claimedAt + 1) : now,
-    leaseExpiresAt: now + (options.leaseMs ?? DEFAULT_LEASE_MS),
-  };
-  return { outcome: { status: "claimed", token: write.token, leaseExpiresAt: write.leaseExpiresAt }, write };
-}
-
-/**
- * What `settle` writes: the result, for the token that holds the call. Settling again with the
- * same token replaces the result (the call was retried); a token that no longer holds the call
- * (released, or taken over after its lease ran out) records nothing.
- *
- * @param row - The stored row, or `undefined`.
- * @param token - The settling claim's token.
- * @param result - The call's result.
- * @returns The row to write, or `undefined` when nothing changes.
- */
-export function settledRow(row: LedgerRow | undefined, token: string, result: LedgerResult): LedgerRow | undefined {
-  if (row === undefined || row.token !== token) return undefined;
-  return { ...row, result };
-}
-
-/**
- * Whether `release` may drop the row: only the holder's own, unsettled claim.
- *
- * @param row - The stored row.
- * @param token - The releasing claim's token.
- * @returns `true` to delete it.
- */
-export function releasable(row: LedgerRow | undefined, token: string): boolean {
-  return row !== undefined && row.result === undefined && row.token === token;
-}
+/** One call in a ledger: the claim rule's record shape (agent/ledger/claim-rule.ts), kept by every store. */
+export type { LedgerRow };
 
 const rowSchema = z.object({
   token: z.string(),

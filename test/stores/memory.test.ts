@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { MemoryThreadStore } from "../../src/stores/memory.js";
-import { InvalidThreadRecordError, decodeThread, decideClaim, encodeThread } from "../../src/stores/thread-store.js";
+import { InvalidThreadRecordError, decodeThread, encodeThread } from "../../src/stores/thread-store.js";
 import { executionLedgerContract } from "../agent/ledger-contract.js";
 import { CONTRACT_CHECKS, data, runStoreContract } from "./contract.js";
 
@@ -41,28 +41,5 @@ describe("the stored format", () => {
     ["a missing field", JSON.stringify({ format: 1, version: 1 })],
   ])("refuses %s with a typed error", (_, text) => {
     expect(() => decodeThread(text)).toThrow(InvalidThreadRecordError);
-  });
-
-  test("a claim's rule: done beats everything, a live lease is running, an expired one unknown", () => {
-    const result = { status: "success" as const, content: [] };
-    expect(
-      decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 0, result }, 5, { takeOverUnknown: true }).outcome,
-    ).toEqual({
-      status: "done",
-      result,
-    });
-    expect(decideClaim({ token: "a", claimedAt: 0, leaseExpiresAt: 10 }, 5).outcome).toEqual({
-      status: "running",
-      leaseExpiresAt: 10,
-    });
-    expect(decideClaim({ token: "a", claimedAt: 1, leaseExpiresAt: 4 }, 5).outcome).toEqual({
-      status: "unknown",
-      claimedAt: 1,
-    });
-    const fresh = decideClaim(undefined, 5, { leaseMs: 10 }, () => "tok");
-    expect(fresh).toEqual({
-      outcome: { status: "claimed", token: "tok", leaseExpiresAt: 15 },
-      write: { token: "tok", claimedAt: 5, leaseExpiresAt: 15 },
-    });
   });
 });

@@ -3,13 +3,9 @@
  *
  * @module
  */
+import { decideClaim, decideSettle, releasable, type LedgerRow } from "./claim-rule.js";
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "./ledger.js";
-import { DEFAULT_LEASE_MS, keyOfCall } from "./ledger.js";
-
-/** A ledger entry; exported for the stores that keep the same shape elsewhere (IndexedDB). */
-export type LedgerRecord =
-  | { state: "claimed"; token: string; claimedAt: number; leaseExpiresAt: number }
-  | { state: "done"; token: string; result: LedgerResult };
+import { keyOfCall } from "./ledger.js";
 
 /** Options of {@link MemoryExecutionLedger}. */
 export interface MemoryExecutionLedgerOptions {
@@ -17,65 +13,6 @@ export interface MemoryExecutionLedgerOptions {
   now?: () => number;
   /** Most settled calls kept; the oldest are forgotten first. Default 10,000. */
   maxEntries?: number;
-}
-
-/**
- * Decides a claim against the current record: the one rule every store applies inside its own
- * atomic step (a synchronous map update here, a readwrite transaction in IndexedDB).
- * @param holderAlive - Whether the holder of a claim still runs (Web Locks); when given it decides, even past
- *   the lease; absent trusts the lease.
- * @param token - The token to write when the caller now holds the call.
- * @returns The outcome, and the record to write when the caller now holds the call.
- */
-export function decideClaim(
-  record: LedgerRecord | undefined,
-  options: ClaimOptions | undefined,
-  now: number,
-  holderAlive: ((record: LedgerRecord & { state: "claimed" }) => boolean) | undefined,
-  token: string,
-): { outcome: ClaimOutcome; write?: LedgerRecord } {
-  if (record?.state === "done") return { outcome: { status: "done", result: structuredClone(record.result) } };
-  // Where the store can tell whether the holder still runs (Web Locks), that decides, not the lease:
-  // a live holder past its lease is still running the call, and "run it again" would run it twice.
-  const expired = record !== undefined && (holderAlive ? !holderAlive(record) : record.leaseExpiresAt <= now);
-  if (record && !expired) return { outcome: { status: "running", leaseExpiresAt: record.leaseExpiresAt } };
-  if (record && !options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: record.claimedAt } };
-  const leaseMs = options?.leaseMs ?? DEFAULT_LEASE_MS;
-  // A claim that takes over a lost one is later than it, even on the same millisecond: an outcome
-  // question names the claim it is about by its `claimedAt`.
-  const claimedAt = record ? Math.max(now, record.claimedAt + 1) : now;
-  const write: LedgerRecord = { state: "claimed", token, claimedAt, leaseExpiresAt: now + leaseMs };
-  return { outcome: { status: "claimed", token, leaseExpiresAt: write.leaseExpiresAt }, write };
-}
-
-/** The record after a settle, or `undefined` when the token does not hold the call (nothing to write). */
-export function decideSettle(
-  record: LedgerRecord | undefined,
-  token: string,
-  result: LedgerResult,
-): LedgerRecord | undefined {
-  if (record?.token !== token) return undefined;
-  return { state: "done", token, result: copyResult(result) };
-}
-
-/**
- * A deep copy of a result, so a hook that edits the transcript's block in place cannot change the
- * record. Results are JSON with at most binary media, and `structuredClone` of a small one cost a
- * tenth of a tool call: plain objects and arrays are copied here, anything else is cloned.
- */
-function copyResult<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyResult) as T;
-  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
-  // A spread, then a copy of each object in it: half the cost of a loop that adds the keys one by one.
-  // An own "__proto__" key (JSON.parse makes them) stays a key, not the copy's prototype: the spread
-  // defines it, and setting an own data property only writes its value.
-  const out = { ...value } as Record<string, unknown>;
-  for (const k in out) {
-    const v = out[k];
-    if (typeof v === "object" && v !== null && Object.hasOwn(out, k)) out[k] = copyResult(v);
-  }
-  return out as T;
 }
 
 /**
@@ -110,7 +47,7 @@ export interface CallName {
  * ```
  */
 export class MemoryExecutionLedger implements ExecutionLedger {
-  #records = new Map<string, LedgerRecord>();
+  #records = new Map<string, LedgerRow>();
   /** Whether the records are under the calls' texts (until the first string key comes). */
   #texts = true;
   readonly #now: () => number;
@@ -140,13 +77,7 @@ export class MemoryExecutionLedger implements ExecutionLedger {
    */
   claimNow(call: string | CallName, options?: ClaimOptions): ClaimOutcome {
     const key = this.#id(call);
-    const { outcome, write } = decideClaim(
-      this.#records.get(key),
-      options,
-      this.#now(),
-      undefined,
-      `m${++this.#claims}`,
-    );
+    const { outcome, write } = decideClaim(this.#records.get(key), this.#now(), options, `m${++this.#claims}`);
     if (write) this.#records.set(key, write);
     return outcome;
   }
@@ -172,7 +103,7 @@ export class MemoryExecutionLedger implements ExecutionLedger {
     if (this.#records.size > this.#max) {
       for (const [k, r] of this.#records) {
         if (this.#records.size <= this.#max) break;
-        if (r.state === "done") this.#records.delete(k);
+        if (r.result !== undefined) this.#records.delete(k);
       }
     }
   }
@@ -199,7 +130,6 @@ export class MemoryExecutionLedger implements ExecutionLedger {
    */
   async release(call: string | CallName, token: string): Promise<void> {
     const key = this.#id(call);
-    const record = this.#records.get(key);
-    if (record?.state === "claimed" && record.token === token) this.#records.delete(key);
+    if (releasable(this.#records.get(key), token)) this.#records.delete(key);
   }
 }

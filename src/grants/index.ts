@@ -28,6 +28,7 @@ export type {
   GrantsForOptions,
   MemoryGrantStoreOptions,
   RevokeTarget,
+  ServerGrantStore,
 } from "./store.js";
 export { IndexedDbGrantStore } from "../indexeddb/grant-store.js";
 export type { IndexedDbGrantStoreOptions } from "../indexeddb/grant-store.js";

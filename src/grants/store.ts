@@ -63,6 +63,33 @@ export interface GrantStore {
   subscribe(listener: (change: GrantChange) => void): () => void;
 }
 
+/**
+ * A grant store a server keeps for many people ({@link MemoryGrantStore}, and the Durable Object and
+ * Deno KV stores of `kaboo-workflows/stores/*`): one person's grants are read, and revoked, by their
+ * principal. Every such store passes one revocation contract.
+ *
+ * @example
+ * ```ts
+ * await grantStore.revokePrincipal("ann", "transfer"); // ann's transfer grants, on the next request
+ * await grantStore.revokePrincipal("ann"); // every grant of ann
+ * ```
+ */
+export interface ServerGrantStore extends GrantStore {
+  /**
+   * Every valid grant of one person, expired ones included.
+   * @param principal - Whose grants (`undefined`: grants that name no person).
+   */
+  grantsOf(principal: string | undefined): Promise<Grant[]>;
+  /**
+   * Revokes every grant of one person, or only those for one tool; recorded in the person's audit
+   * trail ({@link grantsAuditThread}) when the store has one.
+   * @param principal - Whose grants (`undefined`: grants that name no person).
+   * @param tool - Only this tool's grants. Default: every tool.
+   * @returns How many were removed.
+   */
+  revokePrincipal(principal: string | undefined, tool?: string): Promise<number>;
+}
+
 /** Options of {@link GrantStore.grantsFor}. */
 export interface GrantsForOptions {
   /** Epoch ms. Default: the store's clock. */
@@ -199,7 +226,7 @@ export interface MemoryGrantStoreOptions {
 }
 
 /**
- * A {@link GrantStore} in memory: nothing survives a reload, nothing is shared
+ * A {@link ServerGrantStore} in memory: nothing survives a reload, nothing is shared
  * between tabs. For tests, servers, and pages that should not remember.
  *
  * @example
@@ -208,7 +235,7 @@ export interface MemoryGrantStoreOptions {
  * await store.grant({ tool: "search", scope: "always" });
  * ```
  */
-export class MemoryGrantStore implements GrantStore {
+export class MemoryGrantStore implements ServerGrantStore {
   readonly #grants = new Map<string, Grant>();
   readonly #listeners = new Listeners();
   readonly #now: () => number;
@@ -249,6 +276,14 @@ export class MemoryGrantStore implements GrantStore {
       revoked.map(([, grant]) => grant),
     );
     return ids.length;
+  }
+
+  async grantsOf(principal: string | undefined): Promise<Grant[]> {
+    return (await this.list()).filter((grant) => grant.principal === principal);
+  }
+
+  revokePrincipal(principal: string | undefined, tool?: string): Promise<number> {
+    return this.revoke((grant) => grant.principal === principal && (tool === undefined || grant.tool === tool));
   }
 
   async revokeAll(): Promise<void> {

@@ -31,6 +31,7 @@ export { DenoKvAuditLog } from "./deno-kv-audit.js";
 export { DenoKvGrantStore } from "./deno-kv-grants.js";
 export type { DenoKvGrantStoreOptions, KvGrantsLike } from "./deno-kv-grants.js";
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
+export type { ServerGrantStore } from "../grants/store.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
 export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";

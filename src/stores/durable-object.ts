@@ -21,6 +21,7 @@ export type { KabooThreadHost } from "./durable-object-host.js";
 export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
 export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./durable-object-grants.js";
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
+export type { ServerGrantStore } from "../grants/store.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
 export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
 

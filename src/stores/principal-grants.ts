@@ -1,7 +1,7 @@
 /**
  * Server grant stores: grants kept per person (principal) on the platform's own storage, so every
  * isolate reads the same record and a revocation holds on the next request everywhere. This module
- * holds the {@link GrantStore} over any {@link PrincipalGrantBackend}; the Durable Object and Deno KV
+ * holds the {@link ServerGrantStore} over any {@link PrincipalGrantBackend}; the Durable Object and Deno KV
  * backends live beside it.
  *
  * @module
@@ -17,9 +17,9 @@ import {
   toGrant,
   type GrantChange,
   type GrantInput,
-  type GrantStore,
   type GrantsForOptions,
   type RevokeTarget,
+  type ServerGrantStore,
 } from "../grants/store.js";
 
 /** The storage of a principal-keyed grant store. `principal` is `""` for grants that name no person. */
@@ -61,11 +61,11 @@ function principalOfId(id: string): string | undefined {
 }
 
 /**
- * A {@link GrantStore} whose grants are kept per principal. Reads are never cached: each call goes
+ * A {@link ServerGrantStore} whose grants are kept per principal. Reads are never cached: each call goes
  * to the backend, so a revocation made by any isolate counts on the next read everywhere.
  * `subscribe` hears this instance's own changes only.
  */
-export class PrincipalGrantStore implements GrantStore {
+export class PrincipalGrantStore implements ServerGrantStore {
   readonly #backend: PrincipalGrantBackend;
   readonly #now: () => number;
   readonly #audit: AuditLog | undefined;

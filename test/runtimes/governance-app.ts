@@ -13,7 +13,7 @@ import * as z from "zod/v4";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel, tool } from "../../src/index.js";
 import { edgeBank, newLedger, type EdgeLedger } from "./agui-agent.js";
-import { runGrantChecks } from "./governance-checks.js";
+import { runGrantChecks } from "../stores/server-grant-contract.js";
 
 export const GOVERNANCE_SECRET = "governance-secret";
 

@@ -21,7 +21,7 @@ import { AUDIT_CONTRACT_CHECKS } from "../agent/audit-contract.js";
 import type { ContractResult } from "../stores/contract.js";
 import { ROOT, bundleEntry } from "./bundle.js";
 import { GOVERNANCE_SECRET } from "./governance-app.js";
-import { GRANT_CHECKS } from "./governance-checks.js";
+import { GRANT_CHECKS } from "../stores/server-grant-contract.js";
 
 let dir: string;
 beforeAll(() => {

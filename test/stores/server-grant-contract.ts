@@ -1,10 +1,11 @@
 /**
- * Server grant store checks with no test framework (they run in workerd and Deno): grants are kept
+ * The server grant stores' contract, as plain checks with no test framework, so the same checks run on
+ * MemoryGrantStore (Node), DurableObjectGrantStore (workerd) and DenoKvGrantStore (Deno): grants are kept
  * per principal, read back by any instance, and revoked by id, by tool, by principal or all at once.
  */
 import { grantId } from "../../src/grants/grant.js";
-import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
-import type { ContractResult } from "../stores/contract.js";
+import type { ServerGrantStore } from "../../src/grants/store.js";
+import type { ContractResult } from "./contract.js";
 
 function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
@@ -12,7 +13,7 @@ function assert(condition: unknown, message: string): asserts condition {
 
 const tools = (grants: { tool: string }[]) => JSON.stringify(grants.map((g) => g.tool).sort());
 
-const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string) => Promise<void>> = {
+const CHECKS: Record<string, (make: () => ServerGrantStore, id: () => string) => Promise<void>> = {
   async "a grant written by one instance is read by another, for its principal only"(make, id) {
     const [ann, eve] = [id(), id()];
     await make().grant({ tool: "pay", scope: "always", principal: ann });
@@ -41,6 +42,20 @@ const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string)
     assert((await make().revokePrincipal(ann)) === 1, "revoking all of ann");
     assert((await a.grantsFor("t", { principal: ann })).length === 0, "ann has nothing left");
     assert(tools(await a.grantsFor("t", { principal: bob })) === '["pay"]', "bob's grant survives");
+    assert((await make().revokePrincipal(ann)) === 0, "revoking ann again removed something");
+  },
+  async "revokePrincipal without a person takes only grants that name no person"(make, id) {
+    const [ann, tool] = [id(), `tool-${id()}`];
+    const a = make();
+    await a.grant({ tool, scope: "always" });
+    await a.grant({ tool, scope: "always", principal: ann });
+    assert((await make().revokePrincipal(undefined, tool)) === 1, "revoking the unnamed grant");
+    assert(
+      (await a.grantsFor("t")).every((g) => g.tool !== tool),
+      "the unnamed grant is still read",
+    );
+    assert(tools(await a.grantsFor("t", { principal: ann })) === JSON.stringify([tool]), "ann's grant was taken");
+    assert(tools(await make().grantsOf(ann)) === JSON.stringify([tool]), "grantsOf misses ann's grant");
   },
   async "list spans principals; a predicate revokes across them; revokeAll empties"(make, id) {
     const [ann, bob] = [id(), id()];
@@ -73,7 +88,7 @@ const CHECKS: Record<string, (make: () => PrincipalGrantStore, id: () => string)
 export const GRANT_CHECKS: readonly string[] = Object.keys(CHECKS);
 
 /** Runs every check; two calls of `make` must share storage. */
-export async function runGrantChecks(make: () => PrincipalGrantStore): Promise<ContractResult[]> {
+export async function runGrantChecks(make: () => ServerGrantStore): Promise<ContractResult[]> {
   const out: ContractResult[] = [];
   const prefix = crypto.randomUUID();
   let n = 0;

@@ -13,7 +13,7 @@ import type { Agent } from "./agent.js";
 import type { AgentResult } from "./result.js";
 import type { InterruptRequest, InterruptState } from "./interrupts/interrupt.js";
 import type { JsonValue, Message, ToolResultBlock, ToolUseBlock } from "./messages/messages.js";
-import type { ModelStopReason } from "./model.js";
+import type { ModelStopReason, Usage } from "./model.js";
 import type { AgentTool } from "./tools/tools.js";
 
 /** Per-invocation data handed to every event of one run; never shared between runs. */
@@ -140,18 +140,22 @@ export class AfterModelCallEvent extends HookEvent {
   declare readonly attempt: number;
   /** Set to true to discard this response (or error) and call the model again. Bounded by `maxModelRetries`. */
   declare retry: boolean;
+  /** The tokens this attempt used, as the model reported them; `undefined` when it reported none. */
+  declare readonly usage: Usage | undefined;
   constructor(
     agent: Agent,
     invocationState: InvocationState,
     stopResponse: { message: Message; stopReason: ModelStopReason } | undefined,
     error: unknown,
     attempt: number,
+    usage?: Usage,
   ) {
     super(agent, invocationState);
     this.stopResponse = stopResponse;
     this.error = error;
     this.attempt = attempt;
     this.retry = false;
+    this.usage = usage;
   }
 }
 

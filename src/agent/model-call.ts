@@ -4,7 +4,14 @@
  * @module
  */
 import { MaxModelRetriesError, ModelStreamError } from "../errors.js";
-import type { ContentBlockDelta, Model, ModelStopReason, ModelStreamEvent, ModelStreamOptions } from "./model.js";
+import type {
+  ContentBlockDelta,
+  Model,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelStreamOptions,
+  Usage,
+} from "./model.js";
 import type { Agent } from "./agent.js";
 import { AfterModelCallEvent, BeforeModelCallEvent, type InvocationState } from "./events.js";
 import type { ContentBlock, Message } from "./messages/messages.js";
@@ -284,6 +291,8 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     if (input.systemPrompt !== undefined) options.systemPrompt = input.systemPrompt;
     if (o.signal) options.signal = o.signal;
     metrics.modelCalls++;
+    // What this attempt adds to the run's usage is the event's `usage` (a tracing hook's per-call tokens).
+    const { inputTokens: in0, outputTokens: out0, totalTokens: total0 } = metrics.usage;
     const started = performance.now();
     let response: Awaited<ReturnType<typeof assembleResponse>> | undefined;
     let error: unknown;
@@ -310,6 +319,7 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
       full ? { message: full.message, stopReason: full.stopReason } : undefined,
       error,
       attempt,
+      usedSince(metrics.usage, in0, out0, total0),
     );
     const pending = agent.hooks.dispatch(after);
     if (pending !== after) await pending;
@@ -321,6 +331,16 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     metrics.cycles++;
     return full;
   }
+}
+
+/** The usage added to `now` since it read `in0`/`out0`/`total0`; `undefined` when none was reported. */
+function usedSince(now: Usage, in0: number, out0: number, total0: number): Usage | undefined {
+  if (now.inputTokens === in0 && now.outputTokens === out0 && now.totalTokens === total0) return undefined;
+  return {
+    inputTokens: now.inputTokens - in0,
+    outputTokens: now.outputTokens - out0,
+    totalTokens: now.totalTokens - total0,
+  };
 }
 
 /** Per agent: running sums of message sizes, so each model call measures only the messages added since the last. */

@@ -6,16 +6,49 @@
  * @module
  */
 import type { Agent } from "../agent.js";
-import type { AuditLog, AuditRecord } from "./audit.js";
+import type { AuditEntry, AuditLog, AuditRecord } from "./audit.js";
 import type { InvocationState } from "../events.js";
-import { runContext } from "../run-context.js";
+import { privateRunKey, runContext } from "../run-context.js";
 
 /** A run's audit trail, bound to its thread. */
 export interface RunAudit {
-  log: AuditLog;
+  /** The log the records go to; `undefined` when only watchers read them. */
+  log: AuditLog | undefined;
   threadId: string;
   /** Appends one entry; rejects when the log could not write it. */
   append(record: AuditRecord): Promise<void>;
+}
+
+/**
+ * Reads a run's audit records as they are made (the tracing hook puts approvals and ledger answers on
+ * its spans): the record, the entry as stored (`undefined` without a log), and the agent whose run made
+ * it (child runs share the watchers of the state they were copied from). It must not throw; it cannot
+ * change what is written.
+ */
+export type AuditWatcher = (record: AuditRecord, entry: AuditEntry | undefined, agent: Agent) => void;
+
+const isSet = (v: unknown): v is Set<AuditWatcher> => v instanceof Set;
+const watchersKey = privateRunKey("auditWatchers", isSet);
+
+/**
+ * Lets `watcher` read the records this run's gates and ledger make, with or without an audit log:
+ * without one, {@link runAudit} hands them to the watchers only.
+ *
+ * @param invocationState - The run's state.
+ * @param watcher - Called once per record, after the log stored it.
+ * @returns A function that stops watching.
+ */
+export function watchRunAudit(invocationState: InvocationState, watcher: AuditWatcher): () => void {
+  let set = watchersKey.find(invocationState);
+  if (!set) {
+    set = new Set();
+    watchersKey.set(invocationState, set);
+  }
+  set.add(watcher);
+  const watching = set;
+  return function unwatchRunAudit() {
+    watching.delete(watcher);
+  };
 }
 
 /**
@@ -23,11 +56,27 @@ export interface RunAudit {
  *
  * @param agent - The running agent.
  * @param invocationState - The run's state.
- * @returns The trail bound to the run's thread (`""` for an agent without one), or `undefined`.
+ * @returns The trail bound to the run's thread (`""` for an agent without one), or `undefined` when the run
+ *   has neither a log nor a watcher ({@link watchRunAudit}).
  */
 export function runAudit(agent: Agent, invocationState: InvocationState): RunAudit | undefined {
   const log = runContext.auditLog.get(invocationState) ?? agent.audit;
-  if (!log) return undefined;
+  const watchers = watchersKey.find(invocationState);
+  if (!log && !watchers?.size) return undefined;
   const threadId = runContext.threadId.find(invocationState) ?? "";
-  return { log, threadId, append: async (record) => void (await log.append(threadId, record)) };
+  if (!watchers?.size) return { log, threadId, append: async (record) => void (await log?.append(threadId, record)) };
+  return {
+    log,
+    threadId,
+    append: async (record) => {
+      const entry = log ? await log.append(threadId, record) : undefined;
+      for (const watch of watchers) {
+        try {
+          watch(record, entry, agent);
+        } catch {
+          // A watcher only reads: its failure must not fail the step whose record was written.
+        }
+      }
+    },
+  };
 }

@@ -21,7 +21,8 @@ import { jsonValueSchema } from "../interrupts/interrupt.js";
 /**
  * Version of an audit entry.
  *
- * - 1: `{ v, seq, threadId, at, prev, kind, … }` with the kinds of {@link AuditRecord}.
+ * - 1: `{ v, seq, threadId, at, prev, kind, … }` with the kinds of {@link AuditRecord}; a `request` may
+ *   carry `drivenBy` (added without a new version: a reader of 1 keeps unknown keys, and hashes them).
  */
 export const AUDIT_ENTRY_VERSION = 1;
 
@@ -36,11 +37,16 @@ export interface AuditRequestRecord {
   subject: { key: string; label: string } | null;
   /** The gate rule's pattern. */
   rule: string;
-  /** Whom the run served. */
+  /**
+   * Who asked: the person whose conversation the question is in (a four-eyes request names its
+   * `requestedBy`), also when another person's answer drove the run that showed it.
+   */
   principal: string | null;
   expiresAt: string | null;
   /** Approvals the rule needs (1 unless a four-eyes rule). */
   required: number;
+  /** Whose answer drove the run that showed the question, when not the one who asked (an approver). */
+  drivenBy?: string;
 }
 
 /** An answer to a question, with who gave it. */
@@ -177,6 +183,7 @@ export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([
     principal: nstr,
     expiresAt: nstr,
     required: int,
+    drivenBy: z.optional(str),
   }),
   looseObject({
     ...chain,

@@ -25,6 +25,8 @@ export interface ShownRequest {
   expiresAt: string | undefined;
   /** Approvals needed. Default 1. */
   required?: number;
+  /** Who asked (a four-eyes question's `requestedBy`). Default: the run's requester, else its principal. */
+  requestedBy?: string | null;
 }
 
 /**
@@ -35,6 +37,10 @@ export interface ShownRequest {
 export async function auditRequest(event: AuditedCall, shown: ShownRequest): Promise<void> {
   const audit = runAudit(event.agent, event.invocationState);
   if (!audit) return;
+  // An approver's run on another person's thread asks on that person's behalf: the entry names them.
+  const drivenBy = principalOf(event);
+  const asker =
+    shown.requestedBy !== undefined ? shown.requestedBy : runContext.requester.find(event.invocationState) || drivenBy;
   await audit.append({
     kind: "request",
     tool: event.toolUse.name,
@@ -43,9 +49,10 @@ export async function auditRequest(event: AuditedCall, shown: ShownRequest): Pro
     argsDigest: jsonDigest(shown.input),
     subject: shown.subject,
     rule: shown.rule,
-    principal: principalOf(event),
+    principal: asker,
     expiresAt: shown.expiresAt ?? null,
     required: shown.required ?? 1,
+    ...(drivenBy !== null && drivenBy !== asker ? { drivenBy } : {}),
   });
 }
 

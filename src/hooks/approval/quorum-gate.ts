@@ -89,7 +89,8 @@ export async function gateQuorum(
     const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
     if (!event.agent.interruptState.interrupts.has(interruptId)) {
       const shown = { interruptId, rule: g.pattern };
-      await auditRequest(event, { ...shown, input, subject: request.subject, expiresAt, required: approvals.required });
+      const { required, requestedBy } = approvals;
+      await auditRequest(event, { ...shown, input, subject: request.subject, expiresAt, required, requestedBy });
     }
     event.interrupt({ name, reason: request as unknown as JsonObject });
   };

@@ -19,7 +19,8 @@ import { sessionHoldsPause, sessionSnapshot } from "../agent/interrupts/session.
 import { describe, InvalidStateError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import type { GrantStore } from "../grants/store.js";
-import { approvalDecisions, grantsFromDecisions } from "../hooks/approval/run.js";
+import { approvalDecisions } from "../hooks/approval/run.js";
+import { saveNewGrants } from "./new-grants.js";
 import { toAguiMessages } from "./messages.js";
 
 /**
@@ -212,17 +213,20 @@ export function runCheckpoints(o: RunCheckpointsOptions): CheckpointTracker {
     // A `thread`/`always` answer is remembered before the next call it covers can run (not only
     // when the run ends): a reload after it must not ask again.
     beforeSave: async () => {
-      const decisions = approvalDecisions(o.invocationState);
-      const fresh = decisions.slice(recorded);
-      recorded = decisions.length;
+      const from = recorded;
+      recorded = approvalDecisions(o.invocationState).length;
       if (!o.grantStore) return;
-      const { grants } = grantsFromDecisions({
-        decisions: fresh,
+      // Quietly: one that cannot be saved now is tried again, and reported, when the run ends.
+      const saving = saveNewGrants({
+        invocationState: o.invocationState,
         threadId: o.input.threadId,
         principal: o.principal,
+        grantStore: o.grantStore,
+        log: o.logger ?? defaultLogger,
+        from,
+        report: false,
       });
-      // One that cannot be saved now is tried again, and reported, when the run ends (saveNewGrants).
-      for (const grant of grants) await o.grantStore.grant(grant).catch(() => undefined);
+      for await (const _ of saving);
     },
     stateWith: (session) => ({ ...shared, [o.sessionKey]: session }),
     newId: o.newId,

@@ -22,7 +22,7 @@ import { customEvent } from "./run-events.js";
  */
 export const GRANT_NOT_SAVED_EVENT = "kaboo_grant_not_saved";
 
-/** Options of {@link saveNewGrants}. */
+/** Options of {@link saveNewGrants} and {@link newGrants}. */
 export interface SaveNewGrantsOptions {
   /** The run's state (its decisions). */
   invocationState: InvocationState;
@@ -31,25 +31,53 @@ export interface SaveNewGrantsOptions {
   principal?: string | undefined;
   grantStore: GrantStore;
   log: Logger;
+  /**
+   * Only the decisions from this index on (a checkpoint saves what was decided since the last one).
+   * Default 0: all of the run's decisions.
+   */
+  from?: number | undefined;
+  /**
+   * Whether a grant that is refused or cannot be saved is reported (logged, and the CUSTOM event
+   * yielded). Default `true`. A checkpoint saves quietly: what fails then is tried again, and
+   * reported, when the run ends.
+   */
+  report?: boolean | undefined;
 }
 
 /**
- * Saves the grants this run's decisions created.
- * @param o - See {@link SaveNewGrantsOptions}.
- * @returns One CUSTOM {@link GRANT_NOT_SAVED_EVENT} per grant that was refused or could not be saved.
+ * The grants a run's `thread`/`always` decisions created (from `o.from` on), naming its person, and
+ * a CUSTOM {@link GRANT_NOT_SAVED_EVENT} for each one the rule refused (a scope wider than it allows).
+ * @param o - The run's state, thread, principal and logger, and where to start.
+ * @returns The grants to remember, and the events of the refused ones.
  */
-export async function* saveNewGrants(o: SaveNewGrantsOptions): AsyncGenerator<CustomEvent> {
+export function newGrants(o: Omit<SaveNewGrantsOptions, "grantStore">): {
+  grants: GrantInput[];
+  notSaved: CustomEvent[];
+} {
   const { grants, refused } = grantsFromDecisions({
-    decisions: approvalDecisions(o.invocationState),
+    decisions: approvalDecisions(o.invocationState).slice(o.from ?? 0),
     threadId: o.threadId,
     principal: o.principal,
   });
-  for (const r of refused) yield grantNotSaved(r.grant, r.reason, o.log);
+  const notSaved = o.report === false ? [] : refused.map((r) => grantNotSaved(r.grant, r.reason, o.log));
+  return { grants, notSaved };
+}
+
+/**
+ * Saves the grants this run's decisions created: the one place grants are saved, in the page and at
+ * the edge, during the run (checkpoints) and at its end.
+ * @param o - See {@link SaveNewGrantsOptions}.
+ * @returns One CUSTOM {@link GRANT_NOT_SAVED_EVENT} per grant that was refused or could not be saved
+ *   (none when `report` is false).
+ */
+export async function* saveNewGrants(o: SaveNewGrantsOptions): AsyncGenerator<CustomEvent> {
+  const { grants, notSaved } = newGrants(o);
+  yield* notSaved;
   for (const grant of grants) {
     try {
       await o.grantStore.grant(grant);
     } catch (error) {
-      yield grantNotSaved(grant, describe(error), o.log);
+      if (o.report !== false) yield grantNotSaved(grant, describe(error), o.log);
     }
   }
 }

@@ -6,7 +6,10 @@
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { runAgui } from "../../src/agui/run.js";
-import { GRANT_NOT_SAVED_EVENT } from "../../src/agui/new-grants.js";
+import { GRANT_NOT_SAVED_EVENT, saveNewGrants } from "../../src/agui/new-grants.js";
+import { recordDecision } from "../../src/hooks/approval/run.js";
+import type { Logger } from "../../src/logger.js";
+import type { InvocationState } from "../../src/agent/events.js";
 import { MemoryGrantStore, type GrantInput } from "../../src/grants/store.js";
 import { bankRunner, type Ledger } from "./fixtures.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
@@ -159,5 +162,54 @@ describe("the edge: the same policy", () => {
       expect.objectContaining({ value: expect.objectContaining({ tool: "transfer", scope: "always" }) }),
     ]);
     expect(errors).toContain("kaboo: could not record a grant");
+  });
+});
+
+async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+describe("saveNewGrants: the one path that saves a run's grants", () => {
+  const decide = (invocationState: InvocationState, to: string) =>
+    recordDecision(invocationState, {
+      decision: "approved",
+      tool: "transfer",
+      toolUseId: `call-${to}`,
+      subject: { key: to, label: to },
+      scope: "always",
+    });
+
+  test("a checkpoint saves only what was decided since the last one, and quietly", async () => {
+    const invocationState: InvocationState = {};
+    const grantStore = new MemoryGrantStore();
+    const { errors, logger } = recordingLogger();
+    const saved: string[] = [];
+    const grant = grantStore.grant.bind(grantStore);
+    grantStore.grant = async (g: GrantInput) => {
+      saved.push(g.subjectKey ?? "");
+      if (g.subjectKey === "carol") throw new Error("QuotaExceededError");
+      return grant(g);
+    };
+    decide(invocationState, "bob");
+    const o = { invocationState, threadId: "t1", grantStore, log: logger as Logger };
+    expect(await drain(saveNewGrants({ ...o, from: 0, report: false }))).toEqual([]);
+    decide(invocationState, "carol");
+    // Quiet: carol's failure is neither logged nor an event now.
+    expect(await drain(saveNewGrants({ ...o, from: 1, report: false }))).toEqual([]);
+    expect(saved).toEqual(["bob", "carol"]);
+    expect(errors).toEqual([]);
+    // The run's end saves every decision again and reports what still fails.
+    const atEnd = await drain(saveNewGrants(o));
+    expect(saved).toEqual(["bob", "carol", "bob", "carol"]);
+    expect(atEnd).toEqual([
+      expect.objectContaining({
+        name: GRANT_NOT_SAVED_EVENT,
+        value: expect.objectContaining({ subjectLabel: "carol" }),
+      }),
+    ]);
+    expect(errors).toHaveLength(1);
+    expect((await grantStore.list()).map((g) => g.subjectKey)).toEqual(["bob"]);
   });
 });

@@ -12,8 +12,7 @@ import { grantRefusalSummary, parseGrants, type Grant } from "../../grants/grant
 import { signGrant, type GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import { forwardedPropsWithGrants, GRANTS_PROP } from "../../agent/run-context.js";
-import { approvalDecisions, grantsFromDecisions } from "../../hooks/approval/run.js";
-import { grantNotSaved, saveNewGrants } from "../new-grants.js";
+import { newGrants, saveNewGrants } from "../new-grants.js";
 import type { Logger } from "../../logger.js";
 import { customEvent } from "../run-events.js";
 
@@ -100,12 +99,8 @@ export async function* handOutGrants(
 ): AsyncGenerator<CustomEvent> {
   const { grantStore, secret, principal, log } = o;
   if (grantStore) return yield* saveNewGrants({ invocationState, threadId, principal, grantStore, log });
-  const { grants, refused } = grantsFromDecisions({
-    decisions: approvalDecisions(invocationState),
-    threadId,
-    principal,
-  });
-  for (const r of refused) yield grantNotSaved(r.grant, r.reason, log);
+  const { grants, notSaved } = newGrants({ invocationState, threadId, principal, log });
+  yield* notSaved;
   if (!grants.length) return;
   const now = Date.now();
   const stamped: Grant[] = grants.map((g) => ({ ...g, grantedAt: now }));

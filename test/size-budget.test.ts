@@ -2,8 +2,9 @@
  * Size budgets: the typical app slice (an agent, a tool, an approval gate and the usual guards, as
  * bench/size.mjs measures it) and the core entry, min+gzip, bundled from the sources with the zod 4
  * that a new install resolves (and the slice with the zod 3.25 that `@ag-ui/client` brings). A change
- * that makes them pass the budget fails here; lower the budgets as the code shrinks (the goal is 30 KiB for the slice and 25 KiB for the core), and say so in the
- * README's Benchmarks when they move.
+ * that makes them pass the budget fails here; the slice's budget is 30 KiB (issue 30: the margin
+ * over what it weighs is spent where it lets lazily loaded modules import their helpers plainly instead of
+ * taking them as objects of functions); say so in the README's Benchmarks when the budgets move.
  */
 import { describe, expect, test } from "vitest";
 import { measure, optionalPeers, sliceSource, zodVersion } from "../bench/size-lib.mjs";
@@ -15,9 +16,9 @@ const BUDGET = {
    * events and ContextHook's rewrite load with the first run; minimatch, the approval gate's steps, grant
    * matching and signing, four eyes, ContextHook's views and media trimming on first use).
    */
-  slice: 27.5 * KiB,
+  slice: 30 * KiB,
   /** The same slice with zod 3.25's `zod/v4/mini` (what an app with `@ag-ui/client` 1.x resolves). */
-  sliceZod3: 28.25 * KiB,
+  sliceZod3: 30.75 * KiB,
   /** The core entry alone. */
   core: 20.75 * KiB,
 };

@@ -27,6 +27,7 @@ const RANKS: Record<string, number> = {
   "agui/page": 5,
   "agui/edge": 5,
   mcp: 4,
+  "ai-sdk": 4,
   entry: 6,
 };
 

@@ -1,0 +1,253 @@
+/**
+ * `kabooToolApproval`: the AI SDK's `toolApproval` built from the same `GateRule`s as
+ * `InterruptHook`, deciding with the same steps (rule lookup, subject, grant cover, answer), with
+ * grants kept in a {@link GrantStore}.
+ *
+ * @module
+ */
+import type { ModelMessage, ToolApprovalStatus, ToolSet } from "ai";
+import { MemoryExecutionLedger } from "../agent/ledger/memory-ledger.js";
+import type { ExecutionLedger } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
+import { UserError } from "../errors.js";
+import { findGrant } from "../grants/find.js";
+import { grantId, type Grant } from "../grants/grant.js";
+import type { GrantStore } from "../grants/store.js";
+import {
+  coveringGrant,
+  decideAnswer,
+  offeredScopes,
+  refusalNote,
+  requestDeadline,
+} from "../hooks/approval/decision.js";
+import { gateRules, type GateRule, type Rule } from "../hooks/approval/gate-rule.js";
+import type { ApprovalScope } from "../hooks/approval/request.js";
+import { RuleIndex } from "../hooks/approval/rule-index.js";
+import { grantsFromDecisions } from "../hooks/approval/run.js";
+import { callSubject, isUnknownSubject, type CallSubject } from "../hooks/approval/subject.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import { answerFor, readApprovalReason, type FoundAnswer } from "./answer.js";
+import { decisionKey, keepOnce, questionKey, readKept } from "./records.js";
+
+/** Options of {@link kabooToolApproval}. */
+export interface KabooToolApprovalOptions {
+  /** Tool names, globs or {@link GateRule}s, as `InterruptHook` takes them (first match wins). */
+  rules: readonly (string | GateRule)[];
+  /** Where remembered approvals are looked up and saved. Default: none (every approval is `once`). */
+  grants?: GrantStore | undefined;
+  /** The conversation: `thread` grants and the ledger's records are bound to it. */
+  threadId: string;
+  /** The person the app serves (grants are theirs only). Default: none. */
+  principal?: string | undefined;
+  /** Default widest scope of a rule: `once`, `thread` or `always`. Default `once`. */
+  remember?: ApprovalScope | undefined;
+  /** Deadline of each question, seconds; an answer after it does not run the call. Default: none. */
+  ttlSeconds?: number | undefined;
+  /** Let tools whose `metadata.readOnlyHint` is `true` run without asking. Default `false`. */
+  skipReadOnly?: boolean | undefined;
+  /**
+   * Where questions (their deadlines and scopes) and the decisions answers made are recorded. Pass
+   * the ledger `withLedger` uses, so they hold across requests and processes. Default: a memory
+   * ledger of this function.
+   */
+  ledger?: ExecutionLedger | undefined;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: (() => number) | undefined;
+  logger?: Logger | undefined;
+}
+
+/** The call the AI SDK asks about, as `toolApproval` gets it. */
+export interface ToolApprovalCall {
+  toolCall: { toolName: string; toolCallId: string; input: unknown };
+  tools: ToolSet | undefined;
+  messages: ModelMessage[];
+}
+
+/** The AI SDK's generic `toolApproval` function (what {@link kabooToolApproval} returns). */
+export type KabooToolApprovalFunction = (options: ToolApprovalCall) => Promise<ToolApprovalStatus>;
+
+/** The question as it was asked, kept in the ledger. */
+interface Asked {
+  expiresAt?: string;
+  scopes: ApprovalScope[];
+  subject: string | null;
+}
+
+/** The decision an answer made, kept in the ledger. */
+interface Decided {
+  approved: boolean;
+  note: string;
+}
+
+/**
+ * The AI SDK's `toolApproval` (for `generateText`, `streamText`, `ToolLoopAgent`) from the gate rules
+ * `InterruptHook` takes. For each tool call:
+ * - no rule covers the tool, the rule's `subject` returns `null`, or a read-only tool with
+ *   `skipReadOnly` → `not-applicable`;
+ * - a grant in `grants` covers it (same tool and subject; a `thread` grant in this thread only; this
+ *   person's; no wider than the rule's `remember`) → `approved`, the reason naming the grant;
+ * - otherwise → `user-approval`, the reason asking about the subject's label.
+ *
+ * The person answers with the AI SDK's own approval response (`addToolApprovalResponse`), its scope in
+ * the reason ({@link approvalReason}). When the next request carries it, this function reads it once:
+ * past the deadline → `denied`; else an approval wider than `once` (clamped to what the rule offered)
+ * becomes a grant in `grants`. A replay of the same answer decides the same again and grants nothing
+ * more. Pair it with {@link withLedger} so the approved call runs once however often it is replayed.
+ *
+ * @param options - See {@link KabooToolApprovalOptions}.
+ * @returns The function to pass as `toolApproval`.
+ * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`: not supported
+ *   here yet), or `ttlSeconds` is not positive.
+ * @example
+ * ```ts
+ * const result = await generateText({
+ *   model, messages, tools: withLedger(tools, { ledger, threadId }),
+ *   toolApproval: kabooToolApproval({ rules: ["transfer"], grants, ledger, threadId, remember: "thread" }),
+ * });
+ * ```
+ */
+export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolApprovalFunction {
+  const rules = gateRules(options.rules, options.remember ?? "once");
+  for (const r of rules)
+    if (r.approvals !== undefined)
+      throw new UserError(
+        `Gate rule "${r.pattern}" asks for four eyes (approvals), which kabooToolApproval does not support yet.`,
+      );
+  if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
+    throw new UserError("ttlSeconds must be a positive number.");
+  if (typeof options.threadId !== "string" || options.threadId === "")
+    throw new UserError("kabooToolApproval needs a threadId (the conversation its grants and records belong to).");
+  const gate = new AiSdkGate(options, new RuleIndex(rules));
+  return async function kabooToolApproval(call) {
+    return gate.decide(call);
+  };
+}
+
+/** The state and steps behind one {@link kabooToolApproval} function. */
+class AiSdkGate {
+  readonly #o: KabooToolApprovalOptions;
+  readonly #rules: RuleIndex;
+  readonly #ledger: ExecutionLedger;
+  readonly #now: () => number;
+  readonly #log: Logger;
+
+  constructor(options: KabooToolApprovalOptions, rules: RuleIndex) {
+    this.#o = options;
+    this.#rules = rules;
+    this.#ledger = options.ledger ?? new MemoryExecutionLedger();
+    this.#now = options.now ?? Date.now;
+    this.#log = options.logger ?? defaultLogger;
+  }
+
+  async decide({ toolCall, tools, messages }: ToolApprovalCall): Promise<ToolApprovalStatus> {
+    const { toolName, toolCallId, input } = toolCall;
+    const rule = await this.#rules.ruleOf(toolName);
+    if (!rule) return "not-applicable";
+    const metadata = tools && Object.hasOwn(tools, toolName) ? tools[toolName]?.metadata : undefined;
+    if (this.#o.skipReadOnly && metadata?.readOnlyHint === true) return "not-applicable";
+    const subject = callSubject(rule.subject, toolName, input, this.#log);
+    if (subject === null) return "not-applicable";
+    const answer = answerFor(messages, toolCallId);
+    if (answer?.approved === true) return this.#answered(toolCall, rule, subject, answer);
+    const grant = await this.#cover(toolName, rule, subject);
+    if (grant) return { type: "approved", reason: grantReason(grant) };
+    return this.#ask(toolCall, rule, subject);
+  }
+
+  /** The grant in the store that covers the call, by the rules every gate shares. */
+  async #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> {
+    const store = this.#o.grants;
+    if (!store || isUnknownSubject(subject)) return undefined;
+    const now = this.#now();
+    const { threadId, principal } = this.#o;
+    const grants = await store.grantsFor(threadId, { now, principal });
+    const call = { tool, subjectKey: subject.key ?? undefined, remember: rule.remember, threadId, principal, now };
+    return coveringGrant((query) => findGrant(grants, query), call);
+  }
+
+  /** Asks the person: the question (deadline, scopes shown) is kept, the first time, in the ledger. */
+  async #ask(toolCall: ToolApprovalCall["toolCall"], rule: Rule, subject: CallSubject): Promise<ToolApprovalStatus> {
+    const { threadId } = this.#o;
+    await keepOnce(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input), () => {
+      const asked: Asked = { scopes: this.#offered(rule, subject), subject: subject.key };
+      const expiresAt = requestDeadline({ ttlSeconds: this.#o.ttlSeconds, now: this.#now() });
+      if (expiresAt !== undefined) asked.expiresAt = expiresAt;
+      return asked as unknown as JsonValue;
+    });
+    return { type: "user-approval", reason: `Allow ${subject.label}?` };
+  }
+
+  #offered(rule: Rule, subject: CallSubject, asked?: unknown): ApprovalScope[] {
+    return offeredScopes({
+      remembers: this.#o.grants !== undefined,
+      remember: rule.remember,
+      unknownSubject: isUnknownSubject(subject),
+      asked,
+    });
+  }
+
+  /** An approval the messages carry: decided once (deadline, scope), its grant saved once. */
+  async #answered(
+    toolCall: ToolApprovalCall["toolCall"],
+    rule: Rule,
+    subject: CallSubject,
+    answer: FoundAnswer,
+  ): Promise<ToolApprovalStatus> {
+    const { threadId } = this.#o;
+    const decided = (await keepOnce(this.#ledger, decisionKey(threadId, answer.approvalId), async () => {
+      const asked = await readKept(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input));
+      const record = decideAnswer({
+        interruptId: answer.approvalId,
+        response: { approved: true, scope: readApprovalReason(answer.reason) },
+        asked,
+        offered: this.#offered(rule, subject, asked ?? undefined),
+        now: this.#now(),
+        // With a TTL configured, a question without a recorded deadline counts as expired.
+        deadlineRequired: this.#o.ttlSeconds !== undefined,
+        principal: this.#o.principal ?? null,
+      });
+      if (record.decision !== "approved") {
+        return { approved: false, note: refusalNote(record, toolCall.toolName) } satisfies Decided;
+      }
+      await this.#remember(toolCall, subject, record.scope);
+      return { approved: true, note: `Approved by the person (${record.scope}).` } satisfies Decided;
+    })) as Decided | undefined;
+    if (!decided) {
+      const note = `The approval of "${toolCall.toolName}" is being read by another request; the call did not run here.`;
+      return { type: "denied", reason: note };
+    }
+    return decided.approved ? { type: "approved", reason: decided.note } : { type: "denied", reason: decided.note };
+  }
+
+  /** Saves the grant an approval wider than `once` makes; a grant that cannot be saved is logged, never fatal. */
+  async #remember(toolCall: ToolApprovalCall["toolCall"], subject: CallSubject, scope: ApprovalScope): Promise<void> {
+    const store = this.#o.grants;
+    if (!store) return;
+    const { grants, refused } = grantsFromDecisions({
+      decisions: [{ decision: "approved", tool: toolCall.toolName, toolUseId: toolCall.toolCallId, subject, scope }],
+      threadId: this.#o.threadId,
+      principal: this.#o.principal,
+    });
+    for (const r of refused)
+      this.#log.error("kaboo: could not record a grant", { tool: r.grant.tool, scope: r.grant.scope, error: r.reason });
+    for (const grant of grants) {
+      try {
+        await store.grant(grant);
+      } catch (error) {
+        // The call runs anyway (it was approved); the decision is simply not remembered.
+        this.#log.error("kaboo: could not record a grant", {
+          tool: grant.tool,
+          scope: grant.scope,
+          error: String(error),
+        });
+      }
+    }
+  }
+}
+
+/** The reason an approval by grant carries: which grant. */
+function grantReason(grant: Grant): string {
+  const what = grant.subjectLabel ?? `calls to "${grant.tool}"`;
+  const where = grant.scope === "thread" ? "in this conversation" : "from now on";
+  return `Approved by a remembered grant: ${what}, ${where} (grant ${grantId(grant)}).`;
+}

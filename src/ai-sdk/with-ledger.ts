@@ -1,0 +1,144 @@
+/**
+ * `withLedger`: AI SDK tools whose `execute` goes through the execution ledger, so a call runs once
+ * however often its approval is replayed, sent twice at once, or retried after a crash.
+ *
+ * @module
+ */
+import type { ToolExecutionOptions, ToolSet } from "ai";
+import { executionKey, type ExecutionLedger, type LedgerResult } from "../agent/ledger/ledger.js";
+import type { JsonValue } from "../agent/messages/messages.js";
+import { CallInProgressError, UserError } from "../errors.js";
+import { defaultLogger, type Logger } from "../logger.js";
+import { CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
+
+/** Options of {@link withLedger}. */
+export interface WithLedgerOptions {
+  /** Where calls are claimed and settled (a `MemoryExecutionLedger`, a thread store's ledger, …). */
+  ledger: ExecutionLedger;
+  /** The conversation; part of every call's key. */
+  threadId: string;
+  /** How long a claim holds without a result before its outcome is unknown, ms. Default: the ledger's (15 min). */
+  leaseMs?: number | undefined;
+  logger?: Logger | undefined;
+}
+
+/** What a ledgered tool's `execute` gets: the AI SDK's options and the call's idempotency key. */
+export type LedgeredExecutionOptions<CONTEXT = unknown> = ToolExecutionOptions<CONTEXT> & {
+  /** `kw1-…`: the same for every replay of this call; pass it on (a payment API's `Idempotency-Key`). */
+  idempotencyKey: string;
+};
+
+type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
+
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+
+/**
+ * Wraps each tool's `execute` through `ledger`, keyed by thread, tool call id and the canonical
+ * arguments (`executionKey`, the key the agent's runner uses):
+ * - claimed → it runs (its options carry `idempotencyKey`), then its result (or failure) is settled;
+ * - `done` → the recorded result is returned (a recorded failure is thrown as
+ *   {@link RecordedCallFailureError}), the tool does not run;
+ * - `running` → {@link CallInProgressError}, the tool does not run;
+ * - `unknown` (claimed, never settled: a crash mid-call) → {@link CallOutcomeUnknownError}: not run
+ *   again; the model reads the "did this go through?" question from the tool error.
+ *
+ * Tools without `execute` (client-side tools) are kept as they are. A streaming `execute` (an async
+ * iterable) yields as before; its last value is recorded.
+ *
+ * @param tools - The AI SDK tool set.
+ * @param options - See {@link WithLedgerOptions}.
+ * @returns A new tool set of the same shape.
+ * @throws UserError when `threadId` is not a string or `ledger` has no `claim`.
+ * @example
+ * ```ts
+ * const ledger = new MemoryExecutionLedger();
+ * const result = await generateText({ model, messages, tools: withLedger(tools, { ledger, threadId }) });
+ * ```
+ */
+export function withLedger<TOOLS extends ToolSet>(tools: TOOLS, options: WithLedgerOptions): TOOLS {
+  if (typeof options.threadId !== "string") throw new UserError("withLedger needs a threadId string.");
+  if (typeof options.ledger?.claim !== "function") throw new UserError("withLedger needs an execution ledger.");
+  const out: Record<string, unknown> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const execute = (tool as { execute?: Execute }).execute;
+    out[name] = typeof execute === "function" ? { ...tool, execute: ledgered(name, execute, options) } : tool;
+  }
+  return out as TOOLS;
+}
+
+function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute {
+  const log = o.logger ?? defaultLogger;
+  const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
+  return async function ledgeredExecute(input, options) {
+    const { toolCallId } = options;
+    const key = executionKey({ threadId: o.threadId, toolUseId: toolCallId, input });
+    const outcome = await o.ledger.claim(key, claimOptions);
+    switch (outcome.status) {
+      case "done":
+        return replay(tool, toolCallId, outcome.result);
+      case "running":
+        throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
+      case "unknown":
+        throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
+      case "claimed":
+        break;
+      default:
+        throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
+    }
+    const settle = async (result: LedgerResult) => {
+      try {
+        await o.ledger.settle(key, outcome.token, result);
+      } catch (error) {
+        // The call ran: its result goes back to the model; the claim's outcome becomes unknown later.
+        log.error("kaboo: could not record a tool call's result", { tool, toolCallId, error: String(error) });
+      }
+    };
+    const withKey: LedgeredExecutionOptions = { ...options, idempotencyKey: key };
+    let result: unknown;
+    try {
+      result = await execute(input, withKey);
+    } catch (error) {
+      await settle(failure(error));
+      throw error;
+    }
+    if (!isAsyncIterable(result)) {
+      await settle(success(result));
+      return result;
+    }
+    return streamed(result, settle);
+  };
+}
+
+async function* streamed(source: AsyncIterable<unknown>, settle: (r: LedgerResult) => Promise<void>) {
+  let last: unknown;
+  try {
+    for await (const value of source) {
+      last = value;
+      yield value;
+    }
+  } catch (error) {
+    await settle(failure(error));
+    throw error;
+  }
+  await settle(success(last));
+}
+
+function success(output: unknown): LedgerResult {
+  return output === undefined
+    ? { status: "success", content: [] }
+    : { status: "success", content: [], structuredContent: output as JsonValue };
+}
+
+function failure(error: unknown): LedgerResult {
+  const text = error instanceof Error ? error.message : String(error);
+  return { status: "error", content: [{ type: "text", text }] };
+}
+
+function replay(tool: string, toolCallId: string, result: LedgerResult): unknown {
+  if (result.status === "success") return result.structuredContent;
+  const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  throw new RecordedCallFailureError(tool, toolCallId, text);
+}

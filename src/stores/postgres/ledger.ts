@@ -1,0 +1,148 @@
+/**
+ * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim of a
+ * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; any other claim, a settle and a
+ * release read the row `FOR UPDATE` and apply the shared rule (`decideClaim`, `decideSettle`,
+ * `releasable`) in the same transaction, so two processes claiming one call get one `claimed`.
+ *
+ * @module
+ */
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
+import { decideClaim, decideSettle, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
+import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "../thread-store.js";
+import { num, pgStep, type PgQuery, type PgQueryable, type PgRow } from "./queryable.js";
+
+/** How many times a claim that lost an insert race reads again. */
+const RETRIES = 8;
+
+const SELECT_ROW =
+  "SELECT token, claimed_at, lease_expires_at, holder, result FROM kaboo_ledger WHERE thread_id = $1 AND key = $2 FOR UPDATE";
+
+// The holder check locks the thread's row (FOR SHARE) until the claim commits: a compare-and-set
+// that hands the thread to another run waits for it, or the claim sees the new holder.
+const INSERT_ROW =
+  "INSERT INTO kaboo_ledger (thread_id, key, token, claimed_at, lease_expires_at, holder) " +
+  "SELECT $1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text WHERE $6::text IS NULL OR EXISTS " +
+  "(SELECT 1 FROM kaboo_threads WHERE thread_id = $1::text AND holder = $6::text FOR SHARE) " +
+  "ON CONFLICT (thread_id, key) DO NOTHING RETURNING 1 AS ok";
+
+/** A stored row read back, validated (a corrupt one reads as an unknown claim). */
+function toRow(r: PgRow): LedgerRow {
+  let result: unknown;
+  try {
+    result = typeof r.result === "string" ? JSON.parse(r.result) : undefined;
+  } catch {
+    result = null;
+  }
+  return parseLedgerRow({
+    token: r.token,
+    claimedAt: num(r.claimed_at),
+    leaseExpiresAt: num(r.lease_expires_at),
+    result,
+  });
+}
+
+/** The ledger of one thread (see the module). */
+export class PgLedger implements ExecutionLedger {
+  readonly #db: PgQueryable;
+  readonly #thread: string;
+  readonly #now: () => number;
+  readonly #holder: LedgerHolder | undefined;
+
+  /**
+   * @param db - The database.
+   * @param threadId - The thread.
+   * @param now - Clock, epoch ms.
+   * @param holder - The run that claims: it claims only while the thread's record names its lease, and
+   *   reads an open claim of the run it took the thread over from as `unknown`. Default: none.
+   */
+  constructor(db: PgQueryable, threadId: string, now: () => number, holder?: LedgerHolder) {
+    this.#db = db;
+    this.#thread = threadId;
+    this.#now = now;
+    this.#holder = holder;
+  }
+
+  claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
+    return pgStep("ledger claim", async () => {
+      // A call nobody claimed yet (the usual case): one statement.
+      const fresh = decideClaim(undefined, this.#now(), options);
+      if (fresh.write && (await this.#insert(this.#db, key, fresh.write))) return fresh.outcome;
+      for (let attempt = 0; attempt < RETRIES; attempt++) {
+        const outcome = await this.#db.transaction((tx) => this.#claimIn(tx, key, options));
+        if (outcome) return outcome;
+      }
+      throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
+    });
+  }
+
+  /** One try inside a transaction; `undefined` when another insert of the same call won (read again). */
+  async #claimIn(tx: PgQuery, key: string, options?: ClaimOptions): Promise<ClaimOutcome | undefined> {
+    const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
+    const now = this.#now();
+    const row = stored && toRow(stored);
+    const dead = this.#holder?.tookOver;
+    // An open claim of the run this one took the thread over from: that run is gone, the call cut off.
+    const cutOff =
+      row !== undefined &&
+      row.result === undefined &&
+      row.leaseExpiresAt > now &&
+      dead !== undefined &&
+      stored?.holder === dead;
+    const { outcome, write } = decideClaim(cutOff && row ? { ...row, leaseExpiresAt: now } : row, now, options);
+    if (!write && !cutOff) return outcome;
+    // The run lost the thread (another run's lease was written over its own): it claims nothing more.
+    if (this.#holder && !(await this.#holds(tx))) return { status: "running", leaseExpiresAt: now };
+    if (write && !stored) return (await this.#insert(tx, key, write)) ? outcome : undefined;
+    if (write)
+      await tx.query(
+        "UPDATE kaboo_ledger SET token = $3, claimed_at = $4::bigint, lease_expires_at = $5::bigint, holder = $6, result = NULL WHERE thread_id = $1 AND key = $2",
+        [this.#thread, key, write.token, write.claimedAt, write.leaseExpiresAt, this.#holder?.token ?? null],
+      );
+    // Written cut off: every later claim reads it `unknown` too.
+    else
+      await tx.query("UPDATE kaboo_ledger SET lease_expires_at = $3::bigint WHERE thread_id = $1 AND key = $2", [
+        this.#thread,
+        key,
+        now,
+      ]);
+    return outcome;
+  }
+
+  /** Inserts the call's row unless it exists (or the claiming run no longer holds the thread). */
+  async #insert(q: PgQuery, key: string, row: LedgerRow): Promise<boolean> {
+    const params = [this.#thread, key, row.token, row.claimedAt, row.leaseExpiresAt, this.#holder?.token ?? null];
+    return (await q.query(INSERT_ROW, params)).rows.length === 1;
+  }
+
+  /** Whether the thread's record still names this run's lease (its row locked until the transaction ends). */
+  async #holds(tx: PgQuery): Promise<boolean> {
+    const { rows } = await tx.query("SELECT holder FROM kaboo_threads WHERE thread_id = $1 FOR SHARE", [this.#thread]);
+    return rows[0]?.holder === this.#holder?.token;
+  }
+
+  settle(key: string, token: string, result: LedgerResult): Promise<void> {
+    return pgStep("ledger settle", () =>
+      this.#db.transaction(async (tx) => {
+        const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
+        // Only the holder records; a repeat by the holder replaces the result (the call was retried).
+        const row = decideSettle(stored && toRow(stored), token, result);
+        if (!row) return;
+        await tx.query("UPDATE kaboo_ledger SET result = $3 WHERE thread_id = $1 AND key = $2", [
+          this.#thread,
+          key,
+          JSON.stringify(row.result),
+        ]);
+      }),
+    );
+  }
+
+  release(key: string, token: string): Promise<void> {
+    return pgStep("ledger release", () =>
+      this.#db.transaction(async (tx) => {
+        const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
+        if (!releasable(stored && toRow(stored), token)) return;
+        await tx.query("DELETE FROM kaboo_ledger WHERE thread_id = $1 AND key = $2", [this.#thread, key]);
+      }),
+    );
+  }
+}

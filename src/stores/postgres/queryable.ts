@@ -1,0 +1,181 @@
+/**
+ * The tiny query interface the PostgreSQL store talks to, and thin adapters for the drivers people
+ * use: node-postgres (`pg`) and `@neondatabase/serverless`'s `Pool`, postgres.js (`postgres`) and
+ * PGlite (`@electric-sql/pglite`). The adapters take the driver's object as a parameter and describe
+ * it structurally, so nothing here imports a driver.
+ *
+ * @module
+ */
+import { KabooError } from "../../errors.js";
+import { ThreadStoreError } from "../thread-store.js";
+
+/** A value the store binds to a statement's `$n` (it casts in SQL where the type matters). */
+export type PgParam = string | number | null;
+
+/** A row as a driver returns it (column name to value). */
+export type PgRow = Record<string, unknown>;
+
+/** Runs one statement (on a pool, or inside a transaction). */
+export interface PgQuery {
+  /**
+   * Runs one SQL statement with `$1 … $n` parameters.
+   * @returns The rows it returned (`[]` for none).
+   */
+  query(text: string, params: readonly PgParam[]): Promise<{ rows: PgRow[] }>;
+}
+
+/** A database the store can use: statements, and interactive transactions. */
+export interface PgQueryable extends PgQuery {
+  /**
+   * Runs `fn` in one transaction (`BEGIN … COMMIT`, `ROLLBACK` when it throws) on one connection.
+   * @returns What `fn` resolved to.
+   */
+  transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
+}
+
+/** The part of a node-postgres (or Neon) client this adapter uses. */
+export interface NodePostgresClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: PgRow[] }>;
+}
+
+/** The part of a node-postgres `Pool` (or Neon's `Pool`) this adapter uses. */
+export interface NodePostgresPoolLike extends NodePostgresClientLike {
+  connect(): Promise<NodePostgresClientLike & { release(destroy?: boolean | Error): void }>;
+}
+
+/**
+ * A node-postgres `Pool` as a {@link PgQueryable}: statements run on the pool, a transaction on one
+ * client it lends (given back after, destroyed when its `ROLLBACK` failed).
+ *
+ * @param pool - `new pg.Pool({ connectionString })`.
+ * @returns The database.
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * const db = fromNodePostgres(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * ```
+ */
+export function fromNodePostgres(pool: NodePostgresPoolLike): PgQueryable {
+  const on = (client: NodePostgresClientLike): PgQuery => ({
+    query: async (text, params) => ({ rows: (await client.query(text, [...params])).rows }),
+  });
+  return {
+    ...on(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const out = await fn(on(client));
+        await client.query("COMMIT");
+        return out;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}
+
+/**
+ * `@neondatabase/serverless`'s `Pool` (WebSocket: interactive transactions, in Node, Workers and edge
+ * functions) as a {@link PgQueryable}. Its API is node-postgres's; its HTTP `neon()` function has no
+ * interactive transaction, so the store cannot run on it.
+ *
+ * @param pool - `new Pool({ connectionString })` from `@neondatabase/serverless`.
+ * @returns The database.
+ */
+export function fromNeon(pool: NodePostgresPoolLike): PgQueryable {
+  return fromNodePostgres(pool);
+}
+
+/** The part of a postgres.js `sql` (or its transaction's `sql`) this adapter uses. */
+export interface PostgresJsLike {
+  unsafe(query: string, parameters?: never[]): PromiseLike<readonly PgRow[]>;
+  begin<T>(fn: (sql: PostgresJsTransactionLike) => Promise<T>): PromiseLike<unknown>;
+}
+
+/** The part of a postgres.js transaction's `sql` this adapter uses. */
+export interface PostgresJsTransactionLike {
+  unsafe(query: string, parameters?: never[]): PromiseLike<readonly PgRow[]>;
+}
+
+/**
+ * A postgres.js `sql` as a {@link PgQueryable} (`sql.unsafe` for statements, `sql.begin` for transactions).
+ *
+ * @param sql - `postgres(process.env.DATABASE_URL)`.
+ * @returns The database.
+ */
+export function fromPostgresJs(sql: PostgresJsLike): PgQueryable {
+  const on = (s: PostgresJsTransactionLike): PgQuery => ({
+    query: async (text, params) => ({ rows: [...(await s.unsafe(text, [...params] as never[]))] }),
+  });
+  return {
+    ...on(sql),
+    transaction: async <T>(fn: (tx: PgQuery) => Promise<T>) => (await sql.begin((tx) => fn(on(tx)))) as T,
+  };
+}
+
+/** The part of a PGlite database (or its transaction) this adapter uses. */
+export interface PgliteLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  transaction<T>(
+    fn: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> }) => Promise<T>,
+  ): Promise<T>;
+}
+
+/**
+ * A PGlite database (PostgreSQL in WASM, in process: no server) as a {@link PgQueryable}.
+ *
+ * @param db - `await PGlite.create(dataDir?)`.
+ * @returns The database.
+ */
+export function fromPglite(db: PgliteLike): PgQueryable {
+  const on = (d: Pick<PgliteLike, "query">): PgQuery => ({
+    query: async (text, params) => ({ rows: (await d.query(text, [...params])).rows as PgRow[] }),
+  });
+  return { ...on(db), transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
+}
+
+/** SQLSTATEs of a transaction that lost to another and may simply run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+/** The SQLSTATE of a driver's error, when it has one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Runs a step of the store, turning a driver's error into a {@link ThreadStoreError} (a missing table
+ * says to run `migrate`); a transaction that lost a deadlock or a serialization race runs again.
+ *
+ * @param what - What the step does, for the message.
+ * @param step - The step; safe to run again.
+ * @returns What the step resolved to.
+ */
+export async function pgStep<T>(what: string, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (cause) {
+      if (cause instanceof KabooError) throw cause;
+      const state = sqlState(cause);
+      if (state !== undefined && RETRYABLE.has(state) && attempt < 4) continue;
+      const hint = state === "42P01" ? " Its tables are missing: run migrate(db) first." : "";
+      throw new ThreadStoreError(`PostgreSQL failed (${what}).${hint}`, { cause });
+    }
+  }
+}
+
+/**
+ * A stored number as a JavaScript number: drivers return `bigint` columns as strings (pg, postgres.js)
+ * or bigints (PGlite).
+ */
+export function num(value: unknown): number {
+  return typeof value === "number" ? value : Number(value);
+}

@@ -1,0 +1,88 @@
+/**
+ * The PostgreSQL store on PGlite (PostgreSQL in WASM, in process): every shared contract, the
+ * migration, and what the store refuses. The same contracts run on a real server in
+ * postgres-server.test.ts.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { describe, expect, test } from "vitest";
+import {
+  fromPglite,
+  migrate,
+  POSTGRES_SCHEMA_SQL,
+  POSTGRES_SCHEMA_VERSION,
+  PostgresThreadStore,
+  ThreadStoreError,
+} from "../../src/stores/postgres.js";
+import { data } from "./contract.js";
+import { postgresContracts } from "./postgres-contracts.js";
+
+const db = fromPglite(await PGlite.create());
+await migrate(db);
+
+postgresContracts("PGlite", () => db);
+
+describe("migrate on PGlite", () => {
+  test("is idempotent and records its version once", async () => {
+    expect(await migrate(db)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
+    const { rows } = await db.query("SELECT version FROM kaboo_schema_version", []);
+    expect(rows.map((r) => r.version)).toEqual([POSTGRES_SCHEMA_VERSION]);
+  });
+
+  test("the exported SQL builds the same tables as migrate, and migrate then finds nothing to do", async () => {
+    const own = await PGlite.create();
+    await own.exec(POSTGRES_SCHEMA_SQL);
+    const mine = fromPglite(own);
+    expect(await migrate(mine)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
+    const tables = (q: typeof db) =>
+      q.query(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_name LIKE 'kaboo_%' ORDER BY 1, 2",
+        [],
+      );
+    expect((await tables(mine)).rows).toEqual((await tables(db)).rows);
+    await own.close();
+  });
+
+  test("refuses a database whose schema is newer than this package", async () => {
+    const own = await PGlite.create();
+    const mine = fromPglite(own);
+    await migrate(mine);
+    await mine.query("INSERT INTO kaboo_schema_version (version) VALUES ($1::integer)", [POSTGRES_SCHEMA_VERSION + 1]);
+    await expect(migrate(mine)).rejects.toThrow(/schema is version 2; this package knows up to 1/);
+    await own.close();
+  });
+
+  test("a store on a database never migrated fails with THREAD_STORE_FAILED saying to run migrate", async () => {
+    const own = await PGlite.create();
+    const store = new PostgresThreadStore(fromPglite(own));
+    const failure = await store.load("t").catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ThreadStoreError);
+    expect((failure as ThreadStoreError).code).toBe("THREAD_STORE_FAILED");
+    expect((failure as Error).message).toMatch(/run migrate\(db\) first/);
+    await own.close();
+  });
+});
+
+describe("PostgresThreadStore on PGlite: what is stored", () => {
+  test("a record is stored as its text; a corrupt one is refused with a typed error", async () => {
+    const store = new PostgresThreadStore(db);
+    const t = `t-${crypto.randomUUID()}`;
+    expect(await store.compareAndSet(t, 0, data("a", { lease: lease("tok") }))).toBe(true);
+    const { rows } = await db.query("SELECT version, holder FROM kaboo_threads WHERE thread_id = $1", [t]);
+    expect(rows).toEqual([{ version: 1, holder: "tok" }]);
+    await db.query("UPDATE kaboo_threads SET body = '{\"format\":9}' WHERE thread_id = $1", [t]);
+    await expect(store.load(t)).rejects.toMatchObject({ code: "INVALID_THREAD_RECORD" });
+  });
+
+  test("a corrupt ledger row reads as an unknown claim, never as a call not run", async () => {
+    const store = new PostgresThreadStore(db, { now: () => 10_000 });
+    const t = `t-${crypto.randomUUID()}`;
+    const claimed = await store.ledger(t).claim("k");
+    expect(claimed.status).toBe("claimed");
+    await db.query("UPDATE kaboo_ledger SET result = 'not json' WHERE thread_id = $1", [t]);
+    expect(await store.ledger(t).claim("k")).toEqual({ status: "unknown", claimedAt: 0 });
+  });
+});
+
+function lease(token: string) {
+  return { token, runId: "r", resume: false, expiresAt: Date.now() + 60_000 };
+}

@@ -56,15 +56,22 @@ export async function whoAnswers(
  * four-eyes questions (each request's metadata says what is approved and by whom so far).
  * @param events - The run's events (the thread's log and the owner's reattach keep them all).
  * @param approver - Whether the request's sender is an approver (decided before the first event).
+ * @param shownFor - Filled with each event this view rewrote, mapped to the logged event it stands for,
+ *   so the rewritten frame keeps that event's SSE `id:`.
  */
 export async function* approverView(
   events: AsyncIterable<AGUIEvent>,
   approver: () => boolean,
+  shownFor?: WeakMap<AGUIEvent, AGUIEvent>,
 ): AsyncGenerator<AGUIEvent> {
+  const shown = (event: AGUIEvent, view: AGUIEvent) => {
+    if (view !== event) shownFor?.set(view, event);
+    return view;
+  };
   for await (const event of events) {
     if (!approver() || event.type === EventType.RUN_STARTED) yield event;
-    else if (event.type === EventType.RUN_ERROR) yield approverError(event);
-    else if (event.type === EventType.RUN_FINISHED) yield approverFinished(event);
+    else if (event.type === EventType.RUN_ERROR) yield shown(event, approverError(event));
+    else if (event.type === EventType.RUN_FINISHED) yield shown(event, approverFinished(event));
   }
 }
 

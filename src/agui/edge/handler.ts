@@ -254,8 +254,9 @@ async function startRun(
     // In a hosting object RUN_STARTED goes out first, alone, and the run begins once it has left.
     const started = hostedRun(request) ? beginOnceStarted({ hub, input, store: options.store }, begin) : undefined;
     if (!started) begin();
-    const shown = approverView(hub.watch(started ? 0 : -1, true), () => approver);
-    return sse(shown, options, cors, undefined, (e) => hub.idOf(e), started);
+    const shownFor = new WeakMap<AGUIEvent, AGUIEvent>();
+    const shown = approverView(hub.watch(started ? 0 : -1, true), () => approver, shownFor);
+    return sse(shown, options, cors, undefined, (e) => hub.idOf(shownFor.get(e) ?? e), started);
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.

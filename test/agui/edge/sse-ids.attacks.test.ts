@@ -89,4 +89,26 @@ describe("SSE event ids, attacked", () => {
       expect(await res.json()).toMatchObject({ error: "invalid_last_event_id" });
     }
   });
+
+  test("every frame of an approver's response has an id, the final one included (approving and denying)", async () => {
+    const s = setup();
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "wire" };
+    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.as("ann"));
+    const answer = async (who: string, approved: boolean, interruptId: string | undefined) => {
+      const runId = crypto.randomUUID();
+      const body = { ...resumeBody("t", asked, { approved }, interruptId), runId };
+      const res = await s.handle(post(body, s.as(who)));
+      const frames: { id: string | undefined; event: BaseEvent }[] = [];
+      createParser({ onEvent: (m) => frames.push({ id: m.id, event: JSON.parse(m.data) as BaseEvent }) }).feed(
+        await res.text(),
+      );
+      expect(frames.map((f) => f.event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+      expect(frames.map((f) => f.id)).toEqual([`${runId}:0`, expect.stringMatching(new RegExp(`^${runId}:\\d+$`))]);
+      const finished = frames[1]?.event as unknown as { outcome?: { interrupts?: { id: string }[] } };
+      return finished.outcome?.interrupts?.[0]?.id;
+    };
+    const next = await answer("bob", true, asked.interrupts[0]?.id);
+    expect(next).toBeDefined();
+    expect(await answer("carol", false, next)).toBeUndefined();
+  });
 });

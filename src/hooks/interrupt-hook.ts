@@ -8,44 +8,17 @@ import { lazy } from "../lazy.js";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { UserError } from "../errors.js";
-import { grantId } from "../grants/grant.js";
 import type { ApprovalScope } from "./approval/request.js";
-import { toolHookInterruptId } from "../agent/interrupts/interrupt-id.js";
-import { runContext } from "../agent/run-context.js";
-import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./approval/run.js";
+import { approvalName } from "./approval/run.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
-import { decideAnswer, findGrantCover, offeredScopes, refusalNote, requestDeadline } from "./approval/decision.js";
-import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
-import type { ApprovalGateOptions, GateSteps } from "./approval/gate.js";
+import type { ApprovalGateOptions } from "./approval/gate.js";
 import { gateRules, type GateRule, type Rule } from "./approval/gate-rule.js";
 import { ApproverCheckEvent } from "./approval/approver-check.js";
-import { callSubject, isUnknownSubject } from "./approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { RuleIndex } from "./approval/rule-index.js";
 
 export type { SubjectFn } from "./approval/subject.js";
 export type { GateRule } from "./approval/gate-rule.js";
-
-/** The steps the gate (loaded on the first call a rule covers) shares with ToolApprovalHook. */
-const STEPS: GateSteps = {
-  toolHookInterruptId,
-  runContext,
-  grantId,
-  approvalName,
-  editApprovalName,
-  recordDecision,
-  recordFingerprint,
-  findGrantCover,
-  offeredScopes,
-  requestDeadline,
-  decideAnswer,
-  refusalNote,
-  auditDecision,
-  auditGrantUse,
-  auditRequest,
-  callSubject,
-  isUnknownSubject,
-};
 
 /** Options of {@link InterruptHook}. */
 export interface InterruptHookOptions {
@@ -124,7 +97,6 @@ export class InterruptHook implements HookProvider {
       now: options.now ?? Date.now,
       log,
       grants: new GrantLookup(options.secret, log),
-      steps: STEPS,
     };
   }
 

@@ -5,19 +5,18 @@
  *
  * @module
  */
-// Loaded on demand, so it imports nothing at run time: the steps it shares with ToolApprovalHook
-// come in `GateSteps` (a shared module would be split into a chunk of its own that the page loads
-// anyway, as for quorum-gate.ts, which this loads in turn on a rule with `approvals`).
+// Loaded on demand; it imports the steps it shares with ToolApprovalHook plainly (the bundler puts
+// them in a chunk both share), and loads quorum-gate.ts in turn on a rule with `approvals`.
 import type { BeforeToolCallEvent } from "../../agent/events.js";
-import type { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
+import { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
-import type { runContext } from "../../agent/run-context.js";
-import type { grantId } from "../../grants/grant.js";
+import { runContext } from "../../agent/run-context.js";
+import { grantId } from "../../grants/grant.js";
 import type { Logger } from "../../logger.js";
-import type { auditDecision, auditGrantUse, auditRequest } from "./audit.js";
-import type {
+import { auditDecision, auditGrantUse, auditRequest } from "./audit.js";
+import {
   decideAnswer,
-  DecisionRecord,
+  type DecisionRecord,
   findGrantCover,
   offeredScopes,
   refusalNote,
@@ -27,38 +26,16 @@ import type { Rule } from "./gate-rule.js";
 import type { GrantLookup } from "./grant-lookup.js";
 import type { ApprovalQuorum } from "./quorum.js";
 import type { ApprovalRequest, ApprovalScope, Decision } from "./request.js";
-import type { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./run.js";
-import type { CallSubject, callSubject, isUnknownSubject } from "./subject.js";
+import { approvalName, editApprovalName, recordDecision, recordFingerprint } from "./run.js";
+import { type CallSubject, callSubject, isUnknownSubject } from "./subject.js";
 
-/** The approval steps the gate shares with ToolApprovalHook, handed in by `InterruptHook`. */
-export interface GateSteps {
-  toolHookInterruptId: typeof toolHookInterruptId;
-  runContext: typeof runContext;
-  grantId: typeof grantId;
-  approvalName: typeof approvalName;
-  editApprovalName: typeof editApprovalName;
-  recordDecision: typeof recordDecision;
-  recordFingerprint: typeof recordFingerprint;
-  findGrantCover: typeof findGrantCover;
-  offeredScopes: typeof offeredScopes;
-  requestDeadline: typeof requestDeadline;
-  decideAnswer: typeof decideAnswer;
-  refusalNote: typeof refusalNote;
-  auditDecision: typeof auditDecision;
-  auditGrantUse: typeof auditGrantUse;
-  auditRequest: typeof auditRequest;
-  callSubject: typeof callSubject;
-  isUnknownSubject: typeof isUnknownSubject;
-}
-
-/** The hook's settings and steps, as {@link ApprovalGate} gets them. */
+/** The hook's settings, as {@link ApprovalGate} gets them. */
 export interface ApprovalGateOptions {
   agentName: string;
   ttlSeconds: number | undefined;
   now: () => number;
   log: Logger;
   grants: GrantLookup;
-  steps: GateSteps;
 }
 
 /** A gated call with its answer in hand, for the decision step. */
@@ -81,7 +58,6 @@ export class ApprovalGate {
   readonly #now: () => number;
   readonly #log: Logger;
   readonly #grants: GrantLookup;
-  readonly #steps: GateSteps;
 
   /** @param o - See {@link ApprovalGateOptions}. */
   constructor(o: ApprovalGateOptions) {
@@ -90,7 +66,6 @@ export class ApprovalGate {
     this.#now = o.now;
     this.#log = o.log;
     this.#grants = o.grants;
-    this.#steps = o.steps;
   }
 
   /**
@@ -102,16 +77,15 @@ export class ApprovalGate {
    * @param name - The interrupt name to ask under.
    */
   async gate(event: BeforeToolCallEvent, rule: Rule, input: unknown, name: string): Promise<void> {
-    const s = this.#steps;
     const { toolUse, invocationState } = event;
     const checked = (await event.selectedTool?.validate?.(input)) ?? { ok: true as const, value: input };
     if (!checked.ok) return;
-    const subject = s.callSubject(rule.subject, toolUse.name, checked.value, this.#log);
+    const subject = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
     if (subject === null) return;
     if (rule.approvals) return this.#quorum(event, rule, rule.approvals, checked.value, subject);
-    const stored = event.agent.interruptState.interrupts.get(s.toolHookInterruptId(toolUse.toolUseId, name));
+    const stored = event.agent.interruptState.interrupts.get(toolHookInterruptId(toolUse.toolUseId, name));
     if (stored?.response === undefined) {
-      const cover = await s.findGrantCover({
+      const cover = await findGrantCover({
         invocationState,
         grants: this.#grants,
         tool: toolUse.name,
@@ -119,13 +93,13 @@ export class ApprovalGate {
         remember: rule.remember,
         now: this.#now(),
       });
-      if (cover) return s.auditGrantUse(event, cover.source === "grant" ? s.grantId(cover.grant) : undefined);
+      if (cover) return auditGrantUse(event, cover.source === "grant" ? grantId(cover.grant) : undefined);
     } else {
       const asked = (stored.reason ?? {}) as Partial<ApprovalRequest>;
       // An answer covers what was asked, no more: the same subject (something rewrote the call since
       // it was asked → ask again about what would run now) and no scope wider than was shown.
       if ((asked.subject?.key ?? null) !== subject.key) {
-        const again = s.editApprovalName(this.#agentName, checked.value);
+        const again = editApprovalName(this.#agentName, checked.value);
         if (again === name) {
           event.cancel = `The approval for "${toolUse.name}" does not match the call; it did not run.`;
           return;
@@ -134,10 +108,10 @@ export class ApprovalGate {
         return;
       }
     }
-    const offered = s.offeredScopes({
+    const offered = offeredScopes({
       invocationState,
       remember: rule.remember,
-      unknownSubject: s.isUnknownSubject(subject),
+      unknownSubject: isUnknownSubject(subject),
       asked: stored?.response === undefined ? undefined : (stored.reason ?? {}),
     });
     const request: ApprovalRequest = {
@@ -150,12 +124,12 @@ export class ApprovalGate {
       scopes: offered,
       message: `Allow ${subject.label}?`,
     };
-    const expiresAt = s.requestDeadline({ ttlSeconds: this.#ttl, now: this.#now() });
+    const expiresAt = requestDeadline({ ttlSeconds: this.#ttl, now: this.#now() });
     if (expiresAt !== undefined) request.expiresAt = expiresAt;
-    const interruptId = s.toolHookInterruptId(toolUse.toolUseId, name);
+    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
     if (stored?.response === undefined) {
       const shown = { interruptId, rule: rule.pattern, input: checked.value, subject: request.subject };
-      await s.auditRequest(event, { ...shown, expiresAt: request.expiresAt });
+      await auditRequest(event, { ...shown, expiresAt: request.expiresAt });
     }
     const response = event.interrupt({ name, reason: request as unknown as JsonObject });
     const asked = stored?.reason ?? (request as unknown as JsonValue);
@@ -163,19 +137,17 @@ export class ApprovalGate {
   }
 
   async #quorum(event: BeforeToolCallEvent, rule: Rule, quorum: ApprovalQuorum, input: unknown, subject: CallSubject) {
-    const s = this.#steps;
     // Four eyes loads on the first call under a rule with `approvals`: an app without it does not ship it.
     const { gateQuorum } = await import("./quorum-gate.js");
-    const principal = s.runContext.principal.find(event.invocationState) || null;
+    const principal = runContext.principal.find(event.invocationState) || null;
     // An approver's run on another person's thread asks on that person's behalf (separation of duties).
-    const requestedBy = s.runContext.requester.find(event.invocationState) || principal;
+    const requestedBy = runContext.requester.find(event.invocationState) || principal;
     return gateQuorum(event, input, subject, {
       principal,
       requestedBy,
-      deps: s,
       agentName: this.#agentName,
       pattern: rule.pattern,
-      name: s.approvalName(this.#agentName),
+      name: approvalName(this.#agentName),
       quorum,
       ttlSeconds: this.#ttl,
       now: this.#now,
@@ -185,9 +157,8 @@ export class ApprovalGate {
   }
 
   async #decide({ event, rule, asked, response, offered, name, subject }: Answered): Promise<void> {
-    const s = this.#steps;
-    const interruptId = s.toolHookInterruptId(event.toolUse.toolUseId, name);
-    const record = s.decideAnswer({
+    const interruptId = toolHookInterruptId(event.toolUse.toolUseId, name);
+    const record = decideAnswer({
       interruptId,
       response,
       asked,
@@ -195,7 +166,7 @@ export class ApprovalGate {
       now: this.#now(),
       // With a TTL configured, a request that lost its deadline (altered snapshot) counts as expired.
       deadlineRequired: this.#ttl !== undefined,
-      principal: s.runContext.principal.find(event.invocationState) || null,
+      principal: runContext.principal.find(event.invocationState) || null,
     });
     if (record.decision === "approved") await this.#approved(event, rule, record, subject);
     else await this.#refused(event, record, subject);
@@ -203,7 +174,6 @@ export class ApprovalGate {
 
   /** A call the answer does not let run: audited, cancelled with a note, and recorded. */
   async #refused(event: BeforeToolCallEvent, record: DecisionRecord, subject: CallSubject): Promise<void> {
-    const s = this.#steps;
     const { toolUse } = event;
     const read = { interruptId: record.interruptId, decision: record.decision, principal: record.principal };
     if (record.unreadable !== undefined) {
@@ -211,10 +181,10 @@ export class ApprovalGate {
         tool: toolUse.name,
         problem: record.unreadable,
       });
-      await s.auditDecision(event, { ...read, note: "the answer could not be read" });
-    } else await s.auditDecision(event, { ...read, scope: "once" });
-    event.cancel = s.refusalNote(record, toolUse.name);
-    s.recordDecision(event.invocationState, {
+      await auditDecision(event, { ...read, note: "the answer could not be read" });
+    } else await auditDecision(event, { ...read, scope: "once" });
+    event.cancel = refusalNote(record, toolUse.name);
+    recordDecision(event.invocationState, {
       decision: record.decision,
       tool: toolUse.name,
       subject,
@@ -225,13 +195,12 @@ export class ApprovalGate {
 
   /** An approval: edits checked (and gated again when they change the subject), then recorded once. */
   async #approved(event: BeforeToolCallEvent, rule: Rule, answer: DecisionRecord, subject: CallSubject): Promise<void> {
-    const s = this.#steps;
     const { toolUse } = event;
     const { interruptId } = answer;
     const audit = (
       decision: Decision | "refused",
       extra: { note?: string; editedArgs?: unknown; scope?: ApprovalScope } = {},
-    ) => s.auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
+    ) => auditDecision(event, { interruptId, decision, principal: answer.principal, ...extra });
     let input = toolUse.input;
     if (answer.editedArgs !== undefined) {
       const checked = (await event.selectedTool?.validate?.(answer.editedArgs)) ?? {
@@ -245,15 +214,15 @@ export class ApprovalGate {
       }
       input = answer.editedArgs;
       event.toolUse = { ...toolUse, input };
-      const edited = s.callSubject(rule.subject, toolUse.name, checked.value, this.#log);
+      const edited = callSubject(rule.subject, toolUse.name, checked.value, this.#log);
       // An edit can change what the call is about: ask again for the new subject.
       if (edited !== null && edited.key !== subject.key) {
         await audit("approved", { note: "the edit changes the subject: asked again", editedArgs: input });
-        await this.gate(event, rule, input, s.editApprovalName(this.#agentName, input));
+        await this.gate(event, rule, input, editApprovalName(this.#agentName, input));
         return;
       }
     }
-    if (!s.recordFingerprint(event.agent, interruptId, toolUse.name, toolUse.toolUseId, input)) {
+    if (!recordFingerprint(event.agent, interruptId, toolUse.name, toolUse.toolUseId, input)) {
       await audit("refused", { note: "the approval was already used for a different call" });
       event.cancel = `This approval was already used for a different call to "${toolUse.name}"; the call did not run.`;
       this.#log.warn("approval reused for a different input; refused", {
@@ -264,7 +233,7 @@ export class ApprovalGate {
     }
     const scope = answer.scope;
     await audit("approved", { scope, ...(answer.editedArgs === undefined ? {} : { editedArgs: input }) });
-    s.recordDecision(event.invocationState, {
+    recordDecision(event.invocationState, {
       decision: "approved",
       tool: toolUse.name,
       subject,

@@ -6,14 +6,13 @@
  *
  * @module
  */
-// Loaded on demand (the gate imports it when a rule with `approvals` meets a call), so it imports
-// nothing but types and quorum.ts: what it shares with the gate comes in `QuorumGate.deps`, else a
-// bundler would split the shared modules into a chunk of their own and the page would load more.
+// Loaded on demand (the gate imports it when a rule with `approvals` meets a call); it imports the
+// helpers it shares with the gate plainly.
 import type { BeforeToolCallEvent } from "../../agent/events.js";
-import type { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
+import { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
-import type { auditDecision, auditRequest } from "./audit.js";
-import type { decideAnswer, requestDeadline, DecisionRecord } from "./decision.js";
+import { auditDecision, auditRequest } from "./audit.js";
+import { decideAnswer, requestDeadline, type DecisionRecord } from "./decision.js";
 import type { ApproverCheckEvent } from "./approver-check.js";
 import { ineligible, judgeAnswer, latestRound, readQuorum, type ApprovalQuorum, type QuorumState } from "./quorum.js";
 import type { ApprovalRequest } from "./request.js";
@@ -39,17 +38,6 @@ export interface QuorumGate {
   /** The run's principal (`null` when none), and whose run asked (an approver's run asks for another's). */
   principal: string | null;
   requestedBy: string | null;
-  /** The gate's own helpers. */
-  deps: QuorumDeps;
-}
-
-/** The helpers the quorum path shares with the gate. */
-export interface QuorumDeps {
-  toolHookInterruptId: typeof toolHookInterruptId;
-  auditRequest: typeof auditRequest;
-  auditDecision: typeof auditDecision;
-  decideAnswer: typeof decideAnswer;
-  requestDeadline: typeof requestDeadline;
 }
 
 /**
@@ -66,7 +54,6 @@ export async function gateQuorum(
   g: QuorumGate,
 ): Promise<void> {
   const { toolUse } = event;
-  const { toolHookInterruptId, auditRequest, auditDecision, decideAnswer, requestDeadline } = g.deps;
   const limit = g.quorum.required + MAX_IGNORED;
   const latest = latestRound(event.agent.interruptState, toolUse.toolUseId, g.name, limit, toolHookInterruptId);
   const { principal, requestedBy } = g;

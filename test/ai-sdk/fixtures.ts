@@ -3,7 +3,12 @@
  * AI SDK's own mock language model through the real `generateText`.
  */
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
 import * as z from "zod/v4";
 import type { ExecutionLedger } from "../../src/agent/ledger/ledger.js";
 import { kabooToolApproval, withLedger, type KabooToolApprovalOptions } from "../../src/ai-sdk/index.js";
@@ -19,31 +24,49 @@ export interface ScriptedCall {
   input: Record<string, unknown>;
 }
 
+/** What the scripted model answers to one prompt: a text, or the next scripted call. */
+function scriptedTurn(calls: ScriptedCall[], counter: { next: number }, prompt: LanguageModelV4CallOptions["prompt"]) {
+  if (prompt.at(-1)?.role === "tool" || counter.next >= calls.length) return { text: "done" } as const;
+  const call = calls[counter.next++]!;
+  return { toolCallId: `call-${counter.next}`, toolName: call.toolName, input: JSON.stringify(call.input) } as const;
+}
+
 /**
- * A mock model: after a user message it calls the next scripted tool (ids `call-1`, `call-2`, …);
- * after tool results it answers "done".
+ * A mock model (generate and stream): after a user message it calls the next scripted tool (ids
+ * `call-1`, `call-2`, …); after tool results it answers "done".
  */
 export function scriptedModel(calls: ScriptedCall[]): MockLanguageModelV4 {
-  let next = 0;
+  const counter = { next: 0 };
   return new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      if (prompt.at(-1)?.role === "tool" || next >= calls.length) {
-        return {
-          content: [{ type: "text", text: "done" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: [],
-        };
+    doGenerate: async ({ prompt }): Promise<LanguageModelV4GenerateResult> => {
+      const turn = scriptedTurn(calls, counter, prompt);
+      if ("text" in turn) {
+        const content = [{ type: "text" as const, text: turn.text }];
+        return { content, finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
       }
-      const call = calls[next++]!;
+      const { toolCallId, toolName, input } = turn;
       return {
-        content: [
-          { type: "tool-call", toolCallId: `call-${next}`, toolName: call.toolName, input: JSON.stringify(call.input) },
-        ],
+        content: [{ type: "tool-call", toolCallId, toolName, input }],
         finishReason: { unified: "tool-calls", raw: "tool_calls" },
         usage,
         warnings: [],
       };
+    },
+    doStream: async ({ prompt }) => {
+      const turn = scriptedTurn(calls, counter, prompt);
+      const parts: LanguageModelV4StreamPart[] =
+        "text" in turn
+          ? [
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: turn.text },
+              { type: "text-end", id: "t" },
+              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+            ]
+          : [
+              { type: "tool-call", ...turn },
+              { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
+            ];
+      return { stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts]) };
     },
   });
 }

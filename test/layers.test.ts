@@ -28,6 +28,7 @@ const RANKS: Record<string, number> = {
   "agui/edge": 5,
   mcp: 4,
   "ai-sdk": 4,
+  otel: 4,
   entry: 6,
 };
 

@@ -1,0 +1,53 @@
+/**
+ * Where a run's first span hangs: under the node span of the orchestrator that runs it, under the span of the
+ * run that delegated to it, under the host's parent (an incoming `traceparent`), or the active context.
+ * Each is found through the run's `invocationState` (child runs get shallow copies of their parent's), never
+ * through an ambient context store, which Workers and pages do not have per run.
+ *
+ * @module
+ */
+import { context, type Context } from "@opentelemetry/api";
+import type { InvocationState } from "../agent/events.js";
+import { privateRunKey, runContext, type RunKey } from "../agent/run-context.js";
+
+/** What a hook is told about a run's parent: a context, or a function of the run's state. */
+export type ParentOption = Context | ((invocationState: InvocationState) => Context | undefined);
+
+const isContext = (v: unknown): v is Context =>
+  typeof v === "object" && v !== null && typeof (v as Context).getValue === "function";
+const isMap = (v: unknown): v is Map<string, Context> => v instanceof Map;
+
+/** The span of the run (or orchestrator) whose state a child run's state was copied from. */
+export const parentSpanKey = privateRunKey("traceParent", isContext);
+/** An orchestrator's node spans, by the stream path its node runs get (without the `#N` of a repeat). */
+export const nodeSpansKey = privateRunKey("traceNodes", isMap);
+
+/**
+ * The parent context of a run's (or an orchestrator's) first span.
+ * @param state - The run's state.
+ * @param option - The hook's `parent` option.
+ * @returns The context to start the span in.
+ */
+export function parentOf(state: InvocationState, option: ParentOption | undefined): Context {
+  const nodes = nodeSpansKey.find(state);
+  const path = runContext.streamPath.find(state);
+  const node = nodes && path !== undefined ? nodes.get(path.replace(/#\d+$/, "")) : undefined;
+  if (node) return node;
+  const parent = parentSpanKey.find(state);
+  if (parent) return parent;
+  const given = typeof option === "function" ? option(state) : option;
+  return given ?? context.active();
+}
+
+/**
+ * Makes `value` the state's value under `key` for the length of a run, and returns how to put back the one before.
+ * @returns A function that restores the previous value (or removes the key).
+ */
+export function scoped<T>(key: RunKey<T>, state: InvocationState, value: T): () => void {
+  const had = key.raw(state);
+  key.set(state, value);
+  return function restore() {
+    if (had === undefined) key.delete(state);
+    else key.set(state, had as T);
+  };
+}

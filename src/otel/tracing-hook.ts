@@ -1,0 +1,315 @@
+/**
+ * TracingHook: a run as OpenTelemetry spans an operator's tracing backend can open, following the GenAI
+ * semantic conventions, with approvals and ledger answers on the tool spans.
+ *
+ * @module
+ */
+import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Agent } from "../agent/agent.js";
+import { watchRunAudit } from "../agent/audit/audit-record.js";
+import {
+  AfterInvocationEvent,
+  AfterModelCallEvent,
+  AfterToolCallEvent,
+  BeforeInvocationEvent,
+  BeforeModelCallEvent,
+  BeforeToolCallEvent,
+} from "../agent/events.js";
+import type { HookProvider, HookRegistry } from "../agent/hooks.js";
+import { interruptCallId } from "../agent/interrupts/interrupt-id.js";
+import { runContext } from "../agent/run-context.js";
+import { openQuestionOnSpan, recordOnSpan, type PrincipalMode } from "./approval-spans.js";
+import { GEN_AI, KABOO } from "./attributes.js";
+import {
+  FINISH_REASONS,
+  inputMessages,
+  jsonText,
+  outputMessages,
+  resultContent,
+  systemInstructions,
+} from "./content.js";
+import { parentOf, parentSpanKey, scoped, type ParentOption } from "./parents.js";
+import { askingSpans, keepAskingSpans, type AskingSpans } from "./trace-links.js";
+import { errorType, failed } from "./span-status.js";
+import { WorkflowSpans } from "./workflow-spans.js";
+
+/** Options of {@link TracingHook}. */
+export interface TracingHookOptions {
+  /** The tracer to start spans with. Default `trace.getTracer("kaboo-workflows")` (the global provider's). */
+  tracer?: Tracer;
+  /**
+   * The parent of a run's first span when no orchestrator or delegating run is its parent: a context (an
+   * incoming `traceparent`, see `parentFromTraceparent`) or a function of the run's `invocationState`.
+   * Default: the active context.
+   */
+  parent?: ParentOption;
+  /**
+   * Record prompts, the model's answers, tool arguments and results on the spans (the conventions'
+   * `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`,
+   * `gen_ai.tool.call.result`). Media bytes are never recorded. Default `false`: the conventions say content
+   * is opt-in, as it holds what people typed and what tools returned.
+   */
+  captureContent?: boolean;
+  /** How the person who answered appears: `plain` (the host's principal), `sha256` (its hex hash) or `omit`. Default `plain`. */
+  principals?: PrincipalMode;
+  /** `gen_ai.provider.name` on model-call spans (`openai`, `anthropic`, …). Default: not set. */
+  providerName?: string;
+}
+
+/** One agent invocation's spans. */
+interface RunTrace {
+  span: Span;
+  ctx: Context;
+  recording: boolean;
+  resuming: boolean;
+  chat: Span | undefined;
+  chatTokens: { input: number; output: number };
+  tools: Map<string, Span>;
+  /** The spans that asked what this run answers: `null` once looked for and none found. */
+  asking: AskingSpans | null | undefined;
+  cleanups: (() => void)[];
+}
+
+/**
+ * Turns runs into OpenTelemetry spans: `invoke_agent {agent}` per invocation, `chat {model}` per model call
+ * (token usage, finish reasons), `execute_tool {tool}` per call, and for Graph and Swarm `invoke_workflow
+ * {name}` with a `node {id}` span per node execution. Every call a gate covers gets its `execute_tool` span
+ * even when it never runs, with `kaboo.approval.*` attributes (asked, approved, denied, expired, granted,
+ * four-eyes progress, scope, subject, who answered) and the ledger's answer (`kaboo.ledger.answer`: ran,
+ * replayed, outcome_unknown); see the README's "Tracing" for the table. The run that resumes a question links
+ * to the span that asked it (kept in the paused session's interrupt state).
+ *
+ * Register it first among the agent's hooks: its `After*` callbacks then run last and see what the other
+ * hooks decided (a retry, a replaced result). Spans are parented explicitly (no ambient context store is
+ * needed, so it works in Workers and pages); a run's span is the child of the node or delegating run that
+ * started it, else of `parent`.
+ *
+ * Without an SDK registered (or with a no-op tracer), spans are not recording and the hook does no more
+ * than start and end them.
+ *
+ * @param options - See {@link TracingHookOptions}.
+ * @example
+ * ```ts
+ * const tracer = provider.getTracer("my-app");
+ * const agent = new Agent({ model, tools, hooks: [new TracingHook({ tracer }), gate] });
+ * ```
+ */
+export class TracingHook implements HookProvider {
+  readonly #tracer: Tracer;
+  readonly #parent: ParentOption | undefined;
+  readonly #content: boolean;
+  readonly #principals: PrincipalMode;
+  readonly #provider: string | undefined;
+  readonly #runs = new WeakMap<Agent, RunTrace>();
+  readonly #workflows: WorkflowSpans;
+
+  constructor(options: TracingHookOptions = {}) {
+    this.#tracer = options.tracer ?? trace.getTracer("kaboo-workflows");
+    this.#parent = options.parent;
+    this.#content = options.captureContent ?? false;
+    this.#principals = options.principals ?? "plain";
+    this.#provider = options.providerName;
+    this.#workflows = new WorkflowSpans(this.#tracer, this.#parent);
+  }
+
+  registerHooks(registry: HookRegistry): void {
+    registry.addCallback(BeforeInvocationEvent, (e) => this.#begin(e));
+    registry.addCallback(BeforeModelCallEvent, (e) => this.#modelStart(e));
+    registry.addCallback(AfterModelCallEvent, (e) => this.#modelEnd(e));
+    registry.addCallback(BeforeToolCallEvent, (e) => this.#toolStart(e));
+    registry.addCallback(AfterToolCallEvent, (e) => this.#toolEnd(e));
+    registry.addCallback(AfterInvocationEvent, (e) => this.#end(e));
+    this.#workflows.register(registry);
+  }
+
+  #begin(e: BeforeInvocationEvent): void {
+    const { agent, invocationState: state } = e;
+    const parent = parentOf(state, this.#parent);
+    const threadId = runContext.threadId.find(state);
+    const runId = runContext.runId.find(state);
+    const span = this.#tracer.startSpan(
+      agent.name ? `invoke_agent ${agent.name}` : "invoke_agent",
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [GEN_AI.operation]: "invoke_agent",
+          [GEN_AI.agentName]: agent.name,
+          [GEN_AI.requestModel]: agent.model.modelId,
+          ...(threadId === undefined ? {} : { [GEN_AI.conversationId]: threadId }),
+          ...(runId === undefined ? {} : { [KABOO.runId]: runId }),
+          ...(this.#provider === undefined ? {} : { [GEN_AI.provider]: this.#provider }),
+          [KABOO.resuming]: e.resuming,
+        },
+      },
+      parent,
+    );
+    const ctx = trace.setSpan(parent, span);
+    const run: RunTrace = {
+      span,
+      ctx,
+      recording: span.isRecording(),
+      resuming: e.resuming,
+      chat: undefined,
+      chatTokens: { input: 0, output: 0 },
+      tools: new Map(),
+      asking: undefined,
+      cleanups: [scoped(parentSpanKey, state, ctx)],
+    };
+    this.#runs.set(agent, run);
+    if (!run.recording) return;
+    run.cleanups.push(
+      watchRunAudit(state, (record, entry, who) => {
+        if (who !== agent || record.kind === "revocation") return;
+        recordOnSpan(this.#toolSpan(run, record.toolUseId, record.tool), record, entry, this.#principals);
+      }),
+    );
+    if (e.resuming) this.#loadAsking(run, agent);
+  }
+
+  /** Links the resumed run to the spans that asked (once the paused session is restored: at its first call). */
+  #loadAsking(run: RunTrace, agent: Agent): void {
+    if (run.asking !== undefined) return;
+    const asking = askingSpans(agent);
+    run.asking = asking ?? null;
+    if (asking) run.span.addLinks(asking.all);
+  }
+
+  #modelStart(e: BeforeModelCallEvent): void {
+    const run = this.#runs.get(e.agent);
+    // Open already: a retry of the same call, which the conventions count as one operation.
+    if (!run || run.chat) return;
+    const model = e.agent.model.modelId;
+    const chat = this.#tracer.startSpan(
+      `chat ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [GEN_AI.operation]: "chat",
+          [GEN_AI.requestModel]: model,
+          ...(this.#provider === undefined ? {} : { [GEN_AI.provider]: this.#provider }),
+        },
+      },
+      run.ctx,
+    );
+    run.chat = chat;
+    run.chatTokens = { input: 0, output: 0 };
+    if (this.#content && run.recording) {
+      chat.setAttribute(GEN_AI.inputMessages, inputMessages(e.agent.messages));
+      const prompt = e.agent.systemPrompt;
+      if (prompt !== undefined) chat.setAttribute(GEN_AI.systemInstructions, systemInstructions(prompt));
+    }
+  }
+
+  #modelEnd(e: AfterModelCallEvent): void {
+    const run = this.#runs.get(e.agent);
+    const chat = run?.chat;
+    if (!run || !chat) return;
+    if (e.usage && run.recording) {
+      run.chatTokens.input += e.usage.inputTokens;
+      run.chatTokens.output += e.usage.outputTokens;
+      chat.setAttributes({
+        [GEN_AI.inputTokens]: run.chatTokens.input,
+        [GEN_AI.outputTokens]: run.chatTokens.output,
+      });
+    }
+    if (e.retry) {
+      if (e.error !== undefined) chat.addEvent("retry", { [GEN_AI.errorType]: errorType(e.error), attempt: e.attempt });
+      return;
+    }
+    const response = e.stopResponse;
+    if (response) {
+      chat.setAttribute(GEN_AI.finishReasons, [FINISH_REASONS[response.stopReason]]);
+      if (this.#content && run.recording)
+        chat.setAttribute(GEN_AI.outputMessages, outputMessages(response.message, response.stopReason));
+    }
+    if (e.error !== undefined) failed(chat, e.error);
+    chat.end();
+    run.chat = undefined;
+  }
+
+  /** The call's span, started when first needed (its BeforeToolCall, or a gate's record before it). */
+  #toolSpan(run: RunTrace, toolUseId: string, tool: string): Span {
+    let span = run.tools.get(toolUseId);
+    if (span) return span;
+    const links = run.asking?.byCall.get(toolUseId);
+    span = this.#tracer.startSpan(
+      `execute_tool ${tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [GEN_AI.operation]: "execute_tool",
+          [GEN_AI.toolName]: tool,
+          [GEN_AI.toolCallId]: toolUseId,
+          [GEN_AI.toolType]: "function",
+        },
+        ...(links ? { links } : {}),
+      },
+      run.ctx,
+    );
+    run.tools.set(toolUseId, span);
+    return span;
+  }
+
+  #toolStart(e: BeforeToolCallEvent): void {
+    const run = this.#runs.get(e.agent);
+    if (!run) return;
+    if (run.resuming && run.recording) this.#loadAsking(run, e.agent);
+    const span = this.#toolSpan(run, e.toolUse.toolUseId, e.toolUse.name);
+    if (this.#content && run.recording) span.setAttribute(GEN_AI.toolArguments, jsonText(e.toolUse.input));
+  }
+
+  #toolEnd(e: AfterToolCallEvent): void {
+    const run = this.#runs.get(e.agent);
+    if (!run || e.retry) return;
+    const span = this.#toolSpan(run, e.toolUse.toolUseId, e.toolUse.name);
+    run.tools.delete(e.toolUse.toolUseId);
+    if (e.cancelMessage !== undefined) span.setAttribute(KABOO.cancelled, true);
+    else if (e.error !== undefined) failed(span, e.error);
+    else if (e.result.status === "error") {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute(GEN_AI.errorType, "tool_error");
+    }
+    if (this.#content && run.recording) span.setAttribute(GEN_AI.toolResult, jsonText(resultContent(e.result.content)));
+    span.end();
+  }
+
+  #end(e: AfterInvocationEvent): void {
+    const run = this.#runs.get(e.agent);
+    if (!run) return;
+    this.#runs.delete(e.agent);
+    for (const cleanup of run.cleanups) cleanup();
+    const { span, recording } = run;
+    const result = e.result;
+    const asked = new Map<string, ReturnType<Span["spanContext"]>>();
+    for (const question of result?.interrupts ?? []) {
+      const call = interruptCallId(question.id);
+      if (call === undefined) {
+        asked.set(question.id, span.spanContext());
+        continue;
+      }
+      const reason = question.reason;
+      const tool = reason && typeof reason === "object" && !Array.isArray(reason) ? reason.tool : undefined;
+      const callSpan = this.#toolSpan(run, call, typeof tool === "string" ? tool : "unknown");
+      openQuestionOnSpan(callSpan, question.id, reason);
+      asked.set(question.id, callSpan.spanContext());
+    }
+    if (recording) keepAskingSpans(e.agent, asked);
+    if (run.chat) {
+      failed(run.chat, e.error ?? new Error("the run ended during the model call"));
+      run.chat.end();
+    }
+    // Calls still open: paused on a question, or cut off when the run failed or stopped.
+    for (const open of run.tools.values()) open.end();
+    if (result) {
+      const usage = result.metrics.usage;
+      span.setAttributes({
+        [KABOO.stopReason]: result.stopReason,
+        [KABOO.interrupts]: result.interrupts.length,
+        [GEN_AI.inputTokens]: usage.inputTokens,
+        [GEN_AI.outputTokens]: usage.outputTokens,
+      });
+    }
+    if (e.error !== undefined) failed(span, e.error);
+    span.end();
+  }
+}

@@ -9,12 +9,10 @@ import type { Agent } from "../agent/agent.js";
 import { AgentInitializedEvent, BeforeInvocationEvent, type InvocationState } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { ModelInput, ModelInputContext } from "../agent/middleware.js";
-import { messageChars } from "../agent/messages/transcript-size.js";
 import { UserError, describe } from "../errors.js";
-import { TOOL_PREFIX, itemTool, parsePointer, readItem } from "./context/render.js";
-import type { ContextRewrite, PerAgent, RewriteConfig, RewriteSteps } from "./context/rewrite.js";
-import { LoadedView, VIEW_STEPS, invocationBases, type ViewSpec } from "./context/views.js";
-import { runContext } from "../agent/run-context.js";
+import { parsePointer } from "./context/render.js";
+import type { ContextRewrite, PerAgent, RewriteConfig } from "./context/rewrite.js";
+import { LoadedView, loadViewRun, type ViewSpec } from "./context/views.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { lazy } from "../lazy.js";
 
@@ -88,21 +86,6 @@ export interface ContextHookOptions {
 
 /** The rewrite's module, loaded with a hook's first run (see {@link lazy}). */
 const loadRewrite = lazy(() => import("./context/rewrite.js"));
-/** Loading and calling views, on the first call of a hook that has some (see {@link lazy}). */
-const loadViewRun = lazy(() => import("./context/view-run.js"));
-
-/** The page's functions the rewrite (loaded with the agent's first run) uses. */
-const STEPS: RewriteSteps = {
-  runContext,
-  messageChars,
-  readItem,
-  itemTool,
-  toolPrefix: TOOL_PREFIX,
-  invocationBases,
-  viewSteps: VIEW_STEPS,
-  loadViewRun,
-};
-
 /**
  * Rewrites the copy of an agent's conversation its model is sent; the
  * transcript itself is never changed (untouched messages are shared, changed
@@ -178,7 +161,6 @@ export class ContextHook implements HookProvider {
       workspace: (options.workspace ?? []).map(parsePointer),
       views: (options.views ?? []).map((v, i) => new LoadedView(v, i, options.viewLoadFailure ?? "throw")),
       logger: options.logger ?? defaultLogger,
-      steps: STEPS,
       report: (report, invocationState) => this.#report(report, invocationState),
     };
     this.#onReport = options.onReport;
@@ -193,7 +175,7 @@ export class ContextHook implements HookProvider {
    */
   async ready(): Promise<void> {
     const [{ loadView }] = await Promise.all([loadViewRun(), loadRewrite()]);
-    await Promise.all(this.#config.views.map((v) => loadView(v, VIEW_STEPS)));
+    await Promise.all(this.#config.views.map((v) => loadView(v)));
   }
 
   /**

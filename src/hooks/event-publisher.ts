@@ -17,11 +17,9 @@ import {
   type InvocationState,
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
-import { messageText, toolResultText } from "../agent/messages/messages.js";
 import { runContext } from "../agent/run-context.js";
 import { lazy } from "../lazy.js";
-import { incomingTask, resolveToolLabel } from "./event-publisher/helpers.js";
-import type { Lifecycle, LifecycleSteps } from "./event-publisher/lifecycle.js";
+import type { Lifecycle } from "./event-publisher/lifecycle.js";
 import { publisherSettings, type EventPublisherOptions, type PublisherSettings } from "./event-publisher/options.js";
 import {
   createStreamHandler,
@@ -30,9 +28,6 @@ import {
 } from "./event-publisher/stream-handler.js";
 import { ThreadStates } from "./event-publisher/threads.js";
 import type { EventType, StreamEvent, StreamEventCallback, StreamEventData } from "./event-publisher/types.js";
-
-/** The page's functions the lifecycle events (loaded with the publisher's first event) use. */
-const STEPS: LifecycleSteps = { messageText, toolResultText, resolveToolLabel, incomingTask, runContext };
 
 export { EventType, streamEventToJSON } from "./event-publisher/types.js";
 export type {
@@ -149,7 +144,6 @@ export class EventPublisher implements HookProvider {
       this.#lifecycle ??= new m.Lifecycle({
         settings: this.#settings,
         threads: this.#threads,
-        steps: STEPS,
         inlineChatOwner: () => this.#inlineChatOwner,
         agentEvent: (type, state, data) => this.#emit(type, this.#enrich(data, threadOf(state), runOf(state))),
         emit: (type, data) => this.#emit(type, data),

@@ -6,35 +6,18 @@
  *
  * @module
  */
-// Loaded on demand, so it imports at run time only a module that loads with it (clearing.ts, which imports
-// nothing either): what it needs of the page comes in `RewriteSteps` (a module shared with the page
-// would be split into a chunk of its own that the page loads anyway, as for the approval gate's steps).
+// Loaded on demand; it imports what it shares with the hook plainly.
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import type { JsonObject, Message, TextBlock } from "../../agent/messages/messages.js";
 import type { ModelInput, ModelInputContext } from "../../agent/middleware.js";
-import type { runContext } from "../../agent/run-context.js";
-import type { messageChars } from "../../agent/messages/transcript-size.js";
+import { runContext } from "../../agent/run-context.js";
+import { messageChars } from "../../agent/messages/transcript-size.js";
 import type { Logger } from "../../logger.js";
 import type { ContextReport } from "../context-hook.js";
 import { ClearingCache, createClearingMemo, type ClearingOptions } from "./clearing.js";
-import type { ContextItem, Pointer, RenderedView, itemTool } from "./render.js";
-import type { LoadedView, ViewRequest, ViewSteps, invocationBases } from "./views.js";
-
-/** The page's functions the rewrite uses, handed in by `ContextHook`. */
-export interface RewriteSteps {
-  runContext: typeof runContext;
-  messageChars: typeof messageChars;
-  /** One context item, checked (`{ description, value }` strings), or `undefined` when it is malformed. */
-  readItem: (entry: unknown) => ContextItem | undefined;
-  itemTool: typeof itemTool;
-  /** The `tool:<name>` prefix of an item's description. */
-  toolPrefix: RegExp;
-  invocationBases: typeof invocationBases;
-  viewSteps: ViewSteps;
-  /** Loading and calling views (`view-run.ts`): loaded on the first call of a hook that has views. */
-  loadViewRun: () => Promise<typeof import("./view-run.js")>;
-}
+import { type ContextItem, type Pointer, type RenderedView, TOOL_PREFIX, itemTool, readItem } from "./render.js";
+import { type LoadedView, type ViewRequest, invocationBases, loadViewRun } from "./views.js";
 
 /** One ContextHook's settings, as the rewrite gets them. */
 export interface RewriteConfig {
@@ -43,7 +26,6 @@ export interface RewriteConfig {
   readonly workspace: readonly Pointer[];
   readonly views: readonly LoadedView[];
   readonly logger: Logger;
-  readonly steps: RewriteSteps;
   /** Stores and hands on one call's report. */
   report(report: ContextReport, invocationState: InvocationState): void;
 }
@@ -59,7 +41,7 @@ export class ContextRewrite {
   /** Memos shared by every agent of the hook. */
   readonly #memo = createClearingMemo();
 
-  /** @param config - The hook's settings and the page's steps. */
+  /** @param config - The hook's settings. */
   constructor(config: RewriteConfig) {
     this.#c = config;
   }
@@ -71,7 +53,6 @@ export class ContextRewrite {
    * @param context - The call.
    */
   rewrite(own: PerAgent, input: ModelInput, context: ModelInputContext): ModelInput | Promise<ModelInput> {
-    const { runContext } = this.#c.steps;
     const items = this.#items(runContext.contextItems.raw(context.invocationState));
     const state = (runContext.sharedState.find(context.invocationState) ?? {}) as JsonObject;
     if (this.#c.views.length === 0) return this.#rewriteWith(own, input, context, items, state, []);
@@ -82,7 +63,7 @@ export class ContextRewrite {
 
   /** The run's context items for this agent: items of no tool, and of a browser tool it may call. */
   #items(raw: unknown): ContextItem[] {
-    const { logger, clientTools, steps } = this.#c;
+    const { logger, clientTools } = this.#c;
     if (raw === undefined || raw === null) return [];
     if (!Array.isArray(raw)) {
       logger.warn("kaboo: ContextHook ignored the run's context items: not an array of { description, value }.");
@@ -91,12 +72,12 @@ export class ContextRewrite {
     const out: ContextItem[] = [];
     let bad = 0;
     for (const entry of raw) {
-      const item = steps.readItem(entry);
+      const item = readItem(entry);
       if (!item) {
         bad++;
         continue;
       }
-      const owner = steps.itemTool(item);
+      const owner = itemTool(item);
       if (owner === undefined || clientTools.has(owner)) out.push(item);
     }
     const shape = "{ description: string, value: string }";
@@ -111,7 +92,6 @@ export class ContextRewrite {
     state: JsonObject,
   ): Promise<RenderedView[]> {
     const { agent, invocationState, callIndex } = context;
-    const { runContext, invocationBases, viewSteps, loadViewRun } = this.#c.steps;
     const firstCall = callIndex === 0;
     const views: RenderedView[] = [];
     const { renderView } = await loadViewRun();
@@ -125,7 +105,7 @@ export class ContextRewrite {
       state: safeCopy(state),
     };
     for (const view of this.#c.views) {
-      const rendered = await renderView(view, request, bases, this.#c.logger, viewSteps);
+      const rendered = await renderView(view, request, bases, this.#c.logger);
       if (rendered) views.push(rendered);
     }
     return views;
@@ -144,7 +124,7 @@ export class ContextRewrite {
     // What the block adds to the JSON of the last message (or of a new one).
     const blockChars = block ? JSON.stringify(block).length + 1 : 0;
     const fixed = (input.systemPrompt?.length ?? 0) + blockChars;
-    own.clearing ??= new ClearingCache(this.#c.steps.messageChars);
+    own.clearing ??= new ClearingCache(messageChars);
     const outcome = own.clearing.rewrite(input.messages, fixed, agent as Agent, this.#c.clearing, this.#memo);
     // withBlock edits the array it gets: never the one this middleware was given.
     const fresh = () => (outcome.messages === input.messages ? outcome.messages.slice() : outcome.messages);
@@ -169,7 +149,6 @@ export class ContextRewrite {
    * only when they have content; absent workspace paths say so.
    */
   #renderContext(items: readonly ContextItem[], state: unknown, views: readonly RenderedView[]): string {
-    const { itemTool, toolPrefix } = this.#c.steps;
     const lines: string[] = [];
     if (items.length > 0) {
       lines.push("Context from the app:");
@@ -178,7 +157,7 @@ export class ContextRewrite {
         const label =
           owner === undefined
             ? item.description
-            : `${item.description.replace(toolPrefix, "") || owner} (for tool ${owner})`;
+            : `${item.description.replace(TOOL_PREFIX, "") || owner} (for tool ${owner})`;
         lines.push(`- ${label}: ${item.value}`);
       }
     }

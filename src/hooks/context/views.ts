@@ -11,8 +11,9 @@ import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import { jsonValueSchema } from "../../agent/interrupts/interrupt.js";
 import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";
-import { KabooError, describe } from "../../errors.js";
+import { KabooError } from "../../errors.js";
 import { splitImportSpec } from "../import-spec.js";
+import { lazy } from "../../lazy.js";
 import type { ContextItem } from "./render.js";
 
 /** A working view's answer: a base for the whole invocation and the changes since it. */
@@ -107,23 +108,19 @@ export class LoadedView {
 }
 
 /**
- * @internal What loading and calling views (`view-run.ts`, loaded on demand) takes from the page: it imports
- * nothing at run time, so it shares no module with the page (a shared one would be split into a chunk
- * of its own that the page loads).
+ * A view's answer, checked.
+ * @param answer - What the view returned.
+ * @returns The view, or what is wrong with it.
  */
-export const VIEW_STEPS = {
-  describe,
-  loadError: (message: string, cause?: unknown): ViewLoadError =>
-    new ViewLoadError(message, cause === undefined ? undefined : { cause }),
-  /** A view's answer, checked: the view, or what is wrong with it. */
-  readView(answer: unknown): { view: { base?: JsonValue | undefined; changes?: JsonValue | undefined } } | string {
-    const parsed = viewSchema.safeParse(answer);
-    return parsed.success ? { view: parsed.data } : formatIssues(parsed.error.issues);
-  },
-};
+export function readView(
+  answer: unknown,
+): { view: { base?: JsonValue | undefined; changes?: JsonValue | undefined } } | string {
+  const parsed = viewSchema.safeParse(answer);
+  return parsed.success ? { view: parsed.data } : formatIssues(parsed.error.issues);
+}
 
-/** See {@link VIEW_STEPS}. */
-export type ViewSteps = typeof VIEW_STEPS;
+/** Loading and calling views (`view-run.ts`): loaded on the first call of a hook that has views. */
+export const loadViewRun = lazy(() => import("./view-run.js"));
 
 /**
  * This invocation's kept bases for one (hook, agent) pair. They live in

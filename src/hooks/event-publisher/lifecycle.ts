@@ -5,9 +5,8 @@
  *
  * @module
  */
-// Loaded on demand, so it imports nothing at run time: what it needs of the page comes in
-// `PublisherHost` (a module shared with the page would be split into a chunk of its own that the page
-// loads anyway, as for the approval gate's steps).
+// Loaded on demand; it imports the helpers it shares with the publisher plainly, and reads the
+// publisher's state through `PublisherHost`.
 import type {
   AfterInvocationEvent,
   AfterModelCallEvent,
@@ -21,34 +20,24 @@ import type {
   InvocationState,
   Orchestrator,
 } from "../../agent/events.js";
-import type {
-  Message,
-  ToolResultBlock,
-  ToolUseBlock,
+import {
+  type Message,
+  type ToolResultBlock,
+  type ToolUseBlock,
   messageText,
   toolResultText,
 } from "../../agent/messages/messages.js";
 import type { AgentResult } from "../../agent/result.js";
-import type { runContext } from "../../agent/run-context.js";
-import type { incomingTask, resolveToolLabel } from "./helpers.js";
+import { runContext } from "../../agent/run-context.js";
+import { incomingTask, resolveToolLabel } from "./helpers.js";
 import type { PublisherSettings } from "./options.js";
 import type { ThreadStates } from "./threads.js";
 import type { EventType, StreamEventData } from "./types.js";
-
-/** The page's functions the lifecycle uses, handed in by `EventPublisher`. */
-export interface LifecycleSteps {
-  messageText: typeof messageText;
-  toolResultText: typeof toolResultText;
-  resolveToolLabel: typeof resolveToolLabel;
-  incomingTask: typeof incomingTask;
-  runContext: typeof runContext;
-}
 
 /** What the lifecycle reads and calls of its publisher. */
 export interface PublisherHost {
   readonly settings: PublisherSettings;
   readonly threads: ThreadStates;
-  readonly steps: LifecycleSteps;
   /** Whether `markInlineChatOwner()` was called. */
   inlineChatOwner(): boolean;
   /** Publishes an agent's event, with its group, agent name, thread and run ids added. */
@@ -79,17 +68,17 @@ export class Lifecycle {
     if (!event.resuming) {
       thread.count++;
       // A node run by an orchestrator gets its dot path (with the orchestrator's own `#N`) as its group.
-      const path = h.steps.runContext.streamPath.find(event.invocationState);
+      const path = runContext.streamPath.find(event.invocationState);
       const group = path ? path : s.group ? (thread.count > 1 ? `${s.group}#${thread.count}` : s.group) : "";
       if (group) {
         thread.activeGroup = group;
         const dot = group.lastIndexOf(".");
         h.agentEvent("stream_group_start", event.invocationState, {
           parent_group: dot >= 0 ? group.slice(0, dot) : null,
-          tool_call_id: h.steps.runContext.delegationId.find(event.invocationState) ?? null,
+          tool_call_id: runContext.delegationId.find(event.invocationState) ?? null,
           // BeforeInvocation fires before the input joins the transcript; an event that carries
           // the incoming messages gives the task, otherwise the card shows none.
-          task: h.steps.incomingTask(event.messages as Message[]),
+          task: incomingTask(event.messages as Message[]),
           is_chat_reply: s.isChatReply,
           inline_chat_owner: h.inlineChatOwner(),
         });
@@ -191,13 +180,13 @@ export class Lifecycle {
   /** The fields every tool event carries: `tool_name`, `tool_label`, `tool_use_id`. */
   #toolData(toolUse: ToolUseBlock): StreamEventData {
     const name = toolUse.name || "unknown";
-    const label = this.#host.steps.resolveToolLabel(name, this.#host.settings.labels);
+    const label = resolveToolLabel(name, this.#host.settings.labels);
     return { tool_name: name, tool_label: label || name, tool_use_id: toolUse.toolUseId ?? "" };
   }
 
   /** The result's text, cut to `maxResultLen` characters plus `...` (see {@link resultText}). */
   #resultText(result: ToolResultBlock | undefined): string | null {
-    return resultText(result, this.#host.settings.maxResultLen, this.#host.steps.toolResultText);
+    return resultText(result, this.#host.settings.maxResultLen, toolResultText);
   }
 
   /**
@@ -218,7 +207,7 @@ export class Lifecycle {
       cycles,
       duration_ms: Math.round(durationMs),
       stop_reason: result.stopReason,
-      text: this.#host.steps.messageText(result.message),
+      text: messageText(result.message),
       message: result.message,
     };
   }

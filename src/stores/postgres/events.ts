@@ -53,7 +53,7 @@ async function appendIn(
   }
   if (events.length)
     await tx.query(
-      "INSERT INTO kaboo_events (thread_id, run_id, idx, body) SELECT $1, $2, $3::integer + (o - 1)::integer, e FROM json_array_elements_text($4::json) WITH ORDINALITY AS t(e, o)",
+      "INSERT INTO kaboo_events (thread_id, run_id, idx, body) SELECT $1, $2, $3::integer + (o - 1)::integer, e FROM json_array_elements_text($4::text::json) WITH ORDINALITY AS t(e, o)",
       [...key, from, JSON.stringify(events.map((e) => JSON.stringify(e)))],
     );
   return true;

@@ -64,7 +64,7 @@ function pgGrantBackend(db: PgQuery): PrincipalGrantBackend {
     remove: (principal, ids) =>
       pgStep("grant revoke", async () => {
         const { rows } = await db.query(
-          "DELETE FROM kaboo_grants WHERE principal_key = $1 AND id_key IN (SELECT json_array_elements_text($2::json)) RETURNING id_key",
+          "DELETE FROM kaboo_grants WHERE principal_key = $1 AND id_key IN (SELECT json_array_elements_text($2::text::json)) RETURNING id_key",
           [key(principal), JSON.stringify(ids.map(key))],
         );
         return rows.length;

@@ -9,7 +9,11 @@
 import { KabooError } from "../../errors.js";
 import { ThreadStoreError } from "../thread-store.js";
 
-/** A value the store binds to a statement's `$n` (it casts in SQL where the type matters). */
+/**
+ * A value the store binds to a statement's `$n`. The store casts in SQL where the type matters, and
+ * sends JSON as text cast after (`$1::text::json`): a driver that types parameters from the statement
+ * (postgres.js) would encode a string bound to a `json` parameter once more.
+ */
 export type PgParam = string | number | null;
 
 /** A row as a driver returns it (column name to value). */

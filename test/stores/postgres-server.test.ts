@@ -1,0 +1,149 @@
+/**
+ * The PostgreSQL store on a real server (a throwaway cluster on 127.0.0.1, see pg-server.ts): every
+ * shared contract through node-postgres and through postgres.js, then what several processes sharing
+ * one database rely on, each side on its own pool (its own connections): one claim of a call among
+ * two pools, one winner of a compare-and-set, concurrent migrations, a revocation seen at once.
+ */
+import pg from "pg";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  fromNodePostgres,
+  fromPostgresJs,
+  migrate,
+  POSTGRES_SCHEMA_VERSION,
+  PostgresGrantStore,
+  PostgresThreadStore,
+  type PgQueryable,
+} from "../../src/stores/postgres.js";
+import { data } from "./contract.js";
+import { postgresContracts } from "./postgres-contracts.js";
+import { startPostgres, type PgServer } from "./pg-server.js";
+
+let server: PgServer | undefined;
+const closers: (() => Promise<unknown>)[] = [];
+let viaPg: PgQueryable;
+let viaPostgresJs: PgQueryable;
+
+/** A pool of its own (as another process has) on `database`. */
+function pool(database = "postgres"): PgQueryable {
+  const p = new pg.Pool({ connectionString: server!.urlOf(database), max: 8 });
+  closers.push(() => p.end());
+  return fromNodePostgres(p);
+}
+
+beforeAll(async () => {
+  server = await startPostgres();
+  viaPg = pool();
+  const sql = postgres(server.url, { max: 8, onnotice: () => {} });
+  closers.push(() => sql.end());
+  viaPostgresJs = fromPostgresJs(sql);
+  await migrate(viaPg);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.allSettled(closers.map((close) => close()));
+  server?.stop();
+});
+
+postgresContracts("a real server (pg)", () => viaPg);
+postgresContracts("a real server (postgres.js)", () => viaPostgresJs);
+
+describe("two pools (two processes) on one real server", () => {
+  test("claiming the same calls at once: exactly one claimed per call, the rest running", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    const thread = `t-${crypto.randomUUID()}`;
+    const keys = Array.from({ length: 20 }, (_, i) => `call-${i}`);
+    const outcomes = await Promise.all(
+      keys.flatMap((key) =>
+        [a, b, a, b].map((store) =>
+          store
+            .ledger(thread)
+            .claim(key)
+            .then((o) => ({ key, o })),
+        ),
+      ),
+    );
+    for (const key of keys) {
+      const mine = outcomes.filter((x) => x.key === key).map((x) => x.o.status);
+      expect(
+        mine.filter((s) => s === "claimed"),
+        key,
+      ).toHaveLength(1);
+      expect(
+        mine.filter((s) => s === "running"),
+        key,
+      ).toHaveLength(3);
+    }
+  });
+
+  test("taking over the same lost claim at once: one claimed, and the result settled by it is replayed to the other", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    const thread = `t-${crypto.randomUUID()}`;
+    expect((await a.ledger(thread).claim("pay", { leaseMs: 1 })).status).toBe("claimed");
+    await new Promise((r) => setTimeout(r, 10));
+    const both = await Promise.all([a, b, a, b].map((s) => s.ledger(thread).claim("pay", { takeOverUnknown: true })));
+    const won = both.filter((o) => o.status === "claimed");
+    expect(won).toHaveLength(1);
+    const result = { status: "success" as const, content: [{ type: "text" as const, text: "sent 5" }] };
+    if (won[0]?.status === "claimed") await b.ledger(thread).settle("pay", won[0].token, result);
+    expect(await a.ledger(thread).claim("pay", { takeOverUnknown: true })).toEqual({ status: "done", result });
+  });
+
+  test("a claim and the compare-and-set that hands the thread to another run: the old run claims nothing after it", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    for (let i = 0; i < 10; i++) {
+      const thread = `t-${crypto.randomUUID()}`;
+      const lease = (token: string) => ({ token, runId: token, resume: false, expiresAt: Date.now() + 60_000 });
+      await a.compareAndSet(thread, 0, data("x", { lease: lease("old") }));
+      const [claimed, taken] = await Promise.all([
+        a.ledger(thread, { token: "old" }).claim("k"),
+        b.compareAndSet(thread, 1, data("y", { lease: lease("new") })),
+      ]);
+      expect(taken).toBe(true);
+      // Either the claim came first (and the new run reads it cut off), or it was refused.
+      const next = await b.ledger(thread, { token: "new", tookOver: "old" }).claim("k");
+      if (claimed.status === "claimed") expect(next.status).toBe("unknown");
+      else expect([claimed.status, next.status]).toEqual(["running", "claimed"]);
+      expect((await a.ledger(thread, { token: "old" }).claim("k2")).status).toBe("running");
+    }
+  });
+
+  test("compare-and-set from both pools over one version: exactly one wins", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    const thread = `t-${crypto.randomUUID()}`;
+    await a.compareAndSet(thread, 0, data("base"));
+    const wins = await Promise.all([a, b, a, b, a, b].map((s, i) => s.compareAndSet(thread, 1, data(`m${i}`))));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect((await b.load(thread)).session).toEqual({ marker: `m${wins.indexOf(true)}` });
+  });
+
+  test("migrate from two pools at once on a fresh database: both succeed, the schema is made once", async () => {
+    const name = `m_${crypto.randomUUID().replaceAll("-", "")}`;
+    await viaPg.query(`CREATE DATABASE ${name}`, []);
+    const [a, b, c] = [pool(name), pool(name), pool(name)];
+    const results = await Promise.all([migrate(a), migrate(b), migrate(c)]);
+    expect(results.map((r) => r.to)).toEqual([
+      POSTGRES_SCHEMA_VERSION,
+      POSTGRES_SCHEMA_VERSION,
+      POSTGRES_SCHEMA_VERSION,
+    ]);
+    expect(results.filter((r) => r.from === 0)).toHaveLength(1);
+    expect((await a.query("SELECT version FROM kaboo_schema_version", [])).rows).toEqual([
+      { version: POSTGRES_SCHEMA_VERSION },
+    ]);
+    expect((await new PostgresThreadStore(b).ledger("t").claim("k")).status).toBe("claimed");
+  });
+
+  test("a revocation in one pool holds in the other on its next read", async () => {
+    const [a, b] = [new PostgresGrantStore(pool()), new PostgresGrantStore(pool())];
+    const ann = `ann-${crypto.randomUUID()}`;
+    await a.grant({ tool: "transfer", scope: "always", principal: ann });
+    await a.grant({ tool: "search", scope: "always", principal: ann });
+    expect((await b.grantsFor("t", { principal: ann })).map((g) => g.tool).sort()).toEqual(["search", "transfer"]);
+    expect(await a.revokePrincipal(ann, "transfer")).toBe(1);
+    expect((await b.grantsFor("t", { principal: ann })).map((g) => g.tool)).toEqual(["search"]);
+    expect(await b.revokePrincipal(ann)).toBe(1);
+    expect(await a.grantsFor("t", { principal: ann })).toEqual([]);
+  });
+});

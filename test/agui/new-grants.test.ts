@@ -11,7 +11,7 @@ import { recordDecision } from "../../src/hooks/approval/run.js";
 import type { Logger } from "../../src/logger.js";
 import type { InvocationState } from "../../src/agent/events.js";
 import { MemoryGrantStore, type GrantInput } from "../../src/grants/store.js";
-import { bankRunner, type Ledger } from "./fixtures.js";
+import { bankRunner } from "./fixtures.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 import { bankHandler, newBank, pause, resumeBody, send } from "./edge/fixtures.js";
 
@@ -34,7 +34,7 @@ const notSaved = (events: readonly BaseEvent[]) =>
 
 describe("the page: a grant that cannot be saved after the call ran", () => {
   test("the transfer ran once, the run finishes, and the front end is told the decision was not remembered", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const agent = bankRunner(ledger);
     const grantStore = failingStore();
     const { errors, logger } = recordingLogger();
@@ -70,7 +70,7 @@ describe("the page: a grant that cannot be saved after the call ran", () => {
   });
 
   test("a store that works keeps the grant and says nothing", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const agent = bankRunner(ledger);
     const grantStore = new MemoryGrantStore();
     const first = await collect(runAgui({ agent, grantStore, input: input({ messages: [user("pay erin 2")] }) }));
@@ -100,7 +100,7 @@ describe("the page: a run with a principal (the person using the page)", () => {
   ])(
     "an always answer is remembered for that person (%s): their next run skips the question, another person's does not",
     async (_, onCheckpoint) => {
-      const ledger: Ledger = { transfers: [] };
+      const ledger = newBank();
       const agent = bankRunner(ledger);
       const grantStore = new MemoryGrantStore();
       const first = await collect(

@@ -12,12 +12,13 @@ import {
   tool,
   type ExecutionLedger,
 } from "../../src/index.js";
-import { bankRunner, type Ledger } from "./fixtures.js";
+import { bankRunner } from "./fixtures.js";
+import { newBank } from "../fixtures/bank.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
 describe("outcome unknown over AG-UI", () => {
   it("asks with reason outcome_unknown, the call's id, a message and the answers it reads; treat_as_done runs nothing", async () => {
-    const bank: Ledger = { transfers: [] };
+    const bank = newBank();
     let now = 1_000;
     const memory = new MemoryExecutionLedger({ now: () => now });
     let pageDies = true;

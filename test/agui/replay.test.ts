@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
 import { AfterModelCallEvent } from "../../src/agent/events.js";
 import { runAgui } from "../../src/agui/run.js";
-import { bankRunner, type Ledger } from "./fixtures.js";
+import { bankRunner } from "./fixtures.js";
+import { newBank } from "../fixtures/bank.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 // Finding: the "exactly once" record (kaboo_consumed_approvals in agent.state) accepts a reused
 // interrupt id when the fingerprint is the same, and the stale-snapshot check only looks at the
@@ -16,7 +17,7 @@ import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js"
 
 describe("replayed resume", () => {
   it("(a) warm agent: replaying the old resume after the client truncated the conversation does not re-run the call", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const agent = bankRunner(ledger);
     // The warm agent's own execution ledger (the default) remembers the call.
     const first = await collect(runAgui({ agent, input: input({ messages: [user("pay gina 4")] }) }));
@@ -35,7 +36,7 @@ describe("replayed resume", () => {
   });
 
   it("(b) edge with a durable execution ledger: the same resume request delivered twice runs the call once", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const executions = new MemoryExecutionLedger(); // stands in for a thread store's (Durable Object, Deno KV)
     const first = await collect(
       runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }),
@@ -52,7 +53,7 @@ describe("replayed resume", () => {
     expect(JSON.stringify(again)).toContain("sent 4 to gina");
   });
   it("(c) edge: an older snapshot replayed with the current conversation is refused as stale", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const first = await collect(
       runAgui({ agent: bankRunner(ledger), input: input({ messages: [user("pay gina 4")] }) }),
     );
@@ -79,7 +80,7 @@ describe("replayed resume", () => {
 
 describe("AG-UI resume of a paused message with reasoning", () => {
   it("does not duplicate the paused assistant message", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const agent = bankRunner(ledger);
     const first = await collect(runAgui({ agent, input: input({ messages: [user("pay gina 4")] }) }));
     const interrupt = interruptsOf(first)[0]!;

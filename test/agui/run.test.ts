@@ -4,7 +4,8 @@ import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test } from "vitest";
 import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
 import { MemoryExecutionLedger } from "../../src/index.js";
-import { bankRunner, types, user, type Ledger } from "./fixtures.js";
+import { bankRunner, types, user } from "./fixtures.js";
+import { newBank, type Bank } from "../fixtures/bank.js";
 import { input } from "./helpers.js";
 
 async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
@@ -15,7 +16,7 @@ async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
   return events;
 }
 
-async function paused(ledger: Ledger) {
+async function paused(ledger: Bank) {
   const agent = bankRunner(ledger);
   const first = input({ messages: [user("pay gina 4")] });
   const events = await collect(runAgui({ agent, input: first }));
@@ -34,7 +35,7 @@ const errorCode = (events: BaseEvent[]) =>
 
 describe("runAgui resume errors", () => {
   test("an unknown interrupt id → UNKNOWN_INTERRUPT_ID", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const p = await paused(ledger);
     const events = await collect(
       runAgui({
@@ -51,7 +52,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("new input while an approval is pending → PENDING_INTERRUPTS", async () => {
-    const p = await paused({ transfers: [] });
+    const p = await paused(newBank());
     const events = await collect(
       runAgui({ agent: p.agent, input: input({ messages: [...p.messages, user("hi")], state: p.state }) }),
     );
@@ -59,7 +60,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("a resolved entry without a payload → INVALID_PAYLOAD, and the pause survives for a correct retry", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const p = await paused(ledger);
     const bad = await collect(
       runAgui({
@@ -87,7 +88,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("a cold agent (edge, reload) resumes from the state snapshot alone; the host reusing the runId and a synthetic tool message change nothing", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const p = await paused(ledger);
     expect((p.state[SESSION_STATE_KEY] as { interrupt_state: { activated: boolean } }).interrupt_state.activated).toBe(
       true,
@@ -116,7 +117,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("a repeated resume runs nothing again: a cold agent gets the recorded result, a warm one knows the pause is over", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const p = await paused(ledger);
     const executions = new MemoryExecutionLedger();
     const resume = [{ interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true } }];
@@ -144,7 +145,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("a cancelled resume entry skips the call", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const p = await paused(ledger);
     const events = await collect(
       runAgui({
@@ -161,7 +162,7 @@ describe("runAgui resume errors", () => {
   });
 
   test("an abort mid-run ends with a cancelled outcome and every opened message closed", async () => {
-    const agent = bankRunner({ transfers: [] });
+    const agent = bankRunner(newBank());
     const controller = new AbortController();
     const events: BaseEvent[] = [];
     for await (const e of runAgui({
@@ -181,7 +182,7 @@ describe("runAgui resume errors", () => {
 describe("runAgui state", () => {
   test("state effects stream as STATE_DELTA and the final STATE_SNAPSHOT carries the new state", async () => {
     const { StateEffectsHook, STATE_EFFECTS_KEY } = await import("../../src/hooks/state-effects.js");
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const agent = bankRunner(ledger);
     agent.hooks.addHook(new StateEffectsHook());
     const grants = [{ tool: "transfer", scope: "always", subjectKey: "to:hal", grantedAt: 1 }];
@@ -214,7 +215,7 @@ describe("runAgui attachments", () => {
   test("image and document parts of user messages fill the ReferenceHook's registry", async () => {
     const { getReferenceRegistry } = await import("../../src/hooks/references/registry.js");
     let seen: unknown;
-    const agent = bankRunner({ transfers: [] });
+    const agent = bankRunner(newBank());
     const png = btoa("fake png bytes");
     const message = {
       id: "u1",

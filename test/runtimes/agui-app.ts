@@ -5,11 +5,12 @@
  * package's.
  */
 import { createAguiHandler } from "../../src/agui/index.js";
-import { edgeBank, newLedger } from "./agui-agent.js";
+import { newBank } from "../fixtures/bank.js";
+import { edgeBank } from "./agui-agent.js";
 
 export const INTEROP_SECRET = "interop-secret";
 
-const ledger = newLedger();
+const ledger = newBank();
 const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
 // /agui runs in the development mode (no store, no secret): sessions unsealed, as before the edge issue.
 const open = createAguiHandler({

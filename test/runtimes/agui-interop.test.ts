@@ -13,7 +13,7 @@ import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { Grant } from "../../src/grants/grant.js";
 import { signGrant } from "../../src/grants/signing.js";
-import type { EdgeLedger } from "./agui-agent.js";
+import type { Bank } from "../fixtures/bank.js";
 import { INTEROP_SECRET } from "./agui-app.js";
 import { ROOT, bundleEntry } from "./bundle.js";
 
@@ -119,7 +119,7 @@ describe.each([workerd, deno])("HttpAgent against createAguiHandler in $name", (
 
   const agent = (path = "/agui", config: Partial<ConstructorParameters<typeof HttpAgent>[0]> = {}) =>
     new HttpAgent({ url: base + path, threadId: crypto.randomUUID(), ...config });
-  const ledger = async () => (await (await fetch(`${base}/ledger`)).json()) as EdgeLedger;
+  const ledger = async () => (await (await fetch(`${base}/ledger`)).json()) as Bank;
   const transfersTo = async (to: string) => (await ledger()).transfers.filter((t) => t.to === to);
 
   async function pay(a: HttpAgent, text: string, forwardedProps: Record<string, unknown> = { kaboo_grants: [] }) {

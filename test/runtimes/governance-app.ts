@@ -9,49 +9,25 @@ import { createAguiHandler } from "../../src/agui/index.js";
 import type { PrincipalGrantStore } from "../../src/stores/principal-grants.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";
 import { runAuditContract } from "../agent/audit-contract.js";
-import * as z from "zod/v4";
-import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
-import { edgeBank, newLedger, type EdgeLedger } from "./agui-agent.js";
+import type { Agent } from "../../src/index.js";
+import { bankAgent, fourEyes, newBank, type Bank } from "../fixtures/bank.js";
+import { capturingLogger } from "../fixtures/logger.js";
+import { edgeBank } from "./agui-agent.js";
 import { runGrantChecks } from "../stores/server-grant-contract.js";
 
 export const GOVERNANCE_SECRET = "governance-secret";
 
-const ledger = newLedger();
-const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+const ledger = newBank();
+const logger = capturingLogger(true);
 
 /** "wire <name> <amount>" → a transfer that needs two of bob, carol and dan, never the requester. */
-function fourEyesBank(record: EdgeLedger): Agent {
-  const model = new ScriptedModel({
-    script: ({ lastToolResults, lastUserText }) => {
-      if (lastToolResults.length) return { text: "done" };
-      const wire = /wire (\w+) (\d+)/.exec(lastUserText);
-      return wire
-        ? { toolCalls: [{ name: "transfer", input: { to: wire[1], amount: Number(wire[2]) } }] }
-        : { text: "hi" };
-    },
+const fourEyesBank = (bank: Bank): Agent =>
+  bankAgent(bank, {
+    gate: { remember: false, approvals: fourEyes, agentName: "" },
+    done: "done",
+    otherwise: "hi",
+    result: () => "sent",
   });
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number() }),
-    callback: (input) => {
-      record.transfers.push(input);
-      return "sent";
-    },
-  });
-  const approvals = {
-    required: 2,
-    eligible: (p: string) => ["bob", "carol", "dan"].includes(p),
-    forbidRequester: true,
-  };
-  return new Agent({
-    name: "bank",
-    model,
-    tools: [transfer],
-    hooks: [new InterruptHook([{ pattern: "transfer", approvals }])],
-  });
-}
 
 /** What one instance of the app (one isolate, one process) is built on. */
 export interface GovernanceParts {

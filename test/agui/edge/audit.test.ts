@@ -77,7 +77,7 @@ describe("a run that fails after an answer was read", () => {
     const { runAgui } = await import("../../../src/agui/run.js");
     const { bankRunner } = await import("../fixtures.js");
     const { collect, input: runInput, interruptsOf, snap, stateOf, user } = await import("../helpers.js");
-    const bank = { transfers: [] as { to: string; amount: number }[] };
+    const bank = newBank();
     const audit = new MemoryAuditLog();
     const first = await collect(
       runAgui({ agent: bankRunner(bank), audit, input: runInput({ threadId: "t", messages: [user("pay ann 3")] }) }),

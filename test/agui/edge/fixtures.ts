@@ -1,24 +1,18 @@
 /**
- * The attacker's bench for the edge handler: a bank whose money-moving tool counts its executions
- * (gated, rememberable per payee), an un-gated `balance`, optional slowness and a model failure
- * after a tool ran; and helpers that POST HttpAgent-shaped requests and read the SSE answer.
+ * The attacker's bench for the edge handler: the shared bank (its transfer counts its executions,
+ * gated, rememberable per payee; an un-gated `balance`; a model failure after a tool ran) with
+ * optional slowness; and helpers that POST HttpAgent-shaped requests and read the SSE answer.
  */
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
-import * as z from "zod/v4";
 import { createAguiHandler, type AguiHandlerOptions } from "../../../src/agui/index.js";
 import type { ApprovalScope } from "../../../src/hooks/approval/request.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type ScriptedTurn } from "../../../src/index.js";
+import { type Agent, BeforeToolCallEvent } from "../../../src/index.js";
+import { bankAgent as sharedBank, type Bank } from "../../fixtures/bank.js";
+import { capturingLogger } from "../../fixtures/logger.js";
 import { input } from "../helpers.js";
 
-/** What the tools did. */
-export interface Bank {
-  transfers: { to: string; amount: number }[];
-  balances: string[];
-  /** Fail the next model call that follows a tool result. */
-  failAfterTool: boolean;
-}
+export { newBank, type Bank } from "../../fixtures/bank.js";
 
 export interface BankOptions {
   remember?: ApprovalScope;
@@ -29,51 +23,11 @@ export interface BankOptions {
   hold?: () => Promise<void>;
 }
 
-export const newBank = (): Bank => ({ transfers: [], balances: [], failAfterTool: false });
-
-/** "pay <name> <amount>" → transfer; "balance <name>" → balance; after results → "Done: …". */
+/**
+ * The shared bank with `balance`, its gate remembering per payee (`to:<payee>`), signing with
+ * `secret`: "pay <name> <amount>" → transfer; "balance <name>" → balance; after results → "Done: …".
+ */
 export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o: BankOptions = {}): Agent {
-  const model = new ScriptedModel({
-    script: ({ lastUserText, lastToolResults, messages }): ScriptedTurn => {
-      if (lastToolResults.length) {
-        if (bank.failAfterTool) {
-          bank.failAfterTool = false;
-          return { error: new Error("the model is down") };
-        }
-        return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
-      }
-      if (messages.at(-1)?.role === "assistant") return { text: "ok" };
-      const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
-      const bal = /balance (\w+)/.exec(lastUserText);
-      if (bal) return { toolCalls: [{ name: "balance", input: { account: bal[1] } }] };
-      return { text: `You said: ${lastUserText}` };
-    },
-  });
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number().positive() }),
-    callback: (i) => {
-      bank.transfers.push(i);
-      return `sent ${i.amount} to ${i.to}`;
-    },
-  });
-  const balance = tool({
-    name: "balance",
-    description: "Read a balance.",
-    inputSchema: z.object({ account: z.string() }),
-    callback: ({ account }) => {
-      bank.balances.push(account);
-      return `${account}: 100`;
-    },
-  });
-  const subject = (_: string, i: unknown) => `to:${(i as { to: string }).to}`;
-  const gate = new InterruptHook([{ pattern: "transfer", remember: o.remember ?? "always", subject }], {
-    agentName: "bank",
-    ...(secret !== undefined ? { secret } : {}),
-    ...(o.ttlSeconds !== undefined ? { ttlSeconds: o.ttlSeconds } : {}),
-  });
   const slow = {
     registerHooks(r: { addCallback: (e: typeof BeforeToolCallEvent, f: () => Promise<void>) => void }) {
       r.addCallback(BeforeToolCallEvent, async () => {
@@ -82,15 +36,14 @@ export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o:
       });
     },
   };
-  return new Agent({
-    name: "bank",
-    model,
-    tools: [transfer, balance],
-    hooks: o.delayMs || o.hold ? [gate, slow] : [gate],
+  return sharedBank(bank, {
+    tools: ["balance"],
+    gate: { subject: "key", secret, ...(o.remember ? { remember: o.remember } : {}), ttlSeconds: o.ttlSeconds },
+    hooks: o.delayMs || o.hold ? [slow] : [],
   });
 }
 
-export const quietLogger = () => ({ warn: () => {}, error: () => {} });
+export const quietLogger = capturingLogger;
 
 /** A handler over the bank. */
 export function bankHandler(bank: Bank, over: Partial<AguiHandlerOptions> = {}, o: BankOptions = {}) {

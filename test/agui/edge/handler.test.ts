@@ -14,13 +14,14 @@ import type { Grant } from "../../../src/grants/grant.js";
 import { signGrant, verifyGrant } from "../../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";
 import { BeforeToolCallEvent, type HookProvider } from "../../../src/index.js";
-import { edgeBank, newLedger, type EdgeLedger } from "../../runtimes/agui-agent.js";
+import { newBank, type Bank } from "../../fixtures/bank.js";
+import { edgeBank } from "../../runtimes/agui-agent.js";
 import { input as runInput } from "../helpers.js";
 
 const SECRET = "edge-test-secret";
 const quiet = { warn: vi.fn(), error: vi.fn() };
 
-function handler(ledger: EdgeLedger, over: Partial<AguiHandlerOptions> = {}, hooks: HookProvider[] = []) {
+function handler(ledger: Bank, over: Partial<AguiHandlerOptions> = {}, hooks: HookProvider[] = []) {
   // Most tests here are about HTTP and streaming, not sessions: they run in the development mode.
   return createAguiHandler({
     agent: (_, { secret }) => edgeBank(ledger, { secret, hooks }),
@@ -96,14 +97,14 @@ async function pausedPayment(
 
 describe("createAguiHandler: requests it refuses", () => {
   test("GET → 405 with Allow", async () => {
-    const res = await handler(newLedger())(new Request("http://edge.test/agui"));
+    const res = await handler(newBank())(new Request("http://edge.test/agui"));
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     expect(await res.json()).toMatchObject({ error: "method_not_allowed" });
   });
 
   test("bad JSON → 400 invalid_json with a detail", async () => {
-    const res = await handler(newLedger())(post("{ not json"));
+    const res = await handler(newBank())(post("{ not json"));
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: string; detail: string };
     expect(body.error).toBe("invalid_json");
@@ -111,7 +112,7 @@ describe("createAguiHandler: requests it refuses", () => {
   });
 
   test("a body that is not a RunAgentInput → 400 naming the fields", async () => {
-    const res = await handler(newLedger())(post({ runId: "r", messages: [{ role: "user" }] }));
+    const res = await handler(newBank())(post({ runId: "r", messages: [{ role: "user" }] }));
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: string; detail: string; issues: { path: string }[] };
     expect(body.error).toBe("invalid_run_input");
@@ -120,7 +121,7 @@ describe("createAguiHandler: requests it refuses", () => {
   });
 
   test("any JSON body gets a 400 JSON answer or a stream, never an exception", async () => {
-    const handle = handler(newLedger());
+    const handle = handler(newBank());
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), async (value) => {
         const res = await handle(post(JSON.stringify(value)));
@@ -151,7 +152,7 @@ describe("createAguiHandler: requests it refuses", () => {
 
 describe("createAguiHandler: the SSE stream", () => {
   test("frames every event as one data line and ends after RUN_FINISHED", async () => {
-    const res = await handler(newLedger())(post(runInput({ messages: [user("hello edge")] })));
+    const res = await handler(newBank())(post(runInput({ messages: [user("hello edge")] })));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const { events, raw } = await read(res);
@@ -168,7 +169,7 @@ describe("createAguiHandler: the SSE stream", () => {
   });
 
   test("sends heartbeat comments while a tool is slow, and none when disabled", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     const pinged = await read(
       await handler(ledger, { heartbeatMs: 5 })(post(runInput({ messages: [user("nap 120")] }))),
     );
@@ -188,9 +189,7 @@ describe("createAguiHandler: the SSE stream", () => {
           throw new Error("hook exploded");
         }),
     };
-    const { events } = await read(
-      await handler(newLedger(), {}, [boom])(post(runInput({ messages: [user("nap 1")] }))),
-    );
+    const { events } = await read(await handler(newBank(), {}, [boom])(post(runInput({ messages: [user("nap 1")] }))));
     const last = events.at(-1) as unknown as { type: string; message: string; code: string };
     expect(last.type).toBe(EventType.RUN_ERROR);
     expect(last.message).toMatch(/hook exploded/);
@@ -198,7 +197,7 @@ describe("createAguiHandler: the SSE stream", () => {
   });
 
   test("an aborted request aborts the run", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     const client = new AbortController();
     const res = await handler(ledger)(post(runInput({ messages: [user("nap 10000")] }), { signal: client.signal }));
     const body = res.text();
@@ -210,7 +209,7 @@ describe("createAguiHandler: the SSE stream", () => {
   });
 
   test("a reader that cancels the stream aborts the run", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     const res = await handler(ledger)(post(runInput({ messages: [user("nap 10000")] })));
     const reader = res.body!.getReader();
     await reader.read();
@@ -222,7 +221,7 @@ describe("createAguiHandler: the SSE stream", () => {
 
 describe("createAguiHandler: grants", () => {
   test("an always-approval comes back signed in a CUSTOM event, and the signed grant skips the gate next time", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     const handle = handler(ledger, { secret: SECRET });
     const p = await pausedPayment(handle, "pay gina 4", { kaboo_grants: [] });
     expect(p.interrupt.responseSchema.properties.scope.enum).toContain("always");
@@ -261,7 +260,7 @@ describe("createAguiHandler: grants", () => {
   });
 
   test("under a secret, forged, altered and unsigned grants are dropped even when the gate has no secret", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     // The agent's gate is built without the secret: the handler's own check must hold.
     const handle = createAguiHandler({ agent: () => edgeBank(ledger), secret: SECRET, logger: quiet });
     const genuine = await signGrant({ tool: "transfer", subjectKey: "to:gina", scope: "always", grantedAt: 1 }, SECRET);
@@ -285,7 +284,7 @@ describe("createAguiHandler: grants", () => {
   });
 
   test("with a grantStore the decision is recorded there, and its grants reach a gate that checks signatures", async () => {
-    const ledger = newLedger();
+    const ledger = newBank();
     const store = new MemoryGrantStore();
     const handle = handler(ledger, { secret: SECRET, grantStore: store });
     const p = await pausedPayment(handle, "pay hugo 5", {});
@@ -314,13 +313,13 @@ describe("createAguiHandler: grants", () => {
 
 describe("createAguiHandler: CORS", () => {
   test("off by default: OPTIONS → 405", async () => {
-    const res = await handler(newLedger())(new Request("http://edge.test/agui", { method: "OPTIONS" }));
+    const res = await handler(newBank())(new Request("http://edge.test/agui", { method: "OPTIONS" }));
     expect(res.status).toBe(405);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   test("cors: true answers preflights and marks every answer", async () => {
-    const handle = handler(newLedger(), { cors: true });
+    const handle = handler(newBank(), { cors: true });
     const pre = await handle(
       new Request("http://edge.test/agui", { method: "OPTIONS", headers: { origin: "https://app.example" } }),
     );
@@ -333,7 +332,7 @@ describe("createAguiHandler: CORS", () => {
   });
 
   test("an origin list echoes listed origins only", async () => {
-    const handle = handler(newLedger(), {
+    const handle = handler(newBank(), {
       cors: { origin: ["https://app.example"], headers: ["content-type", "x-key"] },
     });
     const ok = await handle(

@@ -2,9 +2,10 @@ import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
-import { bankRunner, types, user, type Ledger } from "../fixtures.js";
+import { bankRunner, types, user } from "../fixtures.js";
+import { newBank, type Bank } from "../../fixtures/bank.js";
 
-function page(ledger: Ledger) {
+function page(ledger: Bank) {
   const events: BaseEvent[] = [];
   const sessionStore = new MemorySessionStore();
   const agent = new KabooAgent({ threadId: "t1", agent: () => bankRunner(ledger), sessionStore });
@@ -14,7 +15,7 @@ function page(ledger: Ledger) {
 
 describe("KabooAgent: a stop that comes before the run's events", () => {
   test("abortRun() right after runAgent() stops that run (the client is still setting it up)", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const { agent, events, sessionStore } = page(ledger);
     agent.addMessage(user("pay alice 5"));
     const run = agent.runAgent();
@@ -35,7 +36,7 @@ describe("KabooAgent: a stop that comes before the run's events", () => {
   });
 
   test("an abortController passed to runAgent() (as HttpAgent takes one) stops the run, even aborted before the call", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const { agent, events } = page(ledger);
     agent.addMessage(user("hello"));
     const abortController = new AbortController();
@@ -47,7 +48,7 @@ describe("KabooAgent: a stop that comes before the run's events", () => {
   });
 
   test("abortRun() between two runs does not stop the next one", async () => {
-    const { agent } = page({ transfers: [] });
+    const { agent } = page(newBank());
     agent.addMessage(user("hello"));
     await agent.runAgent();
     agent.abortRun();
@@ -57,7 +58,7 @@ describe("KabooAgent: a stop that comes before the run's events", () => {
   });
 
   test("a Stop made for a run the client refused to start is forgotten: it does not stop a later run", async () => {
-    const { agent, events } = page({ transfers: [] });
+    const { agent, events } = page(newBank());
     agent.addMessage(user("pay alice 5"));
     await agent.runAgent();
     // An answer is owed, so the AG-UI client refuses this run before it starts.

@@ -6,11 +6,12 @@ import { verifyAuditTrail } from "../../../src/agent/audit/audit-verify.js";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { AUDIT_EVENT } from "../../../src/agui/index.js";
 import { IndexedDbAuditLog, IndexedDbExecutionLedger } from "../../../src/grants/index.js";
-import { bankRunner, type Ledger } from "../fixtures.js";
+import { bankRunner } from "../fixtures.js";
+import { newBank } from "../../fixtures/bank.js";
 import { user } from "../helpers.js";
 
 test("a page's KabooAgent records the question, the answer and the one run in IndexedDB, and shows each entry live", async () => {
-  const bank: Ledger = { transfers: [] };
+  const bank = newBank();
   const threadId = crypto.randomUUID();
   const dbName = `page-audit-${crypto.randomUUID()}`;
   const ledger = new IndexedDbExecutionLedger({ dbName: `${dbName}-ledger` });

@@ -5,7 +5,8 @@ import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { IndexedDbSessionStore, MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
-import { bankRunner, type Ledger } from "../fixtures.js";
+import { bankRunner } from "../fixtures.js";
+import { newBank, type Bank } from "../../fixtures/bank.js";
 import { MemoryLocks, playScenario, ReloadWorld } from "./reload-world.js";
 
 const memoryLocks = () => new MemoryLocks() as unknown as LockManager;
@@ -138,7 +139,7 @@ describe("a session store that fails", () => {
     (s.state as { kaboo_session?: { interrupt_state?: { activated?: boolean } } }).kaboo_session?.interrupt_state
       ?.activated === true;
 
-  async function paused(sessionStore: MemorySessionStore, bank: Ledger) {
+  async function paused(sessionStore: MemorySessionStore, bank: Bank) {
     const agent = new KabooAgent({
       threadId: "t-store",
       agent: () => bankRunner(bank),
@@ -156,7 +157,7 @@ describe("a session store that fails", () => {
   }
 
   test("a tool result's checkpoint that cannot be saved is skipped: the run finishes and the call ran once", async () => {
-    const bank: Ledger = { transfers: [] };
+    const bank = newBank();
     const store = new FailingStore((s) => s.run?.status === "running" && s.messages.some((m) => m.role === "tool"));
     const { agent, resume } = await paused(store, bank);
     await agent.runAgent({ resume });
@@ -166,7 +167,7 @@ describe("a session store that fails", () => {
   });
 
   test("a batch that cannot be checkpointed does not run (a reload could not continue it); the same answer again runs it once", async () => {
-    const bank: Ledger = { transfers: [] };
+    const bank = newBank();
     let broken = false;
     const store = new FailingStore((s) => broken && s.run?.status === "running" && !s.run.resume && activated(s));
     const { agent, resume } = await paused(store, bank);

@@ -3,13 +3,14 @@ import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { MemoryExecutionLedger } from "../../../src/index.js";
-import { bankRunner, user, type Ledger } from "../fixtures.js";
+import { bankRunner, user } from "../fixtures.js";
+import { newBank } from "../../fixtures/bank.js";
 
 // CopilotKit clones an agent (its suggestions run on a clone); AbstractAgent's own clone() copies no private field,
 // so a clone of a KabooAgent could not run at all.
 describe("KabooAgent.clone()", () => {
   test("a clone runs, over the same stores and ledger: a pause taken by one is resumed by the other, once", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const sessionStore = new MemorySessionStore();
     const agent = new KabooAgent({
       threadId: "t1",
@@ -37,7 +38,7 @@ describe("KabooAgent.clone()", () => {
 
   test("a clone's messages and state are its own; its subscribers and middlewares are the original's", async () => {
     const seen: string[] = [];
-    const agent = new KabooAgent({ threadId: "t2", agent: () => bankRunner({ transfers: [] }) });
+    const agent = new KabooAgent({ threadId: "t2", agent: () => bankRunner(newBank()) });
     agent.subscribe({ onRunStartedEvent: () => void seen.push("started") });
     agent.use((input, next) => {
       seen.push("middleware");
@@ -59,7 +60,7 @@ describe("KabooAgent.clone() and the original", () => {
     const sessionStore = new MemorySessionStore();
     const agent = new KabooAgent({
       threadId: "t1",
-      agent: () => bankRunner({ transfers: [] }),
+      agent: () => bankRunner(newBank()),
       sessionStore,
       ledger: new MemoryExecutionLedger(),
     });
@@ -78,9 +79,9 @@ describe("KabooAgent.clone() and the original", () => {
   });
 
   test("with a factory the clone's runner agents are its own; one runner agent (not a factory) is shared", async () => {
-    const factory = new KabooAgent({ threadId: "t1", agent: () => bankRunner({ transfers: [] }) });
+    const factory = new KabooAgent({ threadId: "t1", agent: () => bankRunner(newBank()) });
     expect(factory.clone().runnerFor("t1")).not.toBe(factory.runnerFor("t1"));
-    const runner = bankRunner({ transfers: [] });
+    const runner = bankRunner(newBank());
     const shared = new KabooAgent({ threadId: "t1", agent: runner, ledger: new MemoryExecutionLedger() });
     expect(shared.clone().runnerFor("t1")).toBe(runner);
   });
@@ -88,7 +89,7 @@ describe("KabooAgent.clone() and the original", () => {
 
 describe("the Stop's listeners", () => {
   test("one abortController given to many runs does not gather a listener per run", async () => {
-    const agent = new KabooAgent({ threadId: "t1", agent: () => bankRunner({ transfers: [] }), ledger: null });
+    const agent = new KabooAgent({ threadId: "t1", agent: () => bankRunner(newBank()), ledger: null });
     const abortController = new AbortController();
     for (let i = 0; i < 20; i++) {
       agent.addMessage(user(`hello ${i}`));

@@ -4,9 +4,10 @@ import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";
 import { MemoryExecutionLedger } from "../../../src/index.js";
-import { bankRunner, types, user, type Ledger } from "../fixtures.js";
+import { bankRunner, types, user } from "../fixtures.js";
+import { newBank, type Bank } from "../../fixtures/bank.js";
 
-function page(ledger: Ledger, extra: Partial<ConstructorParameters<typeof KabooAgent>[0]> = {}) {
+function page(ledger: Bank, extra: Partial<ConstructorParameters<typeof KabooAgent>[0]> = {}) {
   const events: BaseEvent[] = [];
   const agent = new KabooAgent({ threadId: "t1", agent: () => bankRunner(ledger), ...extra });
   agent.subscribe({ onEvent: ({ event }) => void events.push(event) });
@@ -15,7 +16,7 @@ function page(ledger: Ledger, extra: Partial<ConstructorParameters<typeof KabooA
 
 describe("KabooAgent", () => {
   test("a text answer streams as AG-UI events the client accepts", async () => {
-    const { agent, events } = page({ transfers: [] });
+    const { agent, events } = page(newBank());
     agent.addMessage(user("hello"));
     await agent.runAgent();
     expect(types(events)).toEqual([
@@ -32,7 +33,7 @@ describe("KabooAgent", () => {
   });
 
   test("an approval pauses with an interrupt outcome, then a resume runs the call once", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const { agent, events } = page(ledger);
     agent.addMessage(user("pay alice 5"));
     await agent.runAgent();
@@ -68,7 +69,7 @@ describe("KabooAgent", () => {
   });
 
   test("denied: the tool does not run and the model's answer says so", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const { agent } = page(ledger);
     agent.addMessage(user("pay bob 7"));
     await agent.runAgent();
@@ -80,7 +81,7 @@ describe("KabooAgent", () => {
   });
 
   test("edited arguments run instead of the model's", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const { agent } = page(ledger);
     agent.addMessage(user("pay bob 7"));
     await agent.runAgent();
@@ -99,7 +100,7 @@ describe("KabooAgent", () => {
   });
 
   test("a reload: a new page agent restores the pause from the session store and resumes exactly once", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const sessionStore = new MemorySessionStore();
     const executions = new MemoryExecutionLedger();
     const first = page(ledger, { sessionStore, ledger: executions });
@@ -121,7 +122,7 @@ describe("KabooAgent", () => {
   });
 
   test("grants: an 'always' answer is stored, and the next call to the same recipient does not ask", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     const grantStore = new MemoryGrantStore();
     const { agent } = page(ledger, { grantStore });
     agent.addMessage(user("pay dave 1"));
@@ -147,7 +148,7 @@ describe("KabooAgent", () => {
   });
 
   test("a browser tool without a handler ends the run with it pending; the host's result continues the run", async () => {
-    const { agent, events } = page({ transfers: [] });
+    const { agent, events } = page(newBank());
     const tools = [
       {
         name: "set_color",
@@ -171,24 +172,21 @@ describe("KabooAgent", () => {
 
   test("a browser tool with a page handler runs in the page", async () => {
     const painted: string[] = [];
-    const { agent } = page(
-      { transfers: [] },
-      {
-        clientToolHandlers: {
-          set_color: (args) => {
-            painted.push(String(args.color));
-            return "ok";
-          },
+    const { agent } = page(newBank(), {
+      clientToolHandlers: {
+        set_color: (args) => {
+          painted.push(String(args.color));
+          return "ok";
         },
       },
-    );
+    });
     agent.addMessage(user("paint red"));
     await agent.runAgent({ tools: [{ name: "set_color", description: "Paint.", parameters: { type: "object" } }] });
     expect(painted).toEqual(["red"]);
   });
 
   test("capabilities advertise approvals, edits and interrupts", async () => {
-    const { agent } = page({ transfers: [] });
+    const { agent } = page(newBank());
     expect(await agent.getCapabilities()).toMatchObject({
       humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true },
     });
@@ -197,7 +195,7 @@ describe("KabooAgent", () => {
 
 describe("KabooAgent reload in the middle of a run", () => {
   test("a call that finished before the page went away is not run again by the restored approval", async () => {
-    const ledger: Ledger = { transfers: [] };
+    const ledger = newBank();
     // The page "goes away" right after the first save that holds a call's result: later saves are lost.
     class DyingStore extends MemorySessionStore {
       dead = false;

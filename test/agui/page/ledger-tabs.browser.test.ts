@@ -4,12 +4,13 @@ import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { runAgui } from "../../../src/agui/run.js";
 import { IndexedDbExecutionLedger } from "../../../src/grants/index.js";
-import { bankRunner, type Ledger } from "../fixtures.js";
+import { bankRunner } from "../fixtures.js";
+import { newBank } from "../../fixtures/bank.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "../helpers.js";
 
 describe("the same approval answered in two tabs", () => {
   test("runs the transfer once; the other tab gets CALL_IN_PROGRESS or the recorded result", async () => {
-    const bank: Ledger = { transfers: [] };
+    const bank = newBank();
     const dbName = `tabs-${crypto.randomUUID()}`;
     const threadId = crypto.randomUUID();
     const first = await collect(
@@ -36,7 +37,7 @@ describe("the same approval answered in two tabs", () => {
   });
 
   test("KabooAgent claims in IndexedDB by default: a reloaded page (a new KabooAgent) does not run the call again", async () => {
-    const bank: Ledger = { transfers: [] };
+    const bank = newBank();
     const threadId = crypto.randomUUID();
     const page = () => new KabooAgent({ threadId, agent: () => bankRunner(bank) });
     const one = page();

@@ -36,13 +36,13 @@ import { WorkflowSpans } from "./workflow-spans.js";
 /** Options of {@link TracingHook}. */
 export interface TracingHookOptions {
   /** The tracer to start spans with. Default `trace.getTracer("kaboo-workflows")` (the global provider's). */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
   /**
    * The parent of a run's first span when no orchestrator or delegating run is its parent: a context (an
    * incoming `traceparent`, see `parentFromTraceparent`) or a function of the run's `invocationState`.
    * Default: the active context.
    */
-  parent?: ParentOption;
+  parent?: ParentOption | undefined;
   /**
    * Record prompts, the model's answers, tool arguments and results on the spans (the conventions'
    * `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, `gen_ai.tool.call.arguments`,
@@ -53,7 +53,7 @@ export interface TracingHookOptions {
   /** How the person who answered appears: `plain` (the host's principal), `sha256` (its hex hash) or `omit`. Default `plain`. */
   principals?: PrincipalMode;
   /** `gen_ai.provider.name` on model-call spans (`openai`, `anthropic`, …). Default: not set. */
-  providerName?: string;
+  providerName?: string | undefined;
 }
 
 /** One agent invocation's spans. */

@@ -46,7 +46,7 @@ describe("asking", () => {
     );
     const r = await agent.invoke("pay alice", { invocationState: hostState() });
     expect(r.stopReason).toBe("interrupt");
-    expect(b.lookups).toBe(1);
+    expect(b.balances.length).toBe(1);
     expect(b.transfers).toEqual([]);
     expect(r.interrupts).toHaveLength(1);
     const i = r.interrupts[0]!;
@@ -149,7 +149,7 @@ describe("asking", () => {
       );
       const r = await agent.invoke("balance?");
       expect(r.stopReason).toBe(skipReadOnly ? "endTurn" : "interrupt");
-      expect(b.lookups).toBe(skipReadOnly ? 1 : 0);
+      expect(b.balances.length).toBe(skipReadOnly ? 1 : 0);
     }
   });
 
@@ -208,11 +208,11 @@ describe("asking", () => {
       "hook:beforeToolCall:call_1:kaboo_approval",
       "hook:beforeToolCall:call_2:kaboo_approval",
     ]);
-    expect(b.lookups).toBe(1);
+    expect(b.balances.length).toBe(1);
     const r2 = await agent.invoke(r1.interrupts.map((i) => answer(i.id, { approved: i.id.includes("call_1") })));
     expect(r2.stopReason).toBe("endTurn");
     expect(b.transfers).toEqual([{ to: "a", amount: 1 }]);
-    expect(b.lookups).toBe(1);
+    expect(b.balances.length).toBe(1);
   });
 });
 

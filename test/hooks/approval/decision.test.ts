@@ -3,14 +3,14 @@
  * to it: an unreadable answer is a recorded denial, a late answer is expired, the scope is clamped.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
-import { Agent, tool, type JsonValue } from "../../../src/index.js";
+import { Agent, type JsonValue } from "../../../src/index.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { ToolApprovalHook, type ToolDecision } from "../../../src/hooks/tool-approval-hook.js";
 import { approvalDecisions, type ApprovalDecision } from "../../../src/hooks/approval/run.js";
 import { decideAnswer, isPastDeadline, offeredScopes, refusalNote } from "../../../src/hooks/approval/decision.js";
 import { answer, bank, callsThenAnswers, newAgent, silentLogger } from "../approval-fixtures.js";
 import { hostState } from "../host-state.js";
+import { newBank, transferTool } from "../../fixtures/bank.js";
 
 const NOW = 1_000_000;
 const base = { interruptId: "i", offered: ["once", "thread"] as const, now: NOW };
@@ -89,17 +89,15 @@ async function answered(
     agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
     ran = () => b.transfers.length;
   } else {
-    let runs = 0;
-    const transfer = tool({
-      name: "transfer",
-      description: "Send money.",
-      inputSchema: z.object({ to: z.string(), amount: z.number() }),
-      callback: (_input, ctx) => {
+    const b = newBank();
+    const transfer = transferTool(b, {
+      instead: (_input, ctx) => {
         const asked = [...ctx.agent.interruptState.interrupts.values()].some((i) => i.response !== undefined);
-        if (!asked) return { kaboo_approval: { requestId: "r1", expiresAt: new Date(now + 60_000).toISOString() } };
-        runs++;
-        return "sent";
+        return asked
+          ? undefined
+          : { kaboo_approval: { requestId: "r1", expiresAt: new Date(now + 60_000).toISOString() } };
       },
+      result: () => "sent",
     });
     const hook = new ToolApprovalHook({ logger: log, now: () => now, onDecision: (d) => void told.push(d) });
     agent = new Agent({
@@ -108,7 +106,7 @@ async function answered(
       tools: [transfer],
       hooks: [hook],
     });
-    ran = () => runs;
+    ran = () => b.transfers.length;
   }
   const r1 = await agent.invoke("go", { invocationState: hostState() });
   if (o.ttlAnswerLate) now += 61_000;

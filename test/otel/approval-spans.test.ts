@@ -4,18 +4,34 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, test } from "vitest";
+import * as z from "zod/v4";
 import {
   Agent,
   InterruptState,
   MemoryAuditLog,
   MemoryExecutionLedger,
   ScriptedModel,
+  tool,
   type JsonValue,
 } from "../../src/index.js";
 import { InterruptHook, type GateRule, type SubjectFn } from "../../src/hooks/interrupt-hook.js";
 import { sha256Hex } from "../../src/agent/shared/sha256.js";
-import { transferTool } from "../agent/helpers.js";
 import { type Tracing, tracing } from "./trace-fixtures.js";
+
+/** A transfer tool that records what it sent. */
+function transferTool() {
+  const sent: { to: string }[] = [];
+  const t = tool({
+    name: "transfer",
+    description: "Sends money.",
+    inputSchema: z.object({ to: z.string() }),
+    callback: (input) => {
+      sent.push(input);
+      return "sent";
+    },
+  });
+  return { tool: t, sent };
+}
 
 const toRecipient: SubjectFn = (_, i) => ({
   key: `to:${(i as { to: string }).to}`,

@@ -5,13 +5,28 @@ import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { Graph } from "../../src/multiagent/index.js";
 import { parentFromTraceparent } from "../../src/otel/index.js";
-import { bank, callsThenAnswers, newAgent } from "../hooks/approval-fixtures.js";
+import * as z from "zod/v4";
+import { tool } from "../../src/index.js";
 import { keysStarting, tracing } from "./trace-fixtures.js";
 
 const usage = (i: number, o: number) => ({ inputTokens: i, outputTokens: o, totalTokens: i + o });
 
+const balance = () =>
+  tool({
+    name: "balance",
+    description: "Reads the balance.",
+    inputSchema: z.object({}),
+    callback: () => ({ balance: 100 }),
+  });
+const transfer = () =>
+  tool({
+    name: "transfer",
+    description: "Sends money.",
+    inputSchema: z.object({ to: z.string() }),
+    callback: () => "sent",
+  });
+
 function oneToolRun(hooks: ReturnType<typeof tracing>["hook"][]) {
-  const b = bank();
   const model = new ScriptedModel({
     ids: "sequential",
     modelId: "scripted-1",
@@ -20,7 +35,7 @@ function oneToolRun(hooks: ReturnType<typeof tracing>["hook"][]) {
       { text: "You have 100.", usage: usage(20, 5) },
     ],
   });
-  return { b, agent: new Agent({ name: "bank", model, tools: b.tools, hooks, systemPrompt: "Be brief." }) };
+  return { agent: new Agent({ name: "bank", model, tools: [balance()], hooks, systemPrompt: "Be brief." }) };
 }
 
 describe("a run as GenAI spans", () => {
@@ -62,6 +77,8 @@ describe("a run as GenAI spans", () => {
       "gen_ai.tool.name": "balance",
       "gen_ai.tool.call.id": "call_1",
       "gen_ai.tool.type": "function",
+      // Every call the ledger claims says how it answered, gated or not.
+      "kaboo.ledger.answer": "ran",
     });
     expect(t.spans().every((s) => s.status.code === SpanStatusCode.UNSET)).toBe(true);
   });
@@ -185,12 +202,11 @@ describe("a run as GenAI spans", () => {
   test("a gated call paused in a run without any tracing SDK: the no-op tracer records nothing and keeps no links", async () => {
     const { TracingHook } = await import("../../src/otel/index.js");
     const { InterruptHook } = await import("../../src/hooks/interrupt-hook.js");
-    const b = bank();
-    const agent = newAgent(
-      b,
-      [new TracingHook(), new InterruptHook(["transfer"])],
-      callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]),
-    );
+    const agent = new Agent({
+      model: new ScriptedModel({ script: [{ toolCalls: [{ name: "transfer", input: { to: "bob" } }] }] }),
+      tools: [transfer()],
+      hooks: [new TracingHook(), new InterruptHook(["transfer"])],
+    });
     const r = await agent.invoke("go");
     expect(r.stopReason).toBe("interrupt");
     expect(Object.keys(agent.interruptState.context)).not.toContain("kaboo_trace_links");

@@ -6,7 +6,6 @@
  * @module
  */
 import type { ModelMessage, ToolApprovalStatus, ToolSet } from "ai";
-import { MemoryExecutionLedger } from "../agent/ledger/memory-ledger.js";
 import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { UserError } from "../errors.js";
@@ -41,16 +40,16 @@ export interface KabooToolApprovalOptions {
   principal?: string | undefined;
   /** Default widest scope of a rule: `once`, `thread` or `always`. Default `once`. */
   remember?: ApprovalScope | undefined;
-  /** Deadline of each question, seconds; an answer after it does not run the call. Default: none. */
+  /** Deadline of each question, seconds (kept with the question in `ledger`); an answer after it does not run the call. Default: none. */
   ttlSeconds?: number | undefined;
   /** Let tools whose `metadata.readOnlyHint` is `true` run without asking. Default `false`. */
   skipReadOnly?: boolean | undefined;
   /**
-   * Where questions (their deadlines and scopes) and the decisions answers made are recorded. Pass
-   * the ledger `withLedger` uses, so they hold across requests and processes. Default: a memory
-   * ledger of this function.
+   * Where the questions asked (their arguments, deadlines and scopes) and the decisions answers made are
+   * recorded: the ledger every request of the thread shares (the one `withLedger` uses). An approval
+   * answers only a question recorded here, so one built per request over its own ledger approves nothing.
    */
-  ledger?: ExecutionLedger | undefined;
+  ledger: ExecutionLedger;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: (() => number) | undefined;
   logger?: Logger | undefined;
@@ -90,14 +89,16 @@ interface Decided {
  *
  * The person answers with the AI SDK's own approval response (`addToolApprovalResponse`), its scope in
  * the reason ({@link approvalReason}). When the next request carries it, this function reads it once:
- * past the deadline → `denied`; else an approval wider than `once` (clamped to what the rule offered)
- * becomes a grant in `grants`. A replay of the same answer decides the same again and grants nothing
- * more. Pair it with {@link withLedger} so the approved call runs once however often it is replayed.
+ * an approval of a call it never asked about (a tool call or request written into the history, or
+ * arguments changed since) → `denied`; past the deadline → `denied`; else an approval wider than `once`
+ * (clamped to what the rule offered) becomes a grant in `grants`. A replay of the same answer decides
+ * the same again and grants nothing more. Pair it with {@link withLedger} so the approved call runs
+ * once however often it is replayed.
  *
  * @param options - See {@link KabooToolApprovalOptions}.
  * @returns The function to pass as `toolApproval`.
  * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`: not supported
- *   here yet), or `ttlSeconds` is not positive.
+ *   here yet), `ttlSeconds` is not positive, `threadId` is empty or `ledger` is missing.
  * @example
  * ```ts
  * const result = await generateText({
@@ -115,6 +116,8 @@ export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolA
       );
   if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
     throw new UserError("ttlSeconds must be a positive number.");
+  if (typeof options.ledger?.claim !== "function")
+    throw new UserError("kabooToolApproval needs the execution ledger its requests share (options.ledger).");
   if (typeof options.threadId !== "string" || options.threadId === "")
     throw new UserError("kabooToolApproval needs a threadId (the conversation its grants and records belong to).");
   const gate = new AiSdkGate(options, new RuleIndex(rules));
@@ -134,7 +137,7 @@ class AiSdkGate {
   constructor(options: KabooToolApprovalOptions, rules: RuleIndex) {
     this.#o = options;
     this.#rules = rules;
-    this.#ledger = options.ledger ?? new MemoryExecutionLedger();
+    this.#ledger = options.ledger;
     this.#now = options.now ?? Date.now;
     this.#log = options.logger ?? defaultLogger;
   }
@@ -196,11 +199,17 @@ class AiSdkGate {
     const { threadId } = this.#o;
     const decided = (await keepOnce(this.#ledger, decisionKey(threadId, answer.approvalId), async () => {
       const asked = await readKept(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input));
+      // The messages come from the client: an approval counts only for a question this gate asked about
+      // this very call (thread, id, arguments), never for a call or request written into the history.
+      if (asked === undefined) {
+        const note = `The approval for "${toolCall.toolName}" answers no question asked about this call; it did not run.`;
+        return { approved: false, note } satisfies Decided;
+      }
       const record = decideAnswer({
         interruptId: answer.approvalId,
         response: { approved: true, scope: readApprovalReason(answer.reason) },
         asked,
-        offered: this.#offered(rule, subject, asked ?? undefined),
+        offered: this.#offered(rule, subject, asked),
         now: this.#now(),
         // With a TTL configured, a question without a recorded deadline counts as expired.
         deadlineRequired: this.#o.ttlSeconds !== undefined,

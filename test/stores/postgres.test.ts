@@ -73,6 +73,14 @@ describe("PostgresThreadStore on PGlite: what is stored", () => {
     await expect(store.load(t)).rejects.toMatchObject({ code: "INVALID_THREAD_RECORD" });
   });
 
+  test("the event log is read after any index, up to Number.MAX_SAFE_INTEGER (the edge asks so whether a run is logged)", async () => {
+    const store = new PostgresThreadStore(db);
+    const t = `t-${crypto.randomUUID()}`;
+    await store.appendEvents(t, "r", 0, [{ n: 0 }], false);
+    expect(await store.readEvents(t, "r", Number.MAX_SAFE_INTEGER)).toEqual({ events: [], ended: false });
+    expect(await store.readEvents(t, "other", Number.MAX_SAFE_INTEGER)).toBeUndefined();
+  });
+
   test("a corrupt ledger row reads as an unknown claim, never as a call not run", async () => {
     const store = new PostgresThreadStore(db, { now: () => 10_000 });
     const t = `t-${crypto.randomUUID()}`;

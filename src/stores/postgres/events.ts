@@ -101,7 +101,7 @@ export function readEvents(
 ): Promise<LoggedEvents | undefined> {
   return pgStep("event log read", async () => {
     const { rows } = await db.query(
-      "SELECT r.ended_at, e.body FROM kaboo_event_runs r LEFT JOIN kaboo_events e ON e.thread_id = r.thread_id AND e.run_id = r.run_id AND e.idx > $3::integer " +
+      "SELECT r.ended_at, e.body FROM kaboo_event_runs r LEFT JOIN kaboo_events e ON e.thread_id = r.thread_id AND e.run_id = r.run_id AND e.idx > $3::bigint " +
         "WHERE r.thread_id = $1 AND r.run_id = $2 ORDER BY e.idx",
       [threadId, runId, after],
     );

@@ -1,0 +1,36 @@
+/**
+ * One server process of the two-process test (postgres-processes.test.ts), bundled by it with
+ * esbuild and run with Node: the bank agent behind createAguiHandler on PostgresThreadStore, on the
+ * database named by DATABASE_URL. Every transfer that moved money is recorded in `test_transfers`
+ * (with this process's NAME), so the test counts them across processes. Prints `listening <port>`.
+ */
+import { serve } from "@hono/node-server";
+import pg from "pg";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { fromNodePostgres, PostgresGrantStore, PostgresThreadStore } from "../../../src/stores/postgres.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
+import { capturingLogger } from "../../fixtures/logger.js";
+
+const name = process.env.NAME ?? "?";
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 8 });
+const db = fromNodePostgres(pool);
+const handler = createAguiHandler({
+  agent: (_, { secret }) =>
+    bankAgent(newBank(), {
+      tools: ["balance"],
+      gate: { subject: "key", secret },
+      onSent: async (t) => {
+        await db.query("INSERT INTO test_transfers (process, payee, amount) VALUES ($1, $2, $3::integer)", [
+          name,
+          t.to,
+          Number(t.amount),
+        ]);
+      },
+    }),
+  store: new PostgresThreadStore(db),
+  grantStore: new PostgresGrantStore(db),
+  principal: (request) => request.headers.get("x-user") ?? "ann",
+  logger: capturingLogger(),
+});
+
+serve({ fetch: handler, port: 0, hostname: "127.0.0.1" }, (info) => console.log(`listening ${info.port}`));

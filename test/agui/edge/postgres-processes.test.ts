@@ -1,0 +1,172 @@
+/**
+ * Two Node processes, one PostgreSQL database (a throwaway cluster, see test/stores/pg-server.ts):
+ * each runs the bank agent behind createAguiHandler on PostgresThreadStore (postgres-process.ts,
+ * bundled here). The same approving resume sent to both at once moves the money once; a client that
+ * lost the stream of a run in one process reattaches in the other and gets exactly what it missed;
+ * a grant revoked from a third pool holds in both on their next request.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { EventType } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
+import { build } from "esbuild";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { fromNodePostgres, migrate, PostgresGrantStore, type PgQueryable } from "../../../src/stores/postgres.js";
+import { startPostgres, type PgServer } from "../../stores/pg-server.js";
+import { pause, post, resumeBody, send } from "./fixtures.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+type Handle = (request: Request) => Promise<Response>;
+
+let server: PgServer | undefined;
+let pool: pg.Pool | undefined;
+let db: PgQueryable;
+let bundle: string | undefined;
+const children: ChildProcess[] = [];
+let a: Handle;
+let b: Handle;
+
+/** Starts one server process; resolves to a handle that forwards a request to it. */
+function start(name: string, url: string): Promise<Handle> {
+  const child = spawn(process.execPath, [bundle!], {
+    env: { ...process.env, DATABASE_URL: url, NAME: name },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let err = "";
+  child.stderr!.on("data", (d) => (err += String(d)));
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`process ${name} did not start: ${err}`)), 30_000);
+    child.once("exit", (code) => fail(new Error(`process ${name} exited ${code}: ${err}`)));
+    child.stdout!.on("data", (d) => {
+      const port = /listening (\d+)/.exec(String(d))?.[1];
+      if (!port) return;
+      clearTimeout(timer);
+      const target = `http://127.0.0.1:${port}/agui`;
+      ok(async (r) => fetch(target, { method: r.method, headers: r.headers, body: await r.text() }));
+    });
+  });
+}
+
+beforeAll(async () => {
+  server = await startPostgres();
+  pool = new pg.Pool({ connectionString: server.url, max: 4 });
+  db = fromNodePostgres(pool);
+  await migrate(db);
+  await db.query(
+    "CREATE TABLE test_transfers (process text NOT NULL, payee text NOT NULL, amount integer NOT NULL)",
+    [],
+  );
+  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+  // In the repository, so the bundle's package imports (pg, hono, zod…) resolve from node_modules.
+  bundle = join(ROOT, ".tmp", `postgres-process-${crypto.randomUUID()}.mjs`);
+  await build({
+    entryPoints: [join(ROOT, "test/agui/edge/postgres-process.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "silent",
+  });
+  [a, b] = await Promise.all([start("A", server.url), start("B", server.url)]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await pool?.end();
+  server?.stop();
+  if (bundle) rmSync(bundle, { force: true });
+});
+
+/** Transfers to `payee` that moved money, by process. */
+async function transfersTo(payee: string): Promise<string[]> {
+  const { rows } = await db.query("SELECT process FROM test_transfers WHERE payee = $1", [payee]);
+  return rows.map((r) => String(r.process));
+}
+
+interface Frame {
+  id: string | undefined;
+  type: string;
+}
+
+/** A response's SSE frames; stops after `limit` (dropping the connection) or at the end. */
+async function frames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {
+  const out: Frame[] = [];
+  const parser = createParser({ onEvent: (m) => out.push({ id: m.id, type: (JSON.parse(m.data) as Frame).type }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  while (out.length < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  await reader.cancel().catch(() => undefined);
+  return out.slice(0, limit);
+}
+
+describe("two Node processes on one PostgreSQL database", () => {
+  test("the same approving resume sent to both at once moves the money once, and once more changes nothing", async () => {
+    for (const [i, taking] of [0, 0, 150, 400].entries()) {
+      const payee = `bob${i}x${Date.now()}`;
+      const thread = `t-${crypto.randomUUID()}`;
+      const { turn } = await pause(a, thread, `pay ${payee} 5${taking ? ` taking ${taking}` : ""}`);
+      const body = { ...resumeBody(thread, turn, { approved: true }), runId: crypto.randomUUID() };
+      const outcomes = await Promise.all([send(a, body), send(b, body)]);
+      expect(await transfersTo(payee)).toHaveLength(1);
+      const ok = outcomes.filter((o) => o.outcome === "success");
+      expect(ok.length, JSON.stringify(outcomes.map((o) => o.error ?? o.outcome))).toBeGreaterThanOrEqual(1);
+      for (const o of outcomes)
+        if (o.outcome !== "success")
+          expect(["RUN_IN_PROGRESS", "RESUME_IN_PROGRESS", "STALE_THREAD"]).toContain(o.error?.code);
+      // The same answer again, from either process, after the run ended: nothing moves.
+      await send(b, { ...body, runId: crypto.randomUUID() }).catch(() => undefined);
+      await send(a, { ...body, runId: crypto.randomUUID() }).catch(() => undefined);
+      expect(await transfersTo(payee)).toHaveLength(1);
+    }
+  }, 60_000);
+
+  test("a client that lost the stream of a run in one process reattaches in the other and gets exactly what it missed", async () => {
+    const payee = `carol${Date.now()}`;
+    const thread = `t-${crypto.randomUUID()}`;
+    const { turn } = await pause(a, thread, `pay ${payee} 7 taking 300`);
+    const body = { ...resumeBody(thread, turn, { approved: true }), runId: crypto.randomUUID() };
+    const first = await frames(await a(post(body)), 3);
+    const rest = await frames(
+      await b(post({ kaboo_connect: { threadId: thread } }, { "last-event-id": first.at(-1)!.id! })),
+    );
+    expect(rest.at(-1)?.type).toBe(EventType.RUN_FINISHED);
+    // Event ids are `<runId>:<n>`: together, every event of the run once, in order, none missed.
+    const seen = [...first, ...rest].map((f) => f.id);
+    expect(seen).toEqual(seen.map((_, n) => `${body.runId}:${n}`));
+    expect(rest.length).toBeGreaterThan(0);
+    expect(await transfersTo(payee)).toEqual(["A"]);
+  }, 60_000);
+
+  test("a grant remembered through one process is used by the other; revoked from a third pool, both ask again", async () => {
+    const payee = `dan${Date.now()}`;
+    const who = { "x-user": `ann-${crypto.randomUUID()}` };
+    const t1 = `t-${crypto.randomUUID()}`;
+    const { turn } = await pause(a, t1, `pay ${payee} 1`, who);
+    await send(a, resumeBody(t1, turn, { approved: true, scope: "always" }), who);
+    const say = (thread: string) => ({
+      threadId: thread,
+      runId: crypto.randomUUID(),
+      messages: [{ id: crypto.randomUUID(), role: "user" as const, content: `pay ${payee} 1` }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: { kaboo_grants: [] },
+    });
+    const covered = await send(b, say(`t-${crypto.randomUUID()}`), who);
+    expect(covered.interrupts).toEqual([]);
+    expect(await transfersTo(payee)).toHaveLength(2);
+    expect(await new PostgresGrantStore(db).revokePrincipal(who["x-user"], "transfer")).toBe(1);
+    for (const h of [a, b]) expect((await send(h, say(`t-${crypto.randomUUID()}`), who)).interrupts).toHaveLength(1);
+    expect(await transfersTo(payee)).toHaveLength(2);
+  }, 60_000);
+});

@@ -70,3 +70,13 @@ export function messagesSnapshot(messages: AguiMessage[], timestamp: number = Da
 export function customEvent(name: string, value: unknown, timestamp: number = Date.now()): CustomEvent {
   return { type: EventType.CUSTOM, timestamp, name, value };
 }
+
+/**
+ * Whether an event ends its run's stream: RUN_FINISHED or RUN_ERROR (the one definition the stream,
+ * the event log, the run hub and the page's reattach use).
+ * @param event - Any AG-UI event.
+ * @returns `true` for the run's last event.
+ */
+export function isTerminal(event: { type: EventType | string }): boolean {
+  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+}

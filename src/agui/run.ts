@@ -4,14 +4,7 @@
  *
  * @module
  */
-import type {
-  AGUIEvent,
-  Message as AguiMessage,
-  ResumeEntry,
-  RunAgentInput,
-  RunFinishedOutcome,
-  JsonPatchOperation,
-} from "@ag-ui/core";
+import type { AGUIEvent, RunAgentInput, RunFinishedOutcome, JsonPatchOperation } from "@ag-ui/core";
 import type { Agent } from "../agent/agent.js";
 import type { InvocationState } from "../agent/events.js";
 import type { Message } from "../agent/messages/messages.js";
@@ -24,7 +17,7 @@ import { watchAudit, type WatchedAudit } from "./audit-events.js";
 import { pausedBatchMessages } from "../agent/interrupts/paused-batch.js";
 import { pausedCallIds } from "../agent/interrupts/paused-calls.js";
 import { createSessionExchange, forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
-import { SESSION_STATE_KEY, sessionPausedCallIds } from "../agent/interrupts/session.js";
+import { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
 import { isPastDeadline } from "../hooks/approval/decision.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { restoreSessionState, sessionStateSnapshot } from "../hooks/session-state-hook.js";
@@ -38,6 +31,7 @@ import { collectReferences, fromAguiMessages, toAguiMessages } from "./messages.
 import { saveNewGrants } from "./new-grants.js";
 import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
 import { isObject } from "../agent/shared/guards.js";
+import { answersOf, isResume, spentBySnapshot } from "./spent-answers.js";
 
 export { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
 
@@ -108,9 +102,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   try {
     const { invocationState, state, audit } = await contextOf(o);
     watched = audit;
-    const resume = input.resume ?? [];
-    if (await isReplay(o, state, resume)) {
-      // A replay: those calls already ran. Nothing is restored or run; the conversation stands as sent.
+    if (isResume(input) && spentBySnapshot(state[SESSION_STATE_KEY], input.messages ?? [])) {
+      // Spent: those calls already ran. Nothing is restored or run; the conversation stands as sent.
       const converted = fromAguiMessages(input.messages ?? []);
       yield messagesSnapshot(toAguiMessages(converted.messages, newId, converted.toolMessageIds));
       yield runFinished(input, { type: "success" });
@@ -143,8 +136,8 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     // A batch that failed part way keeps what finished: the front end gets it before the error.
     // So does a resume whose batch finished before a later step failed: its pause is spent, and a
     // thread store must record that, or a retry with another answer would run the calls again.
-    const spentResume = (input.resume ?? []).length > 0 && !agent.interruptState.activated;
-    if (started && (error instanceof ToolBatchError || spentResume)) {
+    const pauseUsedUp = isResume(input) && !agent.interruptState.activated;
+    if (started && (error instanceof ToolBatchError || pauseUsedUp)) {
       const transcript = agent.interruptState.activated
         ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)]
         : agent.messages;
@@ -181,21 +174,7 @@ async function contextOf(
   runContext.sharedState.set(invocationState, state);
   runContext.contextItems.set(invocationState, input.context ?? []);
   if (o.ledger) runContext.executionLedger.set(invocationState, o.ledger);
-  return { invocationState, state, audit: watchAudit(invocationState, o.audit, input.resume ?? []) };
-}
-
-/**
- * Whether a resume answers a snapshot the conversation has already moved past. (A resume of calls
- * that ran but whose conversation did not move on is no replay here: the ledger answers each of
- * them with its recorded result.)
- */
-async function isReplay(
-  o: AguiRunOptions,
-  state: Record<string, unknown>,
-  resume: readonly ResumeEntry[],
-): Promise<boolean> {
-  if (resume.length === 0) return false;
-  return movedPast(state[SESSION_STATE_KEY], o.input.messages ?? []);
+  return { invocationState, state, audit: watchAudit(invocationState, o.audit, answersOf(input)) };
 }
 
 /**
@@ -210,7 +189,7 @@ async function prepareAgent(
   baseSystemPrompt: string | undefined,
 ): Promise<Map<string, string>> {
   const { agent, input } = o;
-  const resume = input.resume ?? [];
+  const resume = answersOf(input);
   const resuming = resume.length > 0 || o.continueRun === true;
   const logger = o.logger ?? defaultLogger;
   const exchange = createSessionExchange(invocationState, { inbound: state[SESSION_STATE_KEY], resuming, logger });
@@ -242,7 +221,7 @@ async function* streamRun(
   audit: WatchedAudit,
   tracker?: CheckpointTracker,
 ): AsyncGenerator<AGUIEvent, AgentResult> {
-  const resume = o.input.resume ?? [];
+  const resume = answersOf(o.input);
   let result: AgentResult | undefined;
   const stream = o.agent.stream(
     resume.length ? toInterruptResponses(resume) : undefined,
@@ -327,21 +306,6 @@ function pausedMessages(agent: Agent, responseId: string | undefined): Message[]
   const out: Message[] = [ctx.toolUseMessage];
   if (ctx.toolResults?.length) out.push({ role: "user", content: ctx.toolResults });
   return out;
-}
-
-/**
- * Whether the conversation has already moved past the calls a snapshot holds as paused: each
- * has a result *and* an assistant message follows it. Then the snapshot is older than the
- * conversation (a second tab, a replay) and resuming it would run those calls again. A host's
- * synthetic result for a call that is still pending has nothing after it, so it does not count.
- */
-function movedPast(session: unknown, messages: readonly AguiMessage[]): boolean {
-  const ids = sessionPausedCallIds(session);
-  if (ids.length === 0) return false;
-  return ids.every((id) => {
-    const at = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
-    return at >= 0 && messages.slice(at + 1).some((m) => m.role === "assistant");
-  });
 }
 
 /**

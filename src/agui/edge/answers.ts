@@ -1,5 +1,5 @@
 /**
- * Answers recorded in a shared ledger, for a handler without a thread store: a sealed pause proves
+ * Answers spent in a shared ledger, for a handler without a thread store: a sealed pause proves
  * where it came from, not that it is still open, so the same pause can be sent again. The first
  * answer to each interrupt is written to the ledger (claimed, then settled with a digest of the
  * answer); a later resume of that interrupt with the same answer goes on (the ledger then answers
@@ -31,7 +31,7 @@ const recordOf = (digest: string): LedgerResult => ({ status: "success", content
  * @returns `undefined` to go on; else the refusal (`UNKNOWN_INTERRUPT_ID`: answered before,
  *   differently; `RESUME_IN_PROGRESS`: another request is recording an answer to it now).
  */
-export async function recordAnswers(
+export async function spendAnswers(
   ledger: ExecutionLedger,
   threadId: string,
   session: unknown,

@@ -13,7 +13,7 @@ import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
 import { SESSION_STATE_KEY } from "../../agent/interrupts/session.js";
 import { runAgui } from "../run.js";
 import { runError, runStarted } from "../run-events.js";
-import { recordAnswers } from "./answers.js";
+import { spendAnswers } from "./answers.js";
 import { handOutGrants, type EdgeGrantOptions } from "./grants.js";
 import type { AguiHandlerOptions } from "./options.js";
 import type { RunHub } from "./run-hub.js";
@@ -22,6 +22,7 @@ import { storedRun } from "./stored-run.js";
 import { approverRefusal } from "../../hooks/approval/approver-check.js";
 import { hostedRun } from "../../stores/hosted-request.js";
 import type { LedgerHolder } from "../../stores/thread-store.js";
+import { answersOf } from "../spent-answers.js";
 
 /** What one run of the handler needs. */
 export interface EdgeRun {
@@ -48,15 +49,15 @@ export interface EdgeRun {
  * A stateless run over a shared ledger: the resume's answers are recorded first, so a replay of the
  * same sealed pause with another answer is refused before anything runs.
  */
-async function* answeredOnce(
+async function* spendAnswersFirst(
   input: RunAgentInput,
   ledger: ExecutionLedger,
   run: (input: RunAgentInput) => AsyncGenerator<AGUIEvent>,
 ): AsyncGenerator<AGUIEvent> {
-  const resume = input.resume ?? [];
+  const resume = answersOf(input);
   if (resume.length) {
     const state = input.state as Record<string, unknown> | undefined;
-    const refusal = await recordAnswers(ledger, input.threadId, state?.[SESSION_STATE_KEY], resume);
+    const refusal = await spendAnswers(ledger, input.threadId, state?.[SESSION_STATE_KEY], resume);
     if (refusal) {
       yield runStarted(input);
       yield runError(refusal);
@@ -128,7 +129,7 @@ export async function* edgeRun({
         hosted: hostedRun(request),
       })
     : ledger
-      ? answeredOnce(input, ledger, run)
+      ? spendAnswersFirst(input, ledger, run)
       : run(input);
   try {
     for await (const event of events) {

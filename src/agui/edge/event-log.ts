@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import type { AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { JsonValue } from "../../agent/messages/messages.js";
 import { describe } from "../../errors.js";
@@ -16,6 +16,7 @@ import { InvalidThreadRecordError, type LedgerHolder, type ThreadStore } from ".
 import { EventLogIncompleteError } from "./errors.js";
 import { AttemptStarts } from "./attempts.js";
 import type { IndexedEvent } from "./run-hub.js";
+import { isTerminal } from "../run-events.js";
 
 /** How long a finished run's events stay in the log: 10 minutes. */
 export const DEFAULT_EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
@@ -37,10 +38,6 @@ function readLoggedEvent(value: unknown): AGUIEvent | undefined {
   const parsed = EventSchemas.safeParse(value);
   // The schemas' output is the union of the events, typed apart from AGUIEvent only by zod's inference.
   return parsed.success ? (parsed.data as AGUIEvent) : undefined;
-}
-
-function isTerminal(event: AGUIEvent): boolean {
-  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
 
 /** Writes one run's events to its thread's log, in order, a batch at a time. */

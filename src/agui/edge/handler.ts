@@ -44,6 +44,7 @@ import { SafeStop } from "./safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./seal.js";
 import { SSE_HEADERS, sseStream } from "./sse.js";
 import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
+import { isResume } from "../spent-answers.js";
 
 export { GRANTS_EVENT } from "./grants.js";
 export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./options.js";
@@ -247,7 +248,7 @@ async function startRun(
       approver = true;
     };
     const begin = (decided?: () => void) => {
-      stop.install(agent, { resuming: (input.resume ?? []).length > 0 });
+      stop.install(agent, { resuming: isResume(input) });
       const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover, decided });
       void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal })).finally(decided);
     };

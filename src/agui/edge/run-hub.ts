@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import type { AGUIEvent } from "@ag-ui/core";
 import { runError } from "../run-events.js";
 import { AttemptStarts, type Resolved } from "./attempts.js";
+import { isTerminal } from "../run-events.js";
 
 /** One event of a run with its index in the run (0 = RUN_STARTED). */
 export interface IndexedEvent {
@@ -45,10 +46,6 @@ export function parseEventId(id: string): { runId: string; index: number; attemp
   const attempt = parts[2] === undefined ? 0 : Number(parts[2]);
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(attempt)) return undefined;
   return { runId: id.slice(0, at), index, attempt };
-}
-
-function isTerminal(event: AGUIEvent): boolean {
-  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
 
 /** One run's events as they happen, for every watcher. */

@@ -12,6 +12,7 @@ import { isObject } from "../../agent/shared/guards.js";
 import { boundAnswered, type RecordedOutcome, type ThreadData, type ThreadRecord } from "../../stores/thread-store.js";
 import { messagesSnapshot, runFinished, stateSnapshot } from "../run-events.js";
 import type { Answerer } from "./answerer.js";
+import { answersOf } from "../spent-answers.js";
 
 /** What the run's snapshots said so far (what the store saves when it ends). */
 export interface RunOutput {
@@ -42,7 +43,7 @@ export function inputOnThread(
   const state: Record<string, unknown> = approver ? { ...held.state } : own;
   if (held.session) state[SESSION_STATE_KEY] = held.session;
   else delete state[SESSION_STATE_KEY];
-  const resume = input.resume ?? [];
+  const resume = answersOf(input);
   const messages = resume.length ? (held.messages as RunAgentInput["messages"]) : (taken.messages ?? input.messages);
   const asked = approver ? { ...input, tools: [], context: [], forwardedProps: {} } : input;
   const runInput = { ...asked, state, messages };
@@ -67,7 +68,7 @@ export function finishedRecord(
   now: () => number,
 ): ThreadData {
   const answered = { ...held.answered };
-  for (const r of input.resume ?? []) answered[r.interruptId] = { runId: input.runId, ...answer, at: now() };
+  for (const r of answersOf(input)) answered[r.interruptId] = { runId: input.runId, ...answer, at: now() };
   return {
     ...held,
     ...sessionAndState(out),

@@ -16,6 +16,7 @@ import { HistoryConflictError, InvalidSessionError } from "./errors.js";
 import { claimsHistory, continueSealed, transcriptDigests } from "./history.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/interrupts/session.js";
 import { isObject } from "../../agent/shared/guards.js";
+import { isResume } from "../spent-answers.js";
 
 /**
  * Version of the seal.
@@ -126,7 +127,7 @@ export async function openIncomingState(
     if (claimed) return unsealedHistory();
   } else {
     try {
-      continueSealed(transcript, sessionPausedCallIds(rest), input.messages, (input.resume ?? []).length > 0);
+      continueSealed(transcript, sessionPausedCallIds(rest), input.messages, isResume(input));
     } catch (error) {
       if (error instanceof HistoryConflictError) return error;
       throw error;

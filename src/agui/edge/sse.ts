@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { EventType, type BaseEvent } from "@ag-ui/core";
-import { runError } from "../run-events.js";
+import type { BaseEvent } from "@ag-ui/core";
+import { isTerminal, runError } from "../run-events.js";
 
 const encoder = new TextEncoder();
 
@@ -57,10 +57,6 @@ export interface SseStreamOptions<E extends BaseEvent = BaseEvent> {
    * first chunk, there as soon as the stream is (a hosted run's RUN_STARTED).
    */
   first?: E | undefined;
-}
-
-function isTerminal(event: BaseEvent): boolean {
-  return event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 }
 
 /** Most frames joined into one chunk, so a fast run still reaches the reader in steady pieces. */

@@ -34,6 +34,7 @@ import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
 import { busy, type Decision, type DecideOptions, decideRun, type ToTake, writeLease } from "./take-thread.js";
 import { finishedRecord, inputOnThread, replayed, type RunOutput, sessionAndState } from "./run-record.js";
+import { isResume } from "../spent-answers.js";
 
 /** Options of {@link storedRun}. */
 export interface StoredRunOptions {
@@ -142,7 +143,7 @@ async function takeThread(
     if (error instanceof StoreBusyError) return { refuse: error };
     throw error;
   }
-  return "take" in decision ? { refuse: busy((o.input.resume ?? []).length > 0) } : decision;
+  return "take" in decision ? { refuse: busy(isResume(o.input)) } : decision;
 }
 
 /** The run's entry in {@link liveRuns}: what a Stop and a reattach in this isolate find. */

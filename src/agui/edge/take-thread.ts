@@ -24,6 +24,7 @@ import { HistoryConflictError, ResumeInProgressError, RunIdReusedError, ThreadBu
 import { continueHistory } from "./history.js";
 import { liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
+import { answersOf, spentInRecord } from "../spent-answers.js";
 
 /** What {@link decideRun} reads the thread for. */
 export interface DecideOptions {
@@ -63,7 +64,7 @@ export type Decision =
  */
 export async function decideRun(o: DecideOptions): Promise<Decision> {
   const { store, input, principal, now } = o;
-  const resume = input.resume ?? [];
+  const resume = answersOf(input);
   const record = await store.load(input.threadId);
   // Checked first: a person who may not answer is refused before anything of the thread is used.
   const answerer = await whoAnswers(
@@ -73,7 +74,7 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
     o.mayAnswer,
   );
   if (typeof answerer !== "string") return answerer;
-  const answered = recordedAnswer(record, resume);
+  const answered = spentInRecord(record, resume);
   if (answered) return { replay: answered, record, answerer };
   if (liveLease(record, now()) || heldHere(o)) return { refuse: busy(resume.length > 0) };
   const refusal = (resume.length ? unknownInterrupt(record, resume) : undefined) ?? (await reusedRunId(o, record));
@@ -130,14 +131,6 @@ export async function writeLease(
 function heldHere(o: DecideOptions): boolean {
   const here = liveRuns(o.store).get(o.input.threadId);
   return here?.taking === true && here.hub !== o.hub && !here.hub.ended;
-}
-
-/** The recorded outcome of a run that already answered one of these interrupts. */
-function recordedAnswer(record: ThreadRecord, resume: readonly { interruptId: string }[]): RecordedOutcome | undefined {
-  // Own keys only: an id such as "constructor" must not read Object.prototype as a recorded outcome.
-  return resume
-    .map((r) => (Object.hasOwn(record.answered, r.interruptId) ? record.answered[r.interruptId] : undefined))
-    .find((a) => a !== undefined);
 }
 
 function unknownInterrupt(

@@ -31,6 +31,7 @@ import { RunRecorder } from "./run-record.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
 import { checkedMessages } from "./thread-history.js";
 import type { SessionStore, ThreadSnapshot } from "../../indexeddb/session-store.js";
+import { answersOf, spentElsewhere } from "../spent-answers.js";
 
 /** Options of {@link KabooAgent}. */
 export interface KabooAgentConfig extends AguiAgentConfig {
@@ -319,7 +320,13 @@ export class KabooAgent extends AbstractAgent {
         );
         return;
       }
-      const stale = staleResume(input, stored);
+      // A resume that answers none of the questions the stored snapshot holds open is spent (another
+      // tab answered them and the run went on).
+      const stale = spentElsewhere(answersOf(input), stored)
+        ? new StaleThreadError(
+            "This tab's view of the thread is out of date (it went on elsewhere); connectAgent() shows it as it is.",
+          )
+        : undefined;
       // The stored transcript is the thread's history: a run that does not continue it (a stale
       // tab's new message, rewritten messages) is refused before anything runs or is saved.
       const messages = stale ?? checkedMessages(input, stored);
@@ -501,19 +508,4 @@ export class KabooAgent extends AbstractAgent {
 
 function warn(error: unknown): void {
   defaultLogger.warn(`kaboo: the run's end was not saved: ${describe(error)}`);
-}
-
-/**
- * A resume that answers none of the questions the thread's record holds open comes from a view the
- * thread has moved past (another tab answered them and the run went on): running it would replay
- * the old pause and ask the model again, for calls that ran already.
- */
-function staleResume(input: RunAgentInput, stored: ThreadSnapshot | undefined): StaleThreadError | undefined {
-  const answers = input.resume ?? [];
-  if (!answers.length || !stored?.run) return undefined;
-  const open = new Set(stored.interrupts.map((i) => i.id));
-  if (answers.some((a) => open.has(a.interruptId))) return undefined;
-  return new StaleThreadError(
-    "This tab's view of the thread is out of date (it went on elsewhere); connectAgent() shows it as it is.",
-  );
 }

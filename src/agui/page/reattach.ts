@@ -9,6 +9,7 @@ import { messagesSnapshot, runFinished, runStarted, stateSnapshot } from "../run
 import { EventRelay } from "./relay.js";
 import type { DriveLock, RunChannel, RunLocks } from "./run-lock.js";
 import type { SessionStore, ThreadSnapshot } from "../../indexeddb/session-store.js";
+import { isTerminal } from "../run-events.js";
 
 /** How a run failed: its `RUN_ERROR` code and message. */
 export interface RunFailure {
@@ -114,7 +115,7 @@ export async function* watchRun(o: WatchOptions): AsyncGenerator<BaseEvent> {
         yield* relay.accept(event);
         if (event.type === EventType.RUN_ERROR) o.onFailure(failureOf(event));
         if (event.type === EventType.RUN_FINISHED) o.onFailure(undefined);
-        if (event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR) return;
+        if (isTerminal(event)) return;
       }
       if (lock) {
         yield* relay.closeAll();

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `node bench/ai-sdk.mjs [rounds]`: what the AI SDK adapter costs per tool call, as ratios measured in
+// one run (alternating rounds; the median of per-round ratios, and the ratio of the best rounds).
+// Each run is one `generateText` of the real AI SDK with its mock model: a tool call, its execution,
+// the closing text. Against the same run without the adapter:
+//   hook:     the AI SDK's own cost of a toolApproval (a function answering not-applicable), for scale;
+//   ungated:  withLedger + kabooToolApproval whose rules cover other tools (not-applicable);
+//   granted:  the tool gated, a thread grant covering it (approved by grant), through the ledger.
+// The adapter is built per request (as a server builds it for each thread and person).
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import * as z from "zod/v4";
+import { importBundle } from "./bundle.mjs";
+
+const rounds = Number(process.argv[2] ?? 15);
+const RUNS = 300;
+// The adapter imports only types from "ai": the bundle holds this package's code alone.
+const { kabooToolApproval, withLedger, MemoryExecutionLedger, MemoryGrantStore } = await importBundle(
+  `export * from "./src/ai-sdk/index.ts"; export { MemoryExecutionLedger } from "./src/agent/ledger/memory-ledger.ts";
+   export { MemoryGrantStore } from "./src/grants/store.ts";`,
+);
+
+const usage = {
+  inputTokens: { total: 1, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: undefined, reasoning: undefined },
+};
+let seq = 0;
+function model() {
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) =>
+      prompt.at(-1)?.role === "tool"
+        ? {
+            content: [{ type: "text", text: "done" }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: [],
+          }
+        : {
+            content: [
+              { type: "tool-call", toolCallId: `c${++seq}`, toolName: "transfer", input: '{"to":"bob","cents":5}' },
+            ],
+            finishReason: { unified: "tool-calls", raw: "tool_calls" },
+            usage,
+            warnings: [],
+          },
+  });
+}
+const tools = {
+  transfer: tool({
+    inputSchema: z.object({ to: z.string(), cents: z.number() }),
+    execute: async ({ to }) => `sent to ${to}`,
+  }),
+};
+const ledger = new MemoryExecutionLedger();
+const grants = new MemoryGrantStore();
+await grants.grant({ tool: "transfer", scope: "thread", threadId: "t1" });
+const messages = [{ role: "user", content: "pay bob" }];
+
+async function runs(mode) {
+  const m = model();
+  for (let i = 0; i < RUNS; i++) {
+    const adapter =
+      mode === "plain"
+        ? {}
+        : mode === "hook"
+          ? { toolApproval: () => "not-applicable" }
+          : {
+              tools: withLedger(tools, { ledger, threadId: "t1" }),
+              toolApproval: kabooToolApproval({
+                rules: mode === "granted" ? [{ pattern: "transfer", remember: "thread" }] : ["delete_*"],
+                grants,
+                ledger,
+                threadId: "t1",
+              }),
+            };
+    const r = await generateText({ model: m, tools, messages, stopWhen: stepCountIs(3), ...adapter });
+    if (r.text !== "done") throw new Error(`unexpected end: ${r.finishReason}`);
+  }
+}
+
+async function compare(mode) {
+  await runs("plain");
+  await runs(mode);
+  const ratios = [];
+  const best = { plain: Number.POSITIVE_INFINITY, adapter: Number.POSITIVE_INFINITY };
+  for (let round = 0; round < rounds; round++) {
+    const times = {};
+    for (const m of round % 2 ? [mode, "plain"] : ["plain", mode]) {
+      const t0 = performance.now();
+      await runs(m);
+      times[m === "plain" ? "plain" : "adapter"] = performance.now() - t0;
+    }
+    ratios.push(times.adapter / times.plain);
+    best.plain = Math.min(best.plain, times.plain);
+    best.adapter = Math.min(best.adapter, times.adapter);
+  }
+  ratios.sort((a, b) => a - b);
+  const per = (ms) => ((ms * 1000) / RUNS).toFixed(1);
+  console.log(`${mode}: ${RUNS} generateText runs (a tool call, its execution, the text) per round, ${rounds} rounds`);
+  console.log(`  plain generateText  ${per(best.plain)} µs/run (best round)`);
+  console.log(`  with the adapter    ${per(best.adapter)} µs/run (best round)`);
+  console.log(
+    `  adapter / plain     ${ratios[Math.floor(ratios.length / 2)].toFixed(3)}× median of per-round ratios, ${(best.adapter / best.plain).toFixed(3)}× of the best rounds (goal ≤ 1.1)`,
+  );
+}
+
+await compare("hook");
+await compare("ungated");
+await compare("granted");

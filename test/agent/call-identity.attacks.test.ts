@@ -18,21 +18,14 @@ import {
   type ToolContext,
 } from "../../src/index.js";
 import { expectConsistentTranscript } from "./helpers.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 
+/** The shared bank's payee-only transfer; `contexts` holds what each run was given. */
 function bank() {
-  const sent: string[] = [];
+  const b = newBank();
   const contexts: ToolContext[] = [];
-  const transfer = tool({
-    name: "transfer",
-    description: "moves money",
-    inputSchema: z.object({ to: z.string() }),
-    callback: ({ to }, ctx) => {
-      sent.push(to);
-      contexts.push(ctx);
-      return `sent to ${to}`;
-    },
-  });
-  return { sent, contexts, transfer };
+  const transfer = transferTool(b, { payeeOnly: true, beforeMoving: (_, ctx) => void contexts.push(ctx) });
+  return { sent: b.sent, contexts, transfer };
 }
 
 const pay = (to: string, id = "t1"): ScriptedTurn[] => [

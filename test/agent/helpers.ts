@@ -14,6 +14,7 @@ import {
   type HookRegistry,
   type Message,
 } from "../../src/index.js";
+import { newBank, transferTool as bankTransfer } from "../fixtures/bank.js";
 
 /** Records the type of every runner event it sees (with the tool name for tool events). */
 export class Recorder implements HookProvider {
@@ -46,21 +47,12 @@ export function echoTool(name = "echo") {
 }
 
 /**
- * A money-moving `transfer` tool that records every input it ran with (the thing exactly-once
- * tests count); its schema is `{ to: string }` plus whatever `extra` adds.
+ * The shared bank's `transfer` alone, answering "sent": `sent` lists every input it ran with (the
+ * thing exactly-once tests count).
  */
-export function transferTool<E extends z.ZodRawShape = Record<never, never>>(extra?: E) {
-  const sent: z.infer<z.ZodObject<{ to: z.ZodString } & E>>[] = [];
-  const t = tool({
-    name: "transfer",
-    description: "moves money",
-    inputSchema: z.object({ to: z.string(), ...(extra ?? ({} as E)) }),
-    callback: (i) => {
-      sent.push(i);
-      return "sent";
-    },
-  });
-  return { tool: t, sent };
+export function transferTool() {
+  const bank = newBank();
+  return { tool: bankTransfer(bank, { payeeOnly: true, result: () => "sent" }), sent: bank.transfers };
 }
 
 /**

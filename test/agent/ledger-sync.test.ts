@@ -2,7 +2,6 @@
 // resume twice (in one tick and one after the other), a ledger subclass that overrides claim or settle
 // (it must be asked, not bypassed), and a retry after a failure at each step of the claim and the record.
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import {
   AfterToolCallEvent,
   Agent,
@@ -11,7 +10,6 @@ import {
   MemoryAuditLog,
   MemoryExecutionLedger,
   ScriptedModel,
-  tool,
   type ClaimOptions,
   type HookRegistry,
   type ClaimOutcome,
@@ -21,19 +19,12 @@ import {
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { expectConsistentTranscript } from "./helpers.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 
+/** The shared bank's payee-only transfer. */
 function bank() {
-  const sent: string[] = [];
-  const transfer = tool({
-    name: "transfer",
-    description: "moves money",
-    inputSchema: z.object({ to: z.string() }),
-    callback: ({ to }) => {
-      sent.push(to);
-      return `sent to ${to}`;
-    },
-  });
-  return { sent, transfer };
+  const b = newBank();
+  return { sent: b.sent, transfer: transferTool(b, { payeeOnly: true }) };
 }
 
 const approveAll = (r: { interrupts: { id: string }[] }): InterruptResponse[] =>

@@ -1,7 +1,6 @@
 // A call whose claim ran out without a result (the page died mid-call) is never repeated silently:
 // the run asks, and runs it again, records it as done, or cancels, as the person answers.
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import {
   Agent,
   CallInProgressError,
@@ -9,29 +8,26 @@ import {
   MemoryExecutionLedger,
   ScriptedModel,
   executionKey,
-  tool,
   type JsonValue,
 } from "../../src/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { InterruptState } from "../../src/agent/interrupts/interrupt.js";
 import { auditKinds, expectAuditMatchesRuns } from "./audit-helpers.js";
 import { expectConsistentTranscript } from "./helpers.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 
 function setup() {
   let now = 1_000;
   const ledger = new MemoryExecutionLedger({ now: () => now });
   const audit = new MemoryAuditLog();
-  const runs: string[] = [];
+  // The shared bank's payee-only transfer; a transfer to "ask" asks a question before it moves.
+  const bank = newBank();
   const keys: string[] = [];
-  const transfer = tool({
-    name: "transfer",
-    description: "moves money",
-    inputSchema: z.object({ to: z.string() }),
-    callback: ({ to }, ctx) => {
-      runs.push(to);
+  const transfer = transferTool(bank, {
+    payeeOnly: true,
+    beforeMoving: ({ to }, ctx) => {
       keys.push(ctx.idempotencyKey);
       if (to === "ask") ctx.interrupt({ name: "confirm" });
-      return `sent to ${to}`;
     },
   });
   const make = (to = "bob") =>
@@ -49,7 +45,7 @@ function setup() {
     await ledger.claim(await key(), { leaseMs: 10 });
     now += 11;
   };
-  return { ledger, audit, runs, keys, make, key, lostClaim, tick: (ms: number) => (now += ms) };
+  return { ledger, audit, runs: bank.started, keys, make, key, lostClaim, tick: (ms: number) => (now += ms) };
 }
 
 const state = () => ({ invocationState: { threadId: "th" } });
@@ -175,20 +171,12 @@ describe("an answer given before the outcome_unknown question", () => {
   test("cannot be changed on its resume: run_again runs the call as approved, not with a new edit", async () => {
     let now = 1_000;
     const ledger = new MemoryExecutionLedger({ now: () => now });
-    const sent: { to: string; cents: number }[] = [];
-    const pay = tool({
-      name: "transfer",
-      description: "moves money",
-      inputSchema: z.object({ to: z.string(), cents: z.number() }),
-      callback: (i) => {
-        sent.push(i);
-        return "sent";
-      },
-    });
+    const bank = newBank();
+    const pay = transferTool(bank, { result: () => "sent" });
     const make = () =>
       new Agent({
         model: new ScriptedModel({
-          script: [{ toolCalls: [{ name: "transfer", input: { to: "bob", cents: 5 }, id: "t1" }] }, { text: "done" }],
+          script: [{ toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 }, id: "t1" }] }, { text: "done" }],
         }),
         tools: [pay],
         ledger,
@@ -198,24 +186,24 @@ describe("an answer given before the outcome_unknown question", () => {
     const asked = await agent.invoke("pay", state());
     const approval = asked.interrupts[0]?.id ?? "";
     // The page claimed the approved call and died before it settled.
-    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob", cents: 5 } }), {
+    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob", amount: 5 } }), {
       leaseMs: 10,
     });
     now += 11;
     const unknown = await agent.invoke(answer(approval, { approved: true }), state());
     const question = unknown.interrupts.find((i) => i.name === "outcome_unknown");
-    expect(question?.reason).toMatchObject({ input: { to: "bob", cents: 5 } });
+    expect(question?.reason).toMatchObject({ input: { to: "bob", amount: 5 } });
     // A reload: a cold agent from the snapshot (the agent's own state is not in it).
     const cold = make();
     cold.messages = JSON.parse(JSON.stringify(agent.messages));
     cold.interruptState = InterruptState.fromJSON(JSON.parse(JSON.stringify(agent.interruptState)));
     const rewritten = [
       ...answer(question?.id ?? "", { action: "run_again" }),
-      ...answer(approval, { approved: true, editedArgs: { to: "bob", cents: 5000 } }),
+      ...answer(approval, { approved: true, editedArgs: { to: "bob", amount: 5000 } }),
     ];
     await expect(cold.invoke(rewritten, state())).rejects.toMatchObject({ code: "UNKNOWN_INTERRUPT_ID" });
-    expect(sent).toEqual([]);
+    expect(bank.transfers).toEqual([]);
     await cold.invoke(answer(question?.id ?? "", { action: "run_again" }), state());
-    expect(sent).toEqual([{ to: "bob", cents: 5 }]);
+    expect(bank.transfers).toEqual([{ to: "bob", amount: 5 }]);
   });
 });

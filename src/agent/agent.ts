@@ -12,7 +12,7 @@ import { HookRegistry, type HookProvider } from "./hooks.js";
 import { InterruptState, type InterruptResponse } from "./interrupts/interrupt.js";
 import type { AuditLog } from "./audit/audit.js";
 import type { ExecutionLedger } from "./ledger/ledger.js";
-import { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./limits.js";
+import { DEFAULT_MAX_REQUEST_MEDIA_BYTES, DEFAULT_TOOL_GRACE_MS, DEFAULT_TOOL_TIMEOUT_MS } from "./limits.js";
 import { MemoryExecutionLedger } from "./ledger/memory-ledger.js";
 import type { ContentBlock, JsonObject, Message } from "./messages/messages.js";
 import { ModelInputChain } from "./middleware.js";
@@ -60,6 +60,18 @@ export interface AgentConfig {
   /** How long a claim holds without a result before its outcome is `unknown`. Default 15 minutes (`DEFAULT_LEASE_MS`). */
   ledgerLeaseMs?: number;
   /**
+   * Deadline of one tool call, in ms, for tools without their own `timeoutMs`: past it the call's
+   * `signal` aborts with a `ToolTimeoutError`, and the model reads the call's error. Default 5 minutes
+   * (`DEFAULT_TOOL_TIMEOUT_MS`).
+   */
+  toolTimeoutMs?: number;
+  /**
+   * How long a callback has, once its signal aborted (its deadline, or a Stop at the edge), to settle
+   * before it is abandoned (`ToolAbandonedError`: its outcome is unknown, and a late result is recorded
+   * in the ledger only). Default 5 s (`DEFAULT_TOOL_GRACE_MS`).
+   */
+  toolGraceMs?: number;
+  /**
    * The audit trail: the gates record what they asked and what was decided, the runner what ran.
    * A run's `invocationState` may carry its own (the edge handler's). Default: none (nothing recorded).
    */
@@ -106,6 +118,10 @@ export class Agent {
   readonly ledger: ExecutionLedger;
   /** The audit trail (see {@link AgentConfig.audit}), if any. */
   readonly audit: AuditLog | undefined;
+  /** Deadline of a call to a tool without its own `timeoutMs` (see {@link AgentConfig.toolTimeoutMs}). */
+  readonly toolTimeoutMs: number;
+  /** Grace of a call whose signal aborted (see {@link AgentConfig.toolGraceMs}). */
+  readonly toolGraceMs: number;
   #tools = new Map<string, AgentTool>();
   #initialized = false;
   #running = false;
@@ -132,6 +148,8 @@ export class Agent {
     this.ledger = config.ledger ?? new MemoryExecutionLedger();
     this.audit = config.audit;
     this.#ledgerSettings = { recordAll: config.ledgerAllTools ?? false, leaseMs: config.ledgerLeaseMs };
+    this.toolTimeoutMs = positiveIntegerOption("toolTimeoutMs", config.toolTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS);
+    this.toolGraceMs = positiveIntegerOption("toolGraceMs", config.toolGraceMs, DEFAULT_TOOL_GRACE_MS);
     for (const t of config.tools ?? []) this.addTool(t);
     for (const h of config.hooks ?? []) this.hooks.addHook(h);
   }

@@ -15,7 +15,7 @@ import { callId, runLedger } from "../run-context.js";
 import { keyOfCall, type ClaimOptions, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "./ledger.js";
 import { MemoryExecutionLedger, type CallName } from "./memory-ledger.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "../messages/messages.js";
-import { OUTCOME_UNKNOWN, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
+import { OUTCOME_UNKNOWN, abandonedClaim, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
 import { toResultBlock } from "../tools/result-block.js";
 import { errorResult, type AgentTool, type ToolOutput } from "../tools/tools.js";
 
@@ -92,31 +92,41 @@ export function openCall(
     // The key is hashed only for an audit record (the default ledger names the call by its text).
     const facts = () => ({ tool: toolUse.name, toolUseId: toolUse.toolUseId, idempotencyKey: call.key });
     let answer: "run_again" | null = null;
-    if (outcome.status === "unknown") {
-      // The question names the claim it is about: an answer to it never stands for a later claim that was
-      // lost too (a "run it again" that died mid-call again must be asked about again, or it runs twice).
-      const question = toolInterruptId(toolUse.toolUseId, `${OUTCOME_UNKNOWN}@${outcome.claimedAt}`);
-      const action = readOutcomeAnswer(
-        o.agent.interruptState.raise(question, {
+    // The question names the claim it is about: an answer to it never stands for a later claim that was
+    // lost too (a "run it again" that died mid-call again must be asked about again, or it runs twice).
+    const ask = (at: number, why?: "abandoned") =>
+      readOutcomeAnswer(
+        o.agent.interruptState.raise(toolInterruptId(toolUse.toolUseId, `${OUTCOME_UNKNOWN}@${at}`), {
           name: OUTCOME_UNKNOWN,
-          reason: unknownRequest(toolUse, input, outcome.claimedAt),
+          reason: unknownRequest(toolUse, input, at, why),
         }),
       );
+    const answered = async (action: "treat_as_done" | "cancel", token: string) => {
+      const text =
+        action === "treat_as_done"
+          ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
+          : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
+      const result: LedgerResult = {
+        status: action === "treat_as_done" ? "success" : "error",
+        content: [{ type: "text", text }],
+      };
+      await settleIn(ledger, name, token, result);
+      await recordExecution(trail, { ...facts(), claim: "unknown", result, answer: action });
+      return { result: toResultBlock(toolUse.toolUseId, result) };
+    };
+    if (outcome.status === "unknown") {
+      const action = ask(outcome.claimedAt);
       outcome = await claimIn(ledger, name, { ...lease, takeOverUnknown: true });
-      if (outcome.status === "claimed" && action !== "run_again") {
-        const text =
-          action === "treat_as_done"
-            ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
-            : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
-        const result: LedgerResult = {
-          status: action === "treat_as_done" ? "success" : "error",
-          content: [{ type: "text", text }],
-        };
-        await settleIn(ledger, name, outcome.token, result);
-        await recordExecution(trail, { ...facts(), claim: "unknown", result, answer: action });
-        return { result: toResultBlock(toolUse.toolUseId, result) };
-      }
+      if (outcome.status === "claimed" && action !== "run_again") return answered(action, outcome.token);
       if (outcome.status === "claimed") answer = "run_again";
+    }
+    // Abandoned with its callback still running: asked as a lost claim is, and answered under its own token
+    // (a late result settles over the marker, and then the ledger answers instead).
+    const lost = outcome.status === "done" ? abandonedClaim(outcome.result) : undefined;
+    if (lost) {
+      const action = ask(lost.at, "abandoned");
+      if (action !== "run_again") return answered(action, lost.token);
+      return held(call, ledger, lost.token, name, trail, toolUse.name, "run_again");
     }
     if (outcome.status === "done") {
       await recordExecution(trail, { ...facts(), claim: "done", result: outcome.result });
@@ -180,7 +190,7 @@ function claimIn(
 }
 
 /** Settles `name` in `ledger`: synchronously where a memory ledger's `settle` is its own. */
-function settleIn(
+export function settleIn(
   ledger: ExecutionLedger,
   name: string | CallName,
   token: string,
@@ -196,14 +206,19 @@ function releaseIn(ledger: ExecutionLedger, name: string | CallName, token: stri
   return answersNow(ledger, "release") ? ledger.release(name, token) : ledger.release(keyOf(name), token);
 }
 
-function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number): JsonValue {
+/** The `reason` of an {@link OUTCOME_UNKNOWN} question about a call (`abandoned`: let go still running). */
+export function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt: number, why?: "abandoned"): JsonValue {
+  const lost =
+    why === "abandoned"
+      ? "was abandoned before it ended (it ran past its deadline, or the run was stopped)"
+      : "result was lost (the page or server stopped mid-call)";
   const request: OutcomeUnknownRequest = {
     kind: "outcome_unknown",
     tool: toolUse.name,
     toolUseId: toolUse.toolUseId,
     input: (input ?? null) as JsonValue,
     claimedAt,
-    message: `The call to "${toolUse.name}" started but its result was lost (the page or server stopped mid-call). It may have run. Run it again, treat it as done, or cancel?`,
+    message: `The call to "${toolUse.name}" started but its ${lost}. It may have run. Run it again, treat it as done, or cancel?`,
     actions: ["run_again", "treat_as_done", "cancel"],
   };
   return request as unknown as JsonValue;

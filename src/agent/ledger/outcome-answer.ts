@@ -8,6 +8,7 @@
 import * as z from "zod/v4/mini";
 import { looseObject } from "../shared/lean-schemas.js";
 import type { JsonValue } from "../messages/messages.js";
+import type { LedgerResult } from "./ledger.js";
 
 /** Name (and AG-UI `reason`) of the interrupt that asks about a call whose outcome is unknown. */
 export const OUTCOME_UNKNOWN = "outcome_unknown";
@@ -47,4 +48,43 @@ export function readOutcomeAnswer(value: unknown): OutcomeAction {
   if (!parsed.success || parsed.data.status === "cancelled") return "cancel";
   if (parsed.data.action) return parsed.data.action;
   return parsed.data.approved === true ? "run_again" : "cancel";
+}
+
+/** Key of the `structuredContent` that marks a claim abandoned: its callback was let go still running. */
+const ABANDONED_KEY = "kaboo_abandoned";
+
+/** An abandoned claim, as its marker names it: the claim's token, and when it was let go (epoch ms). */
+export interface AbandonedClaim {
+  token: string;
+  at: number;
+}
+
+const abandonedSchema = looseObject({
+  [ABANDONED_KEY]: looseObject({ token: z.string(), at: z.number() }),
+});
+
+/**
+ * What a call's claim is settled with when its callback is abandoned ({@link AbandonedClaim}): read by the
+ * next claim as an unknown outcome (a person is asked, under the question id the abandoning run used). A
+ * result that still comes is settled with the same token over it (it replaces it, as a retry's does).
+ * @param claim - The claim's token and when it was let go.
+ * @param text - What the marker says, for a reader of the raw ledger.
+ * @returns The ledger result to settle.
+ */
+export function abandonedResult(claim: AbandonedClaim, text: string): LedgerResult {
+  return {
+    status: "error",
+    content: [{ type: "text", text }],
+    structuredContent: { [ABANDONED_KEY]: { token: claim.token, at: claim.at } },
+  };
+}
+
+/**
+ * The abandoned claim a recorded result marks, if it is such a marker.
+ * @param result - A result the ledger answered `done` with.
+ * @returns The claim, or `undefined` for a real result.
+ */
+export function abandonedClaim(result: LedgerResult): AbandonedClaim | undefined {
+  const parsed = abandonedSchema.safeParse(result.structuredContent);
+  return parsed.success ? parsed.data[ABANDONED_KEY] : undefined;
 }

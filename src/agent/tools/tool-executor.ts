@@ -1,22 +1,14 @@
-/**
- * One tool batch: BeforeToolCall → validate → run → AfterToolCall per call,
- * concurrently (default) or in order, with interrupts collected across the batch.
- *
- * @module
- */
-import { toolInterruptId } from "../interrupts/interrupt-id.js";
-import { describe } from "../../errors.js";
+import { ToolAbandonedError, describe } from "../../errors.js";
 import type { Agent } from "../agent.js";
 import { AfterToolCallEvent, BeforeToolCallEvent, type InvocationState } from "../events.js";
 import { InterruptSignal } from "../interrupts/interrupt.js";
 import type { ToolResultBlock, ToolUseBlock } from "../messages/messages.js";
 import { recordTool, type AgentMetrics } from "../metrics.js";
 import type { AgentStreamEvent } from "../stream-events.js";
-import { toResultBlock } from "./result-block.js";
-import { errorResult, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
-import { openCall, releaseCall, settleCall, type OpenCall } from "../ledger/call-ledger.js";
+import { errorResult, type AgentTool } from "./tools.js";
+import { openCall, type OpenCall } from "../ledger/call-ledger.js";
 import { linkedAbort } from "../shared/abort.js";
-import { raceAbort } from "../shared/abort-wait.js";
+import { invokeTool } from "./invoke-tool.js";
 import { cloneCall } from "../clone.js";
 
 /** How a batch's calls run. */
@@ -214,7 +206,10 @@ function attemptOnce(c: PreparedCall, o: BatchOptions): Ran | typeof INTERRUPTED
   return invokeTool(selected, toolUse, call, o).then(ran, (e: unknown) => {
     if (e instanceof InterruptSignal) return INTERRUPTED;
     const cutOff = o.signal.aborted;
-    return ran(errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`), e, true, cutOff);
+    const result = errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
+    // A call let go still running is never started again, whatever a hook asks: a retry reads this result.
+    if (e instanceof ToolAbandonedError) c.call = result;
+    return ran(result, e, true, cutOff);
   });
 }
 
@@ -272,58 +267,6 @@ async function prepareCall(
   });
   const opened = pending instanceof Promise ? await pending : pending;
   return "result" in opened ? opened.result : opened;
-}
-
-async function invokeTool(
-  tool: AgentTool,
-  toolUse: ToolUseBlock,
-  call: OpenCall,
-  o: BatchOptions,
-): Promise<ToolResultBlock> {
-  const context: ToolContext = {
-    agent: o.agent,
-    toolUse,
-    invocationState: o.invocationState,
-    signal: o.signal,
-    // Read when the tool asks: the key is a hash most tools never need (see OpenCall.key).
-    get idempotencyKey() {
-      return call.key;
-    },
-    interrupt: (request) => o.agent.interruptState.raise(toolInterruptId(toolUse.toolUseId, request.name), request),
-  };
-  // A call that starts after the run was cancelled (a slow hook, a sibling that aborted) never runs.
-  if (o.signal.aborted) {
-    await releaseCall(call);
-    throw o.signal.reason;
-  }
-  let run: Promise<ToolOutput>;
-  try {
-    run = tool.call(call.input, context);
-  } catch (error) {
-    run = Promise.reject(error);
-  }
-  const limits = { maxChars: tool.maxResultChars, maxMediaBytes: tool.maxResultMediaBytes };
-  // One block for the ledger and the transcript: capping a result is not free, so it is done once.
-  let block: ToolResultBlock | undefined;
-  const toBlock = (out: ToolOutput) => {
-    block ??= toResultBlock(toolUse.toolUseId, out, limits);
-    return block;
-  };
-  let output: ToolOutput;
-  try {
-    output = await raceAbort(run, o.signal);
-  } catch (error) {
-    // Cut off by an abort, the tool may still be running: its claim settles when it ends, not now.
-    // (the ledger must learn what really happened, even after the run was cancelled).
-    const settle = (out: ToolOutput | undefined, e?: unknown) => settleCall(call, toolUse.toolUseId, toBlock, out, e);
-    if (o.signal.aborted) run.then(settle, (e: unknown) => settle(undefined, e));
-    else await settle(undefined, error);
-    throw error;
-  }
-  // Settled before AfterToolCall hooks run: a hook that throws then cannot make a retry run it again.
-  const recorded = settleCall(call, toolUse.toolUseId, toBlock, output);
-  if (recorded) await recorded;
-  return toBlock(output);
 }
 
 function unknownToolMessage(name: string, agent: Agent): string {

@@ -31,7 +31,10 @@ export interface ToolContext {
   readonly agent: Agent;
   readonly toolUse: ToolUseBlock;
   readonly invocationState: InvocationState;
-  /** Aborted when the run is cancelled. */
+  /**
+   * Aborted when the run is cancelled, when the call's deadline passes (its reason a `ToolTimeoutError`),
+   * or at the edge when the run is stopped while the call executes.
+   */
   readonly signal: AbortSignal;
   /**
    * Stable for this call across retries, resumes and reloads (`kw1-` + SHA-256 of thread, call id and
@@ -76,6 +79,8 @@ export interface AgentTool {
   readonly maxResultChars?: number;
   /** Bytes of images and documents one result may carry; later ones are dropped with a note. Default 4 MiB. */
   readonly maxResultMediaBytes?: number;
+  /** Deadline of one call, in ms (see `AgentConfig.toolTimeoutMs`). Default: the agent's. */
+  readonly timeoutMs?: number;
 }
 
 /** Options of {@link tool} with a schema from any library that implements Standard Schema v1. */
@@ -94,6 +99,12 @@ export interface ToolOptions<S extends StandardSchemaV1, R> {
   /** Runs the tool; a string becomes text, `ToolOutput` passes through, anything else becomes a JSON part. */
   callback: (input: StandardSchemaV1.InferOutput<S>, context: ToolContext) => R | Promise<R>;
   annotations?: ToolAnnotations;
+  /**
+   * Deadline of one call, in ms: past it `context.signal` aborts with a `ToolTimeoutError`, and a
+   * callback that has not settled within the agent's `toolGraceMs` after that is abandoned. Default:
+   * the agent's `toolTimeoutMs` (5 minutes).
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -110,6 +121,8 @@ export interface JsonSchemaToolOptions<I extends JsonObject, R> {
   /** Runs the tool; a string becomes text, `ToolOutput` passes through, anything else becomes a JSON part. */
   callback: (input: I, context: ToolContext) => R | Promise<R>;
   annotations?: ToolAnnotations;
+  /** Deadline of one call, in ms (see {@link ToolOptions.timeoutMs}). Default: the agent's `toolTimeoutMs`. */
+  timeoutMs?: number;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,128}$/;
@@ -177,8 +190,10 @@ export function tool<I extends JsonObject = JsonObject, R = unknown>(options: Js
 export function tool(
   options: ToolOptions<StandardSchemaV1, unknown> | JsonSchemaToolOptions<JsonObject, unknown>,
 ): AgentTool {
-  const { name, description, inputSchema, jsonSchema, callback, annotations } = options;
+  const { name, description, inputSchema, jsonSchema, callback, annotations, timeoutMs } = options;
   if (!NAME.test(name)) throw new ToolDefinitionError(`Tool name "${name}" must match ${NAME}.`);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0))
+    throw new ToolDefinitionError(`Tool "${name}": timeoutMs must be a positive integer, got ${timeoutMs}.`);
   const fn: AgentTool = {
     name,
     spec: toolSpec(name, description, inputSchema, jsonSchema),
@@ -189,6 +204,7 @@ export function tool(
     },
   };
   if (annotations) (fn as { annotations?: ToolAnnotations }).annotations = annotations;
+  if (timeoutMs !== undefined) (fn as { timeoutMs?: number }).timeoutMs = timeoutMs;
   return fn;
 }
 

@@ -1,0 +1,114 @@
+/**
+ * How long the runner waits for a tool call: each call has a deadline, past which its `signal` aborts
+ * with a {@link ToolTimeoutError}; a callback that has not settled a grace after its signal aborted (its
+ * deadline, or a Stop at the edge) is let go with a {@link ToolAbandonedError}. Both waits are decided
+ * here, for the runner and for the edge's Stop alike.
+ *
+ * @module
+ */
+import { ToolAbandonedError, ToolTimeoutError } from "../../errors.js";
+import { onAbort } from "../shared/abort-wait.js";
+
+/** Longest delay a timer takes (a longer one fires at once): a longer deadline is no deadline. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** One call's deadline: the signal its tool gets, and the wait for its callback. */
+export interface CallDeadline {
+  /** The tool's signal: aborts with the run's, or with a {@link ToolTimeoutError} at the deadline. */
+  readonly signal: AbortSignal;
+  /**
+   * Waits for the callback: its value, the run's abort reason as soon as the run aborts, or a
+   * {@link ToolAbandonedError} once it has not settled `graceMs` after the deadline.
+   */
+  wait<T>(run: Promise<T>): Promise<T>;
+}
+
+/**
+ * Starts one call's deadline.
+ * @param o - The run's signal, the tool's name, the call's id, `timeoutMs` and `graceMs`.
+ * @returns The call's signal and its wait.
+ */
+export function callDeadline(o: {
+  runSignal: AbortSignal;
+  tool: string;
+  toolUseId: string;
+  timeoutMs: number;
+  graceMs: number;
+}): CallDeadline {
+  const controller = new AbortController();
+  // Through the run signal's one shared listener: a batch of many calls adds one listener, not one each.
+  const unlink = o.runSignal.aborted
+    ? (controller.abort(o.runSignal.reason), () => false)
+    : onAbort(o.runSignal, (reason) => controller.abort(reason));
+  const timer =
+    o.timeoutMs <= MAX_TIMER_MS
+      ? setTimeout(() => controller.abort(new ToolTimeoutError(o.tool, o.toolUseId, o.timeoutMs)), o.timeoutMs)
+      : undefined;
+  return {
+    signal: controller.signal,
+    wait<T>(run: Promise<T>): Promise<T> {
+      const waited = graceAfterAbort(run, controller.signal, {
+        runSignal: o.runSignal,
+        graceMs: o.graceMs,
+        abandoned: (late) => new ToolAbandonedError(o.tool, o.toolUseId, "timeout", late),
+      });
+      const done = () => {
+        clearTimeout(timer);
+        unlink();
+      };
+      waited.then(done, done);
+      return waited;
+    },
+  };
+}
+
+/**
+ * Settles with `run`, or rejects: with the run's abort reason as soon as `runSignal` aborts (the run is
+ * over: nothing waits for the call), or with `abandoned(run)` once `run` has not settled `graceMs` after
+ * `callSignal` aborted (its callback ignores its signal). A late failure of `run` is never unhandled.
+ * @param run - The callback's promise.
+ * @param callSignal - The call's own signal (its deadline, a Stop).
+ * @param o - The run's signal, the grace, and the error of an abandoned call.
+ */
+export function graceAfterAbort<T>(
+  run: Promise<T>,
+  callSignal: AbortSignal,
+  o: { runSignal?: AbortSignal | undefined; graceMs: number; abandoned: (late: Promise<T>) => Error },
+): Promise<T> {
+  run.then(undefined, () => undefined);
+  return new Promise<T>((resolve, reject) => {
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    let stopWaiting = (): unknown => undefined;
+    const finish = () => {
+      clearTimeout(grace);
+      stopWaiting();
+      callSignal.removeEventListener("abort", onCallAbort);
+    };
+    const onRunAbort = () => {
+      finish();
+      reject(o.runSignal?.reason);
+    };
+    const onCallAbort = () => {
+      // The run's own abort is the run's to answer (it ends at once); only the call's own starts a grace.
+      if (o.runSignal?.aborted) return;
+      grace = setTimeout(() => {
+        finish();
+        reject(o.abandoned(run));
+      }, o.graceMs);
+    };
+    if (o.runSignal?.aborted) return onRunAbort();
+    if (o.runSignal) stopWaiting = onAbort(o.runSignal, onRunAbort);
+    if (callSignal.aborted) onCallAbort();
+    else callSignal.addEventListener("abort", onCallAbort, { once: true });
+    run.then(
+      (value) => {
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        finish();
+        reject(error);
+      },
+    );
+  });
+}

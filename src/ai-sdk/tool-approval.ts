@@ -6,26 +6,23 @@
  * @module
  */
 import type { ModelMessage, ToolApprovalStatus, ToolSet } from "ai";
+import type { AuditDecisionRecord, AuditLog } from "../agent/audit/audit.js";
+import type { RunAudit } from "../agent/audit/audit-record.js";
+import { jsonDigest } from "../agent/audit/digest.js";
 import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { UserError } from "../errors.js";
-import { findGrant } from "../grants/find.js";
 import { grantId, type Grant } from "../grants/grant.js";
 import type { GrantStore } from "../grants/store.js";
-import {
-  coveringGrant,
-  decideAnswer,
-  offeredScopes,
-  refusalNote,
-  requestDeadline,
-} from "../hooks/approval/decision.js";
+import { decideAnswer, offeredScopes, refusalNote, requestDeadline } from "../hooks/approval/decision.js";
 import { gateRules, type GateRule, type Rule } from "../hooks/approval/gate-rule.js";
 import type { ApprovalScope } from "../hooks/approval/request.js";
 import { RuleIndex } from "../hooks/approval/rule-index.js";
-import { grantsFromDecisions } from "../hooks/approval/run.js";
 import { callSubject, isUnknownSubject, type CallSubject } from "../hooks/approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { answerFor, readApprovalReason, type FoundAnswer } from "./answer.js";
+import { questionId, threadAudit } from "./audit.js";
+import { grantReason, saveApprovalGrant, storedCover } from "./grant-steps.js";
 import { decisionKey, keepOnce, questionKey, readKept } from "./records.js";
 
 /** Options of {@link kabooToolApproval}. */
@@ -50,6 +47,11 @@ export interface KabooToolApprovalOptions {
    * answers only a question recorded here, so one built per request over its own ledger approves nothing.
    */
   ledger: ExecutionLedger;
+  /**
+   * Where each question shown, answer read and grant used is recorded (the thread's chain, as the
+   * runner's entries). A write that fails fails the step. Default: none.
+   */
+  audit?: AuditLog | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: (() => number) | undefined;
   logger?: Logger | undefined;
@@ -133,6 +135,7 @@ class AiSdkGate {
   readonly #ledger: ExecutionLedger;
   readonly #now: () => number;
   readonly #log: Logger;
+  readonly #audit: RunAudit | undefined;
 
   constructor(options: KabooToolApprovalOptions, rules: RuleIndex) {
     this.#o = options;
@@ -140,6 +143,7 @@ class AiSdkGate {
     this.#ledger = options.ledger;
     this.#now = options.now ?? Date.now;
     this.#log = options.logger ?? defaultLogger;
+    this.#audit = threadAudit(options.audit, options.threadId);
   }
 
   async decide({ toolCall, tools, messages }: ToolApprovalCall): Promise<ToolApprovalStatus> {
@@ -153,7 +157,18 @@ class AiSdkGate {
     const answer = answerFor(messages, toolCallId);
     if (answer?.approved === true) return this.#answered(toolCall, rule, subject, answer);
     const grant = await this.#cover(toolName, rule, subject);
-    if (grant) return { type: "approved", reason: grantReason(grant) };
+    if (grant) {
+      const principal = this.#o.principal ?? null;
+      const used = {
+        tool: toolName,
+        toolUseId: toolCallId,
+        grantId: grantId(grant),
+        source: "grant" as const,
+        principal,
+      };
+      await this.#audit?.append({ kind: "grant_use", ...used });
+      return { type: "approved", reason: grantReason(grant) };
+    }
     return this.#ask(toolCall, rule, subject);
   }
 
@@ -161,20 +176,30 @@ class AiSdkGate {
   async #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> {
     const store = this.#o.grants;
     if (!store || isUnknownSubject(subject)) return undefined;
-    const now = this.#now();
     const { threadId, principal } = this.#o;
-    const grants = await store.grantsFor(threadId, { now, principal });
-    const call = { tool, subjectKey: subject.key ?? undefined, remember: rule.remember, threadId, principal, now };
-    return coveringGrant((query) => findGrant(grants, query), call);
+    const call = { tool, subjectKey: subject.key, remember: rule.remember, now: this.#now() };
+    return storedCover({ store, threadId, principal }, call);
   }
 
   /** Asks the person: the question (deadline, scopes shown) is kept, the first time, in the ledger. */
   async #ask(toolCall: ToolApprovalCall["toolCall"], rule: Rule, subject: CallSubject): Promise<ToolApprovalStatus> {
     const { threadId } = this.#o;
-    await keepOnce(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input), () => {
+    await keepOnce(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input), async () => {
       const asked: Asked = { scopes: this.#offered(rule, subject), subject: subject.key };
       const expiresAt = requestDeadline({ ttlSeconds: this.#o.ttlSeconds, now: this.#now() });
       if (expiresAt !== undefined) asked.expiresAt = expiresAt;
+      await this.#audit?.append({
+        kind: "request",
+        tool: toolCall.toolName,
+        toolUseId: toolCall.toolCallId,
+        interruptId: questionId(toolCall.toolCallId),
+        argsDigest: jsonDigest(toolCall.input),
+        subject: subject.key === null ? null : { key: subject.key, label: subject.label },
+        rule: rule.pattern,
+        principal: this.#o.principal ?? null,
+        expiresAt: expiresAt ?? null,
+        required: 1,
+      });
       return asked as unknown as JsonValue;
     });
     return { type: "user-approval", reason: `Allow ${subject.label}?` };
@@ -203,6 +228,7 @@ class AiSdkGate {
       // this very call (thread, id, arguments), never for a call or request written into the history.
       if (asked === undefined) {
         const note = `The approval for "${toolCall.toolName}" answers no question asked about this call; it did not run.`;
+        await this.#auditDecision(toolCall, "refused", null, "no question was asked about this call");
         return { approved: false, note } satisfies Decided;
       }
       const record = decideAnswer({
@@ -216,8 +242,10 @@ class AiSdkGate {
         principal: this.#o.principal ?? null,
       });
       if (record.decision !== "approved") {
+        await this.#auditDecision(toolCall, record.decision, null, null);
         return { approved: false, note: refusalNote(record, toolCall.toolName) } satisfies Decided;
       }
+      await this.#auditDecision(toolCall, "approved", record.scope, null);
       await this.#remember(toolCall, subject, record.scope);
       return { approved: true, note: `Approved by the person (${record.scope}).` } satisfies Decided;
     })) as Decided | undefined;
@@ -228,35 +256,32 @@ class AiSdkGate {
     return decided.approved ? { type: "approved", reason: decided.note } : { type: "denied", reason: decided.note };
   }
 
-  /** Saves the grant an approval wider than `once` makes; a grant that cannot be saved is logged, never fatal. */
+  async #auditDecision(
+    toolCall: ToolApprovalCall["toolCall"],
+    decision: AuditDecisionRecord["decision"],
+    scope: ApprovalScope | null,
+    note: string | null,
+  ): Promise<void> {
+    await this.#audit?.append({
+      kind: "decision",
+      tool: toolCall.toolName,
+      toolUseId: toolCall.toolCallId,
+      interruptId: questionId(toolCall.toolCallId),
+      principal: this.#o.principal ?? null,
+      decision,
+      scope,
+      editsDigest: null,
+      signature: null,
+      note,
+    });
+  }
+
+  /** Saves the grant an approval wider than `once` makes (logged, never fatal, when it cannot be saved). */
   async #remember(toolCall: ToolApprovalCall["toolCall"], subject: CallSubject, scope: ApprovalScope): Promise<void> {
     const store = this.#o.grants;
     if (!store) return;
-    const { grants, refused } = grantsFromDecisions({
-      decisions: [{ decision: "approved", tool: toolCall.toolName, toolUseId: toolCall.toolCallId, subject, scope }],
-      threadId: this.#o.threadId,
-      principal: this.#o.principal,
-    });
-    for (const r of refused)
-      this.#log.error("kaboo: could not record a grant", { tool: r.grant.tool, scope: r.grant.scope, error: r.reason });
-    for (const grant of grants) {
-      try {
-        await store.grant(grant);
-      } catch (error) {
-        // The call runs anyway (it was approved); the decision is simply not remembered.
-        this.#log.error("kaboo: could not record a grant", {
-          tool: grant.tool,
-          scope: grant.scope,
-          error: String(error),
-        });
-      }
-    }
+    const { threadId, principal } = this.#o;
+    const approval = { tool: toolCall.toolName, toolUseId: toolCall.toolCallId, subject, scope };
+    await saveApprovalGrant({ store, threadId, principal }, approval, this.#log);
   }
-}
-
-/** The reason an approval by grant carries: which grant. */
-function grantReason(grant: Grant): string {
-  const what = grant.subjectLabel ?? `calls to "${grant.tool}"`;
-  const where = grant.scope === "thread" ? "in this conversation" : "from now on";
-  return `Approved by a remembered grant: ${what}, ${where} (grant ${grantId(grant)}).`;
 }

@@ -5,10 +5,13 @@
  * @module
  */
 import type { ToolExecutionOptions, ToolSet } from "ai";
+import type { AuditLog } from "../agent/audit/audit.js";
+import { recordExecution } from "../agent/audit/audit-execution.js";
 import { executionKey, type ExecutionLedger, type LedgerResult } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { CallInProgressError, UserError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
+import { threadAudit } from "./audit.js";
 import { CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
 
 /** Options of {@link withLedger}. */
@@ -19,6 +22,11 @@ export interface WithLedgerOptions {
   threadId: string;
   /** How long a claim holds without a result before its outcome is unknown, ms. Default: the ledger's (15 min). */
   leaseMs?: number | undefined;
+  /**
+   * Where each execution is recorded (claimed and its result, a replay, an unknown outcome), in the
+   * thread's chain. A failed write is logged; the ledger, not the trail, decides what runs. Default: none.
+   */
+  audit?: AuditLog | undefined;
   logger?: Logger | undefined;
 }
 
@@ -72,16 +80,21 @@ export function withLedger<TOOLS extends ToolSet>(tools: TOOLS, options: WithLed
 function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute {
   const log = o.logger ?? defaultLogger;
   const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
+  const audit = threadAudit(o.audit, o.threadId);
   return async function ledgeredExecute(input, options) {
     const { toolCallId } = options;
     const key = executionKey({ threadId: o.threadId, toolUseId: toolCallId, input });
     const outcome = await o.ledger.claim(key, claimOptions);
+    const record = (claim: "claimed" | "done" | "unknown", result?: LedgerResult) =>
+      recordExecution(audit, { tool, toolUseId: toolCallId, idempotencyKey: key, claim, result });
     switch (outcome.status) {
       case "done":
+        await record("done", outcome.result);
         return replay(tool, toolCallId, outcome.result);
       case "running":
         throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
       case "unknown":
+        await record("unknown");
         throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
       case "claimed":
         break;
@@ -95,6 +108,7 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
         // The call ran: its result goes back to the model; the claim's outcome becomes unknown later.
         log.error("kaboo: could not record a tool call's result", { tool, toolCallId, error: String(error) });
       }
+      await record("claimed", result);
     };
     const withKey: LedgeredExecutionOptions = { ...options, idempotencyKey: key };
     let result: unknown;

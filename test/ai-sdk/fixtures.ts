@@ -107,7 +107,7 @@ export async function request(o: {
   return generateText({
     model: o.model,
     messages: o.messages,
-    tools: withLedger(o.tools, { ledger: o.ledger, threadId }),
+    tools: withLedger(o.tools, { ledger: o.ledger, threadId, audit: o.approval.audit }),
     toolApproval: kabooToolApproval({ ...o.approval, ledger: o.ledger }),
     stopWhen: stepCountIs(5),
   });

@@ -6,6 +6,7 @@ import { withinDepth } from "../../src/agent/shared/json-depth.js";
 import { createSessionExchange } from "../../src/agent/run-context.js";
 import { restoreSessionState } from "../../src/hooks/session-state-hook.js";
 import { parseThreadSnapshot } from "../../src/indexeddb/session-store.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 function nested(depth: number): unknown {
   let v: unknown = "leaf";
@@ -18,12 +19,6 @@ const state = (context: unknown, reason: unknown = "r") => ({
   interrupts: { "tool:t1:q": { id: "tool:t1:q", name: "q", reason } },
   context,
 });
-const silent = {
-  warn: (_m: string) => undefined,
-  info: () => undefined,
-  debug: () => undefined,
-  error: () => undefined,
-};
 
 describe("hostile snapshots", () => {
   test.each([10, 10_000, 200_000])(
@@ -47,8 +42,7 @@ describe("hostile snapshots", () => {
       { interrupt_state: nested(10_000) },
     ];
     for (const interrupt_state of inputs) {
-      const warnings: string[] = [];
-      const logger = { ...silent, warn: (m: string) => void warnings.push(m) };
+      const logger = capturingLogger();
       const agent = new Agent({
         model: new ScriptedModel({ script: [] }),
         messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],

@@ -10,10 +10,11 @@ import {
   staleCallId,
 } from "../../src/agent/interrupts/session.js";
 import { createSessionExchange, getSessionExchange, SESSION_EXCHANGE_KEY } from "../../src/agent/run-context.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 const quiet = () => {
-  const warnings: string[] = [];
-  return { warnings, logger: { warn: (m: string) => void warnings.push(m), error: () => undefined } };
+  const logger = capturingLogger();
+  return { warnings: logger.warns, logger };
 };
 
 describe("SessionExchange", () => {

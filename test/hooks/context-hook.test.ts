@@ -24,12 +24,13 @@ import {
   type ViewRequest,
 } from "../../src/hooks/context-hook.js";
 import { CONTEXT_ITEMS_KEY, RUN_ID_KEY, SHARED_STATE_KEY, THREAD_ID_KEY } from "../../src/agent/run-context.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 const logs = () => {
-  const warns: string[] = [];
-  return { warns, logger: { debug: () => {}, error: () => {}, warn: (m: string) => void warns.push(m) } };
+  const logger = capturingLogger();
+  return { warns: logger.warns, logger };
 };
-const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
+const quiet = capturingLogger();
 
 const noop = (name: string): AgentTool =>
   tool({ name, description: name, inputSchema: z.object({}), callback: () => "x" });

@@ -34,11 +34,9 @@ import {
 import { resultText as cutResultText } from "../../src/hooks/event-publisher/lifecycle.js";
 import { toolResultText } from "../../src/agent/messages/messages.js";
 import type { Logger } from "../../src/logger.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
-const quietLogger = (): Logger & { errors: unknown[][] } => {
-  const errors: unknown[][] = [];
-  return { errors, warn: () => undefined, error: (...args: unknown[]) => void errors.push(args) };
-};
+const quietLogger = capturingLogger;
 
 const search = tool({
   name: "search",
@@ -506,8 +504,9 @@ describe("callback failures", () => {
     }
     expect(last).toMatchObject({ type: "result", result: { stopReason: "endTurn" } });
     expect(logger.errors.length).toBeGreaterThan(4);
-    expect(logger.errors[0]![1]).toMatchObject({ hook: "EventPublisher", agentName: "a", eventType: "agent_start" });
-    expect((logger.errors[0]![1] as { error: Error }).error.message).toBe("consumer down");
+    const first = logger.lines.find((l) => l.level === "error")!.data;
+    expect(first).toMatchObject({ hook: "EventPublisher", agentName: "a", eventType: "agent_start" });
+    expect((first as { error: Error }).error.message).toBe("consumer down");
   });
 
   test("a rejecting callback is logged, and a throwing logger is survived too", async () => {

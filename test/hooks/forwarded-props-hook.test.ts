@@ -2,12 +2,7 @@ import { describe, expect, test, vi } from "vitest";
 import { Agent, ScriptedModel, BeforeModelCallEvent, UserError } from "../../src/index.js";
 import { FORWARDED_PROPS_KEY } from "../../src/agent/run-context.js";
 import { ForwardedPropsHook } from "../../src/hooks/forwarded-props-hook.js";
-import type { Logger } from "../../src/logger.js";
-
-function capture(): Logger & { warns: string[] } {
-  const warns: string[] = [];
-  return { warns, warn: (m) => void warns.push(m), error: () => {} };
-}
+import { capturingLogger } from "../fixtures/logger.js";
 
 function agentWith(hook: ForwardedPropsHook, turns = 2) {
   const model = new ScriptedModel({ script: Array.from({ length: turns }, () => ({ text: "ok" })) });
@@ -57,7 +52,7 @@ describe("ForwardedPropsHook", () => {
   ])(
     "malformed props (%s): logged, the previous run's props removed, other state untouched, run continues",
     async (_label, bad) => {
-      const logger = capture();
+      const logger = capturingLogger();
       const { agent } = agentWith(new ForwardedPropsHook({ logger }));
       agent.state.set("forwarded_props", { old: true });
       const r = await agent.invoke("hi", { invocationState: { forwardedProps: bad } });
@@ -69,7 +64,7 @@ describe("ForwardedPropsHook", () => {
   );
 
   test("applyAgentConfig: system_prompt and model_id apply for the invocation, then are restored", async () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const { agent, seen } = agentWith(new ForwardedPropsHook({ applyAgentConfig: true, logger }));
     await agent.invoke("one", {
       invocationState: { forwardedProps: { agent_config: { system_prompt: "be terse", model_id: "big-model" } } },
@@ -89,7 +84,7 @@ describe("ForwardedPropsHook", () => {
   });
 
   test("malformed agent_config is logged and not applied; the props are still stored", async () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const { agent, seen } = agentWith(new ForwardedPropsHook({ applyAgentConfig: true, logger }), 1);
     logger.warns.length = 0;
     await agent.invoke("one", { invocationState: { forwardedProps: { agent_config: { system_prompt: 42 } } } });

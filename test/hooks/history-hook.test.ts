@@ -12,15 +12,9 @@ import {
   createHistoryExchange,
 } from "../../src/hooks/history-hook.js";
 import { maskTranscript, pairingProblem } from "../../src/hooks/history/transcript.js";
-import type { Logger } from "../../src/logger.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import { UserError } from "../../src/errors.js";
 import { expectConsistentTranscript } from "../agent/helpers.js";
-
-function capture(): Logger & { warns: string[]; errors: string[] } {
-  const warns: string[] = [];
-  const errors: string[] = [];
-  return { warns, errors, warn: (m) => void warns.push(m), error: (m) => void errors.push(m), debug: () => {} };
-}
 
 const big = "x".repeat(1500);
 const bigTool = (name = "fetch_page"): AgentTool =>
@@ -151,7 +145,7 @@ describe("HistoryHook: full", () => {
     ],
     ["a string", "corrupt"],
   ])("a corrupt stored transcript (%s) is logged; the agent starts empty and the run works", async (_name, stored) => {
-    const logger = capture();
+    const logger = capturingLogger();
     const state: Record<string, unknown> = {};
     const history = createHistoryExchange(state, { k: stored });
     const lengths: number[] = [];
@@ -167,7 +161,7 @@ describe("HistoryHook: full", () => {
   });
 
   test("an exchange whose get throws: logged, start empty, written back", async () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const written: Message[][] = [];
     const exchange = {
       get: () => {
@@ -353,7 +347,7 @@ describe("HistoryHook: summaries", () => {
     ["answers nothing", new ScriptedModel({ script: [{ text: "" }] })],
     ["has no script left", new ScriptedModel({ script: [] })],
   ])("a summarizer that %s keeps the unsummarised masked transcript and logs", async (_name, summarizer) => {
-    const logger = capture();
+    const logger = capturingLogger();
     const state: Record<string, unknown> = {};
     const history = createHistoryExchange(state, { k: exchangeTurns(3, "fetch_page", "a page") });
     const agent = new Agent({

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel, type Message, type ScriptedRequest } from "../../src/index.js";
-import type { Logger } from "../../src/logger.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import {
   MANIFEST_HEADER,
   REFERENCES_KEY,
@@ -10,11 +10,6 @@ import {
   createReferenceRegistry,
   referenceTools,
 } from "../../src/hooks/reference-hook.js";
-
-function capture(): Logger & { warns: string[] } {
-  const warns: string[] = [];
-  return { warns, warn: (m) => void warns.push(m), error: (m) => void warns.push(m), debug: () => {} };
-}
 
 const png = { id: "ref_1", name: "photo.png", mimeType: "image/png", size: 2048, data: "iVBORw0KGgo=" };
 const pdf = {
@@ -106,7 +101,7 @@ describe("ReferenceHook: manifest", () => {
   });
 
   test("malformed reference entries are skipped and logged", () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const registry = new ReferenceRegistry(
       [
         png,

@@ -21,11 +21,12 @@ import {
   sessionStateSnapshot,
   type SessionSnapshot,
 } from "../../src/hooks/session-state-hook.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
-const quiet = { debug: () => {}, error: () => {}, warn: () => {} };
+const quiet = capturingLogger();
 const logs = () => {
-  const warns: string[] = [];
-  return { warns, logger: { debug: () => {}, error: () => {}, warn: (m: string) => void warns.push(m) } };
+  const logger = capturingLogger();
+  return { warns: logger.warns, logger };
 };
 
 /** Gates every call of `act` on an "approve" interrupt. */

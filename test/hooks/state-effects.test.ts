@@ -3,7 +3,7 @@ import jsonpatch from "fast-json-patch";
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { Agent, BeforeToolCallEvent, ScriptedModel, tool, type AgentTool, type HookProvider } from "../../src/index.js";
-import type { Logger } from "../../src/logger.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import { RUN_ID_KEY, SHARED_STATE_KEY } from "../../src/agent/run-context.js";
 import {
   STATE_EFFECTS_KEY,
@@ -13,11 +13,6 @@ import {
   type StateEffect,
   type StateEffectCall,
 } from "../../src/hooks/state-effects.js";
-
-function capture(): Logger & { warns: string[] } {
-  const warns: string[] = [];
-  return { warns, warn: (m) => void warns.push(m), error: (m) => void warns.push(m), debug: () => {} };
-}
 
 const addItem = tool({
   name: "cart_add",
@@ -52,7 +47,7 @@ async function run(
     agentConfig?: object;
   } = {},
 ) {
-  const logger = capture();
+  const logger = capturingLogger();
   const invocationState: Record<string, unknown> = {
     [STATE_EFFECTS_KEY]: effects,
     [RUN_ID_KEY]: "run-1",

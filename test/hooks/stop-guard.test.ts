@@ -13,12 +13,7 @@ import {
   UserError,
 } from "../../src/index.js";
 import { MultiAgentStopGuard, StopGuard, stopGuardFromSignal } from "../../src/hooks/stop-guard.js";
-import type { Logger } from "../../src/logger.js";
-
-function capture(): Logger & { warns: { message: string; data?: Record<string, unknown> }[] } {
-  const warns: { message: string; data?: Record<string, unknown> }[] = [];
-  return { warns, warn: (message, data) => void warns.push(data ? { message, data } : { message }), error: () => {} };
-}
+import { capturingLogger } from "../fixtures/logger.js";
 
 function setup(hooks: ConstructorParameters<typeof Agent>[0]["hooks"], onRun?: () => void) {
   const ran: number[] = [];
@@ -79,7 +74,7 @@ describe("StopGuard", () => {
   });
 
   test("a stopCheck that throws is treated as stop and logged", async () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const { agent, ran } = setup([
       new StopGuard(
         () => {
@@ -92,8 +87,11 @@ describe("StopGuard", () => {
     expect(r.stopReason).toBe("stopped");
     expect(ran).toEqual([]);
     expect(logger.warns).toHaveLength(1);
-    expect(logger.warns[0]!.message).toMatch(/stopCheck threw/);
-    expect(logger.warns[0]!.data).toMatchObject({ error: "flag store unreachable", tool: "step" });
+    expect(logger.warns[0]).toMatch(/stopCheck threw/);
+    expect(logger.lines.find((l) => l.level === "warn")!.data).toMatchObject({
+      error: "flag store unreachable",
+      tool: "step",
+    });
   });
 
   test("the default logger is console.warn", async () => {
@@ -135,7 +133,7 @@ describe("MultiAgentStopGuard", () => {
   });
 
   test("a throwing stopCheck cancels the node and is logged", async () => {
-    const logger = capture();
+    const logger = capturingLogger();
     const registry = new HookRegistry();
     registry.addHook(
       new MultiAgentStopGuard(
@@ -147,7 +145,11 @@ describe("MultiAgentStopGuard", () => {
     );
     const e = await registry.invoke(new BeforeNodeCallEvent(orchestrator, {}, "n1"));
     expect(e.cancelNode).not.toBe(false);
-    expect(logger.warns[0]!.data).toMatchObject({ orchestrator: "graph", nodeId: "n1", error: "boom" });
+    expect(logger.lines.find((l) => l.level === "warn")!.data).toMatchObject({
+      orchestrator: "graph",
+      nodeId: "n1",
+      error: "boom",
+    });
   });
 });
 

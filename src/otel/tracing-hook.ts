@@ -163,15 +163,19 @@ export class TracingHook implements HookProvider {
         recordOnSpan(this.#toolSpan(run, record.toolUseId, record.tool), record, entry, this.#principals);
       }),
     );
-    if (e.resuming) this.#loadAsking(run, agent);
+    if (e.resuming) this.#loadAsking(run, agent, false);
   }
 
-  /** Links the resumed run to the spans that asked (once the paused session is restored: at its first call). */
-  #loadAsking(run: RunTrace, agent: Agent): void {
+  /**
+   * Links the resumed run to the spans that asked. Tried when the run begins and again at its first call: a
+   * `SessionStateHook` registered after this hook restores the paused session between the two.
+   * @param last - Whether to stop looking when none is found.
+   */
+  #loadAsking(run: RunTrace, agent: Agent, last: boolean): void {
     if (run.asking !== undefined) return;
     const asking = askingSpans(agent);
-    run.asking = asking ?? null;
     if (asking) run.span.addLinks(asking.all);
+    if (asking || last) run.asking = asking ?? null;
   }
 
   #modelStart(e: BeforeModelCallEvent): void {
@@ -253,7 +257,7 @@ export class TracingHook implements HookProvider {
   #toolStart(e: BeforeToolCallEvent): void {
     const run = this.#runs.get(e.agent);
     if (!run) return;
-    if (run.resuming && run.recording) this.#loadAsking(run, e.agent);
+    if (run.resuming && run.recording) this.#loadAsking(run, e.agent, true);
     const span = this.#toolSpan(run, e.toolUse.toolUseId, e.toolUse.name);
     if (this.#content && run.recording) span.setAttribute(GEN_AI.toolArguments, jsonText(e.toolUse.input));
   }

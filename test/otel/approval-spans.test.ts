@@ -17,6 +17,9 @@ import {
 import { InterruptHook, type GateRule, type SubjectFn } from "../../src/hooks/interrupt-hook.js";
 import { sha256Hex } from "../../src/agent/shared/sha256.js";
 import { type Tracing, tracing } from "./trace-fixtures.js";
+import { TRACE_LINKS_KEY } from "../../src/otel/index.js";
+import { restoreSessionState, SessionStateHook, sessionStateSnapshot } from "../../src/hooks/session-state-hook.js";
+import { createSessionExchange } from "../../src/agent/run-context.js";
 
 /** A transfer tool that records what it sent. */
 function transferTool() {
@@ -248,5 +251,40 @@ describe("approvals on execute_tool spans", () => {
     expect(calls(t)[0]?.attributes["kaboo.approval.audit_seq"]).toBe(0);
     expect(calls(t)[1]?.attributes["kaboo.approval.audit_seq"]).toBe(1);
     expect(calls(t)[1]?.events.map((e) => e.attributes?.["kaboo.approval.audit_seq"])).toEqual([1, 2]);
+  });
+
+  test("through the host's paused session (the snapshot as JSON, restored on a cold agent): the resumed call links to the asking span", async () => {
+    const t = tracing();
+    const make = () =>
+      new Agent({
+        name: "bank",
+        model: new ScriptedModel({
+          script: ({ lastToolResults }) =>
+            lastToolResults.length
+              ? { text: "ok" }
+              : { toolCalls: [{ name: "transfer", input: { to: "eve" }, id: "c1" }] },
+        }),
+        tools: [transferTool().tool],
+        hooks: [t.hook, new SessionStateHook(), new InterruptHook(["transfer"])],
+      });
+    const first: Record<string, unknown> = { threadId: "th" };
+    createSessionExchange(first);
+    const asker = make();
+    const paused = await asker.invoke("pay eve", { invocationState: first });
+    const snapshot = JSON.parse(JSON.stringify(sessionStateSnapshot(first)));
+    expect(Object.keys(snapshot.interrupt_state.context)).toContain(TRACE_LINKS_KEY);
+    const second: Record<string, unknown> = { threadId: "th" };
+    createSessionExchange(second, { inbound: snapshot, resuming: true });
+    const id = paused.interrupts[0]?.id as string;
+    const cold = make();
+    cold.messages = JSON.parse(JSON.stringify(asker.messages));
+    restoreSessionState(cold, second);
+    await cold.invoke([{ interruptResponse: { interruptId: id, response: { approved: true } } }], {
+      invocationState: second,
+    });
+    const [asked, ran] = calls(t);
+    expect(ran?.attributes["kaboo.ledger.answer"]).toBe("ran");
+    expect(ran?.links.map((l) => l.context.spanId)).toEqual([asked?.spanContext().spanId]);
+    expect(runs(t)[1]?.links).toHaveLength(1);
   });
 });

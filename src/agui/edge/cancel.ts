@@ -2,7 +2,9 @@
  * A Stop for a thread's current run: the only thing that cancels a run at the edge (a client
  * that goes away does not). The body is `{ "kaboo_cancel": { "threadId": "…", "runId"?: "…" } }`,
  * POSTed to the handler's URL with the same credentials as the runs. The run ends with the AG-UI
- * `cancelled` outcome at its next safe point; a call already executing finishes and is recorded.
+ * `cancelled` outcome at its next safe point. A call already executing has its signal aborted; one that
+ * ends within the agent's `toolGraceMs` is recorded as it ended, and one that does not is abandoned: the
+ * run ends asking whether it went through (see safe-stop.ts), and the thread is free.
  *
  * @module
  */

@@ -1,11 +1,14 @@
 /**
  * A Stop that waits for a safe point. At the edge a run is cancelled only when the thread's person
- * asks (never because a connection went away), and even then a call that is executing finishes
- * and is recorded: cutting it off would report "cancelled" for a call whose effect happened.
+ * asks (never because a connection went away), and even then a call that is executing is not cut
+ * off: reporting "cancelled" for a call whose effect happened would be a lie.
  *
  * The run's signal aborts at once when no server tool is executing (a model turn is cut, nothing
- * of it is kept as done); otherwise as soon as the last executing call has returned. Calls that
- * have not started when the Stop came are not run.
+ * of it is kept as done); otherwise as soon as the last executing call has returned. An executing
+ * call's own signal aborts at once (a tool that honours it ends, and its result or error is
+ * recorded); one whose callback has not settled within the agent's `toolGraceMs` is abandoned
+ * (`ToolAbandonedError`): its claim is marked as of unknown outcome, the run ends asking whether it
+ * went through, and the thread is free. Calls that have not started when the Stop came are not run.
  *
  * A Stop that came before a resume began (it was recorded in the lease of a run that died before
  * its safe point, and this is that run again) does not abort at once: the resumed batch may hold
@@ -21,7 +24,12 @@ import type { Agent } from "../../agent/agent.js";
 import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from "../../agent/events.js";
 import { readPausedBatch } from "../../agent/interrupts/paused-batch.js";
 import { callKey, runLedger } from "../../agent/run-context.js";
-import type { AgentTool } from "../../agent/tools/tools.js";
+import type { AgentTool, ToolContext } from "../../agent/tools/tools.js";
+import { graceAfterAbort } from "../../agent/tools/call-deadline.js";
+import { DEFAULT_TOOL_GRACE_MS } from "../../agent/limits.js";
+import { linkedAbort } from "../../agent/shared/abort.js";
+import { onAbort } from "../../agent/shared/abort-wait.js";
+import { ToolAbandonedError } from "../../errors.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
 export const STOPPED_BEFORE_RUN = "The run was stopped on request before this tool ran.";
@@ -39,6 +47,10 @@ export class SafeStop {
   #deferred = false;
   /** The resumed batch's calls as the model made them (their ledger keys), by id. */
   #resumed = new Map<string, unknown>();
+  /** The executing calls' own Stops. */
+  #calls = new Set<AbortController>();
+  /** How long a call has to end once stopped (the agent's `toolGraceMs`). */
+  #graceMs = DEFAULT_TOOL_GRACE_MS;
 
   /** The run's signal: aborts only at a safe point after {@link SafeStop.request}. */
   get signal(): AbortSignal {
@@ -54,7 +66,9 @@ export class SafeStop {
   request(): void {
     this.#requested = true;
     if (this.#resuming && !this.#began) this.#deferred = true;
-    if (!this.#deferred) this.#abortIfIdle();
+    if (this.#deferred) return;
+    for (const call of this.#calls) call.abort(new DOMException("The run was stopped on request.", "AbortError"));
+    this.#abortIfIdle();
   }
 
   /**
@@ -66,6 +80,7 @@ export class SafeStop {
    */
   install(agent: Agent, o: { resuming?: boolean } = {}): void {
     this.#resuming = o.resuming === true;
+    this.#graceMs = agent.toolGraceMs;
     for (const name of agent.toolNames()) {
       const original = agent.tool(name);
       if (!original || original.kind === "client") continue;
@@ -123,9 +138,21 @@ export class SafeStop {
     const counted = Object.create(tool) as { -readonly [K in keyof AgentTool]: AgentTool[K] };
     counted.call = async (input, context) => {
       this.#executing++;
+      // The call's own Stop: the tool's signal follows it and the run's, and a grace starts with it.
+      const stop = new AbortController();
+      const link = linkedAbort(context.signal);
+      const unfollow = onAbort(stop.signal, (reason) => link.abort(reason));
+      this.#calls.add(stop);
       try {
-        return await tool.call(input, context);
+        const run = tool.call(input, Object.create(context, { signal: { value: link.signal } }) as ToolContext);
+        return await graceAfterAbort(run, stop.signal, {
+          graceMs: this.#graceMs,
+          abandoned: (late) => new ToolAbandonedError(tool.name, context.toolUse.toolUseId, "stopped", late),
+        });
       } finally {
+        this.#calls.delete(stop);
+        unfollow();
+        link.unlink();
         this.#executing--;
         // After a macrotask: the runner first takes the call's result (its wait races the signal).
         if (this.#requested && !this.#deferred) setTimeout(() => this.#abortIfIdle(), 0);

@@ -1,22 +1,15 @@
 // An Agent with tools, over each provider, against the loopback server: the bodies the server
 // receives show the tool results are sent back in each provider's format.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
 import { AfterModelCallEvent, Agent, messageText, tool } from "../../src/index.js";
 import { ContextWindowOverflowError } from "../../src/models/errors.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
 import { OpenAIChatModel } from "../../src/models/openai.js";
-import { fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
+import { fixture, jsonReply, sseReply, loopbackServer } from "./helpers.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.received.length = 0;
-});
+const server = loopbackServer();
 
 function weatherTool(calls: string[]) {
   return tool({

@@ -1,27 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { assembleResponse } from "../../src/agent/model-call.js";
+import { describe, expect, test } from "vitest";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel, ContextWindowOverflowError, ModelError, messagesUrl } from "../../src/models/anthropic.js";
 import { anthropicStopReason } from "../../src/models/anthropic-stream.js";
-import type { ModelStreamEvent } from "../../src/agent/model.js";
 import type { RetryInfo } from "../../src/models/retry.js";
-import { collect, fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
+import {
+  collect,
+  fixture,
+  jsonReply,
+  sseReply,
+  loopbackServer,
+  weatherSpec,
+  weatherQuestion,
+  assemble,
+} from "./helpers.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.received.length = 0;
-});
+const server = loopbackServer();
 
-const spec = {
-  name: "get_weather",
-  description: "Weather of a city",
-  inputSchema: { type: "object", properties: { city: { type: "string" } } },
-};
-const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] }];
+const spec = weatherSpec;
+const user = weatherQuestion;
 
 function model(extra: Partial<ConstructorParameters<typeof AnthropicModel>[0]> = {}): AnthropicModel {
   return new AnthropicModel({
@@ -33,8 +29,6 @@ function model(extra: Partial<ConstructorParameters<typeof AnthropicModel>[0]> =
     ...extra,
   });
 }
-const metrics = () => ({ usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }) as any;
-const assemble = (events: AsyncIterable<ModelStreamEvent>) => assembleResponse(events, () => {}, metrics(), undefined);
 
 describe("AnthropicModel over a loopback server", () => {
   test("streams text (ping ignored) with usage, and posts the documented request", async () => {

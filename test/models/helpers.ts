@@ -2,6 +2,8 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { assembleResponse } from "../../src/agent/model-call.js";
 import type { ModelStreamEvent } from "../../src/agent/model.js";
 
 /** One reply of the server. */
@@ -85,6 +87,57 @@ export async function startServer(): Promise<TestServer> {
       }),
   };
 }
+
+/**
+ * The loopback server of one test file: started before its tests, its `received` emptied before
+ * each test, closed after them all.
+ */
+export function loopbackServer(): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startServer();
+  });
+  beforeEach(() => {
+    if (started) started.received.length = 0;
+  });
+  afterAll(() => started?.close());
+  const server = () => {
+    if (!started) throw new Error("the loopback server starts before the file's tests");
+    return started;
+  };
+  return {
+    get url() {
+      return server().url;
+    },
+    get received() {
+      return server().received;
+    },
+    closed: () => server().closed(),
+    reply: (...replies) => server().reply(...replies),
+    close: () => server().close(),
+  };
+}
+
+/** The tool the provider tests offer, as a spec. */
+export const weatherSpec = {
+  name: "get_weather",
+  description: "Weather of a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+};
+
+/** The user turn the provider tests send. */
+export const weatherQuestion = [
+  { role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] },
+];
+
+/** A model stream assembled into one response, as the runner does (no listener, zero metrics). */
+export const assemble = (events: AsyncIterable<ModelStreamEvent>) =>
+  assembleResponse(
+    events,
+    () => {},
+    { usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } } as never,
+    undefined,
+  );
 
 /** Reads a fixture file. */
 export function fixture(provider: "openai" | "anthropic", name: string): string {

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { assembleResponse } from "../../src/agent/model-call.js";
+import { describe, expect, test } from "vitest";
 import { ModelStreamError } from "../../src/errors.js";
 import {
   ContextWindowOverflowError,
@@ -9,23 +8,22 @@ import {
 } from "../../src/models/openai.js";
 import type { RetryInfo } from "../../src/models/retry.js";
 import type { ModelStreamEvent } from "../../src/agent/model.js";
-import { collect, fixture, jsonReply, sseReply, startServer, type TestServer } from "./helpers.js";
+import {
+  collect,
+  fixture,
+  jsonReply,
+  sseReply,
+  loopbackServer,
+  startServer,
+  weatherSpec,
+  weatherQuestion,
+  assemble,
+} from "./helpers.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.received.length = 0;
-});
+const server = loopbackServer();
 
-const spec = {
-  name: "get_weather",
-  description: "Weather of a city",
-  inputSchema: { type: "object", properties: { city: { type: "string" } } },
-};
-const user = [{ role: "user" as const, content: [{ type: "text" as const, text: "Weather in Oslo and Rome?" }] }];
+const spec = weatherSpec;
+const user = weatherQuestion;
 
 function model(extra: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}): OpenAIChatModel {
   return new OpenAIChatModel({
@@ -36,9 +34,6 @@ function model(extra: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> 
     ...extra,
   });
 }
-
-const metrics = () => ({ usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }) as any;
-const assemble = (events: AsyncIterable<ModelStreamEvent>) => assembleResponse(events, () => {}, metrics(), undefined);
 
 describe("OpenAIChatModel over a loopback server", () => {
   test("streams plain text, with usage from the last chunk (empty choices)", async () => {

@@ -1,12 +1,13 @@
 /**
- * Where a run's first span hangs: under the node span of the orchestrator that runs it, under the span of the
- * run that delegated to it, under the host's parent (an incoming `traceparent`), or the active context.
+ * Where a run's first span hangs: under the node span of the orchestrator that runs it, under the `execute_tool`
+ * span of the call that delegated to it (`agentAsTool`), under the span of the run whose state it was copied from,
+ * under the host's parent (an incoming `traceparent`), or the active context.
  * Each is found through the run's `invocationState` (child runs get shallow copies of their parent's), never
  * through an ambient context store, which Workers and pages do not have per run.
  *
  * @module
  */
-import { context, type Context } from "@opentelemetry/api";
+import { context, trace, type Context, type Span } from "@opentelemetry/api";
 import type { InvocationState } from "../agent/events.js";
 import { privateRunKey, runContext, type RunKey } from "../agent/run-context.js";
 
@@ -16,11 +17,14 @@ export type ParentOption = Context | ((invocationState: InvocationState) => Cont
 const isContext = (v: unknown): v is Context =>
   typeof v === "object" && v !== null && typeof (v as Context).getValue === "function";
 const isMap = (v: unknown): v is Map<string, Context> => v instanceof Map;
+const isSpanMap = (v: unknown): v is Map<string, Span> => v instanceof Map;
 
 /** The span of the run (or orchestrator) whose state a child run's state was copied from. */
 export const parentSpanKey = privateRunKey("traceParent", isContext);
 /** An orchestrator's node spans, by the stream path its node runs get (without the `#N` of a repeat). */
 export const nodeSpansKey = privateRunKey("traceNodes", isMap);
+/** A run's open `execute_tool` spans by call id: a delegate's run (its state has `delegationId`) hangs under its call. */
+export const callSpansKey = privateRunKey("traceCalls", isSpanMap);
 
 /**
  * The parent context of a run's (or an orchestrator's) first span.
@@ -34,6 +38,9 @@ export function parentOf(state: InvocationState, option: ParentOption | undefine
   const node = nodes && path !== undefined ? nodes.get(path.replace(/#\d+$/, "")) : undefined;
   if (node) return node;
   const parent = parentSpanKey.find(state);
+  const delegation = runContext.delegationId.find(state);
+  const call = delegation === undefined ? undefined : callSpansKey.find(state)?.get(delegation);
+  if (call) return trace.setSpan(parent ?? context.active(), call);
   if (parent) return parent;
   const given = typeof option === "function" ? option(state) : option;
   return given ?? context.active();

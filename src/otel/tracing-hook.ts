@@ -28,7 +28,7 @@ import {
   resultContent,
   systemInstructions,
 } from "./content.js";
-import { parentOf, parentSpanKey, scoped, type ParentOption } from "./parents.js";
+import { callSpansKey, parentOf, parentSpanKey, scoped, type ParentOption } from "./parents.js";
 import { askingSpans, keepAskingSpans, type AskingSpans } from "./trace-links.js";
 import { errorType, failed } from "./span-status.js";
 import { WorkflowSpans } from "./workflow-spans.js";
@@ -153,8 +153,9 @@ export class TracingHook implements HookProvider {
       chatTokens: { input: 0, output: 0 },
       tools: new Map(),
       asking: undefined,
-      cleanups: [scoped(parentSpanKey, state, ctx)],
+      cleanups: [],
     };
+    run.cleanups.push(scoped(parentSpanKey, state, ctx), scoped(callSpansKey, state, run.tools));
     this.#runs.set(agent, run);
     if (!run.recording) return;
     run.cleanups.push(

@@ -3,7 +3,7 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel } from "../../src/index.js";
-import { Graph } from "../../src/multiagent/index.js";
+import { Graph, agentAsTool } from "../../src/multiagent/index.js";
 import { parentFromTraceparent } from "../../src/otel/index.js";
 import * as z from "zod/v4";
 import { tool } from "../../src/index.js";
@@ -197,6 +197,35 @@ describe("a run as GenAI spans", () => {
       "gen_ai.conversation.id": "t9",
     });
     expect(t.one("node b").attributes).toMatchObject({ "kaboo.node.id": "b", "kaboo.node.status": "completed" });
+  });
+
+  test("a delegate's run hangs under the execute_tool span of the call that delegated to it", async () => {
+    const t = tracing();
+    const helper = new Agent({
+      name: "helper",
+      model: new ScriptedModel({ modelId: "m", script: [{ text: "helped" }] }),
+      hooks: [t.hook],
+    });
+    const lead = new Agent({
+      name: "lead",
+      model: new ScriptedModel({
+        modelId: "m",
+        ids: "sequential",
+        script: [{ toolCalls: [{ name: "ask_helper", input: { task: "help" } }] }, { text: "done" }],
+      }),
+      tools: [agentAsTool(helper, { name: "ask_helper", description: "Asks the helper." })],
+      hooks: [t.hook],
+    });
+    await lead.invoke("go", { invocationState: { threadId: "t" } });
+    expect(t.tree()).toEqual([
+      "chat m < invoke_agent lead",
+      "chat m < invoke_agent helper",
+      "invoke_agent helper < execute_tool ask_helper",
+      "execute_tool ask_helper < invoke_agent lead",
+      "chat m < invoke_agent lead",
+      "invoke_agent lead < root",
+    ]);
+    expect(new Set(t.spans().map((s) => s.spanContext().traceId)).size).toBe(1);
   });
 
   test("a gated call paused in a run without any tracing SDK: the no-op tracer records nothing and keeps no links", async () => {

@@ -37,6 +37,8 @@ export default defineConfig(async () => {
               "@ag-ui/client",
               "@ag-ui/core",
               "@ag-ui/core/schemas",
+              "@opentelemetry/api",
+              "@opentelemetry/sdk-trace-base",
               "eventsource-parser",
               "fast-check",
               "fast-json-patch",

@@ -4,22 +4,18 @@
  * moment after a detach, a same-tab watcher detached at every point of a streamed answer, and a detached watch.
  */
 import type { BaseEvent } from "@ag-ui/core";
-import * as z from "zod/v4";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
-import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { MemoryLocks } from "./reload-world.js";
 import { user } from "../fixtures.js";
-import { pausedPage, settled, until } from "./detached-page.js";
+import { detachedMidTransfer, pausedPage, settled, until } from "./detached-page.js";
 
 describe("a run whose view left", () => {
   test("a Stop on thread t2 (right after sending there) does not stop t1's detached run", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage();
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank, sessionStore } = await detachedMidTransfer();
     // The person opens thread t2, sends a message and presses Stop at once.
     agent.threadId = "t2";
     agent.pendingInterrupts = [];
@@ -34,11 +30,7 @@ describe("a run whose view left", () => {
   });
 
   test("a Stop on thread t2 with nothing started there does not stop t1's detached run", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage();
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank, sessionStore } = await detachedMidTransfer();
     agent.threadId = "t2";
     agent.abortRun();
     bank.open();
@@ -80,11 +72,7 @@ describe("a run whose view left", () => {
   });
 
   test("locks: null — connectAgent() in the same tab does not drive the detached run a second time", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage(null);
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank, sessionStore } = await detachedMidTransfer(null);
     const seen: BaseEvent[] = [];
     const watching = agent.connectAgent({}, { onEvent: ({ event }) => void seen.push(event) });
     await new Promise((r) => setTimeout(r, 50));
@@ -99,11 +87,7 @@ describe("a run whose view left", () => {
   });
 
   test("one runner agent for every thread: while t1's detached run goes on, a run on t2 is refused clearly and t1 is untouched", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage(undefined, true);
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank, sessionStore } = await detachedMidTransfer(undefined, true);
     agent.threadId = "t2";
     agent.pendingInterrupts = [];
     agent.setMessages([user("hello")]);
@@ -170,35 +154,16 @@ describe("the same resume twice, at once and again (two tabs over one store and 
 
 describe("no lock manager (navigator.locks is absent outside secure contexts)", () => {
   test("detach mid-answer, connectAgent() in the same tab: the transfer runs once", async () => {
-    const transfers: string[] = [];
-    const transfer = tool({
-      name: "transfer",
-      description: "Send money.",
-      inputSchema: z.object({ to: z.string(), amount: z.number() }),
-      callback: ({ to }) => {
-        transfers.push(to);
-        return `sent to ${to}`;
-      },
-    });
-    const model = new ScriptedModel({
-      delayMs: 10,
-      script: ({ lastUserText, lastToolResults }) =>
-        lastToolResults.length
-          ? { text: "Done." }
-          : {
-              reasoning: "The user wants a transfer of money.",
-              toolCalls: [{ name: "transfer", input: { to: lastUserText, amount: 5 } }],
-            },
-    });
+    const bank = newBank();
     const sessionStore = new MemorySessionStore();
     const agent = new KabooAgent({
       threadId: "t1",
-      agent: () => new Agent({ name: "bank", model, tools: [transfer] }),
+      agent: () => bankAgent(bank, { gate: false, reasoning: true, delayMs: 10 }),
       sessionStore,
       ledger: new MemoryExecutionLedger(),
       locks: null,
     });
-    agent.addMessage(user("alice"));
+    agent.addMessage(user("pay alice 5"));
     const seen: BaseEvent[] = [];
     const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
     await until(() => seen.length >= 2);
@@ -207,7 +172,7 @@ describe("no lock manager (navigator.locks is absent outside secure contexts)", 
     await agent.connectAgent().catch(() => undefined);
     await settled(sessionStore, "t1");
     await new Promise((r) => setTimeout(r, 300));
-    expect(transfers).toEqual(["alice"]);
+    expect(bank.sent).toEqual(["alice"]);
   });
 });
 

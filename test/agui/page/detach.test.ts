@@ -4,15 +4,11 @@
  */
 import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import { pausedPage, until } from "./detached-page.js";
+import { detachedMidTransfer, until } from "./detached-page.js";
 
 describe("KabooAgent: a detached view leaves the run going", () => {
   test("detached mid-transfer: the transfer finishes and is recorded as sent, not cancelled", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage();
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { bank, sessionStore } = await detachedMidTransfer();
     bank.open();
     await until(() => bank.sent.length === 1);
     await until(() => JSON.stringify(sessionStore).length > 0);
@@ -26,11 +22,7 @@ describe("KabooAgent: a detached view leaves the run going", () => {
   });
 
   test("connectAgent() in the same tab follows the detached run live, to its end", async () => {
-    const { agent, bank, resume } = await pausedPage();
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank } = await detachedMidTransfer();
     const seen: BaseEvent[] = [];
     const watching = agent.connectAgent({}, { onEvent: ({ event }) => void seen.push(event) });
     await until(() => seen.some((e) => e.type === "RUN_STARTED"));
@@ -45,11 +37,7 @@ describe("KabooAgent: a detached view leaves the run going", () => {
   });
 
   test("abortRun() while following it stops the detached run (the call in flight finishes and is recorded)", async () => {
-    const { agent, bank, sessionStore, resume } = await pausedPage();
-    const running = agent.runAgent({ resume });
-    await until(() => bank.started.length === 1);
-    await agent.detachActiveRun();
-    await running;
+    const { agent, bank, sessionStore } = await detachedMidTransfer();
     const watching = agent.connectAgent();
     await new Promise((r) => setTimeout(r, 20));
     agent.abortRun();

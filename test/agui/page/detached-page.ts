@@ -1,41 +1,29 @@
 /** A page whose run waits in a transfer the test releases: for the tests of runs that outlive their view. */
-import * as z from "zod/v4";
 import { expect } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../../src/index.js";
+import { MemoryExecutionLedger } from "../../../src/index.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { MemoryLocks } from "./reload-world.js";
 import { user } from "../fixtures.js";
 
-/** A bank whose transfer waits until the test lets it answer (`open`); it fails if its signal aborted. */
+/**
+ * The shared bank, gated once per call, whose transfer waits until the test lets it answer (`open`);
+ * it fails if its signal aborted meanwhile. `runner` makes its agent.
+ */
 export function gatedBank() {
-  const sent: string[] = [];
-  const started: string[] = [];
+  const bank = newBank();
   let open = () => {};
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number() }),
-    callback: async ({ to, amount }, { signal }) => {
-      started.push(to);
-      await gate;
-      if (signal?.aborted) throw new Error("cut off");
-      sent.push(to);
-      return `sent ${amount} to ${to}`;
-    },
-  });
-  const model = new ScriptedModel({
-    script: ({ lastUserText, lastToolResults }) => {
-      if (lastToolResults.length) return { text: `Done: ${JSON.stringify(lastToolResults[0]?.content)}` };
-      const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-      if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
-      return { text: `You said: ${lastUserText}` };
-    },
-  });
-  const runner = () => new Agent({ name: "bank", model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
-  return { runner, sent, started, open };
+  const runner = () =>
+    bankAgent(bank, {
+      gate: { remember: false, agentName: "" },
+      beforeMoving: async (_, { signal }) => {
+        await gate;
+        if (signal?.aborted) throw new Error("cut off");
+      },
+    });
+  return Object.assign(bank, { runner, open });
 }
 
 /** Waits (up to 2.5 s) until `ok` holds, and fails if it never does. */
@@ -70,6 +58,19 @@ export async function pausedPage(
     { interruptId: agent.pendingInterrupts[0]!.id, status: "resolved" as const, payload: { approved: true } },
   ];
   return { agent, bank, sessionStore, resume };
+}
+
+/**
+ * {@link pausedPage}, resumed, its view detached once the transfer started: the run goes on, its
+ * transfer waiting for `bank.open()`.
+ */
+export async function detachedMidTransfer(...page: Parameters<typeof pausedPage>) {
+  const paused = await pausedPage(...page);
+  const running = paused.agent.runAgent({ resume: paused.resume });
+  await until(() => paused.bank.started.length === 1);
+  await paused.agent.detachActiveRun();
+  await running;
+  return paused;
 }
 
 /** The thread's record once its run is no longer running. */

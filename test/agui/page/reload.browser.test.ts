@@ -25,6 +25,26 @@ async function reference(): Promise<{ log: ScenarioLog; world: ReloadWorld }> {
   return { log: await playScenario(world), world };
 }
 
+/**
+ * A world whose run is held at the operation labelled like `label`, `fromEnd` before the last such
+ * operation of the reference run, until `release` fires; `reached` fires when it gets there.
+ */
+async function heldAt(label: RegExp, fromEnd: number) {
+  const release = signal();
+  const reached = signal();
+  const base = await reference();
+  const at = nthOp(label, countOps(base.world, label) - fromEnd);
+  const world = new ReloadWorld({
+    locks: navigator.locks,
+    onOp: (op, l) => {
+      if (!at(op, l)) return;
+      reached.fire();
+      return release.promise;
+    },
+  });
+  return { base, world, reached, release };
+}
+
 describe("a reload in the middle of a run (Chromium)", () => {
   test(
     "mid-stream: the cut answer is asked of the model again and the transcript is the uninterrupted one",
@@ -85,20 +105,8 @@ describe("two tabs on one thread (Chromium)", () => {
   test(
     "one drives, the other watches its events live and starts no run of its own; if the driver dies, the watcher takes over",
     async () => {
-      const release = signal();
-      const reached = signal();
-      const base = await reference();
       // Tab A is held just before its last answer starts streaming while tab B connects.
-      const start = /^model:messageStart$/;
-      const mid = nthOp(start, countOps(base.world, start));
-      const world = new ReloadWorld({
-        locks: navigator.locks,
-        onOp: (op, label) => {
-          if (!mid(op, label)) return;
-          reached.fire();
-          return release.promise;
-        },
-      });
+      const { world, reached, release } = await heldAt(/^model:messageStart$/, 0);
       const a = world.openPage();
       const seenByB: string[] = [];
       const driving = playScenario(world, { page: a });
@@ -129,19 +137,7 @@ describe("two tabs on one thread (Chromium)", () => {
   test(
     "a tab that is refused while another drives gets RUN_IN_PROGRESS; when the driver dies mid-answer, the watcher finishes the run",
     async () => {
-      const release = signal();
-      const reached = signal();
-      const base = await reference();
-      const delta = /^model:contentBlockDelta$/;
-      const mid = nthOp(delta, countOps(base.world, delta) - 2);
-      const world = new ReloadWorld({
-        locks: navigator.locks,
-        onOp: (op, label) => {
-          if (!mid(op, label)) return;
-          reached.fire();
-          return release.promise;
-        },
-      });
+      const { world, reached, release } = await heldAt(/^model:contentBlockDelta$/, 2);
       const a = world.openPage();
       const driving = playScenario(world, { page: a, reopen: false });
       await reached.promise;
@@ -177,20 +173,9 @@ describe("two tabs on one thread (Chromium)", () => {
   test(
     "a tab that joins in the middle of a streamed message shows the message so far, then the rest live",
     async () => {
-      const release = signal();
-      const reached = signal();
-      const base = await reference();
       // Held in the middle of the last answer: a few of its deltas are out, the rest not yet.
       const delta = /^model:contentBlockDelta$/;
-      const mid = nthOp(delta, countOps(base.world, delta) - 3);
-      const world = new ReloadWorld({
-        locks: navigator.locks,
-        onOp: (op, label) => {
-          if (!mid(op, label)) return;
-          reached.fire();
-          return release.promise;
-        },
-      });
+      const { base, world, reached, release } = await heldAt(delta, 3);
       // What A tells the other tabs of its last answer, heard as by a tab open all along.
       const trace = base.world.trace;
       const lastDeltas = trace.slice(trace.lastIndexOf("model:messageStart")).filter((l) => delta.test(l)).length;

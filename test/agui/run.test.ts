@@ -30,6 +30,10 @@ async function paused(ledger: Bank) {
   return { agent, interrupt: finished.outcome.interrupts[0]!, state: snapshot.snapshot, messages };
 }
 
+/** The paused run resumed with `resume`, its messages and state sent back. */
+const resumed = (p: Awaited<ReturnType<typeof paused>>, resume: NonNullable<RunAgentInput["resume"]>) =>
+  collect(runAgui({ agent: p.agent, input: input({ messages: p.messages, state: p.state, resume }) }));
+
 const errorCode = (events: BaseEvent[]) =>
   (events.find((e) => e.type === EventType.RUN_ERROR) as unknown as { code?: string } | undefined)?.code;
 
@@ -37,16 +41,7 @@ describe("runAgui resume errors", () => {
   test("an unknown interrupt id → UNKNOWN_INTERRUPT_ID", async () => {
     const ledger = newBank();
     const p = await paused(ledger);
-    const events = await collect(
-      runAgui({
-        agent: p.agent,
-        input: input({
-          messages: p.messages,
-          state: p.state,
-          resume: [{ interruptId: "nope", status: "resolved", payload: { approved: true } }],
-        }),
-      }),
-    );
+    const events = await resumed(p, [{ interruptId: "nope", status: "resolved", payload: { approved: true } }]);
     expect(errorCode(events)).toBe("UNKNOWN_INTERRUPT_ID");
     expect(ledger.transfers).toEqual([]);
   });
@@ -62,27 +57,9 @@ describe("runAgui resume errors", () => {
   test("a resolved entry without a payload → INVALID_PAYLOAD, and the pause survives for a correct retry", async () => {
     const ledger = newBank();
     const p = await paused(ledger);
-    const bad = await collect(
-      runAgui({
-        agent: p.agent,
-        input: input({
-          messages: p.messages,
-          state: p.state,
-          resume: [{ interruptId: p.interrupt.id, status: "resolved" }],
-        }),
-      }),
-    );
+    const bad = await resumed(p, [{ interruptId: p.interrupt.id, status: "resolved" }]);
     expect(errorCode(bad)).toBe("INVALID_PAYLOAD");
-    const good = await collect(
-      runAgui({
-        agent: p.agent,
-        input: input({
-          messages: p.messages,
-          state: p.state,
-          resume: [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }],
-        }),
-      }),
-    );
+    const good = await resumed(p, [{ interruptId: p.interrupt.id, status: "resolved", payload: { approved: true } }]);
     expect(errorCode(good)).toBeUndefined();
     expect(ledger.transfers).toHaveLength(1);
   });
@@ -147,16 +124,7 @@ describe("runAgui resume errors", () => {
   test("a cancelled resume entry skips the call", async () => {
     const ledger = newBank();
     const p = await paused(ledger);
-    const events = await collect(
-      runAgui({
-        agent: p.agent,
-        input: input({
-          messages: p.messages,
-          state: p.state,
-          resume: [{ interruptId: p.interrupt.id, status: "cancelled" }],
-        }),
-      }),
-    );
+    const events = await resumed(p, [{ interruptId: p.interrupt.id, status: "cancelled" }]);
     expect(ledger.transfers).toEqual([]);
     expect(JSON.stringify(events)).toMatch(/skipped/);
   });

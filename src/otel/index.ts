@@ -8,6 +8,7 @@
 export { TracingHook } from "./tracing-hook.js";
 export type { TracingHookOptions } from "./tracing-hook.js";
 export type { PrincipalMode } from "./approval-spans.js";
+export { acceptTraceparent } from "./parents.js";
 export type { ParentOption } from "./parents.js";
 export { GEN_AI, KABOO, KABOO_EVENTS } from "./attributes.js";
 export { parentFromTraceparent, spanContextFromTraceparent, traceparentOf, TRACE_LINKS_KEY } from "./trace-links.js";

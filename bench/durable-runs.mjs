@@ -44,7 +44,7 @@ const workerFile = await bundleTo(
   import { KabooThread as Base } from "./src/stores/durable-object.ts";
   export class KabooThread extends Base {
     constructor(ctx, env) {
-      super(ctx, env, { handler: (store) => createAguiHandler({ store, agent: () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "hi" }) }) }) }) });
+      super(ctx, env, { handler: (store) => createAguiHandler({ stores: { thread: store }, agent: () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "hi" }) }) }) }) });
     }
   }
   export class Echo {
@@ -148,7 +148,7 @@ async function frames(res, limit = Infinity) {
 }
 
 const store = new MemoryThreadStore();
-const handle = createAguiHandler({ store, agent: story, logger: quiet });
+const handle = createAguiHandler({ stores: { thread: store }, agent: story, logger: quiet });
 const reconnect = [];
 const fresh = [];
 for (let i = 0; i < rounds; i++) {
@@ -182,8 +182,8 @@ const unlogged = {
   compareAndSet: (t, v, d) => plain.compareAndSet(t, v, d),
   ledger: (t) => plain.ledger(t),
 };
-const withLog = createAguiHandler({ store: counting, agent: story, logger: quiet });
-const withoutLog = createAguiHandler({ store: unlogged, agent: story, logger: quiet });
+const withLog = createAguiHandler({ stores: { thread: counting }, agent: story, logger: quiet });
+const withoutLog = createAguiHandler({ stores: { thread: unlogged }, agent: story, logger: quiet });
 const whole = async (h, t) => {
   const t0 = performance.now();
   const ids = await frames(await h(request(body(t))));

@@ -112,10 +112,10 @@ async function handlerCalls(audited) {
         tools: [pay],
         hooks: [new InterruptHook(["transfer"], { logger: quiet })],
       }),
-    store: new MemoryThreadStore(),
+    stores: { thread: new MemoryThreadStore() },
     logger: quiet,
-    principal: () => "ann",
-    heartbeatMs: 0,
+    trust: { principal: () => "ann" },
+    timing: { heartbeatMs: 0 },
     ...(audited ? { audit: new MemoryAuditLog() } : {}),
   });
   const post = async (body) => {

@@ -28,7 +28,7 @@ const transfer = tool({
   callback: () => "sent",
 });
 const handle = createAguiHandler({
-  secret: SECRET,
+  trust: { secret: SECRET },
   logger: quiet,
   agent: (_, { secret }) =>
     new Agent({

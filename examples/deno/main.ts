@@ -30,11 +30,9 @@ const secret = env("GRANT_SECRET");
 const store = new DenoKvThreadStore(await Deno.openKv(env("KV_PATH")));
 
 const handle = createAguiHandler({
-  store,
-  ...(secret ? { secret } : {}),
-  principal: principalOf,
+  stores: { thread: store },
+  trust: { principal: principalOf, ...(secret ? { secret } : {}) },
   cors: { headers: ["content-type", "accept", "x-kaboo-user"] },
-  // A fresh agent per request: the thread lives in Deno KV, not in this process.
   agent: (_threadId, context) =>
     bankAgent({
       openAiApiKey: env("OPENAI_API_KEY"),

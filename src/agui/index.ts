@@ -24,7 +24,16 @@ export { GRANT_NOT_SAVED_EVENT } from "./new-grants.js";
 export { AUDIT_EVENT } from "./audit-events.js";
 export { createGrantsHandler } from "./edge/grants-endpoint.js";
 export type { GrantsHandlerOptions, ListedGrant } from "./edge/grants-endpoint.js";
-export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./edge/handler.js";
+export type {
+  AguiCorsOptions,
+  AguiHandlerContext,
+  AguiHandlerLimits,
+  AguiHandlerOptions,
+  AguiHandlerStores,
+  AguiHandlerTiming,
+  AguiHandlerTrust,
+  RunMode,
+} from "./edge/handler.js";
 export type { PrincipalLookup } from "./edge/principal.js";
 export {
   EventLogIncompleteError,

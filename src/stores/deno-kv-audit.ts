@@ -38,7 +38,7 @@ export interface DenoKvAuditLogOptions {
  * @example
  * ```ts
  * const kv = await Deno.openKv();
- * Deno.serve(createAguiHandler({ agent, store: new DenoKvThreadStore(kv), audit: new DenoKvAuditLog(kv) }));
+ * Deno.serve(createAguiHandler({ agent, stores: { thread: new DenoKvThreadStore(kv), audit: new DenoKvAuditLog(kv) } }));
  * ```
  */
 export class DenoKvAuditLog extends ChainedAuditLog {

@@ -30,13 +30,13 @@ export interface DenoKvGrantStoreOptions extends PrincipalGrantStoreOptions {
 }
 
 /**
- * A server {@link GrantStore} on Deno KV. Give it to `createAguiHandler({ grantStore })`.
+ * A server {@link GrantStore} on Deno KV. Give it to `createAguiHandler({ stores: { grants } })`.
  *
  * @example
  * ```ts
  * const kv = await Deno.openKv();
  * const grantStore = new DenoKvGrantStore(kv);
- * Deno.serve(createAguiHandler({ agent, store: new DenoKvThreadStore(kv), grantStore, secret, principal }));
+ * Deno.serve(createAguiHandler({ agent, stores: { thread: new DenoKvThreadStore(kv), grants: grantStore }, trust: { secret, principal } }));
  * ```
  */
 export class DenoKvGrantStore extends PrincipalGrantStore {

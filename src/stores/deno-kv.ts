@@ -83,7 +83,7 @@ interface EventIndex {
  * ```ts
  * import { DenoKvThreadStore } from "kaboo-workflows/stores/deno-kv";
  * const store = new DenoKvThreadStore(await Deno.openKv());
- * Deno.serve(createAguiHandler({ agent, store }));
+ * Deno.serve(createAguiHandler({ agent, stores: { thread: store } }));
  * ```
  */
 export class DenoKvThreadStore implements ThreadStore {

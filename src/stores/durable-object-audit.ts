@@ -92,7 +92,7 @@ export interface DurableObjectAuditLogOptions {
  * @example
  * ```ts
  * const audit = new DurableObjectAuditLog(env.KABOO_THREAD);
- * createAguiHandler({ agent, store: new DurableObjectThreadStore(env.KABOO_THREAD), audit });
+ * createAguiHandler({ agent, stores: { thread: new DurableObjectThreadStore(env.KABOO_THREAD), audit } });
  * ```
  */
 export class DurableObjectAuditLog extends ChainedAuditLog {

@@ -51,7 +51,7 @@ function overloaded(error: unknown): boolean {
  * export { KabooThread };
  * export default {
  *   fetch: (request: Request, env: Env) =>
- *     createAguiHandler({ agent, store: new DurableObjectThreadStore(env.KABOO_THREAD) })(request),
+ *     createAguiHandler({ agent, stores: { thread: new DurableObjectThreadStore(env.KABOO_THREAD) } })(request),
  * };
  * ```
  */

@@ -134,13 +134,13 @@ export interface DurableObjectGrantStoreOptions extends PrincipalGrantStoreOptio
 
 /**
  * A server {@link GrantStore} over a {@link KabooGrants} binding: each principal's grants in one
- * object. Give it to `createAguiHandler({ grantStore })`.
+ * object. Give it to `createAguiHandler({ stores: { grants } })`.
  *
  * @example
  * ```ts
  * export { KabooGrants, KabooThread } from "kaboo-workflows/stores/durable-object";
  * const grantStore = new DurableObjectGrantStore(env.KABOO_GRANTS);
- * createAguiHandler({ agent, store, grantStore, secret, principal });
+ * createAguiHandler({ agent, stores: { thread: store, grants: grantStore }, trust: { secret, principal } });
  * await grantStore.revokePrincipal("ann", "transfer"); // every isolate, next request
  * ```
  */

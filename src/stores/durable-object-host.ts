@@ -19,9 +19,9 @@ import { liveLease, type ThreadRecord, type ThreadStore } from "./thread-store.j
 
 /** How a `KabooThread` hosts the thread's runs: the handler that serves them, on this object's own store. */
 export interface KabooThreadHost {
-  /** Makes the request handler (e.g. `createAguiHandler({ store, agent, … })`) over this object's store. */
+  /** Makes the request handler (e.g. `createAguiHandler({ stores: { thread: store }, agent, … })`) over this object's store. */
   handler: (store: ThreadStore) => (request: Request) => Promise<Response>;
-  /** The handler's `runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
+  /** The handler's `timing.runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
   leaseMs?: number;
   /** Where the object reports a run it could not run again, or an alarm it could not arm. Default: the console. */
   logger?: Logger;

@@ -75,7 +75,7 @@ export type { DurableObjectThreadStoreOptions } from "./durable-object-client.js
  * import { KabooThread as KabooThreadBase } from "kaboo-workflows/stores/durable-object";
  * export class KabooThread extends KabooThreadBase {
  *   constructor(ctx: DurableObjectState, env: Env) {
- *     super(ctx, env, { handler: (store) => createAguiHandler({ store, agent: () => makeAgent(env) }) });
+ *     super(ctx, env, { handler: (store) => createAguiHandler({ stores: { thread: store }, agent: () => makeAgent(env) }) });
  *   }
  * }
  * ```

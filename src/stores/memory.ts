@@ -41,7 +41,7 @@ export interface MemoryThreadStoreOptions {
  * @example
  * ```ts
  * import { MemoryThreadStore } from "kaboo-workflows/stores/memory";
- * const handle = createAguiHandler({ agent, store: new MemoryThreadStore() });
+ * const handle = createAguiHandler({ agent, stores: { thread: new MemoryThreadStore() } });
  * ```
  */
 export class MemoryThreadStore implements ThreadStore {

@@ -70,7 +70,7 @@ export interface PostgresThreadStoreOptions {
  * import { fromNodePostgres, migrate, PostgresThreadStore } from "kaboo-workflows/stores/postgres";
  * const db = fromNodePostgres(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
  * await migrate(db);
- * const handler = createAguiHandler({ agent, store: new PostgresThreadStore(db) });
+ * const handler = createAguiHandler({ agent, stores: { thread: new PostgresThreadStore(db) } });
  * ```
  */
 export class PostgresThreadStore implements ThreadStore {

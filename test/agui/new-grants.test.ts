@@ -152,7 +152,11 @@ describe("the edge: the same policy", () => {
   test("a grant store that fails: the call ran, the run finishes, and the client reads kaboo_grant_not_saved", async () => {
     const bank = newBank();
     const { errors, logger } = recordingLogger();
-    const handle = bankHandler(bank, { secret: "edge-grants-secret", grantStore: failingStore(), logger });
+    const handle = bankHandler(bank, {
+      trust: { secret: "edge-grants-secret" },
+      stores: { grants: failingStore() },
+      logger,
+    });
     const { turn } = await pause(handle, "t-edge", "pay gus 3");
     const resumed = await send(handle, resumeBody("t-edge", turn, { approved: true, scope: "always" }));
     expect(bank.transfers).toEqual([{ to: "gus", amount: 3 }]);

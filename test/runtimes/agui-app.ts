@@ -15,14 +15,14 @@ const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>)
 // /agui runs in the development mode (no store, no secret): sessions unsealed, as before the edge issue.
 const open = createAguiHandler({
   agent: () => edgeBank(ledger),
-  heartbeatMs: 50,
+  timing: { heartbeatMs: 50 },
   logger,
-  insecureDevelopmentMode: true,
+  trust: { insecureDevelopmentMode: true },
 });
 const signed = createAguiHandler({
   agent: (_, { secret }) => edgeBank(ledger, { secret }),
-  secret: INTEROP_SECRET,
-  heartbeatMs: 50,
+  trust: { secret: INTEROP_SECRET },
+  timing: { heartbeatMs: 50 },
   logger,
 });
 

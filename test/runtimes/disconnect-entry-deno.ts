@@ -17,7 +17,7 @@ declare const Deno: {
 const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const sent = new Map<string, string[]>();
 const handle = createAguiHandler({
-  store,
+  stores: { thread: store },
   logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
   agent: (threadId) => scenarioAgent((to) => void sent.set(threadId, [...(sent.get(threadId) ?? []), to])),
 });

@@ -22,7 +22,7 @@ export class KabooThread extends KabooThreadBase {
     super(ctx, env, {
       handler: (store) =>
         createAguiHandler({
-          store,
+          stores: { thread: store },
           logger: quiet,
           agent: (threadId) =>
             scenarioAgent(async (to) => {

@@ -45,19 +45,16 @@ export interface GovernanceParts {
 export function governanceApp(parts: GovernanceParts): (request: Request) => Promise<Response> {
   const handler = createAguiHandler({
     agent: (_, { secret }) => edgeBank(ledger, { secret }),
-    store: parts.store,
-    grantStore: parts.grantStore,
-    secret: GOVERNANCE_SECRET,
-    principal: (request) => request.headers.get("x-user") ?? "",
-    heartbeatMs: 0,
+    stores: { thread: parts.store, grants: parts.grantStore },
+    trust: { secret: GOVERNANCE_SECRET, principal: (request) => request.headers.get("x-user") ?? "" },
+    timing: { heartbeatMs: 0 },
     logger,
   });
   const fourEyes = createAguiHandler({
     agent: () => fourEyesBank(ledger),
-    store: parts.store,
-    audit: parts.newAudit(),
-    principal: (request) => request.headers.get("x-user") ?? "",
-    heartbeatMs: 0,
+    stores: { thread: parts.store, audit: parts.newAudit() },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
+    timing: { heartbeatMs: 0 },
     logger,
   });
   return async (request) => {

@@ -137,10 +137,10 @@ export class KabooThread extends KabooThreadBase {
       leaseMs: LEASE_MS,
       handler: (store) =>
         createAguiHandler({
-          store: slowTakes(store, env, gate),
-          runLeaseMs: LEASE_MS,
-          maxBodyBytes: MAX_BODY_BYTES,
-          principal,
+          stores: { thread: slowTakes(store, env, gate) },
+          timing: { runLeaseMs: LEASE_MS },
+          limits: { maxBodyBytes: MAX_BODY_BYTES },
+          trust: { principal },
           agent: () => {
             if (env.REFUSE_RERUN) throw new Error("this deployment cannot make the agent");
             return bankAgent(env);

@@ -32,8 +32,8 @@ const [mode, db = "", log = "", arg = "", startAt = "0"] = Deno.args;
 const kv = await openWhenFree(db);
 const store = new DenoKvThreadStore(kv);
 const handle = createAguiHandler({
-  store,
-  secret: "kv-approval-secret",
+  stores: { thread: store },
+  trust: { secret: "kv-approval-secret" },
   logger: { warn: () => {}, error: () => {} },
   agent: (threadId, { secret }) =>
     new Agent({

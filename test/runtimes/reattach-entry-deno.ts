@@ -16,7 +16,7 @@ declare const Deno: {
 
 const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const handle = createAguiHandler({
-  store,
+  stores: { thread: store },
   logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
   agent: () =>
     new Agent({

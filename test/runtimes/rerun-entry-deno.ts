@@ -77,8 +77,8 @@ function agent(): Agent {
 }
 
 const handle = createAguiHandler({
-  store,
-  runLeaseMs: 600,
+  stores: { thread: store },
+  timing: { runLeaseMs: 600 },
   logger: { warn: () => {}, error: () => {} },
   agent,
 });

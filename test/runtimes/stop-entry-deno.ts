@@ -40,8 +40,8 @@ const store: ThreadStore = {
   compactEvents: (...a) => kv.compactEvents(...a),
 };
 const handle = createAguiHandler({
-  store,
-  runLeaseMs: 600,
+  stores: { thread: store },
+  timing: { runLeaseMs: 600 },
   logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
   agent: () =>
     new Agent({

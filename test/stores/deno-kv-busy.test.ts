@@ -48,7 +48,10 @@ describe("a locked database", () => {
   test("through the handler: a resume that meets a lasting lock ends STORE_BUSY; sent again, it runs the call once", async () => {
     const kv = fakeKv();
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new DenoKvThreadStore(kv, { busyTimeoutMs: 50 }), secret: "s" });
+    const handle = bankHandler(bank, {
+      stores: { thread: new DenoKvThreadStore(kv, { busyTimeoutMs: 50 }) },
+      trust: { secret: "s" },
+    });
     const { turn } = await pause(handle, "t-busy", "pay bob 5");
     kv.locked = () => true;
     const busy = await send(handle, resumeBody("t-busy", turn, { approved: true }));
@@ -63,7 +66,10 @@ describe("a locked database", () => {
   test("a lasting lock on the ledger alone: the run ends STORE_BUSY, the thread is released, and a retry runs the call once", async () => {
     const kv = fakeKv();
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new DenoKvThreadStore(kv, { busyTimeoutMs: 50 }), secret: "s" });
+    const handle = bankHandler(bank, {
+      stores: { thread: new DenoKvThreadStore(kv, { busyTimeoutMs: 50 }) },
+      trust: { secret: "s" },
+    });
     const { turn } = await pause(handle, "t-ledger", "pay bob 5");
     kv.locked = (op, key) => op === "commit" && key[1] === "ledger";
     const busy = await send(handle, resumeBody("t-ledger", turn, { approved: true }));

@@ -38,9 +38,8 @@ export class KabooThread extends KabooThreadBase {
     super(ctx, env, {
       handler: (store) =>
         createAguiHandler({
-          store,
-          ...(env.GRANT_SECRET ? { secret: env.GRANT_SECRET } : {}),
-          principal: principalOf,
+          stores: { thread: store },
+          trust: { principal: principalOf, ...(env.GRANT_SECRET ? { secret: env.GRANT_SECRET } : {}) },
           cors: env.ALLOWED_ORIGIN
             ? { origin: env.ALLOWED_ORIGIN, headers: ["content-type", "accept", "x-kaboo-user"] }
             : false,

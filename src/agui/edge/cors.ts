@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AguiCorsOptions, AguiHandlerOptions } from "./options.js";
+import type { AguiCorsOptions, HandlerSettings } from "./options.js";
 
 /**
  * The CORS headers of a response to `request`.
@@ -12,7 +12,7 @@ import type { AguiCorsOptions, AguiHandlerOptions } from "./options.js";
  * @param request - The incoming request (its `Origin`).
  * @returns Headers to add (none when CORS is off).
  */
-export function corsHeaders(cors: AguiHandlerOptions["cors"], request: Request): Record<string, string> {
+export function corsHeaders(cors: HandlerSettings["cors"], request: Request): Record<string, string> {
   if (!cors) return {};
   const allowed = cors === true ? "*" : (cors.origin ?? "*");
   if (typeof allowed === "string")
@@ -52,7 +52,7 @@ export function preflightHeaders(cors: true | AguiCorsOptions): Record<string, s
  * @param request - The incoming request.
  * @returns `true` when the request must be refused.
  */
-export function crossSiteRefused(cors: AguiHandlerOptions["cors"] | undefined, request: Request): boolean {
+export function crossSiteRefused(cors: HandlerSettings["cors"] | undefined, request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site !== "cross-site" && site !== "same-site") return false;
   if (!cors) return true;

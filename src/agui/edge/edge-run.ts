@@ -15,7 +15,7 @@ import { runAgui } from "../run.js";
 import { runError, runStarted } from "../run-events.js";
 import { spendAnswers } from "./answers.js";
 import { handOutGrants, type EdgeGrantOptions } from "./grants.js";
-import type { AguiHandlerOptions } from "./options.js";
+import type { HandlerSettings } from "./options.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { storedRun } from "./stored-run.js";
@@ -34,7 +34,7 @@ export interface EdgeRun {
   /** The run's events for watchers (with a store, a client that reattaches finds it). */
   hub: RunHub;
   request: Request;
-  options: AguiHandlerOptions;
+  options: HandlerSettings;
   grants: EdgeGrantOptions;
   log: Logger;
   /** Called when the run's events end, however they end. */

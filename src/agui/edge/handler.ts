@@ -8,7 +8,7 @@ import type { AGUIEvent, RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import * as z from "zod/v4/mini";
 import type { Agent } from "../../agent/agent.js";
-import { UserError, describe } from "../../errors.js";
+import { describe } from "../../errors.js";
 import { positiveIntegerOption } from "../../options.js";
 import { DEFAULT_MAX_GRANTS } from "../../grants/grant.js";
 import { defaultLogger } from "../../logger.js";
@@ -34,7 +34,7 @@ import {
   tooLongId,
   tooManyEntries,
 } from "./limits.js";
-import type { AguiHandlerOptions } from "./options.js";
+import { resolveHandlerOptions, type AguiHandlerOptions, type HandlerSettings } from "./options.js";
 import { resolvePrincipal } from "./principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
 import { beginOnceStarted } from "./hosted-start.js";
@@ -47,18 +47,27 @@ import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
 import { isResume } from "../spent-answers.js";
 
 export { GRANTS_EVENT } from "./grants.js";
-export type { AguiCorsOptions, AguiHandlerContext, AguiHandlerOptions } from "./options.js";
+export type {
+  AguiCorsOptions,
+  AguiHandlerContext,
+  AguiHandlerLimits,
+  AguiHandlerOptions,
+  AguiHandlerStores,
+  AguiHandlerTiming,
+  AguiHandlerTrust,
+  RunMode,
+} from "./options.js";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
 /**
  * Serves AG-UI runs over HTTP: POST a `RunAgentInput` (JSON), get the run's AG-UI events as
  * Server-Sent Events (`data: <json>\n\n`, `: ping` heartbeats while the run is quiet). A body over
- * `maxBodyBytes` → 413; bad JSON, JSON nested deeper than `maxJsonDepth` or a body that is not a
- * `RunAgentInput` → 400 `{ error, detail }`; a failing `principal` → 401; other methods → 405. A
+ * `limits.maxBodyBytes` → 413; bad JSON, JSON nested deeper than `limits.maxJsonDepth` or a body that is not a
+ * `RunAgentInput` → 400 `{ error, detail }`; a failing `trust.principal` → 401; other methods → 405. A
  * failure mid-run becomes RUN_ERROR and the stream ends.
  *
- * With a `store` a run is the thread's, not the request's: a client that goes away does not cancel
+ * With a thread store (`stores.thread`) a run is the thread's, not the request's: a client that goes away does not cancel
  * it (it goes on to its end or next pause and records what ran). Only a Stop does: POST
  * `{ "kaboo_cancel": { "threadId", "runId"? } }` (the thread's principal only) → 202, and the run
  * ends `cancelled` at its next safe point; a call already executing finishes and is recorded.
@@ -69,10 +78,13 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  * sealed in the state's `kaboo_session` key: send the state back as received.
  * To let people choose `thread`/`always`, the client must send `forwardedProps.kaboo_grants` (even `[]`).
  *
- * @param options - `agent` factory; `store`, `secret`, `principal`, `cors`, `grantStore`, limits
- *   (`maxBodyBytes` 1 MiB, `maxJsonDepth` 64), `heartbeatMs` (15000), `prepare`, `logger`.
+ * @param grouped - The `agent` factory; `stores` (`thread`, `grants`, `ledger`, `audit`), `trust` (`secret`,
+ *   `principal`, `acceptUnsignedGrants`, `insecureDevelopmentMode`), `limits` (`maxBodyBytes` 1 MiB,
+ *   `maxJsonDepth` 64, …), `timing` (`runLeaseMs` 30 s, `eventLogRetentionMs` 10 min, `heartbeatMs` 15 s),
+ *   `cors`, `prepare`, `logger`. See {@link AguiHandlerOptions}.
  * @returns `(request) => Promise<Response>`.
- * @throws {UserError} Without `store` and `secret`, unless `insecureDevelopmentMode` is set.
+ * @throws {UserError} Without `stores.thread` and `trust.secret`, unless `trust.insecureDevelopmentMode` is set; for
+ *   an unknown or moved option; for a contradictory combination (see `resolveHandlerOptions`).
  * @example
  * ```ts
  * // Cloudflare Worker with a Durable Object per thread
@@ -80,22 +92,15 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  * export default {
  *   fetch: (request: Request, env: Env) =>
  *     createAguiHandler({
- *       store: new DurableObjectThreadStore(env.KABOO_THREAD),
- *       secret: env.GRANT_SECRET,
- *       principal: (req) => verifiedUser(req),
+ *       stores: { thread: new DurableObjectThreadStore(env.KABOO_THREAD) },
+ *       trust: { secret: env.GRANT_SECRET, principal: (req) => verifiedUser(req) },
  *       agent: (threadId, { secret }) => new Agent({ model, tools, hooks: [new InterruptHook(["transfer"], { secret })] }),
  *     })(request),
  * };
  * ```
  */
-export function createAguiHandler(options: AguiHandlerOptions): (request: Request) => Promise<Response> {
-  if (!options.store && options.secret === undefined && options.insecureDevelopmentMode !== true) {
-    throw new UserError(
-      "createAguiHandler needs a `store` (a thread store: exactly once, replays answered from the record) or a `secret` " +
-        "(stateless: sessions are sealed so a client cannot forge what runs). For local development only, set " +
-        "`insecureDevelopmentMode: true`.",
-    );
-  }
+export function createAguiHandler(grouped: AguiHandlerOptions): (request: Request) => Promise<Response> {
+  const options = resolveHandlerOptions(grouped);
   const settings: Settings = {
     options,
     log: boundedLogger(options.logger ?? defaultLogger),
@@ -130,7 +135,7 @@ export function createAguiHandler(options: AguiHandlerOptions): (request: Reques
 
 /** What the handler settled at creation. */
 interface Settings {
-  options: AguiHandlerOptions;
+  options: HandlerSettings;
   log: ReturnType<typeof boundedLogger>;
   allow: string;
   maxDepth: number;
@@ -268,7 +273,7 @@ async function startRun(
 
 function sse(
   events: AsyncIterable<AGUIEvent>,
-  options: AguiHandlerOptions,
+  options: HandlerSettings,
   cors: Record<string, string>,
   controller?: LinkedAbort,
   id?: (event: AGUIEvent) => string | undefined,

@@ -1,5 +1,7 @@
 /**
- * The options of the edge handler, in one place for the handler and the steps it runs.
+ * The options of the edge handler: what people pass, in groups (`stores`, `trust`, `limits`, `timing`),
+ * and the settings the handler and its steps read, derived from them in one place
+ * ({@link resolveHandlerOptions}), with the run mode and a clear error for a contradictory combination.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type { GrantStore } from "../../grants/store.js";
 import type { Logger } from "../../logger.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
 import type { PrincipalLookup } from "./principal.js";
+import { UserError } from "../../errors.js";
 
 /** What the handler tells the agent factory. */
 export interface AguiHandlerContext {
@@ -32,8 +35,11 @@ export interface AguiCorsOptions {
   maxAge?: number;
 }
 
-/** Options of {@link createAguiHandler}. */
-export interface AguiHandlerOptions {
+/**
+ * The handler's settings as its steps read them: {@link AguiHandlerOptions} flattened, with the run mode.
+ * @internal
+ */
+export interface HandlerSettings {
   /**
    * Makes the runner agent for one request (edge isolates keep nothing between requests). The
    * handler cannot configure your hooks: pass `context.secret` to your `InterruptHook` yourself.
@@ -130,4 +136,225 @@ export interface AguiHandlerOptions {
   prepare?: (invocationState: InvocationState, request: Request) => void | Promise<void>;
   /** Where every message of the handler goes (client strings cut to 300 characters). Default: the console. */
   logger?: Logger;
+}
+
+/**
+ * How the handler holds a thread, derived from the options once:
+ * - `stored`: a thread store is the authority (exactly once, history and replays from the record);
+ * - `sealed`: no store; the paused session travels to the client sealed under the secret;
+ * - `insecure-development`: neither (sessions are neither sealed nor checked), development only.
+ */
+export type RunMode = "stored" | "sealed" | "insecure-development";
+
+/** Where a handler keeps what outlives a request. */
+export interface AguiHandlerStores {
+  /**
+   * The authoritative record of each thread (`MemoryThreadStore`, `DurableObjectThreadStore`,
+   * `DenoKvThreadStore`, `PostgresThreadStore`). With it the client's `kaboo_session` decides nothing:
+   * a resume is checked against the stored pause, only the stored paused batch runs, two concurrent
+   * resumes run it once, and a replay is answered with the recorded outcome. It brings its own
+   * ledger. Default: none (the `sealed` mode).
+   */
+  thread?: ThreadStore;
+  /**
+   * Server-side grants. When set, each run carries the principal's `grantsFor(threadId, { principal })`
+   * (signed when `trust.secret` is set) instead of the client's grants, and `thread`/`always` answers
+   * are recorded in it. When absent, those answers go to the client as a CUSTOM `kaboo_grants` event
+   * (`value: { grants }`) to send back as `forwardedProps.kaboo_grants`. Default: none.
+   */
+  grants?: GrantStore;
+  /**
+   * The execution ledger of a handler without a thread store, or one per thread
+   * (`(threadId) => ExecutionLedger`), backed by durable storage. Every call is claimed in it before it
+   * runs, so a resume delivered twice or two requests at once run a call once. Refused together with
+   * `thread` (which brings its own). Default: the runner agent's own memory ledger, which holds only as
+   * long as that agent lives.
+   */
+  ledger?: ExecutionLedger | ((threadId: string) => ExecutionLedger);
+  /**
+   * The audit trail (`DurableObjectAuditLog`, `DenoKvAuditLog`, `MemoryAuditLog`, `PostgresAuditLog`):
+   * every question shown, answer given (with its principal and the resume entry's
+   * `metadata.signature`), grant used and call run is appended to the thread's hash-chained trail, and
+   * sent to the client as CUSTOM `kaboo_audit` events (`value: { entries }`). Default: none.
+   */
+  audit?: AuditLog;
+}
+
+/** Who a request is for, and what the handler trusts from the client. */
+export interface AguiHandlerTrust {
+  /**
+   * HMAC secret. Without a thread store it seals the session the handler sends (and refuses any
+   * other); incoming `forwardedProps.kaboo_grants` not signed with it are dropped (and logged), and
+   * grants the handler hands out or reads from `stores.grants` are signed with it. Required without a
+   * thread store (unless `insecureDevelopmentMode`). Default: none.
+   */
+  secret?: GrantSecret;
+  /**
+   * Who the request is for, from the host's verified session or auth header (never from the body).
+   * Grants are bound to it (signed grants carry it; a grant store is keyed by it), and a thread in a
+   * store belongs to the first principal that ran it. It fails closed: anything but a non-empty string
+   * (`undefined` from a `session?.user` with no session, `null`, `""`) or a throw answers 401 before
+   * the body is read. Default: none (every request is anonymous).
+   */
+  principal?: PrincipalLookup;
+  /**
+   * Let unsigned client grants count (they skip questions for anyone). Only without a `secret` and
+   * without `stores.grants` (refused with either). Default `false`.
+   */
+  acceptUnsignedGrants?: boolean;
+  /**
+   * Development only: run with neither a thread store nor a secret. Sessions are then neither sealed
+   * nor checked, so a client can forge what runs. Refused with a store or a secret. Default `false`
+   * (such a handler refuses to start).
+   */
+  insecureDevelopmentMode?: boolean;
+}
+
+/** Bounds on what one request may carry; past them it is answered 4xx before anything runs. */
+export interface AguiHandlerLimits {
+  /** Largest body read, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Deepest nesting of `state`, `forwardedProps`, `resume` (and the body, plus 8); deeper is answered 400. Default 64. */
+  maxJsonDepth?: number;
+  /**
+   * Most entries of `messages` (2,000), `tools` (128), `context` (256) and `resume` (256) a body may
+   * carry; a longer list is answered 400 `too_many` before any schema reads the body. Defaults in
+   * parentheses.
+   */
+  maxEntries?: MaxEntries;
+  /** Most JSON values a body may hold (every string, number, object, … counts one); more is 400 `too_complex`. Default 100,000. */
+  maxJsonValues?: number;
+  /** Most keys of any one object in a body; more is answered 400 `too_complex` before parsing. Default 500. */
+  maxObjectKeys?: number;
+  /** Most client grants (`forwardedProps.kaboo_grants`) read per run; later ones are ignored, with one warning. Default 256. */
+  maxGrants?: number;
+}
+
+/** How long things last. */
+export interface AguiHandlerTiming {
+  /**
+   * How long a run's hold on its thread in the store lasts without being renewed, ms. A live run
+   * renews it every third of this, however long it runs; a run that died with its isolate blocks the
+   * thread at most this long. Default 30 s.
+   */
+  runLeaseMs?: number;
+  /** How long a finished run's events stay in the thread's event log, for a client that reattaches late, ms. Default 10 minutes. */
+  eventLogRetentionMs?: number;
+  /** An SSE comment is sent after this many ms without an event. `0`: none. Default 15000. */
+  heartbeatMs?: number;
+}
+
+/** Options of {@link createAguiHandler}, in groups. */
+export interface AguiHandlerOptions {
+  /**
+   * Makes the runner agent for one request (edge isolates keep nothing between requests). The
+   * handler cannot configure your hooks: pass `context.secret` to your `InterruptHook` yourself.
+   */
+  agent: (threadId: string, context: AguiHandlerContext) => Agent | Promise<Agent>;
+  /** Thread store, grant store, ledger and audit trail. Default: none of them. */
+  stores?: AguiHandlerStores;
+  /** The secret, the principal, and what is trusted from the client. */
+  trust?: AguiHandlerTrust;
+  /** Bounds on a request's body. Defaults as listed in {@link AguiHandlerLimits}. */
+  limits?: AguiHandlerLimits;
+  /** Leases, retention and heartbeats. Defaults as listed in {@link AguiHandlerTiming}. */
+  timing?: AguiHandlerTiming;
+  /** Answer CORS preflights and add CORS headers. Default: off (same origin only). */
+  cors?: boolean | AguiCorsOptions;
+  /** Extra per-run setup of `invocationState` (state effects, history exchange, …). */
+  prepare?: (invocationState: InvocationState, request: Request) => void | Promise<void>;
+  /** Where every message of the handler goes (client strings cut to 300 characters). Default: the console. */
+  logger?: Logger;
+}
+
+const GROUPS = {
+  stores: ["thread", "grants", "ledger", "audit"],
+  trust: ["secret", "principal", "acceptUnsignedGrants", "insecureDevelopmentMode"],
+  limits: ["maxBodyBytes", "maxJsonDepth", "maxEntries", "maxJsonValues", "maxObjectKeys", "maxGrants"],
+  timing: ["runLeaseMs", "eventLogRetentionMs", "heartbeatMs"],
+} as const;
+const TOP = new Set(["agent", "stores", "trust", "limits", "timing", "cors", "prepare", "logger"]);
+/** Where each option of 0.1's flat bag went (for the error that names it). */
+const MOVED: Record<string, string> = {
+  store: "stores.thread",
+  grantStore: "stores.grants",
+  ledger: "stores.ledger",
+  audit: "stores.audit",
+  ...Object.fromEntries(
+    (["trust", "limits", "timing"] as const).flatMap((g) => GROUPS[g].map((k) => [k, `${g}.${k}`])),
+  ),
+};
+
+/**
+ * The handler's settings from its options: checks every key (an unknown or moved one is named, with
+ * where it went), refuses contradictory combinations, and derives the run mode.
+ *
+ * @param options - What `createAguiHandler` was given.
+ * @returns The flat settings and the run mode.
+ * @throws {UserError} For an unknown key, a contradictory combination, or neither a thread store nor a
+ *   secret without `trust.insecureDevelopmentMode`.
+ */
+export function resolveHandlerOptions(options: AguiHandlerOptions): HandlerSettings & { mode: RunMode } {
+  if (typeof options !== "object" || options === null)
+    throw new UserError("createAguiHandler needs an options object.");
+  for (const key of Object.keys(options)) {
+    if (TOP.has(key)) continue;
+    const moved = MOVED[key];
+    throw new UserError(
+      moved
+        ? `createAguiHandler: \`${key}\` is now \`${moved}\` (options are grouped since 0.2; see the README's Upgrading).`
+        : `createAguiHandler: unknown option \`${key}\`.`,
+    );
+  }
+  for (const [group, keys] of Object.entries(GROUPS)) {
+    const value = (options as unknown as Record<string, unknown>)[group];
+    if (value === undefined) continue;
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new UserError(`createAguiHandler: \`${group}\` must be an object.`);
+    for (const key of Object.keys(value))
+      if (!(keys as readonly string[]).includes(key))
+        throw new UserError(`createAguiHandler: unknown option \`${group}.${key}\` (it takes ${keys.join(", ")}).`);
+  }
+  const { stores = {}, trust = {}, limits = {}, timing = {} } = options;
+  if (stores.thread && stores.ledger)
+    throw new UserError(
+      "createAguiHandler: `stores.ledger` is for a handler without a thread store; `stores.thread` brings its own ledger.",
+    );
+  if (trust.insecureDevelopmentMode === true && (stores.thread || trust.secret !== undefined))
+    throw new UserError(
+      "createAguiHandler: `trust.insecureDevelopmentMode` is only for a handler with neither `stores.thread` nor `trust.secret`.",
+    );
+  if (trust.acceptUnsignedGrants === true && (trust.secret !== undefined || stores.grants))
+    throw new UserError(
+      "createAguiHandler: `trust.acceptUnsignedGrants` counts only without `trust.secret` and `stores.grants` (with either, client grants must be signed or are replaced by the store's).",
+    );
+  const mode: RunMode = stores.thread
+    ? "stored"
+    : trust.secret !== undefined
+      ? "sealed"
+      : trust.insecureDevelopmentMode === true
+        ? "insecure-development"
+        : refuseUnsafe();
+  return {
+    agent: options.agent,
+    store: stores.thread,
+    grantStore: stores.grants,
+    ledger: stores.ledger,
+    audit: stores.audit,
+    ...trust,
+    ...limits,
+    ...timing,
+    cors: options.cors,
+    prepare: options.prepare,
+    logger: options.logger,
+    mode,
+  } as HandlerSettings & { mode: RunMode };
+}
+
+function refuseUnsafe(): never {
+  throw new UserError(
+    "createAguiHandler needs `stores.thread` (a thread store: exactly once, replays answered from the record) or " +
+      "`trust.secret` (stateless: sessions are sealed so a client cannot forge what runs). For local development " +
+      "only, set `trust: { insecureDevelopmentMode: true }`.",
+  );
 }

@@ -21,7 +21,7 @@ export interface PostgresAuditLogOptions {
  * ```ts
  * const db = fromNodePostgres(pool);
  * await migrate(db);
- * createAguiHandler({ agent, store: new PostgresThreadStore(db), audit: new PostgresAuditLog(db) });
+ * createAguiHandler({ agent, stores: { thread: new PostgresThreadStore(db), audit: new PostgresAuditLog(db) } });
  * ```
  */
 export class PostgresAuditLog extends ChainedAuditLog {

@@ -19,7 +19,7 @@ import { pgStep, type PgQuery } from "./queryable.js";
 export type PostgresGrantStoreOptions = PrincipalGrantStoreOptions;
 
 /**
- * A server `GrantStore` on PostgreSQL. Give it to `createAguiHandler({ grantStore })`; revoke a
+ * A server `GrantStore` on PostgreSQL. Give it to `createAguiHandler({ stores: { grants } })`; revoke a
  * person's grants with `revokePrincipal(principal, tool?)`.
  *
  * @example

@@ -43,7 +43,12 @@ function setup() {
       tools: [money("pay"), money("wire")],
       hooks: [new InterruptHook(["wire"])],
     });
-  const handle = createAguiHandler({ agent, store, logger: quietLogger(), principal: () => "ann" });
+  const handle = createAguiHandler({
+    agent,
+    stores: { thread: store },
+    logger: quietLogger(),
+    trust: { principal: () => "ann" },
+  });
   return { ran, store, handle };
 }
 

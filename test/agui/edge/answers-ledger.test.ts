@@ -11,7 +11,7 @@ const SECRET = "answers-ledger-secret";
 describe("a shared ledger records answers", () => {
   test("denied, then the same pause replayed with approve: refused, and the transfer never runs", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const handle = bankHandler(bank, { trust: { secret: SECRET }, stores: { ledger: new MemoryExecutionLedger() } });
     const { turn } = await pause(handle, "t-deny", "pay mallory 500");
     const denied = await send(handle, resumeBody("t-deny", turn, { approved: false }));
     expect(denied.error).toBeUndefined();
@@ -25,7 +25,7 @@ describe("a shared ledger records answers", () => {
 
   test("approved, then replayed with deny: refused; the approved call ran once", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const handle = bankHandler(bank, { trust: { secret: SECRET }, stores: { ledger: new MemoryExecutionLedger() } });
     const { turn } = await pause(handle, "t-approve", "pay bob 5");
     await send(handle, resumeBody("t-approve", turn, { approved: true }));
     const replay = await send(handle, {
@@ -38,7 +38,7 @@ describe("a shared ledger records answers", () => {
 
   test("the same answer sent again goes on and is answered from the ledger (no second run)", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const handle = bankHandler(bank, { trust: { secret: SECRET }, stores: { ledger: new MemoryExecutionLedger() } });
     const { turn } = await pause(handle, "t-same", "pay bob 5");
     const body = resumeBody("t-same", turn, { approved: true });
     await send(handle, body);
@@ -49,7 +49,7 @@ describe("a shared ledger records answers", () => {
 
   test("two different answers at the same instant: one is recorded, the other refused; at most one run", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const handle = bankHandler(bank, { trust: { secret: SECRET }, stores: { ledger: new MemoryExecutionLedger() } });
     const { turn } = await pause(handle, "t-race", "pay bob 5");
     const [a, b] = await Promise.all([
       send(handle, resumeBody("t-race", turn, { approved: true })),

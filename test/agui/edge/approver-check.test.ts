@@ -47,8 +47,8 @@ test("an app hook answering ApproverCheckEvent refuses a person the package's ga
     });
   const handle = createAguiHandler({
     agent,
-    store: new MemoryThreadStore(),
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: new MemoryThreadStore() },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const asked = await send(
@@ -86,8 +86,8 @@ test("an error from the owner's run after an approver's answer reaches the appro
     });
   const handle = createAguiHandler({
     agent,
-    store: new MemoryThreadStore(),
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: new MemoryThreadStore() },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const asked = await send(handle, input({ threadId: "t", messages: [{ id: "m1", role: "user", content: "go" }] }), {

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { MemoryAuditLog, type AuditLog, type AuditRecord } from "../../../src/index.js";
 import { MemoryGrantStore } from "../../../src/grants/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import { bankHandler, newBank, pause, resumeBody, send } from "./fixtures.js";
+import { bankHandler, newBank, pause, resumeBody, send, withOptions } from "./fixtures.js";
 import { input } from "../helpers.js";
 
 /** A trail that refuses entries of the kinds in `failing` (a storage outage for those writes). */
@@ -27,8 +27,11 @@ function flakyAudit(failing: Set<string>): AuditLog & { inner: MemoryAuditLog } 
 }
 
 const modes = {
-  store: () => ({ store: new MemoryThreadStore(), principal: (r: Request) => r.headers.get("x-user") ?? "" }),
-  stateless: () => ({ secret: "s3cret" }),
+  store: () => ({
+    stores: { thread: new MemoryThreadStore() },
+    trust: { principal: (r: Request) => r.headers.get("x-user") ?? "" },
+  }),
+  stateless: () => ({ trust: { secret: "s3cret" } }),
 };
 
 describe("the audit trail fails closed", () => {
@@ -36,7 +39,7 @@ describe("the audit trail fails closed", () => {
     test(`${mode}: a question whose entry cannot be written is not shown`, async () => {
       const bank = newBank();
       const audit = flakyAudit(new Set(["request"]));
-      const handle = bankHandler(bank, { ...over(), audit });
+      const handle = bankHandler(bank, withOptions(over(), { stores: { audit } }));
       const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob 5" };
       const r = await send(handle, input({ threadId: "t", messages: [say] }), { "x-user": "ann" });
       expect(r.interrupts).toEqual([]);
@@ -48,7 +51,7 @@ describe("the audit trail fails closed", () => {
       const bank = newBank();
       const failing = new Set(["decision"]);
       const audit = flakyAudit(failing);
-      const handle = bankHandler(bank, { ...over(), audit });
+      const handle = bankHandler(bank, withOptions(over(), { stores: { audit } }));
       const who = { "x-user": "ann" };
       const { turn } = await pause(handle, "t", "pay bob 5", who);
       const r = await send(handle, resumeBody("t", turn, { approved: true }), who);
@@ -77,7 +80,10 @@ describe("the audit trail fails closed", () => {
     const grantStore = new MemoryGrantStore();
     const store = new MemoryThreadStore();
     const principal = (r: Request) => r.headers.get("x-user") ?? "";
-    const handle = bankHandler(bank, { store, audit, grantStore, principal, secret: "s3cret" });
+    const handle = bankHandler(bank, {
+      stores: { thread: store, audit, grants: grantStore },
+      trust: { principal, secret: "s3cret" },
+    });
     const who = { "x-user": "ann" };
     const { turn } = await pause(handle, "t", "pay bob 5", who);
     await send(handle, resumeBody("t", turn, { approved: true, scope: "always" }), who);

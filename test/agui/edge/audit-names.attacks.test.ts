@@ -16,7 +16,10 @@ function setup() {
   const grantStore = new MemoryGrantStore({ audit });
   const store = new MemoryThreadStore();
   const principal = (r: Request) => r.headers.get("x-user") ?? "";
-  const handle = bankHandler(bank, { store, audit, grantStore, principal, secret: "s3cret" });
+  const handle = bankHandler(bank, {
+    stores: { thread: store, audit, grants: grantStore },
+    trust: { principal, secret: "s3cret" },
+  });
   return { bank, audit, grantStore, handle, ann: { "x-user": "ann" }, mal: { "x-user": "mallory" } };
 }
 

@@ -55,9 +55,8 @@ function setup() {
     });
   const handle = createAguiHandler({
     agent,
-    store: new MemoryThreadStore(),
-    audit,
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: new MemoryThreadStore(), audit },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const answer = (turn: Turn, who: string) =>

@@ -17,7 +17,11 @@ function setup(o: BankOptions = {}) {
   const bank = newBank();
   const audit = new MemoryAuditLog();
   const store = new MemoryThreadStore();
-  const handle = bankHandler(bank, { store, audit, principal: (r) => r.headers.get("x-user") ?? "" }, o);
+  const handle = bankHandler(
+    bank,
+    { stores: { thread: store, audit }, trust: { principal: (r) => r.headers.get("x-user") ?? "" } },
+    o,
+  );
   return { bank, audit, store, handle, who: { "x-user": "ann" } };
 }
 

@@ -24,9 +24,8 @@ function setup() {
   const bank = newBank();
   const audit = new MemoryAuditLog();
   const handle = bankHandler(bank, {
-    store: new MemoryThreadStore(),
-    audit,
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: new MemoryThreadStore(), audit },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
   });
   return { bank, audit, handle };
 }

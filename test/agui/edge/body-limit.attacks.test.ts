@@ -36,7 +36,7 @@ function request(body: ReadableStream<Uint8Array>, headers: Record<string, strin
 
 describe("the edge handler reads at most maxBodyBytes of a body", () => {
   const maxBodyBytes = 256 * 1024;
-  const handle = bankHandler(newBank(), { secret: "body-limit-secret", maxBodyBytes });
+  const handle = bankHandler(newBank(), { trust: { secret: "body-limit-secret" }, limits: { maxBodyBytes } });
 
   test.each([
     ["a content-length that says 100", { "content-length": "100" }],

@@ -50,9 +50,21 @@ function setup(runLeaseMs?: number) {
       hooks: [new InterruptHook(["transfer"])],
     });
   const principal = (r: Request) => r.headers.get("x-user") ?? "";
-  const lease = runLeaseMs === undefined ? {} : { runLeaseMs };
-  const handle = createAguiHandler({ store, agent, logger: quietLogger(), principal, ...lease });
-  const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger(), principal, ...lease });
+  const lease = runLeaseMs === undefined ? {} : { timing: { runLeaseMs } };
+  const handle = createAguiHandler({
+    stores: { thread: store },
+    agent,
+    logger: quietLogger(),
+    trust: { principal },
+    ...lease,
+  });
+  const other = createAguiHandler({
+    stores: { thread: elsewhere(store) },
+    agent,
+    logger: quietLogger(),
+    trust: { principal },
+    ...lease,
+  });
   const stop = (h: typeof handle, threadId: string, who: string, runId?: string) =>
     h(post({ kaboo_cancel: { threadId, ...(runId ? { runId } : {}) } }, { "x-user": who }));
   return { transfers, store, handle, other, stop, ann: { "x-user": "ann" } };

@@ -42,8 +42,8 @@ function setup(cors?: Parameters<typeof createAguiHandler>[0]["cors"]) {
     });
   const handle = createAguiHandler({
     agent,
-    store: new MemoryThreadStore(),
-    principal: cookiePrincipal,
+    stores: { thread: new MemoryThreadStore() },
+    trust: { principal: cookiePrincipal },
     logger: quietLogger(),
     ...(cors === undefined ? {} : { cors }),
   });

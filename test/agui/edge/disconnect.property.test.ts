@@ -20,7 +20,7 @@ async function world(cut?: Cut) {
   const sent: string[] = [];
   const store = new MemoryThreadStore();
   const handle = createAguiHandler({
-    store,
+    stores: { thread: store },
     agent: () => scenarioAgent((to) => void sent.push(to)),
     logger: quietLogger(),
   });

@@ -111,7 +111,7 @@ describe("with a store, a dropped connection does not cancel the run", () => {
     test(`${name} after an approved transfer started: the record says what ran, and the same resume replays it`, async () => {
       const bank = slowBank(150);
       const store = new MemoryThreadStore();
-      const handle = createAguiHandler({ store, agent: bank.agent, logger: quietLogger() });
+      const handle = createAguiHandler({ stores: { thread: store }, agent: bank.agent, logger: quietLogger() });
       const turn = await paused(handle, "t");
       const body = resumeBody("t", turn, { approved: true });
       await drop(handle, body, bank.started());
@@ -131,7 +131,7 @@ describe("with a store, a dropped connection does not cancel the run", () => {
   test("a new turn whose client left during the model's answer still records the whole answer", async () => {
     const bank = slowBank(0);
     const store = new MemoryThreadStore();
-    const handle = createAguiHandler({ store, agent: bank.agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent: bank.agent, logger: quietLogger() });
     const body = input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "tell me a story" }] });
     await sendThenDrop(handle, body, bank.modelStarted());
     await until(async () => (await store.load("t")).lease === null);
@@ -152,7 +152,7 @@ describe("with a store, only an explicit Stop cancels", () => {
   test("a Stop during the model's answer ends the run cancelled; the thread is free again", async () => {
     const bank = slowBank(0);
     const store = new MemoryThreadStore();
-    const handle = createAguiHandler({ store, agent: bank.agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent: bank.agent, logger: quietLogger() });
     const body = input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "tell me a story" }] });
     const running = send(handle, body);
     await bank.modelStarted();
@@ -170,7 +170,7 @@ describe("with a store, only an explicit Stop cancels", () => {
   test("a Stop while a transfer executes: the transfer finishes and is recorded, the run ends cancelled", async () => {
     const bank = slowBank(150);
     const store = new MemoryThreadStore();
-    const handle = createAguiHandler({ store, agent: bank.agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent: bank.agent, logger: quietLogger() });
     const turn = await paused(handle, "t");
     const body = resumeBody("t", turn, { approved: true });
     const running = send(handle, body);
@@ -190,10 +190,10 @@ describe("with a store, only an explicit Stop cancels", () => {
     const bank = slowBank(0);
     const store = new MemoryThreadStore();
     const handle = createAguiHandler({
-      store,
+      stores: { thread: store },
       agent: bank.agent,
       logger: quietLogger(),
-      principal: (r) => r.headers.get("x-user") ?? "",
+      trust: { principal: (r) => r.headers.get("x-user") ?? "" },
     });
     expect((await cancel(handle, "t", { "x-user": "ann" })).status).toBe(409);
     const body = input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "tell me a story" }] });
@@ -206,7 +206,11 @@ describe("with a store, only an explicit Stop cancels", () => {
 
   test("a Stop body that is not one is a 400, never a run", async () => {
     const bank = slowBank(0);
-    const handle = createAguiHandler({ store: new MemoryThreadStore(), agent: bank.agent, logger: quietLogger() });
+    const handle = createAguiHandler({
+      stores: { thread: new MemoryThreadStore() },
+      agent: bank.agent,
+      logger: quietLogger(),
+    });
     for (const bad of [{ kaboo_cancel: {} }, { kaboo_cancel: { threadId: 5 } }, { kaboo_cancel: "t" }]) {
       const res = await handle(post(bad));
       expect(res.status).toBe(400);
@@ -224,8 +228,18 @@ describe("a Stop that reaches another isolate", () => {
       compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
       ledger: (t) => store.ledger(t),
     };
-    const here = createAguiHandler({ store, agent: bank.agent, logger: quietLogger(), runLeaseMs: 150 });
-    const there = createAguiHandler({ store: elsewhere, agent: bank.agent, logger: quietLogger(), runLeaseMs: 150 });
+    const here = createAguiHandler({
+      stores: { thread: store },
+      agent: bank.agent,
+      logger: quietLogger(),
+      timing: { runLeaseMs: 150 },
+    });
+    const there = createAguiHandler({
+      stores: { thread: elsewhere },
+      agent: bank.agent,
+      logger: quietLogger(),
+      timing: { runLeaseMs: 150 },
+    });
     const running = send(
       here,
       input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "tell me a story" }] }),

@@ -121,7 +121,13 @@ function setup(o: { settleMs?: number } = {}) {
     });
   const a = dying(store);
   const handler = (s: ThreadStore) =>
-    createAguiHandler({ store: s, agent, logger: quietLogger(), principal: () => "ann", runLeaseMs: LEASE_MS });
+    createAguiHandler({
+      stores: { thread: s },
+      agent,
+      logger: quietLogger(),
+      trust: { principal: () => "ann" },
+      timing: { runLeaseMs: LEASE_MS },
+    });
   const handleA = handler(a);
   const handleB = handler(other(store, o.settleMs));
   const stop = (h: typeof handleA, runId?: string) =>

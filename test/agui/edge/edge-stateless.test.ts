@@ -26,21 +26,25 @@ describe("without a store: sealed sessions", () => {
       /insecureDevelopmentMode/,
     );
     expect(() =>
-      createAguiHandler({ agent: () => bankAgent(newBank(), undefined), insecureDevelopmentMode: true }),
+      createAguiHandler({ agent: () => bankAgent(newBank(), undefined), trust: { insecureDevelopmentMode: true } }),
     ).not.toThrow();
   });
 
   test("limits that are not positive integers are refused at creation (NaN would have disabled the body limit)", () => {
     const agent = () => bankAgent(newBank(), undefined);
     for (const bad of [Number.NaN, 0, -1, 1.5, Number.POSITIVE_INFINITY]) {
-      expect(() => createAguiHandler({ agent, secret: SECRET, maxBodyBytes: bad })).toThrow(UserError);
-      expect(() => createAguiHandler({ agent, secret: SECRET, maxJsonDepth: bad })).toThrow(/maxJsonDepth/);
+      expect(() => createAguiHandler({ agent, trust: { secret: SECRET }, limits: { maxBodyBytes: bad } })).toThrow(
+        UserError,
+      );
+      expect(() => createAguiHandler({ agent, trust: { secret: SECRET }, limits: { maxJsonDepth: bad } })).toThrow(
+        /maxJsonDepth/,
+      );
     }
   });
 
   test("the handler seals what it sends, and an unaltered sealed session resumes once", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const { turn } = await pause(handle, "t", "pay ann 5");
     expect(session(turn).seal).toMatch(/^v1\./);
     const r = await send(handle, resumeBody("t", turn, approve));
@@ -85,7 +89,7 @@ describe("without a store: sealed sessions", () => {
 
   test.each(attacks)("%s → RUN_ERROR INVALID_SESSION, nothing runs", async (_, change) => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const { turn } = await pause(handle, "t", "pay bob 5");
     const s = session(turn);
     change(s);
@@ -97,7 +101,7 @@ describe("without a store: sealed sessions", () => {
 
   test("a session sealed for one thread is refused in another, and one sealed with another secret anywhere", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const { turn } = await pause(handle, "t", "pay cy 5");
     const moved = await send(handle, { ...resumeBody("t", turn, approve), threadId: "elsewhere" });
     expect(moved.error?.code).toBe("INVALID_SESSION");
@@ -110,7 +114,9 @@ describe("without a store: sealed sessions", () => {
 
   test("with a principal, a session sealed for one person is refused for another", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, principal: (req) => req.headers.get("x-user") ?? "" });
+    const handle = bankHandler(bank, {
+      trust: { secret: SECRET, principal: (req) => req.headers.get("x-user") ?? "" },
+    });
     const { turn } = await pause(handle, "t", "pay cy 5", { "x-user": "ann" });
     const other = await send(handle, resumeBody("t", turn, approve), { "x-user": "mallory" });
     expect(other.error?.code).toBe("INVALID_SESSION");
@@ -122,7 +128,7 @@ describe("without a store: sealed sessions", () => {
 
   test("tool calls in client-sent assistant messages never run server tools", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const forged = {
       id: "a1",
       role: "assistant" as const,
@@ -143,7 +149,7 @@ describe("without a store: sealed sessions", () => {
 
   test("the seal covers the transcript: an edited, shortened or foreign history is refused, a new user message is not", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const read = await send(
       handle,
       input({ threadId: "t", messages: [{ id: "u1", role: "user", content: "balance ann" }] }),
@@ -174,13 +180,13 @@ describe("grants at the edge are a person's", () => {
   test("without a secret, a client-made grant is ignored unless the host opts in", async () => {
     const bank = newBank();
     const asked = await send(
-      bankHandler(bank, { insecureDevelopmentMode: true }),
+      bankHandler(bank, { trust: { insecureDevelopmentMode: true } }),
       input({ messages: [{ id: "u", role: "user", content: "pay eli 1" }], forwardedProps: { kaboo_grants: [grant] } }),
     );
     expect(asked.interrupts).toHaveLength(1);
     expect(bank.transfers).toEqual([]);
     const optedIn = await send(
-      bankHandler(bank, { insecureDevelopmentMode: true, acceptUnsignedGrants: true }),
+      bankHandler(bank, { trust: { insecureDevelopmentMode: true, acceptUnsignedGrants: true } }),
       input({ messages: [{ id: "u", role: "user", content: "pay eli 1" }], forwardedProps: { kaboo_grants: [grant] } }),
     );
     expect(optedIn.outcome).toBe("success");
@@ -190,7 +196,7 @@ describe("grants at the edge are a person's", () => {
   test("a validly signed always grant does not skip a rule whose remember is now once", async () => {
     const bank = newBank();
     const signed = await signGrant(grant, SECRET);
-    const handle = bankHandler(bank, { secret: SECRET }, { remember: "once" });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } }, { remember: "once" });
     const r = await send(
       handle,
       input({
@@ -204,7 +210,7 @@ describe("grants at the edge are a person's", () => {
 
   test("a signed grant of another principal is ignored; the person's own counts", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, principal });
+    const handle = bankHandler(bank, { trust: { secret: SECRET, principal } });
     const anns = await signGrant({ ...grant, principal: "ann" }, SECRET);
     const body = input({
       messages: [{ id: "u", role: "user", content: "pay eli 3" }],
@@ -218,7 +224,7 @@ describe("grants at the edge are a person's", () => {
 
   test("a grant handed out names its person", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, principal });
+    const handle = bankHandler(bank, { trust: { secret: SECRET, principal } });
     const { turn } = await pause(handle, "t", "pay fin 1", { "x-user": "ann" });
     const r = await send(handle, resumeBody("t", turn, { approved: true, scope: "always" }), { "x-user": "ann" });
     const custom = r.events.find((e) => e.type === EventType.CUSTOM) as unknown as {
@@ -230,7 +236,7 @@ describe("grants at the edge are a person's", () => {
   test("with a server grant store, an always given in one person's thread does not pay in another's", async () => {
     const bank = newBank();
     const grantStore = new MemoryGrantStore();
-    const handle = bankHandler(bank, { secret: SECRET, principal, grantStore });
+    const handle = bankHandler(bank, { trust: { secret: SECRET, principal }, stores: { grants: grantStore } });
     const { turn } = await pause(handle, "t-ann", "pay gus 1", { "x-user": "ann" });
     await send(handle, resumeBody("t-ann", turn, { approved: true, scope: "always" }), { "x-user": "ann" });
     expect((await grantStore.list()).map((g) => g.principal)).toEqual(["ann"]);
@@ -258,9 +264,11 @@ describe("grants at the edge are a person's", () => {
 
   test("a principal function that throws answers 401 and runs nothing", async () => {
     const handle = bankHandler(newBank(), {
-      secret: SECRET,
-      principal: () => {
-        throw new Error("no session");
+      trust: {
+        secret: SECRET,
+        principal: () => {
+          throw new Error("no session");
+        },
       },
     });
     const res = await handle(post(input({ messages: [{ id: "u", role: "user", content: "hi" }] })));
@@ -275,7 +283,7 @@ describe("limits and logs", () => {
   test("a 100k-deep value in an ordinary state key → 400 before any stream", async () => {
     const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
     const body = JSON.stringify(input()).replace('"state":{}', `"state":{"ordinary":${deep}}`);
-    const res = await bankHandler(newBank(), { secret: SECRET })(post(body));
+    const res = await bankHandler(newBank(), { trust: { secret: SECRET } })(post(body));
     expect(res.status).toBe(400);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/state|JSON/);
   });
@@ -287,13 +295,13 @@ describe("limits and logs", () => {
       { resume: [{ interruptId: "i", status: "resolved", payload: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) }] },
     ],
   ])("%s nested past maxJsonDepth → 400 too_deep", async (part, over) => {
-    const res = await bankHandler(newBank(), { secret: SECRET })(post(input(over as never)));
+    const res = await bankHandler(newBank(), { trust: { secret: SECRET } })(post(input(over as never)));
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: "too_deep", detail: expect.stringContaining(part) });
   });
 
   test("a 10 MB body → 413 with a JSON detail, declared or streamed", async () => {
-    const handle = bankHandler(newBank(), { secret: SECRET });
+    const handle = bankHandler(newBank(), { trust: { secret: SECRET } });
     const big = JSON.stringify(input({ state: { blob: "x".repeat(10_000_000) } }));
     const declared = await handle(post(big));
     expect(declared.status).toBe(413);
@@ -310,13 +318,19 @@ describe("limits and logs", () => {
       duplex: "half",
     } as RequestInit);
     expect((await handle(streamed)).status).toBe(413);
-    expect((await bankHandler(newBank(), { secret: SECRET, maxBodyBytes: 20_000_000 })(post(big))).status).toBe(200);
+    expect(
+      (await bankHandler(newBank(), { trust: { secret: SECRET }, limits: { maxBodyBytes: 20_000_000 } })(post(big)))
+        .status,
+    ).toBe(200);
   });
 
   test("session-restore messages go to the handler's logger, client strings cut short", async () => {
     const warn = vi.fn();
     const consoleWarn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const handle = bankHandler(newBank(), { insecureDevelopmentMode: true, logger: { warn, error: vi.fn() } });
+    const handle = bankHandler(newBank(), {
+      trust: { insecureDevelopmentMode: true },
+      logger: { warn, error: vi.fn() },
+    });
     const hostile = {
       interrupt_state: { version: 1, activated: true, interrupts: { ["x".repeat(50_000)]: { id: 1 } }, context: {} },
     };
@@ -337,7 +351,7 @@ describe("limits and logs", () => {
 describe("what stateless mode cannot promise (README: Deploying to the edge)", () => {
   test("the latest sealed snapshot replayed runs the call again; a shared execution ledger stops that", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const { turn } = await pause(handle, "t", "pay max 1");
     const body = resumeBody("t", turn, approve);
     await send(handle, body);
@@ -345,7 +359,10 @@ describe("what stateless mode cannot promise (README: Deploying to the edge)", (
     expect(bank.transfers).toHaveLength(2);
 
     const guarded = newBank();
-    const withRecord = bankHandler(guarded, { secret: SECRET, ledger: new MemoryExecutionLedger() });
+    const withRecord = bankHandler(guarded, {
+      trust: { secret: SECRET },
+      stores: { ledger: new MemoryExecutionLedger() },
+    });
     const { turn: t2 } = await pause(withRecord, "t", "pay max 1");
     const body2 = resumeBody("t", t2, approve);
     await send(withRecord, body2);

@@ -20,7 +20,7 @@ describe("with a store, two concurrent resumes of one interrupt run it once", ()
   test.each([0, 50])("a %i ms tool, 20 trials: one resume runs, the other runs nothing", async (delayMs) => {
     for (let trial = 0; trial < 20; trial++) {
       const bank = newBank();
-      const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { delayMs });
+      const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } }, { delayMs });
       const threadId = `t-${trial}`;
       const { turn } = await pause(handle, threadId, "pay ann 5");
       const body = resumeBody(threadId, turn, approve);
@@ -37,7 +37,7 @@ describe("with a store, two concurrent resumes of one interrupt run it once", ()
 describe("with a store, a replay runs nothing", () => {
   test("the same resume sent again answers with the recorded outcome", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay bob 7");
     const body = resumeBody("t", turn, approve);
     const first = await send(handle, body);
@@ -51,7 +51,7 @@ describe("with a store, a replay runs nothing", () => {
 
   test("the same resume under another threadId runs nothing", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay cleo 3");
     const body = resumeBody("t", turn, approve);
     await send(handle, body);
@@ -70,7 +70,7 @@ describe("with a store, a replay runs nothing", () => {
     const sent: string[] = [];
     let hookDown = true;
     const handle = createAguiHandler({
-      store: new MemoryThreadStore(),
+      stores: { thread: new MemoryThreadStore() },
       logger: quietLogger(),
       agent: () => {
         const transfer = tool({
@@ -117,7 +117,7 @@ describe("with a store, a replay runs nothing", () => {
 
   test("an interrupt id named like an Object.prototype key is unknown, not a replay", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay gus 2");
     for (const id of ["constructor", "__proto__", "toString"]) {
       const r = await send(handle, resumeBody("t", turn, approve, id));
@@ -128,7 +128,7 @@ describe("with a store, a replay runs nothing", () => {
 
   test("an older snapshot replayed after the thread moved on runs nothing", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay dan 1");
     const old = resumeBody("t", turn, approve);
     const done = await send(handle, old);
@@ -143,7 +143,7 @@ describe("with a store, a replay runs nothing", () => {
 
   test("a retry after a RUN_ERROR that came after the tool does not run it again", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay eve 9");
     bank.failAfterTool = true;
     const body = resumeBody("t", turn, approve);
@@ -156,7 +156,7 @@ describe("with a store, a replay runs nothing", () => {
 
   test("a retry after that RUN_ERROR with another answer (the model's arguments, not the edit) runs nothing", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay eve 9");
     bank.failAfterTool = true;
     const failed = await send(handle, resumeBody("t", turn, { approved: true, editedArgs: { to: "eve", amount: 5 } }));
@@ -173,7 +173,7 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
   /** The paused session as the client got it, with `change` applied. */
   async function forged(change: (session: JsonObject) => void) {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay fay 5");
     const state = structuredClone(turn.state) as { kaboo_session: JsonObject };
     change(state.kaboo_session);
@@ -225,7 +225,7 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
 
   test("expiresAt comes from the store: moving it to 2099 does not revive an expired request", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { ttlSeconds: 0.05 });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } }, { ttlSeconds: 0.05 });
     const { turn } = await pause(handle, "t", "pay gil 5");
     const state = structuredClone(turn.state) as { kaboo_session: JsonObject };
     for (const i of Object.values(
@@ -241,8 +241,8 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
   test("a thread belongs to its principal: another person's resume runs nothing", async () => {
     const bank = newBank();
     const handle = bankHandler(bank, {
-      store: new MemoryThreadStore(),
-      principal: (req) => req.headers.get("x-user") ?? "",
+      stores: { thread: new MemoryThreadStore() },
+      trust: { principal: (req) => req.headers.get("x-user") ?? "" },
     });
     const { turn } = await pause(handle, "t", "pay hal 5", { "x-user": "ann" });
     const r = await send(handle, resumeBody("t", turn, approve), { "x-user": "bob" });
@@ -256,7 +256,7 @@ describe("with a store, the client's kaboo_session decides nothing", () => {
 describe("with a store, the ordinary turns", () => {
   test("approve, deny, and a reload that sends nothing but the answer", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } });
     const { turn } = await pause(handle, "t", "pay ivy 2");
     // A reload: a client that lost its messages and state still resumes from the store.
     const reloaded = await send(handle, { ...resumeBody("t", turn, approve), messages: [], state: {} });
@@ -281,7 +281,7 @@ describe("with a store, a thread has one run at a time", () => {
       started.resolve();
       return held;
     };
-    const handle = bankHandler(bank, { store: new MemoryThreadStore() }, { hold });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } }, { hold });
     const { turn } = await pause(handle, "t", "pay kai 1");
     const resuming = send(handle, resumeBody("t", turn, approve));
     await started.promise;
@@ -306,7 +306,11 @@ describe("with a store, a thread has one run at a time", () => {
       return held;
     };
     // Leases long enough that a loaded machine's late timer does not let one run out under a live run.
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), runLeaseMs: 200 }, { hold });
+    const handle = bankHandler(
+      bank,
+      { stores: { thread: new MemoryThreadStore() }, timing: { runLeaseMs: 200 } },
+      { hold },
+    );
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
@@ -342,7 +346,7 @@ describe("with a store, a thread has one run at a time", () => {
         return store.compareAndSet(id, v, data);
       },
     };
-    const handle = bankHandler(bank, { store: partitioned, runLeaseMs: 10 }, { hold });
+    const handle = bankHandler(bank, { stores: { thread: partitioned }, timing: { runLeaseMs: 10 } }, { hold });
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);

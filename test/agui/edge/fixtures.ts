@@ -45,9 +45,25 @@ export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o:
 
 export const quietLogger = capturingLogger;
 
+/** Handler options a test overrides: any top-level option, and any option of a group. */
+export type HandlerOverrides = Partial<AguiHandlerOptions>;
+
+/**
+ * `base` with `over` on top, group by group: `{ trust: { principal } }` over `{ trust: { secret } }`
+ * keeps both (a plain spread would drop the secret).
+ */
+export function withOptions<T extends HandlerOverrides>(base: T, over: HandlerOverrides = {}): T {
+  const out: Record<string, unknown> = { ...base, ...over };
+  for (const group of ["stores", "trust", "limits", "timing"] as const)
+    if (base[group] || over[group]) out[group] = { ...base[group], ...over[group] };
+  return out as T;
+}
+
 /** A handler over the bank. */
-export function bankHandler(bank: Bank, over: Partial<AguiHandlerOptions> = {}, o: BankOptions = {}) {
-  return createAguiHandler({ agent: (_, { secret }) => bankAgent(bank, secret, o), logger: quietLogger(), ...over });
+export function bankHandler(bank: Bank, over: HandlerOverrides = {}, o: BankOptions = {}) {
+  return createAguiHandler(
+    withOptions({ agent: (_, { secret }) => bankAgent(bank, secret, o), logger: quietLogger() }, over),
+  );
 }
 
 export function post(body: unknown, headers: Record<string, string> = {}): Request {

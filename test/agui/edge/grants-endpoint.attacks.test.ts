@@ -61,7 +61,10 @@ describe("the grants endpoint, attacked", () => {
     const grantStore = new MemoryGrantStore();
     const secret = "s".repeat(32);
     const principal = (r: Request) => r.headers.get("x-user") ?? "";
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), grantStore, secret, principal });
+    const handle = bankHandler(bank, {
+      stores: { thread: new MemoryThreadStore(), grants: grantStore },
+      trust: { secret, principal },
+    });
     const grants = createGrantsHandler({ grantStore, principal, logger: quiet });
     const ann = { "x-user": "ann" };
     const approveAlways = async (threadId: string) => {

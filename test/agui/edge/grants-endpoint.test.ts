@@ -61,7 +61,10 @@ describe.each([
 test("a grant revoked through the endpoint no longer skips the question on the next run", async () => {
   const bank = newBank();
   const grantStore = new PrincipalGrantStore(memoryBackend());
-  const handle = bankHandler(bank, { store: new MemoryThreadStore(), grantStore, principal: who });
+  const handle = bankHandler(bank, {
+    stores: { thread: new MemoryThreadStore(), grants: grantStore },
+    trust: { principal: who },
+  });
   const headers = { "x-user": "ann" };
   const { turn } = await pause(handle, "t1", "pay bob 5", headers);
   await send(handle, resumeBody("t1", turn, { approved: true, scope: "always" }), headers);

@@ -15,6 +15,7 @@ import { signGrant, verifyGrant } from "../../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";
 import { BeforeToolCallEvent, type HookProvider } from "../../../src/index.js";
 import { newBank, type Bank } from "../../fixtures/bank.js";
+import { withOptions } from "./fixtures.js";
 import { edgeBank } from "../../runtimes/agui-agent.js";
 import { input as runInput } from "../helpers.js";
 
@@ -22,14 +23,15 @@ const SECRET = "edge-test-secret";
 const quiet = { warn: vi.fn(), error: vi.fn() };
 
 function handler(ledger: Bank, over: Partial<AguiHandlerOptions> = {}, hooks: HookProvider[] = []) {
-  // Most tests here are about HTTP and streaming, not sessions: they run in the development mode.
-  return createAguiHandler({
-    agent: (_, { secret }) => edgeBank(ledger, { secret, hooks }),
-    logger: quiet,
-    insecureDevelopmentMode: true,
-    acceptUnsignedGrants: true,
-    ...over,
-  });
+  // Most tests here are about HTTP and streaming, not sessions: without a secret or a store they run in the
+  // development mode (with unsigned client grants, unless a grant store replaces them).
+  const sealed = over.trust?.secret !== undefined || over.stores?.thread !== undefined;
+  const trust = sealed
+    ? {}
+    : { insecureDevelopmentMode: true, ...(over.stores?.grants ? {} : { acceptUnsignedGrants: true }) };
+  return createAguiHandler(
+    withOptions({ agent: (_, { secret }) => edgeBank(ledger, { secret, hooks }), logger: quiet, trust }, over),
+  );
 }
 
 const user = (content: string) => ({ id: crypto.randomUUID(), role: "user" as const, content });
@@ -140,7 +142,7 @@ describe("createAguiHandler: requests it refuses", () => {
       agent: () => {
         throw new Error("no model key");
       },
-      secret: SECRET,
+      trust: { secret: SECRET },
       logger,
     });
     const res = await handle(post(runInput({ messages: [user("hi")] })));
@@ -171,13 +173,13 @@ describe("createAguiHandler: the SSE stream", () => {
   test("sends heartbeat comments while a tool is slow, and none when disabled", async () => {
     const ledger = newBank();
     const pinged = await read(
-      await handler(ledger, { heartbeatMs: 5 })(post(runInput({ messages: [user("nap 120")] }))),
+      await handler(ledger, { timing: { heartbeatMs: 5 } })(post(runInput({ messages: [user("nap 120")] }))),
     );
     expect(pinged.comments.filter((c) => c === "ping").length).toBeGreaterThan(0);
     expect(pinged.raw).toContain(": ping\n\n");
     expect(ledger.naps[0]!.outcome).toBe("finished");
     const silent = await read(
-      await handler(ledger, { heartbeatMs: 0 })(post(runInput({ messages: [user("nap 60")] }))),
+      await handler(ledger, { timing: { heartbeatMs: 0 } })(post(runInput({ messages: [user("nap 60")] }))),
     );
     expect(silent.comments).toEqual([]);
   });
@@ -222,7 +224,7 @@ describe("createAguiHandler: the SSE stream", () => {
 describe("createAguiHandler: grants", () => {
   test("an always-approval comes back signed in a CUSTOM event, and the signed grant skips the gate next time", async () => {
     const ledger = newBank();
-    const handle = handler(ledger, { secret: SECRET });
+    const handle = handler(ledger, { trust: { secret: SECRET } });
     const p = await pausedPayment(handle, "pay gina 4", { kaboo_grants: [] });
     expect(p.interrupt.responseSchema.properties.scope.enum).toContain("always");
     expect(p.state[SESSION_STATE_KEY]).toBeDefined();
@@ -262,7 +264,7 @@ describe("createAguiHandler: grants", () => {
   test("under a secret, forged, altered and unsigned grants are dropped even when the gate has no secret", async () => {
     const ledger = newBank();
     // The agent's gate is built without the secret: the handler's own check must hold.
-    const handle = createAguiHandler({ agent: () => edgeBank(ledger), secret: SECRET, logger: quiet });
+    const handle = createAguiHandler({ agent: () => edgeBank(ledger), trust: { secret: SECRET }, logger: quiet });
     const genuine = await signGrant({ tool: "transfer", subjectKey: "to:gina", scope: "always", grantedAt: 1 }, SECRET);
     const forged = await signGrant(
       { tool: "transfer", subjectKey: "to:mallory", scope: "always", grantedAt: 1 },
@@ -286,7 +288,7 @@ describe("createAguiHandler: grants", () => {
   test("with a grantStore the decision is recorded there, and its grants reach a gate that checks signatures", async () => {
     const ledger = newBank();
     const store = new MemoryGrantStore();
-    const handle = handler(ledger, { secret: SECRET, grantStore: store });
+    const handle = handler(ledger, { trust: { secret: SECRET }, stores: { grants: store } });
     const p = await pausedPayment(handle, "pay hugo 5", {});
     const resume = [
       { interruptId: p.interrupt.id, status: "resolved" as const, payload: { approved: true, scope: "thread" } },

@@ -18,7 +18,7 @@ const next = (turn: Turn, text: string, messages: Messages = turn.messages, stat
 
 async function readBalance() {
   const bank = newBank();
-  const handle = bankHandler(bank, { secret: SECRET });
+  const handle = bankHandler(bank, { trust: { secret: SECRET } });
   const turn = await send(handle, input({ threadId: "t", messages: [user("balance ann")] }));
   expect(turn.outcome).toBe("success");
   return { bank, handle, turn };
@@ -97,7 +97,7 @@ describe("stateless history after a run that ended without a pause", () => {
 
   test("a first turn (user messages only) needs no seal, and the turn after it is sealed", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const first = await send(handle, input({ threadId: "t", messages: [user("hi"), user("there")] }));
     expect(first.error).toBeUndefined();
     const asked = await send(handle, next(first, "pay zed 3"));

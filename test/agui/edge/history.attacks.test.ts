@@ -61,7 +61,11 @@ function mixedBatch() {
       hooks: [new InterruptHook(["transfer"])],
     });
   const store = new MemoryThreadStore();
-  const handle = createAguiHandler({ agent, store, logger: quietLogger(), insecureDevelopmentMode: true });
+  const handle = createAguiHandler({
+    agent,
+    stores: { thread: store },
+    logger: quietLogger(),
+  });
   return { store, handle, runs, seen };
 }
 

@@ -21,7 +21,9 @@ const say = (text: string): Message => ({ id: crypto.randomUUID(), role: "user",
 async function paidThread(stateless: boolean) {
   const bank = newBank();
   const store = new MemoryThreadStore();
-  const handle = bankHandler(bank, stateless ? { secret: "s3cret" } : { store }, { remember: "once" });
+  const handle = bankHandler(bank, stateless ? { trust: { secret: "s3cret" } } : { stores: { thread: store } }, {
+    remember: "once",
+  });
   let last: Turn | undefined;
   for (const text of ["pay bob 5", "hello", "pay carol 7", "thanks"]) {
     const messages = [...(last?.messages ?? []), say(text)];

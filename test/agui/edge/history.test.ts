@@ -17,7 +17,7 @@ const say = (text: string): Message => ({ id: crypto.randomUUID(), role: "user",
 async function history() {
   const bank = newBank();
   const store = new MemoryThreadStore();
-  const handle = bankHandler(bank, { store });
+  const handle = bankHandler(bank, { stores: { thread: store } });
   const read = await send(handle, input({ threadId: "t", messages: [say("balance ann")] }));
   const { turn } = await pause(handle, "p", "pay bob 5");
   void turn;

@@ -42,7 +42,7 @@ function setup() {
     readEvents: (...a) => memory.readEvents(...a),
     compactEvents: (...a) => memory.compactEvents(...a),
   };
-  const handle = createAguiHandler({ store, agent, logger: { warn: () => {}, error: () => {} } });
+  const handle = createAguiHandler({ stores: { thread: store }, agent, logger: { warn: () => {}, error: () => {} } });
   const hosted = (text: string, threadId = "t") => {
     const request = new Request("http://edge/agui", { method: "POST", body: body(threadId, text) });
     let go = () => {};
@@ -133,7 +133,7 @@ function gatedReads() {
     readEvents: (...a) => base.memory.readEvents(...a),
     compactEvents: (...a) => base.memory.compactEvents(...a),
   };
-  const handle = createAguiHandler({ store, agent, logger: { warn: () => {}, error: () => {} } });
+  const handle = createAguiHandler({ stores: { thread: store }, agent, logger: { warn: () => {}, error: () => {} } });
   return { ...base, handle, open, loads: () => loads };
 }
 

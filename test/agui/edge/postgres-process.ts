@@ -27,9 +27,8 @@ const handler = createAguiHandler({
         ]);
       },
     }),
-  store: new PostgresThreadStore(db),
-  grantStore: new PostgresGrantStore(db),
-  principal: (request) => request.headers.get("x-user") ?? "ann",
+  stores: { thread: new PostgresThreadStore(db), grants: new PostgresGrantStore(db) },
+  trust: { principal: (request) => request.headers.get("x-user") ?? "ann" },
   logger: capturingLogger(),
 });
 

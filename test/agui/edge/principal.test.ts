@@ -49,9 +49,8 @@ describe("principal fails closed", () => {
       for (const store of [undefined, new MemoryThreadStore()]) {
         const bank = newBank();
         const handle = bankHandler(bank, {
-          secret: "s",
-          ...(store ? { store } : {}),
-          principal: lookup as () => string,
+          trust: { secret: "s", principal: lookup as () => string },
+          ...(store ? { stores: { thread: store } } : {}),
         });
         const { request, read } = watchedPost(say("pay bob 5"));
         const res = await handle(request);
@@ -67,9 +66,11 @@ describe("principal fails closed", () => {
 
   test("a lookup that throws UnauthenticatedError: its words for the client are the 401's detail", async () => {
     const handle = bankHandler(newBank(), {
-      secret: "s",
-      principal: () => {
-        throw new UnauthenticatedError("Send an x-kaboo-user header.");
+      trust: {
+        secret: "s",
+        principal: () => {
+          throw new UnauthenticatedError("Send an x-kaboo-user header.");
+        },
       },
     });
     const res = await handle(watchedPost(say("pay bob 5")).request);
@@ -84,7 +85,10 @@ describe("principal fails closed", () => {
     const store = new MemoryThreadStore();
     let who: string | undefined = "alice";
     const bank = newBank();
-    const handle = bankHandler(bank, { store, secret: "s", principal: () => who as string });
+    const handle = bankHandler(bank, {
+      stores: { thread: store },
+      trust: { secret: "s", principal: () => who as string },
+    });
     await pause(handle, "t-owned", "pay bob 5");
     who = undefined;
     const { request } = watchedPost(say("pay mallory 500"));
@@ -93,9 +97,9 @@ describe("principal fails closed", () => {
   });
 
   test("a non-empty string is the person; no lookup at all means anonymous by design", async () => {
-    const alice = bankHandler(newBank(), { secret: "s", principal: () => "alice" });
+    const alice = bankHandler(newBank(), { trust: { secret: "s", principal: () => "alice" } });
     expect((await alice(watchedPost(say("hi")).request)).status).toBe(200);
-    const open = bankHandler(newBank(), { secret: "s" });
+    const open = bankHandler(newBank(), { trust: { secret: "s" } });
     expect((await open(watchedPost(say("hi")).request)).status).toBe(200);
   });
 });

@@ -26,7 +26,7 @@ describe("an own __proto__ key", () => {
   test("through the edge: the call does not run, and the trail records a denial", async () => {
     const bank = newBank();
     const audit = new MemoryAuditLog();
-    const handle = bankHandler(bank, { store: new MemoryThreadStore(), audit }, { remember: "always" });
+    const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore(), audit } }, { remember: "always" });
     const { turn } = await pause(handle, "t", "pay bob 5");
     const answered = await send(handle, resumeBody("t", turn, smuggled({ approved: true, scope: "always" })));
     expect(answered.error).toBeUndefined();

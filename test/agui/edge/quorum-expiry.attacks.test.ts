@@ -57,10 +57,8 @@ function setup(ttlSeconds?: number) {
     });
   const handle = createAguiHandler({
     agent,
-    store,
-    grantStore,
-    secret: "s3cret",
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: store, grants: grantStore },
+    trust: { secret: "s3cret", principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const as = (who: string) => ({ "x-user": who });

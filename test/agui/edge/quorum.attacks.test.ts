@@ -60,9 +60,8 @@ function setup() {
     });
   const handle = createAguiHandler({
     agent,
-    store,
-    audit,
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: store, audit },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const as = (who: string) => ({ "x-user": who });

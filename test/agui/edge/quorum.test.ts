@@ -50,9 +50,8 @@ function setup() {
     });
   const handle = createAguiHandler({
     agent,
-    store: new MemoryThreadStore(),
-    audit,
-    principal: (request) => request.headers.get("x-user") ?? "",
+    stores: { thread: new MemoryThreadStore(), audit },
+    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   const as = (who: string) => ({ "x-user": who });

@@ -23,7 +23,11 @@ describe("races on a paused thread", () => {
         async (reqs, delayMs) => {
           const bank = newBank();
           const store = new MemoryThreadStore();
-          const handle = bankHandler(bank, { store, principal: () => "ann" }, { delayMs });
+          const handle = bankHandler(
+            bank,
+            { stores: { thread: store }, trust: { principal: () => "ann" } },
+            { delayMs },
+          );
           const { turn } = await pause(handle, "t", "pay bob 5");
           const answers: Record<string, unknown> = { approve: { approved: true }, approve2: { approved: true } };
           const one = async (k: Kind) => {

@@ -37,8 +37,13 @@ function setup() {
       model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `story of ${lastUserText}` }), chunkSize: 4 }),
     });
   const principal = (r: Request) => r.headers.get("x-user") ?? "";
-  const handle = createAguiHandler({ store, agent, logger: quietLogger(), principal });
-  const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger(), principal });
+  const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger(), trust: { principal } });
+  const other = createAguiHandler({
+    stores: { thread: elsewhere(store) },
+    agent,
+    logger: quietLogger(),
+    trust: { principal },
+  });
   return { store, handle, other };
 }
 
@@ -99,8 +104,8 @@ describe("reattach, attacked", () => {
     };
     const agent = () =>
       new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(20) }), chunkSize: 4 }) });
-    const handle = createAguiHandler({ store: flaky, agent, logger: quietLogger() });
-    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: flaky }, agent, logger: quietLogger() });
+    const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
     const run = await send(handle, say("t", "go", "r1"));
     expect(run.outcome).toBe("success");
     expect(appends).toBeGreaterThan(1);

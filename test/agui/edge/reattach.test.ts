@@ -41,7 +41,12 @@ function storyHandler(principal?: (r: Request) => string) {
     });
   return {
     store,
-    handle: createAguiHandler({ store, agent, logger: quietLogger(), ...(principal ? { principal } : {}) }),
+    handle: createAguiHandler({
+      stores: { thread: store },
+      agent,
+      logger: quietLogger(),
+      ...(principal ? { trust: { principal } } : {}),
+    }),
   };
 }
 
@@ -119,7 +124,7 @@ describe("reattach from the thread's event log", () => {
   test("a client that drops and reconnects to another isolate gets exactly the missed events, live and after the end", async () => {
     const { store, handle } = storyHandler();
     const other = createAguiHandler({
-      store: elsewhere(store),
+      stores: { thread: elsewhere(store) },
       agent: () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "x" }) }) }),
       logger: quietLogger(),
     });
@@ -145,7 +150,7 @@ describe("reattach from the thread's event log", () => {
       return append(...a);
     };
     const h = createAguiHandler({
-      store: counted,
+      stores: { thread: counted },
       agent: () =>
         new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8 }) }),
       logger: quietLogger(),

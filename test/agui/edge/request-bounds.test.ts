@@ -14,7 +14,7 @@ describe("grants sent by a client", () => {
   test("40,000 {} grants with a secret: one warning for the list, and the run goes on", async () => {
     const log = { warn: vi.fn(), error: vi.fn() };
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET, logger: log });
+    const handle = bankHandler(bank, { trust: { secret: SECRET }, logger: log });
     const body = input({
       messages: [{ id: "u1", role: "user", content: "pay bob 5" }],
       forwardedProps: { kaboo_grants: Array.from({ length: 40_000 }, () => ({})) },
@@ -34,7 +34,7 @@ describe("grants sent by a client", () => {
       { tool: "transfer", subjectKey: "to:bob", scope: "always", grantedAt: Date.now() },
       SECRET,
     );
-    const inside = bankHandler(bank, { secret: SECRET, maxGrants: 3 });
+    const inside = bankHandler(bank, { trust: { secret: SECRET }, limits: { maxGrants: 3 } });
     const sendWith = (grants: unknown[]) =>
       send(
         inside,
@@ -47,12 +47,12 @@ describe("grants sent by a client", () => {
     expect(bank.transfers).toHaveLength(1);
     expect((await sendWith([{}, {}, {}, grant])).interrupts).toHaveLength(1);
     expect(bank.transfers).toHaveLength(1);
-    expect(() => bankHandler(bank, { secret: SECRET, maxGrants: 0 })).toThrow(UserError);
+    expect(() => bankHandler(bank, { trust: { secret: SECRET }, limits: { maxGrants: 0 } })).toThrow(UserError);
   });
 
   test("a resume carrying 40,000 [] grants is answered like any other", async () => {
     const bank = newBank();
-    const handle = bankHandler(bank, { secret: SECRET });
+    const handle = bankHandler(bank, { trust: { secret: SECRET } });
     const { turn } = await pause(handle, "t-grants", "pay bob 5");
     const body = resumeBody("t-grants", turn, { approved: true });
     body.forwardedProps = { kaboo_grants: Array.from({ length: 40_000 }, () => []) };
@@ -73,7 +73,7 @@ async function answer(handle: (r: Request) => Promise<Response>, body: string) {
 }
 
 describe("the cost of a body is bounded before it is parsed", () => {
-  const handle = bankHandler(newBank(), { secret: SECRET });
+  const handle = bankHandler(newBank(), { trust: { secret: SECRET } });
 
   test("a state of 120,000 keys (1 MB) is 400 too_complex, in words", async () => {
     const r = await answer(handle, raw("state", wide(120_000)));
@@ -90,7 +90,10 @@ describe("the cost of a body is bounded before it is parsed", () => {
 
   test("500 keys pass; the bounds are options", async () => {
     expect((await answer(handle, raw("state", wide(500)))).status).toBe(200);
-    const roomy = bankHandler(newBank(), { secret: SECRET, maxObjectKeys: 200_000, maxJsonValues: 1_000_000 });
+    const roomy = bankHandler(newBank(), {
+      trust: { secret: SECRET },
+      limits: { maxObjectKeys: 200_000, maxJsonValues: 1_000_000 },
+    });
     expect((await answer(roomy, raw("state", wide(120_000)))).status).toBe(200);
   });
 

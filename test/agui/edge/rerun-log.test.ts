@@ -46,7 +46,7 @@ describe("a stored run run again after its attempt died", () => {
       new Agent({
         model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
       });
-    const handle = createAguiHandler({ store, agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
     const own = await frames(await handle(post(request)));
     // The request sent again sees its own run: its RUN_STARTED, then its events, numbered after the log's
     // (after the run again's marker and its END events) and naming the attempt that sent them.

@@ -76,8 +76,8 @@ async function ranAgain() {
   await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
   const agent = () =>
     new Agent({ model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }) });
-  const handle = createAguiHandler({ store, agent, logger: quietLogger() });
-  const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+  const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
+  const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
   // The request sent again (the object's alarm, another process) runs it again.
   await (await handle(post(request))).text();
   const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
@@ -185,7 +185,7 @@ describe("a reattach from an event the dead attempt never logged", () => {
       new Agent({
         model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
       });
-    const handle = createAguiHandler({ store: slow, agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: slow }, agent, logger: quietLogger() });
     const own = handle(post(request)).then((r) => r.text());
     await took;
     const early = reattach(handle, `${request.runId}:8`);
@@ -218,8 +218,8 @@ describe("a reattach from an event the dead attempt never logged", () => {
       new Agent({
         model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
       });
-    const handle = createAguiHandler({ store, agent, logger: quietLogger() });
-    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
+    const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
     await (await handle(post(request))).text();
     const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
     await verified(whole.map((f) => f.event));
@@ -254,8 +254,8 @@ describe("a reattach from an event the dead attempt never logged", () => {
       new Agent({
         model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
       });
-    const handle = createAguiHandler({ store, agent, logger: quietLogger() });
-    const other = createAguiHandler({ store: elsewhere(store), agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
+    const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
     await (await handle(post(request))).text();
     const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
     expect(whole[LOGGED]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
@@ -286,8 +286,18 @@ describe("a reattach from an event the dead attempt never logged", () => {
       new Agent({
         model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
       });
-    const a = createAguiHandler({ store: stuck, agent: slow, logger: quietLogger(), runLeaseMs: 200 });
-    const b = createAguiHandler({ store: elsewhere(store), agent: quick, logger: quietLogger(), runLeaseMs: 200 });
+    const a = createAguiHandler({
+      stores: { thread: stuck },
+      agent: slow,
+      logger: quietLogger(),
+      timing: { runLeaseMs: 200 },
+    });
+    const b = createAguiHandler({
+      stores: { thread: elsewhere(store) },
+      agent: quick,
+      logger: quietLogger(),
+      timing: { runLeaseMs: 200 },
+    });
     const first = a(post(request)).then((r) => r.text());
     await new Promise((r) => setTimeout(r, 100));
     frozen = true;

@@ -24,7 +24,10 @@ describe("one interrupt answered twice in one resume", () => {
       const bank = newBank();
       const audit = new MemoryAuditLog();
       const store = new MemoryThreadStore();
-      const handle = bankHandler(bank, { store, audit, principal: (r) => r.headers.get("x-user") ?? "" });
+      const handle = bankHandler(bank, {
+        stores: { thread: store, audit },
+        trust: { principal: (r) => r.headers.get("x-user") ?? "" },
+      });
       const who = { "x-user": "ann" };
       const { turn } = await pause(handle, "t", "pay bob 5", who);
       const r = await send(handle, twice(turn, order[0], order[1]), who);
@@ -45,7 +48,7 @@ describe("one interrupt answered twice in one resume", () => {
       const bank = newBank();
       const audit = new MemoryAuditLog();
       const ledger = new MemoryExecutionLedger();
-      const handle = bankHandler(bank, { secret: "s3cret", ledger, audit });
+      const handle = bankHandler(bank, { trust: { secret: "s3cret" }, stores: { ledger, audit } });
       const { turn } = await pause(handle, "t", "pay bob 5");
       const both = await send(handle, twice(turn, order[0], order[1]));
       expect(both.error?.code).toBe("INVALID_PAYLOAD");

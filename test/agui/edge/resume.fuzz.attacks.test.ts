@@ -17,7 +17,10 @@ describe("property: fuzzed requests on a paused thread", () => {
   test(`the transfer runs at most once, and only on the owner's approval of its interrupt (${RUNS} runs)`, async () => {
     const bank = newBank();
     const store = new MemoryThreadStore();
-    const handle = bankHandler(bank, { store, principal: (r) => r.headers.get("x-user") ?? "" });
+    const handle = bankHandler(bank, {
+      stores: { thread: store },
+      trust: { principal: (r) => r.headers.get("x-user") ?? "" },
+    });
     let threadNo = 0;
     const request = fc.record({
       who: fc.constantFrom("ann", "mallory", "Ann"),

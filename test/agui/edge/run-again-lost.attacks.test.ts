@@ -92,11 +92,11 @@ function setup() {
   const spawn = (death?: Death) => {
     const own = processOn(store);
     const handle = createAguiHandler({
-      store: own,
+      stores: { thread: own },
       agent: agent(death, own),
       logger: quietLogger(),
-      principal: (r) => r.headers.get("x-user") ?? "ann",
-      runLeaseMs: LEASE_MS,
+      trust: { principal: (r) => r.headers.get("x-user") ?? "ann" },
+      timing: { runLeaseMs: LEASE_MS },
     });
     return { handle, own };
   };

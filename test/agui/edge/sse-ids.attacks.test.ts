@@ -30,8 +30,8 @@ function setup() {
     });
   const handle = createAguiHandler({
     agent,
-    store,
-    principal: (r) => r.headers.get("x-user") ?? "",
+    stores: { thread: store },
+    trust: { principal: (r) => r.headers.get("x-user") ?? "" },
     logger: quietLogger(),
   });
   return { handle, as: (who: string) => ({ "x-user": who }) };

@@ -21,7 +21,7 @@ describe("property: replays at a stateless edge with a shared ledger", () => {
           const bank = newBank();
           const handle = bankHandler(
             bank,
-            { secret: "s3cret", ledger: new MemoryExecutionLedger() },
+            { trust: { secret: "s3cret" }, stores: { ledger: new MemoryExecutionLedger() } },
             { remember: "once" },
           );
           // Two pauses: bob 5 approved, carol 7 denied.

@@ -49,7 +49,12 @@ function setup() {
       hooks: [new InterruptHook(["transfer"])],
       toolExecutor: "sequential",
     });
-  const handle = createAguiHandler({ agent, store, audit, principal: () => "ann", logger: quietLogger() });
+  const handle = createAguiHandler({
+    agent,
+    stores: { thread: store, audit },
+    trust: { principal: () => "ann" },
+    logger: quietLogger(),
+  });
   return { sent, started, gate, store, audit, handle };
 }
 

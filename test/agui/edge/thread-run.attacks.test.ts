@@ -12,7 +12,11 @@ import { bankHandler, newBank, pause, post, resumeBody, send, type BankOptions }
 function setup(o: BankOptions = {}) {
   const bank = newBank();
   const store = new MemoryThreadStore();
-  const handle = bankHandler(bank, { store, principal: (r) => r.headers.get("x-user") ?? "" }, o);
+  const handle = bankHandler(
+    bank,
+    { stores: { thread: store }, trust: { principal: (r) => r.headers.get("x-user") ?? "" } },
+    o,
+  );
   return { bank, store, handle, ann: { "x-user": "ann" }, mal: { "x-user": "mallory" } };
 }
 const say = (text: string) => ({ id: crypto.randomUUID(), role: "user" as const, content: text });
@@ -94,7 +98,7 @@ describe("the thread's run record, attacked", () => {
   for (const mode of ["store", "stateless"] as const) {
     test(`${mode}: a tool message answering the paused gated call in a new turn is refused; nothing runs`, async () => {
       const bank = newBank();
-      const over = mode === "store" ? { store: new MemoryThreadStore() } : { secret: "s3cret" };
+      const over = mode === "store" ? { stores: { thread: new MemoryThreadStore() } } : { trust: { secret: "s3cret" } };
       const handle = bankHandler(bank, over);
       const { turn } = await pause(handle, "t", "pay bob 5");
       const call = turn.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))[0];

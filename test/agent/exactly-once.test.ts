@@ -32,6 +32,12 @@ function bank() {
   return { sent: b.sent, keys, transfer };
 }
 
+/** One transfer to bob (call t1), then "done". */
+const payBob: ScriptedTurn[] = [
+  { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] },
+  { text: "done" },
+];
+
 const approveAll = (r: { interrupts: { id: string }[] }): InterruptResponse[] =>
   r.interrupts.map((i) => ({ interruptResponse: { interruptId: i.id, response: { approved: true } } }));
 
@@ -62,10 +68,7 @@ const payTwo: ScriptedTurn[] = [
 describe("a failure after an approved call ran", () => {
   test("an AfterToolCall hook that throws, then the documented retry: the transfer ran once", async () => {
     const { sent, keys, transfer } = bank();
-    const agent = agentWith(
-      [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }],
-      transfer,
-    );
+    const agent = agentWith(payBob, transfer);
     let fail = true;
     agent.hooks.addCallback(AfterToolCallEvent, () => {
       if (fail) {
@@ -189,10 +192,7 @@ describe("the ledger decides", () => {
     const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
     const audit = new MemoryAuditLog();
-    const script: ScriptedTurn[] = [
-      { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] },
-      { text: "done" },
-    ];
+    const script = payBob;
     const first = agentWith(script, transfer, ledger, audit);
     const state = { threadId: "thread-1" };
     const paused = await first.invoke("pay", { invocationState: { ...state } });
@@ -254,10 +254,7 @@ describe("the ledger decides", () => {
     const { sent, keys, transfer } = bank();
     const ledger = new MemoryExecutionLedger();
     const audit = new MemoryAuditLog();
-    const script: ScriptedTurn[] = [
-      { toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] },
-      { text: "done" },
-    ];
+    const script = payBob;
     const a = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });
     await a.invoke("pay", { invocationState: { threadId: "t" } });
     const b = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], ledger, audit });

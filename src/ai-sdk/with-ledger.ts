@@ -38,11 +38,6 @@ export type LedgeredExecutionOptions<CONTEXT = unknown> = ToolExecutionOptions<C
 
 type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
 
-const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
-  typeof v === "object" &&
-  v !== null &&
-  typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
-
 /**
  * Wraps each tool's `execute` through `ledger`, keyed by thread, tool call id and the canonical
  * arguments (`executionKey`, the key the agent's runner uses):
@@ -53,8 +48,9 @@ const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
  * - `unknown` (claimed, never settled: a crash mid-call) → {@link CallOutcomeUnknownError}: not run
  *   again; the model reads the "did this go through?" question from the tool error.
  *
- * Tools without `execute` (client-side tools) are kept as they are. A streaming `execute` (an async
- * iterable) yields as before; its last value is recorded.
+ * Tools without `execute` (client-side tools) are kept as they are. A streaming `execute` (an
+ * `async function*`) still streams, and its last value is recorded (a replay yields that value once);
+ * a plain function that returns an async iterable is not supported (its promise is not streamed).
  *
  * @param tools - The AI SDK tool set.
  * @param options - See {@link WithLedgerOptions}.
@@ -77,11 +73,18 @@ export function withLedger<TOOLS extends ToolSet>(tools: TOOLS, options: WithLed
   return out as TOOLS;
 }
 
+/** A claimed call: run it with `options` (they carry the idempotency key), then `settle` its outcome. */
+interface Claimed {
+  options: LedgeredExecutionOptions;
+  settle: (result: LedgerResult) => Promise<void>;
+}
+
 function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute {
   const log = o.logger ?? defaultLogger;
   const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
   const audit = threadAudit(o.audit, o.threadId);
-  return async function ledgeredExecute(input, options) {
+  /** Claims the call: the recorded outcome of a finished one, or what the claimed one needs. */
+  async function claim(input: unknown, options: ToolExecutionOptions<unknown>): Promise<{ done: unknown } | Claimed> {
     const { toolCallId } = options;
     const key = executionKey({ threadId: o.threadId, toolUseId: toolCallId, input });
     const outcome = await o.ledger.claim(key, claimOptions);
@@ -90,7 +93,7 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
     switch (outcome.status) {
       case "done":
         await record("done", outcome.result);
-        return replay(tool, toolCallId, outcome.result);
+        return { done: replay(tool, toolCallId, outcome.result) };
       case "running":
         throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
       case "unknown":
@@ -110,34 +113,43 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
       }
       await record("claimed", result);
     };
-    const withKey: LedgeredExecutionOptions = { ...options, idempotencyKey: key };
+    return { options: { ...options, idempotencyKey: key }, settle };
+  }
+  // The AI SDK streams a tool only when `execute` itself returns an async iterable (it does not await
+  // it first): a streaming tool stays an async generator, the others return a promise.
+  if (Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]") {
+    return async function* ledgeredStream(input, options) {
+      const claimed = await claim(input, options);
+      if ("done" in claimed) {
+        yield claimed.done;
+        return;
+      }
+      let last: unknown;
+      try {
+        for await (const value of execute(input, claimed.options) as AsyncIterable<unknown>) {
+          last = value;
+          yield value;
+        }
+      } catch (error) {
+        await claimed.settle(failure(error));
+        throw error;
+      }
+      await claimed.settle(success(last));
+    };
+  }
+  return async function ledgeredExecute(input, options) {
+    const claimed = await claim(input, options);
+    if ("done" in claimed) return claimed.done;
     let result: unknown;
     try {
-      result = await execute(input, withKey);
+      result = await execute(input, claimed.options);
     } catch (error) {
-      await settle(failure(error));
+      await claimed.settle(failure(error));
       throw error;
     }
-    if (!isAsyncIterable(result)) {
-      await settle(success(result));
-      return result;
-    }
-    return streamed(result, settle);
+    await claimed.settle(success(result));
+    return result;
   };
-}
-
-async function* streamed(source: AsyncIterable<unknown>, settle: (r: LedgerResult) => Promise<void>) {
-  let last: unknown;
-  try {
-    for await (const value of source) {
-      last = value;
-      yield value;
-    }
-  } catch (error) {
-    await settle(failure(error));
-    throw error;
-  }
-  await settle(success(last));
 }
 
 function success(output: unknown): LedgerResult {

@@ -1,11 +1,12 @@
 /** withLedger on real AI SDK tools, called as the AI SDK calls `execute`. */
-import { tool, type ToolExecutionOptions } from "ai";
+import { generateText, stepCountIs, tool, type ToolExecutionOptions } from "ai";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { CallOutcomeUnknownError, RecordedCallFailureError, withLedger } from "../../src/ai-sdk/index.js";
 import { CallInProgressError } from "../../src/errors.js";
+import { lastToolResults, scriptedModel } from "./fixtures.js";
 
 const opts = (toolCallId: string): ToolExecutionOptions<unknown> => ({ toolCallId, messages: [], context: undefined });
 const input = { to: "bob", cents: 5 };
@@ -68,10 +69,43 @@ describe("withLedger", () => {
       }),
     };
     const run = execOf(withLedger(tools, { ledger: new MemoryExecutionLedger(), threadId: "t1" }).progress);
-    const values: unknown[] = [];
-    for await (const v of (await run({}, opts("c1"))) as AsyncIterable<unknown>) values.push(v);
-    expect(values).toEqual([{ step: 1 }, { step: 2 }]);
-    expect(await run({}, opts("c1"))).toEqual({ step: 2 });
+    const drain = async (stream: unknown) => {
+      // The AI SDK streams a tool only when execute returns the iterable itself, not a promise of it.
+      expect(stream).not.toBeInstanceOf(Promise);
+      const values: unknown[] = [];
+      for await (const v of stream as AsyncIterable<unknown>) values.push(v);
+      return values;
+    };
+    expect(await drain(run({}, opts("c1")))).toEqual([{ step: 1 }, { step: 2 }]);
+    expect(await drain(run({}, opts("c1")))).toEqual([{ step: 2 }]);
+    expect(runs).toBe(1);
+  });
+
+  it("keeps a streaming tool streaming under generateText: the model reads its last value", async () => {
+    let runs = 0;
+    const tools = {
+      transfer: tool({
+        inputSchema: z.object({ to: z.string(), cents: z.number() }),
+        async *execute({ to }) {
+          runs++;
+          yield { status: "pending", to };
+          yield { status: "sent", to };
+        },
+      }),
+    };
+    const ledger = new MemoryExecutionLedger();
+    const model = scriptedModel([{ toolName: "transfer", input: { to: "bob", cents: 5 } }]);
+    const run = () =>
+      generateText({
+        model,
+        messages: [{ role: "user", content: "pay bob" }],
+        tools: withLedger(tools, { ledger, threadId: "t1" }),
+        stopWhen: stepCountIs(2),
+      });
+    await run();
+    expect(lastToolResults(model)).toEqual([
+      { toolCallId: "call-1", output: { type: "json", value: { status: "sent", to: "bob" } } },
+    ]);
     expect(runs).toBe(1);
   });
 

@@ -84,8 +84,9 @@ interface RunTrace {
  * needed, so it works in Workers and pages); a run's span is the child of the node or delegating run that
  * started it, else of `parent`.
  *
- * Without an SDK registered (or with a no-op tracer), spans are not recording and the hook does no more
- * than start and end them.
+ * A run whose `invoke_agent` span does not record (no SDK registered, a no-op tracer, or not sampled) gets
+ * that span only: nothing is started for its model and tool calls (the SDK's default samplers would drop them
+ * with their parent), so an untraced run pays a few lookups per event.
  *
  * @param options - See {@link TracingHookOptions}.
  * @example
@@ -182,7 +183,7 @@ export class TracingHook implements HookProvider {
   #modelStart(e: BeforeModelCallEvent): void {
     const run = this.#runs.get(e.agent);
     // Open already: a retry of the same call, which the conventions count as one operation.
-    if (!run || run.chat) return;
+    if (!run?.recording || run.chat) return;
     const model = e.agent.model.modelId;
     const chat = this.#tracer.startSpan(
       `chat ${model}`,
@@ -198,7 +199,7 @@ export class TracingHook implements HookProvider {
     );
     run.chat = chat;
     run.chatTokens = { input: 0, output: 0 };
-    if (this.#content && run.recording) {
+    if (this.#content) {
       chat.setAttribute(GEN_AI.inputMessages, inputMessages(e.agent.messages));
       const prompt = e.agent.systemPrompt;
       if (prompt !== undefined) chat.setAttribute(GEN_AI.systemInstructions, systemInstructions(prompt));
@@ -209,7 +210,7 @@ export class TracingHook implements HookProvider {
     const run = this.#runs.get(e.agent);
     const chat = run?.chat;
     if (!run || !chat) return;
-    if (e.usage && run.recording) {
+    if (e.usage) {
       run.chatTokens.input += e.usage.inputTokens;
       run.chatTokens.output += e.usage.outputTokens;
       chat.setAttributes({
@@ -224,7 +225,7 @@ export class TracingHook implements HookProvider {
     const response = e.stopResponse;
     if (response) {
       chat.setAttribute(GEN_AI.finishReasons, [FINISH_REASONS[response.stopReason]]);
-      if (this.#content && run.recording)
+      if (this.#content)
         chat.setAttribute(GEN_AI.outputMessages, outputMessages(response.message, response.stopReason));
     }
     if (e.error !== undefined) failed(chat, e.error);
@@ -257,15 +258,15 @@ export class TracingHook implements HookProvider {
 
   #toolStart(e: BeforeToolCallEvent): void {
     const run = this.#runs.get(e.agent);
-    if (!run) return;
-    if (run.resuming && run.recording) this.#loadAsking(run, e.agent, true);
+    if (!run?.recording) return;
+    if (run.resuming) this.#loadAsking(run, e.agent, true);
     const span = this.#toolSpan(run, e.toolUse.toolUseId, e.toolUse.name);
-    if (this.#content && run.recording) span.setAttribute(GEN_AI.toolArguments, jsonText(e.toolUse.input));
+    if (this.#content) span.setAttribute(GEN_AI.toolArguments, jsonText(e.toolUse.input));
   }
 
   #toolEnd(e: AfterToolCallEvent): void {
     const run = this.#runs.get(e.agent);
-    if (!run || e.retry) return;
+    if (!run?.recording || e.retry) return;
     const span = this.#toolSpan(run, e.toolUse.toolUseId, e.toolUse.name);
     run.tools.delete(e.toolUse.toolUseId);
     if (e.cancelMessage !== undefined) span.setAttribute(KABOO.cancelled, true);
@@ -274,7 +275,7 @@ export class TracingHook implements HookProvider {
       span.setStatus({ code: SpanStatusCode.ERROR });
       span.setAttribute(GEN_AI.errorType, "tool_error");
     }
-    if (this.#content && run.recording) span.setAttribute(GEN_AI.toolResult, jsonText(resultContent(e.result.content)));
+    if (this.#content) span.setAttribute(GEN_AI.toolResult, jsonText(resultContent(e.result.content)));
     span.end();
   }
 
@@ -283,7 +284,12 @@ export class TracingHook implements HookProvider {
     if (!run) return;
     this.#runs.delete(e.agent);
     for (const cleanup of run.cleanups) cleanup();
-    const { span, recording } = run;
+    const { span } = run;
+    // Not sampled, or no SDK: nothing below it is either (the SDK's samplers follow the parent by default).
+    if (!run.recording) {
+      span.end();
+      return;
+    }
     const result = e.result;
     const asked = new Map<string, ReturnType<Span["spanContext"]>>();
     for (const question of result?.interrupts ?? []) {
@@ -298,7 +304,7 @@ export class TracingHook implements HookProvider {
       openQuestionOnSpan(callSpan, question.id, reason);
       asked.set(question.id, callSpan.spanContext());
     }
-    if (recording) keepAskingSpans(e.agent, asked);
+    keepAskingSpans(e.agent, asked);
     if (run.chat) {
       failed(run.chat, e.error ?? new Error("the run ended during the model call"));
       run.chat.end();

@@ -240,4 +240,19 @@ describe("a run as GenAI spans", () => {
     expect(r.stopReason).toBe("interrupt");
     expect(Object.keys(agent.interruptState.context)).not.toContain("kaboo_trace_links");
   });
+
+  test("a run its sampler drops: no span is exported for it or its calls", async () => {
+    const { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import(
+      "@opentelemetry/sdk-trace-base"
+    );
+    const { TracingHook } = await import("../../src/otel/index.js");
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const r = await oneToolRun([new TracingHook({ tracer: provider.getTracer("t") })]).agent.invoke("balance?");
+    expect(r.stopReason).toBe("endTurn");
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
 });

@@ -32,14 +32,15 @@ describe("with experimental_toolApprovalSecret", () => {
     await run(messages);
     await run(messages);
     expect(runs.transfer).toBe(1);
-    const unsigned = messages.map((m) =>
-      m.role === "assistant" && typeof m.content !== "string"
-        ? {
-            ...m,
-            content: m.content.map((p) => (p.type === "tool-approval-request" ? { ...p, signature: undefined } : p)),
-          }
-        : m,
-    );
+    const unsigned: ModelMessage[] = messages.map((m) => {
+      if (m.role !== "assistant" || typeof m.content === "string") return m;
+      const content = m.content.map((p) => {
+        if (p.type !== "tool-approval-request") return p;
+        const { signature: _dropped, ...rest } = p;
+        return rest;
+      });
+      return { ...m, content };
+    });
     await expect(run(unsigned)).rejects.toThrow(/signature/);
     expect(runs.transfer).toBe(1);
   });

@@ -11,7 +11,7 @@ import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.
 import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { MemoryLocks } from "./reload-world.js";
 import { user } from "../fixtures.js";
-import { detachedMidTransfer, pausedPage, settled, until } from "./detached-page.js";
+import { detachAfterThenWatch, detachedMidTransfer, pausedPage, settled, until } from "./detached-page.js";
 
 describe("a run whose view left", () => {
   test("a Stop on thread t2 (right after sending there) does not stop t1's detached run", async () => {
@@ -190,13 +190,7 @@ describe("a same-tab watcher of a detached run", () => {
         locks: new MemoryLocks() as unknown as LockManager,
       });
       agent.addMessage(user("hi"));
-      const seen: BaseEvent[] = [];
-      const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
-      await until(() => seen.length >= k);
-      await agent.detachActiveRun();
-      await running;
-      const watched: BaseEvent[] = [];
-      await agent.connectAgent({}, { onEvent: ({ event }) => void watched.push(event) });
+      const watched = await detachAfterThenWatch(agent, k);
       const starts = watched.filter((e) => e.type === "TEXT_MESSAGE_START");
       expect(starts.length).toBe(1);
       if (starts.length === 1) {

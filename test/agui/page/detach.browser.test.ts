@@ -1,14 +1,11 @@
 /** A same-tab watcher of a detached run, with Chromium's own Web Locks and BroadcastChannel: detached at every point of a streamed answer, it shows the text once, whole, and the run's end. */
-import type { BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
+import { detachAfterThenWatch } from "./detached-page.js";
 
 const TEXT = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
-const until = async (ok: () => boolean) => {
-  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 2));
-};
 
 describe("a same-tab watcher of a detached run (Chromium)", () => {
   for (const k of [1, 3, 5, 8, 13, 21, 30, 40]) {
@@ -22,13 +19,7 @@ describe("a same-tab watcher of a detached run (Chromium)", () => {
         ledger: new MemoryExecutionLedger(),
       });
       agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "hi" });
-      const seen: BaseEvent[] = [];
-      const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
-      await until(() => seen.length >= k);
-      await agent.detachActiveRun();
-      await running;
-      const watched: BaseEvent[] = [];
-      await agent.connectAgent({}, { onEvent: ({ event }) => void watched.push(event) });
+      const watched = await detachAfterThenWatch(agent, k);
       const starts = watched.filter((e) => e.type === "TEXT_MESSAGE_START");
       expect(starts.length).toBeLessThanOrEqual(1);
       if (starts.length === 1) {

@@ -1,4 +1,5 @@
 /** A page whose run waits in a transfer the test releases: for the tests of runs that outlive their view. */
+import type { BaseEvent } from "@ag-ui/core";
 import { expect } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { MemorySessionStore } from "../../../src/indexeddb/session-store.js";
@@ -71,6 +72,22 @@ export async function detachedMidTransfer(...page: Parameters<typeof pausedPage>
   await paused.agent.detachActiveRun();
   await running;
   return paused;
+}
+
+/**
+ * Runs `agent`'s next turn, detaches its view after `events` events, then follows the run from the
+ * same tab (`connectAgent()`) to its end.
+ * @returns The events the watcher saw.
+ */
+export async function detachAfterThenWatch(agent: KabooAgent, events: number): Promise<BaseEvent[]> {
+  const seen: BaseEvent[] = [];
+  const running = agent.runAgent({}, { onEvent: ({ event }) => void seen.push(event) });
+  await until(() => seen.length >= events);
+  await agent.detachActiveRun();
+  await running;
+  const watched: BaseEvent[] = [];
+  await agent.connectAgent({}, { onEvent: ({ event }) => void watched.push(event) });
+  return watched;
 }
 
 /** The thread's record once its run is no longer running. */

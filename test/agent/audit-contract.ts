@@ -4,11 +4,7 @@
  */
 import type { AuditLog, AuditRecord } from "../../src/agent/audit/audit.js";
 import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
-import type { ContractResult } from "../stores/contract.js";
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
+import { assert, runChecks, type ContractResult } from "../stores/contract.js";
 
 const revocation = (n: number): AuditRecord => ({
   kind: "revocation",
@@ -61,18 +57,9 @@ export const AUDIT_CONTRACT_CHECKS: readonly string[] = Object.keys(CHECKS);
  * Runs every check against fresh logs from `make` (two calls must share the same storage).
  * @returns One result per check, with the failure message if it failed.
  */
-export async function runAuditContract(make: () => AuditLog): Promise<ContractResult[]> {
-  const out: ContractResult[] = [];
+export function runAuditContract(make: () => AuditLog): Promise<ContractResult[]> {
   const prefix = crypto.randomUUID();
   let n = 0;
   const id = () => `${prefix}-${n++}`;
-  for (const [name, check] of Object.entries(CHECKS)) {
-    try {
-      await check(make, id);
-      out.push({ name });
-    } catch (error) {
-      out.push({ name, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  return out;
+  return runChecks(CHECKS, (check) => check(make, id));
 }

@@ -13,8 +13,34 @@ export interface ContractResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function assert(condition: unknown, message: string): asserts condition {
+/** Throws `message` unless `condition` holds (the contracts run with no test framework). */
+export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
+}
+
+/**
+ * Runs every check, in order, past any failure.
+ * @param checks - The checks by name.
+ * @param run - Runs one check with what it needs (its store, fresh ids).
+ * @param stack - Report a failure's stack rather than its message.
+ * @returns One result per check, `error` set when it failed.
+ */
+export async function runChecks<C>(
+  checks: Record<string, C>,
+  run: (check: C) => Promise<void>,
+  stack = false,
+): Promise<ContractResult[]> {
+  const out: ContractResult[] = [];
+  for (const [name, check] of Object.entries(checks)) {
+    try {
+      await run(check);
+      out.push({ name });
+    } catch (error) {
+      const message = error instanceof Error ? (stack ? (error.stack ?? error.message) : error.message) : String(error);
+      out.push({ name, error: message });
+    }
+  }
+  return out;
 }
 
 function same(actual: unknown, expected: unknown, what: string): void {
@@ -177,18 +203,9 @@ const CHECKS: Record<string, (store: ThreadStore, id: () => string) => Promise<v
  * @param store - The store under test (shared by the checks; each uses fresh thread ids).
  * @returns One result per check, `error` set when it failed.
  */
-export async function runStoreContract(store: ThreadStore): Promise<ContractResult[]> {
-  const out: ContractResult[] = [];
+export function runStoreContract(store: ThreadStore): Promise<ContractResult[]> {
   const id = () => `t-${crypto.randomUUID()}`;
-  for (const [name, check] of Object.entries(CHECKS)) {
-    try {
-      await check(store, id);
-      out.push({ name });
-    } catch (error) {
-      out.push({ name, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    }
-  }
-  return out;
+  return runChecks(CHECKS, (check) => check(store, id), true);
 }
 
 /** The names of the contract's checks. */

@@ -6,7 +6,7 @@
  * claims nothing more; a call it was executing still records its result.
  */
 import type { LedgerHolder, ThreadStore } from "../../src/stores/thread-store.js";
-import type { ContractResult } from "./contract.js";
+import { runChecks, type ContractResult } from "./contract.js";
 
 function same(actual: unknown, expected: unknown, what: string): void {
   const a = JSON.stringify(actual);
@@ -64,17 +64,8 @@ const CHECKS: Record<string, (store: ThreadStore, thread: string) => Promise<voi
  * Runs every holder check on fresh threads of `store`.
  * @returns Each check with its failure, if any.
  */
-export async function runHolderContract(store: ThreadStore): Promise<ContractResult[]> {
-  const out: ContractResult[] = [];
-  for (const [name, check] of Object.entries(CHECKS)) {
-    try {
-      await check(store, `h-${crypto.randomUUID()}`);
-      out.push({ name });
-    } catch (error) {
-      out.push({ name, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    }
-  }
-  return out;
+export function runHolderContract(store: ThreadStore): Promise<ContractResult[]> {
+  return runChecks(CHECKS, (check) => check(store, `h-${crypto.randomUUID()}`), true);
 }
 
 /** The names of the holder checks. */

@@ -5,11 +5,7 @@
  */
 import { grantId } from "../../src/grants/grant.js";
 import type { ServerGrantStore } from "../../src/grants/store.js";
-import type { ContractResult } from "./contract.js";
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
+import { assert, runChecks, type ContractResult } from "./contract.js";
 
 const tools = (grants: { tool: string }[]) => JSON.stringify(grants.map((g) => g.tool).sort());
 
@@ -88,18 +84,9 @@ const CHECKS: Record<string, (make: () => ServerGrantStore, id: () => string) =>
 export const GRANT_CHECKS: readonly string[] = Object.keys(CHECKS);
 
 /** Runs every check; two calls of `make` must share storage. */
-export async function runGrantChecks(make: () => ServerGrantStore): Promise<ContractResult[]> {
-  const out: ContractResult[] = [];
+export function runGrantChecks(make: () => ServerGrantStore): Promise<ContractResult[]> {
   const prefix = crypto.randomUUID();
   let n = 0;
   const id = () => `${prefix}-${n++}`;
-  for (const [name, check] of Object.entries(CHECKS)) {
-    try {
-      await check(make, id);
-      out.push({ name });
-    } catch (error) {
-      out.push({ name, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  return out;
+  return runChecks(CHECKS, (check) => check(make, id));
 }

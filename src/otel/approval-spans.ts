@@ -103,10 +103,17 @@ export function recordOnSpan(
  * approvals it has so far (from the request the person is shown).
  * @param span - The call's span.
  * @param interruptId - The open question.
- * @param reason - The question's request (an `ApprovalRequest` for the approval gates; anything else is left alone).
+ * @param reason - The question's request: an `ApprovalRequest` of the approval gates; any other question is
+ *   named in `kaboo.tool.question` (the ledger's outcome-unknown one also sets `kaboo.ledger.answer`).
  */
 export function openQuestionOnSpan(span: Span, interruptId: string, reason: JsonValue | undefined): void {
   const request = reason && typeof reason === "object" && !Array.isArray(reason) ? reason : {};
+  // Another question about the call (the ledger's "did it run?", a tool's own): not an approval.
+  if (request.kind !== "tool_approval") {
+    span.setAttribute(KABOO.question, interruptId);
+    if (request.kind === "outcome_unknown") span.setAttribute(KABOO.ledger, "outcome_unknown");
+    return;
+  }
   const approvals = request.approvals;
   const progress =
     approvals && typeof approvals === "object" && !Array.isArray(approvals) && Array.isArray(approvals.approvedBy)

@@ -79,6 +79,8 @@ export const KABOO = {
   ledger: "kaboo.ledger.answer",
   /** For `outcome_unknown`: the person's answer (`run_again`, `treat_as_done`, `cancel`). */
   ledgerAnswer: "kaboo.ledger.person_answer",
+  /** The interrupt id of a question about the call that is not an approval (the ledger's "did it run?", a tool's own). */
+  question: "kaboo.tool.question",
   /** True when a hook cancelled the call (a refusal, a guard): it did not run. */
   cancelled: "kaboo.tool.cancelled",
   /** The node's id, on a node span. */

@@ -287,4 +287,41 @@ describe("approvals on execute_tool spans", () => {
     expect(ran?.links.map((l) => l.context.spanId)).toEqual([asked?.spanContext().spanId]);
     expect(runs(t)[1]?.links).toHaveLength(1);
   });
+
+  test("a call whose outcome was lost: the question is on its span (not an approval), then the person's answer and the run", async () => {
+    const t = tracing();
+    let now = 1_000;
+    const ledger = new MemoryExecutionLedger({ now: () => now });
+    const { tool: transfer, sent } = transferTool();
+    const make = () =>
+      new Agent({
+        name: "bank",
+        model: new ScriptedModel({
+          script: [{ toolCalls: [{ name: "transfer", input: { to: "bob" }, id: "t1" }] }, { text: "done" }],
+        }),
+        tools: [transfer],
+        ledger,
+        hooks: [t.hook],
+      });
+    const { executionKey } = await import("../../src/index.js");
+    await ledger.claim(await executionKey({ threadId: "th", toolUseId: "t1", input: { to: "bob" } }), { leaseMs: 10 });
+    now += 11;
+    const agent = make();
+    const asked = await agent.invoke("pay", { invocationState: { threadId: "th" } });
+    const question = asked.interrupts[0]?.id as string;
+    expect(calls(t)[0]?.attributes).toMatchObject({
+      "kaboo.tool.question": question,
+      "kaboo.ledger.answer": "outcome_unknown",
+    });
+    expect(calls(t)[0]?.attributes["kaboo.approval.decision"]).toBeUndefined();
+    await agent.invoke([{ interruptResponse: { interruptId: question, response: { action: "run_again" } } }], {
+      invocationState: { threadId: "th" },
+    });
+    expect(sent).toEqual([{ to: "bob" }]);
+    expect(calls(t)[1]?.attributes).toMatchObject({
+      "kaboo.ledger.answer": "ran",
+      "kaboo.ledger.person_answer": "run_again",
+    });
+    expect(calls(t)[1]?.links.map((l) => l.context.spanId)).toEqual([calls(t)[0]?.spanContext().spanId]);
+  });
 });

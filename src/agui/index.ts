@@ -13,7 +13,7 @@
  * @module
  */
 export { KabooAgent } from "./page/kaboo-agent.js";
-export type { KabooAgentConfig, KabooRunParameters } from "./page/kaboo-agent.js";
+export type { KabooAgentConfig, KabooRunParameters } from "./page/config.js";
 export { RunInProgressError, StaleThreadError } from "./page/errors.js";
 export type { RunFailure } from "./page/reattach.js";
 export type { RunCheckpoint } from "./checkpoint.js";

@@ -3,79 +3,45 @@
  *
  * @module
  */
-import { AbstractAgent, type AgentConfig as AguiAgentConfig } from "@ag-ui/client";
+import { AbstractAgent } from "@ag-ui/client";
+import type { KabooAgentConfig, KabooRunParameters } from "./config.js";
+
+export type { KabooAgentConfig, KabooRunParameters } from "./config.js";
 import {
   EventType,
   type AgentCapabilities,
   type BaseEvent,
   type Interrupt as AguiInterrupt,
-  type Message as AguiMessage,
   type RunAgentInput,
 } from "@ag-ui/core";
-import { Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { Agent } from "../../agent/agent.js";
-import type { AuditLog } from "../../agent/audit/audit.js";
 import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
 import { IndexedDbExecutionLedger } from "../../indexeddb/ledger.js";
-import type { InvocationState } from "../../agent/events.js";
-import type { GrantStore } from "../../grants/store.js";
-import type { ClientToolHandler } from "../client-tools.js";
-import { runAgui } from "../run.js";
 import { describe } from "../../errors.js";
-import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
 import { RunInProgressError, StaleThreadError } from "./errors.js";
 import { continuation, replay, watchRun, type RunFailure } from "./reattach.js";
 import { OpenParts } from "./relay.js";
 import { RunRecorder } from "./run-record.js";
+import { ViewStops } from "./view-stops.js";
+import { recordedRun } from "./recorded-run.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
 import { checkedMessages } from "./thread-history.js";
-import type { SessionStore, ThreadSnapshot } from "../../indexeddb/session-store.js";
+import type { ThreadSnapshot } from "../../indexeddb/session-store.js";
 import { answersOf, spentElsewhere } from "../spent-answers.js";
 
-/** Options of {@link KabooAgent}. */
-export interface KabooAgentConfig extends AguiAgentConfig {
-  /** The runner agent, or a factory giving each thread its own (recommended: threads never share a transcript). */
-  agent: Agent | ((threadId: string) => Agent);
-  /** Remembered approvals: sent with every run, and `thread`/`always` answers are recorded. */
-  grantStore?: GrantStore;
-  /**
-   * Keeps each thread's last snapshot, and a checkpoint of a run after each step, so that
-   * `connectAgent()` can restore the thread, or continue its run, after a reload.
-   */
-  sessionStore?: SessionStore;
-  /**
-   * The Web Locks manager that lets one tab drive a thread's run (the others watch it). Default
-   * `navigator.locks` where it exists; `null` for none (then nothing stops two tabs from driving).
-   * The default ledger uses the same manager.
-   */
-  locks?: LockManager | null;
-  /**
-   * The record of which calls ran, claimed before each call: the same call approved in two tabs, or
-   * resumed again after a reload, runs once. Default: an {@link IndexedDbExecutionLedger} (Web Locks
-   * across tabs) where IndexedDB exists; `null` leaves each runner agent its own memory ledger.
-   */
-  ledger?: ExecutionLedger | null;
-  /**
-   * The audit trail (e.g. `IndexedDbAuditLog`): questions, answers, grant uses and calls of every
-   * thread, hash-chained per thread; each new entry is also sent as a CUSTOM `kaboo_audit` event.
-   * Default: none.
-   */
-  audit?: AuditLog;
-  /**
-   * The person using this page, read at the start of each run (a function when it can change, e.g.
-   * a persona switch): the gates see it (four-eyes approvals: who asked, who approved), and the
-   * grants of `grantStore` are read and recorded for that person only. Default: none.
-   */
-  principal?: string | (() => string | undefined);
-  /** Browser tools the page runs itself, by name. */
-  clientToolHandlers?: Record<string, ClientToolHandler>;
-  /** Extra per-run setup of `invocationState`. */
-  prepare?: (invocationState: InvocationState) => void | Promise<void>;
+/** What a tab keeps of one thread. */
+interface PageThread {
+  /** Its runner agent, made by the config's factory (a single runner agent is kept by the config). */
+  runner?: Agent | undefined;
+  /** The channel its run's events go to the other tabs (and this tab's watchers) by. */
+  channel?: RunChannel;
+  /** The Stop of the run this tab drives on it: a run outlives the view that started it. */
+  driving?: AbortController | undefined;
+  /** How its last run failed, as it happened here or as the thread's record kept it; `undefined` once one ends well. */
+  failure?: RunFailure | undefined;
 }
-
-/** `runAgent()`/`connectAgent()` parameters: AG-UI's, plus the controller that stops the run. */
-export type KabooRunParameters = Parameters<AbstractAgent["runAgent"]>[0] & { abortController?: AbortController };
 
 /**
  * Runs a kaboo-workflows agent in the page and speaks AG-UI 1.0 to the front end
@@ -112,20 +78,12 @@ export type KabooRunParameters = Parameters<AbstractAgent["runAgent"]>[0] & { ab
  */
 export class KabooAgent extends AbstractAgent {
   readonly #config: KabooAgentConfig;
-  readonly #agents = new Map<string, Agent>();
   readonly #ledger: ExecutionLedger | undefined;
   readonly #locks: RunLocks;
-  readonly #channels = new Map<string, RunChannel>();
-  /** The current run's, which `abortRun()` aborts. */
-  #controller: AbortController | undefined;
-  /**
-   * Made when `runAgent()`/`connectAgent()` is called, before the AG-UI client subscribes to the run: a stop
-   * in between (the client awaits its subscribers first) would otherwise find no run to abort.
-   */
-  #next: AbortController | undefined;
-  /** The Stop of each run this tab drives, by thread: a run outlives the view that started it. */
-  readonly #driving = new Map<string, AbortController>();
-  readonly #failures = new Map<string, RunFailure | undefined>();
+  /** The Stop of the run or connect starting or running in this view, which `abortRun()` aborts. */
+  readonly #stops = new ViewStops();
+  /** What this tab keeps of each thread (see {@link PageThread}). */
+  readonly #threads = new Map<string, PageThread>();
 
   constructor(config: KabooAgentConfig) {
     super(config);
@@ -146,12 +104,9 @@ export class KabooAgent extends AbstractAgent {
   runnerFor(threadId: string): Agent {
     const source = this.#config.agent;
     if (typeof source !== "function") return source;
-    let agent = this.#agents.get(threadId);
-    if (!agent) {
-      agent = source(threadId);
-      this.#agents.set(threadId, agent);
-    }
-    return agent;
+    const thread = this.#thread(threadId);
+    thread.runner ??= source(threadId);
+    return thread.runner;
   }
 
   /**
@@ -159,11 +114,11 @@ export class KabooAgent extends AbstractAgent {
    * thread's record kept it (read by `connectAgent()`); `undefined` once a run ends well.
    */
   get runFailure(): RunFailure | undefined {
-    return this.#failures.get(this.threadId);
+    return this.#threads.get(this.threadId)?.failure;
   }
 
   override run(input: RunAgentInput): Observable<BaseEvent> {
-    return this.#observe((stop) => this.#runEvents(input, stop));
+    return this.#stops.observe((stop) => this.#runEvents(input, stop));
   }
 
   /**
@@ -172,7 +127,7 @@ export class KabooAgent extends AbstractAgent {
    * drives the run, passes on that tab's events live (and takes the run over if that tab dies).
    */
   protected override connect(input: RunAgentInput): Observable<BaseEvent> {
-    return this.#observe((stop, view) => this.#connectEvents(input, stop, view));
+    return this.#stops.observe((stop, view) => this.#connectEvents(input, stop, view));
   }
 
   /**
@@ -189,7 +144,7 @@ export class KabooAgent extends AbstractAgent {
     subscriber?: Parameters<AbstractAgent["connectAgent"]>[1],
   ): ReturnType<AbstractAgent["connectAgent"]> {
     this.pendingInterrupts = [];
-    return this.#starting(parameters, () => super.connectAgent(parameters, subscriber));
+    return this.#stops.starting(parameters, () => super.connectAgent(parameters, subscriber));
   }
 
   /**
@@ -203,19 +158,7 @@ export class KabooAgent extends AbstractAgent {
     parameters?: KabooRunParameters,
     subscriber?: Parameters<AbstractAgent["runAgent"]>[1],
   ): ReturnType<AbstractAgent["runAgent"]> {
-    return this.#starting(parameters, () => super.runAgent(parameters, subscriber));
-  }
-
-  /**
-   * Makes the Stop of the run or connect `started` begins (before the client subscribes to it), and forgets it
-   * if it was never taken (the client refused to start: open questions left unanswered).
-   */
-  #starting<T>(parameters: KabooRunParameters | undefined, start: () => Promise<T>): Promise<T> {
-    const stop = parameters?.abortController ?? new AbortController();
-    this.#next = stop;
-    return start().finally(() => {
-      if (this.#next === stop) this.#next = undefined;
-    });
+    return this.#stops.starting(parameters, () => super.runAgent(parameters, subscriber));
   }
 
   /**
@@ -250,9 +193,8 @@ export class KabooAgent extends AbstractAgent {
    * the current thread (one a view left, followed again with `connectAgent()`).
    */
   override abortRun(): void {
-    this.#next?.abort();
-    this.#controller?.abort();
-    this.#driving.get(this.threadId)?.abort();
+    this.#stops.abort();
+    this.#threads.get(this.threadId)?.driving?.abort();
     super.abortRun();
   }
 
@@ -262,38 +204,6 @@ export class KabooAgent extends AbstractAgent {
       humanInTheLoop: { supported: true, approvals: true, approveWithEdits: true, interrupts: true },
       state: { snapshots: true, deltas: true },
     } as AgentCapabilities;
-  }
-
-  /**
-   * The events of a run or a connect, for one subscriber. `stop` is the Stop (`abortRun()`, the caller's
-   * `abortController`); `view` also ends when the subscriber leaves. A run outlives its view: a subscriber that
-   * leaves (`detachActiveRun()`, which CopilotKit calls when the person opens another thread) stops watching, and
-   * the run this tab drives goes on to its end, checkpointed; `connectAgent()` follows it again.
-   */
-  #observe(events: (stop: AbortController, view: AbortSignal) => AsyncGenerator<BaseEvent>): Observable<BaseEvent> {
-    return new Observable<BaseEvent>((subscriber) => {
-      const stop = this.#next ?? new AbortController();
-      this.#next = undefined;
-      this.#controller = stop;
-      const view = new AbortController();
-      const leave = () => view.abort(stop.signal.reason);
-      if (stop.signal.aborted) leave();
-      else stop.signal.addEventListener("abort", leave, { once: true });
-      const done = () => {
-        stop.signal.removeEventListener("abort", leave);
-        if (this.#controller === stop) this.#controller = undefined;
-      };
-      (async () => {
-        for await (const event of events(stop, view.signal)) subscriber.next(event);
-        subscriber.complete();
-      })()
-        .catch((error: unknown) => subscriber.error(error))
-        .finally(() => stop.signal.removeEventListener("abort", leave));
-      return () => {
-        view.abort();
-        done();
-      };
-    });
   }
 
   async *#runEvents(input: RunAgentInput, stop: AbortController): AsyncGenerator<BaseEvent> {
@@ -308,7 +218,7 @@ export class KabooAgent extends AbstractAgent {
       );
       return;
     }
-    this.#driving.set(input.threadId, stop);
+    this.#thread(input.threadId).driving = stop;
     try {
       const stored = await this.#config.sessionStore?.load(input.threadId);
       if (stored?.run?.status === "running") {
@@ -337,7 +247,7 @@ export class KabooAgent extends AbstractAgent {
       }
       yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, stop);
     } finally {
-      if (this.#driving.get(input.threadId) === stop) this.#driving.delete(input.threadId);
+      this.#undrive(input.threadId, stop);
       await lock.release();
     }
   }
@@ -352,7 +262,7 @@ export class KabooAgent extends AbstractAgent {
         channel: this.#channel(input.threadId),
         signal: view,
         onFailure: (failure) => {
-          this.#failures.set(input.threadId, failure);
+          this.#thread(input.threadId).failure = failure;
         },
         takeOver: (snapshot) => this.#resume(input, snapshot, stop),
       });
@@ -371,7 +281,7 @@ export class KabooAgent extends AbstractAgent {
     snapshot: ThreadSnapshot | undefined,
     stop: AbortController,
   ): AsyncGenerator<BaseEvent> {
-    this.#failures.set(input.threadId, snapshot?.run?.status === "failed" ? snapshot.run.error : undefined);
+    this.#thread(input.threadId).failure = snapshot?.run?.status === "failed" ? snapshot.run.error : undefined;
     if (snapshot?.run?.status !== "running") {
       yield* replay(input, snapshot);
       return;
@@ -383,7 +293,7 @@ export class KabooAgent extends AbstractAgent {
     }
     // The runner starts from the checkpoint, not from what this tab held before.
     const source = this.#config.agent;
-    if (typeof source === "function") this.#agents.delete(input.threadId);
+    if (typeof source === "function") this.#thread(input.threadId).runner = undefined;
     else source.discardInterrupts();
     const next = continuation(input.threadId, snapshot);
     yield* next.opening;
@@ -416,7 +326,7 @@ export class KabooAgent extends AbstractAgent {
       await recorder.start();
     } catch (error) {
       // Not recorded, not run: a reload could not continue it.
-      this.#failures.set(input.threadId, { code: "RUN_FAILED", message: describe(error) });
+      this.#thread(input.threadId).failure = { code: "RUN_FAILED", message: describe(error) };
       yield runStarted(input);
       yield runError(error);
       return;
@@ -427,59 +337,27 @@ export class KabooAgent extends AbstractAgent {
     const unlisten = channel.onJoin((to) => {
       for (const event of open.catchUp()) channel.post({ runId: input.runId, event, to });
     });
-    this.#driving.set(input.threadId, stop);
+    this.#thread(input.threadId).driving = stop;
     try {
-      yield* this.#events(input, o.continueRun, recorder, stop.signal, (event) => {
-        open.note(event);
-        channel.post({ runId: input.runId, event });
+      yield* recordedRun({
+        runner: this.runnerFor(input.threadId),
+        input,
+        config: this.#config,
+        ledger: this.#ledger,
+        continueRun: o.continueRun,
+        recorder,
+        signal: stop.signal,
+        onFailure: (failure) => {
+          this.#thread(input.threadId).failure = failure;
+        },
+        tell: (event) => {
+          open.note(event);
+          channel.post({ runId: input.runId, event });
+        },
       });
     } finally {
       unlisten();
-      if (this.#driving.get(input.threadId) === stop) this.#driving.delete(input.threadId);
-    }
-  }
-
-  /** The run's events, each saved where it ends the run and told to the other tabs (`tell`). */
-  async *#events(
-    input: RunAgentInput,
-    continueRun: boolean,
-    recorder: RunRecorder,
-    signal: AbortSignal,
-    tell: (event: BaseEvent) => void,
-  ): AsyncGenerator<BaseEvent> {
-    const store = this.#config.sessionStore;
-    let messages: AguiMessage[] | undefined;
-    let state: Record<string, unknown> | undefined;
-    for await (const event of runAgui({
-      agent: this.runnerFor(input.threadId),
-      input,
-      grantStore: this.#config.grantStore,
-      clientToolHandlers: this.#config.clientToolHandlers,
-      signal,
-      ledger: this.#ledger,
-      audit: this.#config.audit,
-      principal: typeof this.#config.principal === "function" ? this.#config.principal() : this.#config.principal,
-      prepare: this.#config.prepare,
-      continueRun,
-      onCheckpoint: store ? (checkpoint) => recorder.step(checkpoint) : undefined,
-    })) {
-      if (event.type === EventType.MESSAGES_SNAPSHOT) messages = event.messages;
-      if (event.type === EventType.STATE_SNAPSHOT) state = event.snapshot as Record<string, unknown>;
-      // Saved before the front end hears the run ended, so a reload right after sees it. A save that
-      // fails leaves the last checkpoint: a reload continues from there (the ledger replays the calls).
-      if (event.type === EventType.RUN_FINISHED) {
-        this.#failures.set(input.threadId, undefined);
-        const interrupts = event.outcome?.type === "interrupt" ? event.outcome.interrupts : [];
-        const finalState = state ?? (input.state as Record<string, unknown>);
-        await recorder.finish(messages ?? input.messages, finalState, interrupts).catch(warn);
-      }
-      if (event.type === EventType.RUN_ERROR) {
-        const failure = { code: event.code ?? "RUN_FAILED", message: event.message };
-        this.#failures.set(input.threadId, failure);
-        await recorder.fail(failure, { ...(messages ? { messages } : {}), ...(state ? { state } : {}) }).catch(warn);
-      }
-      tell(event);
-      yield event;
+      this.#undrive(input.threadId, stop);
     }
   }
 
@@ -497,15 +375,23 @@ export class KabooAgent extends AbstractAgent {
   }
 
   #channel(threadId: string): RunChannel {
-    let channel = this.#channels.get(threadId);
-    if (!channel) {
-      channel = new RunChannel(threadId);
-      this.#channels.set(threadId, channel);
-    }
-    return channel;
+    const thread = this.#thread(threadId);
+    thread.channel ??= new RunChannel(threadId);
+    return thread.channel;
   }
-}
 
-function warn(error: unknown): void {
-  defaultLogger.warn(`kaboo: the run's end was not saved: ${describe(error)}`);
+  #thread(threadId: string): PageThread {
+    let thread = this.#threads.get(threadId);
+    if (!thread) {
+      thread = {};
+      this.#threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  /** Forgets `stop` as the Stop of the run this tab drives on the thread, unless another run took its place. */
+  #undrive(threadId: string, stop: AbortController): void {
+    const thread = this.#threads.get(threadId);
+    if (thread?.driving === stop) thread.driving = undefined;
+  }
 }

@@ -49,9 +49,9 @@ export interface TracingHookOptions {
    * `gen_ai.tool.call.result`). Media bytes are never recorded. Default `false`: the conventions say content
    * is opt-in, as it holds what people typed and what tools returned.
    */
-  captureContent?: boolean;
+  captureContent?: boolean | undefined;
   /** How the person who answered appears: `plain` (the host's principal), `sha256` (its hex hash) or `omit`. Default `plain`. */
-  principals?: PrincipalMode;
+  principals?: PrincipalMode | undefined;
   /** `gen_ai.provider.name` on model-call spans (`openai`, `anthropic`, …). Default: not set. */
   providerName?: string | undefined;
 }
@@ -113,6 +113,7 @@ export class TracingHook implements HookProvider {
     this.#workflows = new WorkflowSpans(this.#tracer, this.#parent);
   }
 
+  /** Subscribes to the run's events, and to an orchestrator's when given to a Graph or Swarm. */
   registerHooks(registry: HookRegistry): void {
     registry.addCallback(BeforeInvocationEvent, (e) => this.#begin(e));
     registry.addCallback(BeforeModelCallEvent, (e) => this.#modelStart(e));

@@ -3,7 +3,7 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, test } from "vitest";
 import { Agent, ScriptedModel } from "../../src/index.js";
-import { Graph, agentAsTool } from "../../src/multiagent/index.js";
+import { Graph, Swarm, agentAsTool } from "../../src/multiagent/index.js";
 import { parentFromTraceparent } from "../../src/otel/index.js";
 import * as z from "zod/v4";
 import { tool } from "../../src/index.js";
@@ -197,6 +197,29 @@ describe("a run as GenAI spans", () => {
       "gen_ai.conversation.id": "t9",
     });
     expect(t.one("node b").attributes).toMatchObject({ "kaboo.node.id": "b", "kaboo.node.status": "completed" });
+  });
+
+  test("a swarm: a node span per agent turn, a repeated agent's second turn under its own node span", async () => {
+    const t = tracing();
+    const handoff = (to: string) => ({
+      toolCalls: [{ name: "handoff_to_agent", input: { agent_name: to, message: "yours" } }],
+    });
+    const agent = (name: string, script: object[]) =>
+      new Agent({ name, model: new ScriptedModel({ modelId: "m", script }), hooks: [t.hook] });
+    const swarm = new Swarm({
+      name: "desk",
+      agents: [agent("a", [handoff("b"), { text: "a done" }]), agent("b", [handoff("a")])],
+      hooks: [t.hook],
+    });
+    const r = await swarm.invoke("go");
+    expect(r.status).toBe("completed");
+    const nodes = t.spans().filter((s) => s.name.startsWith("node "));
+    expect(nodes.map((s) => s.name)).toEqual(["node a", "node b", "node a"]);
+    const runsOfA = t.spans().filter((s) => s.name === "invoke_agent a");
+    expect(runsOfA.map((s) => s.parentSpanContext?.spanId)).toEqual(
+      nodes.filter((s) => s.name === "node a").map((s) => s.spanContext().spanId),
+    );
+    expect(t.one("invoke_workflow desk").attributes["kaboo.workflow.type"]).toBe("swarm");
   });
 
   test("a delegate's run hangs under the execute_tool span of the call that delegated to it", async () => {

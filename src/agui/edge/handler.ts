@@ -34,7 +34,8 @@ import {
   tooLongId,
   tooManyEntries,
 } from "./limits.js";
-import { resolveHandlerOptions, type AguiHandlerOptions, type HandlerSettings } from "./options.js";
+import type { AguiHandlerOptions, HandlerSettings } from "./options.js";
+import { resolveHandlerOptions } from "./resolve-options.js";
 import { resolvePrincipal } from "./principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
 import { beginOnceStarted } from "./hosted-start.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { createAguiHandler, type AguiHandlerOptions } from "../../../src/agui/index.js";
-import { resolveHandlerOptions } from "../../../src/agui/edge/options.js";
+import { resolveHandlerOptions } from "../../../src/agui/edge/resolve-options.js";
 import { MemoryExecutionLedger } from "../../../src/agent/ledger/memory-ledger.js";
 import { UserError } from "../../../src/errors.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";

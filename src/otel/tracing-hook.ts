@@ -20,17 +20,11 @@ import { interruptCallId } from "../agent/interrupts/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
 import { openQuestionOnSpan, recordOnSpan, type PrincipalMode } from "./approval-spans.js";
 import { GEN_AI, KABOO } from "./attributes.js";
-import {
-  FINISH_REASONS,
-  inputMessages,
-  jsonText,
-  outputMessages,
-  resultContent,
-  systemInstructions,
-} from "./content.js";
+import { ChatSpan } from "./chat-spans.js";
+import { jsonText, resultContent } from "./content.js";
 import { callSpansKey, parentOf, parentSpanKey, scoped, type ParentOption } from "./parents.js";
 import { askingSpans, keepAskingSpans, type AskingSpans } from "./trace-links.js";
-import { errorType, failed } from "./span-status.js";
+import { failed } from "./span-status.js";
 import { WorkflowSpans } from "./workflow-spans.js";
 
 /** Options of {@link TracingHook}. */
@@ -62,8 +56,7 @@ interface RunTrace {
   ctx: Context;
   recording: boolean;
   resuming: boolean;
-  chat: Span | undefined;
-  chatTokens: { input: number; output: number };
+  chat: ChatSpan | undefined;
   tools: Map<string, Span>;
   /** The spans that asked what this run answers: `null` once looked for and none found. */
   asking: AskingSpans | null | undefined;
@@ -152,7 +145,6 @@ export class TracingHook implements HookProvider {
       recording: span.isRecording(),
       resuming: e.resuming,
       chat: undefined,
-      chatTokens: { input: 0, output: 0 },
       tools: new Map(),
       asking: undefined,
       cleanups: [],
@@ -183,55 +175,15 @@ export class TracingHook implements HookProvider {
 
   #modelStart(e: BeforeModelCallEvent): void {
     const run = this.#runs.get(e.agent);
-    // Open already: a retry of the same call, which the conventions count as one operation.
+    // Open already: a retry of the same call.
     if (!run?.recording || run.chat) return;
-    const model = e.agent.model.modelId;
-    const chat = this.#tracer.startSpan(
-      `chat ${model}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          [GEN_AI.operation]: "chat",
-          [GEN_AI.requestModel]: model,
-          ...(this.#provider === undefined ? {} : { [GEN_AI.provider]: this.#provider }),
-        },
-      },
-      run.ctx,
-    );
-    run.chat = chat;
-    run.chatTokens = { input: 0, output: 0 };
-    if (this.#content) {
-      chat.setAttribute(GEN_AI.inputMessages, inputMessages(e.agent.messages));
-      const prompt = e.agent.systemPrompt;
-      if (prompt !== undefined) chat.setAttribute(GEN_AI.systemInstructions, systemInstructions(prompt));
-    }
+    const o = { tracer: this.#tracer, parent: run.ctx, agent: e.agent, provider: this.#provider };
+    run.chat = new ChatSpan({ ...o, content: this.#content });
   }
 
   #modelEnd(e: AfterModelCallEvent): void {
     const run = this.#runs.get(e.agent);
-    const chat = run?.chat;
-    if (!run || !chat) return;
-    if (e.usage) {
-      run.chatTokens.input += e.usage.inputTokens;
-      run.chatTokens.output += e.usage.outputTokens;
-      chat.setAttributes({
-        [GEN_AI.inputTokens]: run.chatTokens.input,
-        [GEN_AI.outputTokens]: run.chatTokens.output,
-      });
-    }
-    if (e.retry) {
-      if (e.error !== undefined) chat.addEvent("retry", { [GEN_AI.errorType]: errorType(e.error), attempt: e.attempt });
-      return;
-    }
-    const response = e.stopResponse;
-    if (response) {
-      chat.setAttribute(GEN_AI.finishReasons, [FINISH_REASONS[response.stopReason]]);
-      if (this.#content)
-        chat.setAttribute(GEN_AI.outputMessages, outputMessages(response.message, response.stopReason));
-    }
-    if (e.error !== undefined) failed(chat, e.error);
-    chat.end();
-    run.chat = undefined;
+    if (run?.chat?.after(e)) run.chat = undefined;
   }
 
   /** The call's span, started when first needed (its BeforeToolCall, or a gate's record before it). */
@@ -306,10 +258,7 @@ export class TracingHook implements HookProvider {
       asked.set(question.id, callSpan.spanContext());
     }
     keepAskingSpans(e.agent, asked);
-    if (run.chat) {
-      failed(run.chat, e.error ?? new Error("the run ended during the model call"));
-      run.chat.end();
-    }
+    run.chat?.abandon(e.error);
     // Calls still open: paused on a question, or cut off when the run failed or stopped.
     for (const open of run.tools.values()) open.end();
     if (result) {

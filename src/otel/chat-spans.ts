@@ -1,0 +1,93 @@
+/**
+ * A model call's `chat {model}` span: kind CLIENT, the model, the tokens of every attempt summed, the finish
+ * reason, and with content capture the transcript, system prompt and answer. A retried call is one span, as the
+ * conventions count a retried operation once.
+ *
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#inference
+ * @module
+ */
+import { SpanKind, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Agent } from "../agent/agent.js";
+import type { AfterModelCallEvent } from "../agent/events.js";
+import { GEN_AI } from "./attributes.js";
+import { FINISH_REASONS, inputMessages, outputMessages, systemInstructions } from "./content.js";
+import { errorType, failed } from "./span-status.js";
+
+/** What a chat span is started with. */
+export interface ChatSpanOptions {
+  tracer: Tracer;
+  /** The run's context (its `invoke_agent` span). */
+  parent: Context;
+  agent: Agent;
+  /** `gen_ai.provider.name`, when known. */
+  provider: string | undefined;
+  /** Whether to record the transcript, the system prompt and the answer. */
+  content: boolean;
+}
+
+/** One model call's span, across its attempts. */
+export class ChatSpan {
+  readonly #span: Span;
+  readonly #content: boolean;
+  #input = 0;
+  #output = 0;
+
+  /** @param o - See {@link ChatSpanOptions}. */
+  constructor(o: ChatSpanOptions) {
+    const model = o.agent.model.modelId;
+    this.#content = o.content;
+    this.#span = o.tracer.startSpan(
+      `chat ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [GEN_AI.operation]: "chat",
+          [GEN_AI.requestModel]: model,
+          ...(o.provider === undefined ? {} : { [GEN_AI.provider]: o.provider }),
+        },
+      },
+      o.parent,
+    );
+    if (o.content) {
+      this.#span.setAttribute(GEN_AI.inputMessages, inputMessages(o.agent.messages));
+      const prompt = o.agent.systemPrompt;
+      if (prompt !== undefined) this.#span.setAttribute(GEN_AI.systemInstructions, systemInstructions(prompt));
+    }
+  }
+
+  /**
+   * Records an attempt's outcome.
+   * @param e - The attempt's AfterModelCall event, as the hooks left it.
+   * @returns Whether the call is over (the span ended); `false` while a hook asked for a retry.
+   */
+  after(e: AfterModelCallEvent): boolean {
+    const span = this.#span;
+    if (e.usage) {
+      this.#input += e.usage.inputTokens;
+      this.#output += e.usage.outputTokens;
+      span.setAttributes({ [GEN_AI.inputTokens]: this.#input, [GEN_AI.outputTokens]: this.#output });
+    }
+    if (e.retry) {
+      if (e.error !== undefined) span.addEvent("retry", { [GEN_AI.errorType]: errorType(e.error), attempt: e.attempt });
+      return false;
+    }
+    const response = e.stopResponse;
+    if (response) {
+      span.setAttribute(GEN_AI.finishReasons, [FINISH_REASONS[response.stopReason]]);
+      if (this.#content)
+        span.setAttribute(GEN_AI.outputMessages, outputMessages(response.message, response.stopReason));
+    }
+    if (e.error !== undefined) failed(span, e.error);
+    span.end();
+    return true;
+  }
+
+  /**
+   * Ends the span of a call the run left without an answer (cancelled or failed mid-stream).
+   * @param error - What the run failed with, if it did.
+   */
+  abandon(error: unknown): void {
+    failed(this.#span, error ?? new Error("the run ended during the model call"));
+    this.#span.end();
+  }
+}

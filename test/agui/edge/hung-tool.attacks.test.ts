@@ -1,0 +1,150 @@
+/**
+ * A hung tool cannot hold its thread hostage (issue 31): store + secret + principal, a gated transfer
+ * whose callback never returns and ignores its signal. Approved, it starts; the owner's Stop aborts its
+ * signal, and once the grace has passed the call is abandoned: the run ends asking whether the transfer
+ * went through, the thread is free (the same resume and a new turn are answered, never RESUME_IN_PROGRESS
+ * or THREAD_BUSY), every later resume asks the same question, and the transfer never runs twice. A result
+ * that comes after all is recorded and answers the question from the ledger.
+ */
+import { describe, expect, test } from "vitest";
+import * as z from "zod/v4";
+import { createAguiHandler } from "../../../src/agui/index.js";
+import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { Agent, MemoryAuditLog, ScriptedModel, tool } from "../../../src/index.js";
+import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { deferred } from "../../agent/helpers.js";
+import { input } from "../helpers.js";
+import { type Turn, post, quietLogger, resumeBody, send } from "./fixtures.js";
+
+const GRACE_MS = 150;
+const LEASE_MS = 300;
+
+function setup() {
+  const runs: string[] = [];
+  const started = deferred();
+  const late = deferred<string>();
+  let aborted: unknown;
+  const store = new MemoryThreadStore();
+  const audit = new MemoryAuditLog();
+  const agent = () =>
+    new Agent({
+      model: new ScriptedModel({
+        script: ({ lastToolResults, lastUserText }) => {
+          if (lastToolResults.length)
+            return { text: `Done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join("; ")}` };
+          return /pay/.test(lastUserText)
+            ? { toolCalls: [{ name: "transfer", input: { to: "bob" } }] }
+            : { text: "hi" };
+        },
+      }),
+      tools: [
+        tool({
+          name: "transfer",
+          description: "Send money.",
+          inputSchema: z.object({ to: z.string() }),
+          // A bank API without a timeout: it never answers, and it ignores its signal.
+          callback: ({ to }, { signal }) => {
+            runs.push(to);
+            signal.addEventListener("abort", () => {
+              aborted = signal.reason;
+            });
+            started.resolve();
+            return late.promise;
+          },
+        }),
+      ],
+      hooks: [new InterruptHook(["transfer"], { secret: "hung-tool-secret" })],
+      toolGraceMs: GRACE_MS,
+    });
+  const handle = createAguiHandler({
+    agent,
+    stores: { thread: store, audit },
+    trust: { secret: "hung-tool-secret", principal: (r) => r.headers.get("x-user") ?? "" },
+    timing: { runLeaseMs: LEASE_MS },
+    logger: quietLogger(),
+  });
+  const ann = { "x-user": "ann" };
+  return { runs, started, late, store, audit, handle, ann, aborted: () => aborted };
+}
+
+/** The events of an SSE response, as `send` reads them. */
+async function read(res: Response): Promise<Turn> {
+  const text = await res.text();
+  return send(async () => new Response(text, { status: 200 }), {});
+}
+
+const outcomeQuestion = (turn: Turn) =>
+  turn.interrupts.find((i) => /outcome_unknown/.test(i.id)) as { id: string; reason?: unknown } | undefined;
+
+describe("a hung tool, stopped", () => {
+  test("the issue's scenario: Stop → the thread is free within grace + lease, the next resume asks, no second run", async () => {
+    const s = setup();
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
+    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
+    expect(asked.interrupts).toHaveLength(1);
+    const approve = resumeBody("t", asked, { approved: true });
+    const approving = await s.handle(post(approve, s.ann));
+    await s.started.promise;
+    const stop = await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann));
+    expect(stop.status).toBe(202);
+    const stoppedAt = performance.now();
+    const ended = await read(approving);
+    expect(performance.now() - stoppedAt).toBeLessThan(GRACE_MS + LEASE_MS);
+    // The tool's signal aborted at the Stop; the run let the call go and asks whether it went through.
+    expect(s.aborted()).toBeInstanceOf(DOMException);
+    expect(ended.error).toBeUndefined();
+    expect(ended.outcome).toBe("interrupt");
+    const question = outcomeQuestion(ended);
+    expect(question).toBeDefined();
+
+    // The thread is free: the same resume is answered (the recorded outcome: the same question).
+    const again = await send(s.handle, approve, s.ann);
+    expect(again.error).toBeUndefined();
+    expect(outcomeQuestion(again)?.id).toBe(question?.id);
+    // So is the question itself: "cancel" closes the call, the transfer having started once.
+    const cancelled = await send(
+      s.handle,
+      { ...resumeBody("t", ended, { action: "cancel" }, question?.id), runId: crypto.randomUUID() },
+      s.ann,
+    );
+    expect(cancelled.error).toBeUndefined();
+    expect(cancelled.outcome).toBe("success");
+    expect(JSON.stringify(cancelled.messages)).toContain("chose not to run");
+    // And a new turn after it.
+    const more = await send(
+      s.handle,
+      input({ threadId: "t", messages: [...cancelled.messages, { id: "u2", role: "user", content: "hi" }] }),
+      s.ann,
+    );
+    expect(more.error).toBeUndefined();
+    expect(s.runs).toEqual(["bob"]);
+  });
+
+  test("a result that comes after the call was let go is recorded: 'run it again' replays it, nothing runs twice", async () => {
+    const s = setup();
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
+    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
+    const approving = await s.handle(post(resumeBody("t", asked, { approved: true }), s.ann));
+    await s.started.promise;
+    expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
+    const ended = await read(approving);
+    const question = outcomeQuestion(ended);
+    expect(question).toBeDefined();
+    s.late.resolve("sent 5 to bob (late)");
+    await new Promise((r) => setTimeout(r, 20));
+    const again = await send(
+      s.handle,
+      { ...resumeBody("t", ended, { action: "run_again" }, question?.id), runId: crypto.randomUUID() },
+      s.ann,
+    );
+    expect(again.error).toBeUndefined();
+    expect(again.outcome).toBe("success");
+    expect(JSON.stringify(again.messages)).toContain("sent 5 to bob (late)");
+    expect(s.runs).toEqual(["bob"]);
+    // The audit trail's execution entry holds the late result.
+    const executions = (await s.audit.entries("t")).filter((e) => e.kind === "execution");
+    expect(executions.some((e) => e.kind === "execution" && e.claim === "claimed" && e.status === "success")).toBe(
+      true,
+    );
+  });
+});

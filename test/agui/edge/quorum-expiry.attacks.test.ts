@@ -4,77 +4,24 @@
  * turn over an open four-eyes question, and an approver's Stop or reattach of the owner's thread.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
-import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
 import { MemoryGrantStore } from "../../../src/grants/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { input } from "../helpers.js";
-import { post, quietLogger, resumeBody, send, type Turn } from "./fixtures.js";
+import { post, send } from "./fixtures.js";
+import { fourEyesEdge } from "./four-eyes.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup(ttlSeconds?: number) {
-  const transfers: { to: string; amount: number }[] = [];
   const store = new MemoryThreadStore();
   const grantStore = new MemoryGrantStore();
-  const agent = () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastToolResults, lastUserText }) => {
-          if (lastToolResults.length) return { text: "done" };
-          const pay = /wire (\w+) (\d+)/.exec(lastUserText);
-          return pay
-            ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
-            : { text: "hi" };
-        },
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: (i) => {
-            transfers.push(i);
-            return "sent";
-          },
-        }),
-      ],
-      hooks: [
-        new InterruptHook(
-          [
-            {
-              pattern: "transfer",
-              remember: "always",
-              subject: (_: string, i: unknown) => `to:${(i as { to: string }).to}`,
-              approvals: { required: 2, eligible: (p) => ["bob", "carol"].includes(p), forbidRequester: true },
-            },
-          ],
-          { secret: "s3cret", ...(ttlSeconds === undefined ? {} : { ttlSeconds }) },
-        ),
-      ],
-    });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: store, grants: grantStore },
-    trust: { secret: "s3cret", principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
+  const approvals = { required: 2, eligible: (p: string) => ["bob", "carol"].includes(p), forbidRequester: true };
+  const edge = fourEyesEdge({
+    handler: { stores: { thread: store, grants: grantStore }, trust: { secret: "s3cret" } },
+    bank: () => ({ gate: { subject: "key", approvals, secret: "s3cret", ttlSeconds, agentName: "" } }),
+    asking: { forwardedProps: { kaboo_grants: [] } },
   });
-  const as = (who: string) => ({ "x-user": who });
-  const ask = (threadId: string, content = "wire mallory 20000") =>
-    send(
-      handle,
-      input({
-        threadId,
-        messages: [{ id: crypto.randomUUID(), role: "user", content }],
-        forwardedProps: { kaboo_grants: [] },
-      }),
-      as("ann"),
-    );
-  const answer = (threadId: string, turn: Turn, who: string, payload: unknown = { approved: true }) =>
-    send(handle, { ...resumeBody(threadId, turn, payload), runId: crypto.randomUUID() }, as(who));
-  return { transfers, store, grantStore, handle, as, ask, answer };
+  return { store, grantStore, ...edge };
 }
 
 describe("four eyes on time and scope, attacked", () => {

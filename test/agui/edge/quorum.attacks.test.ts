@@ -5,87 +5,48 @@
  * round's resume replayed, and one request's answers sent again at once.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
-import { createAguiHandler } from "../../../src/agui/index.js";
 import { runContext } from "../../../src/agent/run-context.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryAuditLog, ScriptedModel, tool, verifyAuditTrail } from "../../../src/index.js";
+import { MemoryAuditLog, ScriptedModel, verifyAuditTrail } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import { input } from "../helpers.js";
-import { quietLogger, resumeBody, send, type Turn } from "./fixtures.js";
+import type { Bank } from "../../fixtures/bank.js";
+import { resumeBody, send } from "./fixtures.js";
+import { approvedBy, fourEyesEdge } from "./four-eyes.js";
 
 function setup() {
-  const transfers: { to: string; amount: number; limit: unknown }[] = [];
   const audit = new MemoryAuditLog();
   const store = new MemoryThreadStore();
   /** What each model call was shown (tool names and system prompt). */
   const shown: string[] = [];
-  const agent = () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastToolResults, lastUserText, toolSpecs, systemPrompt }) => {
-          shown.push(JSON.stringify({ tools: toolSpecs.map((t) => t.name), systemPrompt }));
-          // "… then <name> <amount>": after the first wire's result, a second wire.
-          const then = /then (\w+) (\d+)/.exec(lastUserText);
-          if (lastToolResults.length && then && transfers.length === 1)
-            return { toolCalls: [{ name: "transfer", input: { to: then[1], amount: Number(then[2]) } }] };
-          if (lastToolResults.length) return { text: "done" };
-          const pay = /wire (\w+) (\d+)/.exec(lastUserText);
-          return pay
-            ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
-            : { text: "hi" };
-        },
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: (i, ctx) => {
-            // The thread's shared state as the tool reads it (a limit the owner's app set).
-            const shared = runContext.sharedState.find(ctx.invocationState) as Record<string, unknown> | undefined;
-            transfers.push({ ...i, limit: shared?.limit });
-            return "sent";
-          },
-        }),
-      ],
-      hooks: [
-        new InterruptHook([
-          {
-            pattern: "transfer",
-            approvals: { required: 2, eligible: (p) => ["bob", "carol", "dan"].includes(p), forbidRequester: true },
-          },
-        ]),
-      ],
+  /** The thread's shared state's limit as each transfer read it (a limit the owner's app set). */
+  const limits: unknown[] = [];
+  const model = (bank: Bank) =>
+    new ScriptedModel({
+      script: ({ lastToolResults, lastUserText, toolSpecs, systemPrompt }) => {
+        shown.push(JSON.stringify({ tools: toolSpecs.map((t) => t.name), systemPrompt }));
+        // "… then <name> <amount>": after the first wire's result, a second wire.
+        const then = /then (\w+) (\d+)/.exec(lastUserText);
+        if (lastToolResults.length && then && bank.transfers.length === 1)
+          return { toolCalls: [{ name: "transfer", input: { to: then[1], amount: Number(then[2]) } }] };
+        if (lastToolResults.length) return { text: "done" };
+        const pay = /wire (\w+) (\d+)/.exec(lastUserText);
+        return pay
+          ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
+          : { text: "hi" };
+      },
     });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: store, audit },
-    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
+  const edge = fourEyesEdge({
+    handler: { stores: { thread: store, audit } },
+    bank: (bank) => ({
+      model: model(bank),
+      beforeMoving: (_, ctx) => {
+        const shared = runContext.sharedState.find(ctx.invocationState) as Record<string, unknown> | undefined;
+        limits.push(shared?.limit);
+      },
+    }),
+    asking: { state: { limit: 50_000 } },
   });
-  const as = (who: string) => ({ "x-user": who });
-  const ask = (threadId: string, content = "wire mallory 20000") =>
-    send(
-      handle,
-      input({
-        threadId,
-        state: { limit: 50_000 },
-        messages: [{ id: crypto.randomUUID(), role: "user", content }],
-      }),
-      as("ann"),
-    );
-  const answer = (threadId: string, turn: Turn, who: string, payload: unknown = { approved: true }, over = {}) =>
-    send(handle, { ...resumeBody(threadId, turn, payload), runId: crypto.randomUUID(), ...over }, as(who));
-  return { transfers, audit, store, handle, as, ask, answer, shown };
+  return { audit, store, shown, limits, ...edge };
 }
-
-const approvedBy = (turn: Turn) =>
-  (
-    turn.events.findLast((e) => e.type === "RUN_FINISHED") as unknown as {
-      outcome?: { interrupts?: { metadata?: { kaboo?: { approvals?: { approvedBy: { principal: string }[] } } } }[] };
-    }
-  )?.outcome?.interrupts?.[0]?.metadata?.kaboo?.approvals?.approvedBy.map((a) => a.principal);
 
 describe("four eyes at the edge, attacked", () => {
   test("an approver who does not own the thread cannot change its shared state through the resume", async () => {
@@ -102,7 +63,8 @@ describe("four eyes at the edge, attacked", () => {
     expect((await s.store.load("t")).state).toEqual({ limit: 50_000 });
     const carol = await s.answer("t", bob, "carol", { approved: true }, { state: { ...bob.state, limit: 1e12 } });
     expect(carol.outcome).toBe("success");
-    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000, limit: 50_000 }]);
+    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000 }]);
+    expect(s.limits).toEqual([50_000]);
     expect((await s.store.load("t")).state).toEqual({ limit: 50_000 });
   });
 
@@ -239,7 +201,8 @@ describe("four eyes at the edge, attacked", () => {
     expect(bob.error).toBeUndefined();
     const carol = await s.answer("t", bob, "carol");
     expect(carol.outcome).toBe("success");
-    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000, limit: 50_000 }]);
+    expect(s.transfers).toEqual([{ to: "mallory", amount: 20000 }]);
+    expect(s.limits).toEqual([50_000]);
   });
 
   test("an eligible approver's repeated answers are refused and never turn into a denial", async () => {

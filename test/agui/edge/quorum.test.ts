@@ -5,88 +5,32 @@
  * once count once each, and the call runs once, after the second.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
-import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryAuditLog, ScriptedModel, tool, verifyAuditTrail } from "../../../src/index.js";
+import { MemoryAuditLog, verifyAuditTrail } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { auditKinds } from "../../agent/audit-helpers.js";
 import { input } from "../helpers.js";
-import { quietLogger, resumeBody, send, type Turn } from "./fixtures.js";
+import { resumeBody, send } from "./fixtures.js";
+import { approvedBy, fourEyesEdge } from "./four-eyes.js";
 
 function setup() {
-  const transfers: { to: string; amount: number }[] = [];
   const audit = new MemoryAuditLog();
-  const agent = () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastToolResults, lastUserText }) => {
-          if (lastToolResults.length) return { text: "done" };
-          const pay = /wire (\w+) (\d+)/.exec(lastUserText);
-          return pay
-            ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
-            : { text: "hi" };
-        },
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: (i) => {
-            transfers.push(i);
-            return "sent";
-          },
-        }),
-      ],
-      hooks: [
-        new InterruptHook([
-          {
-            pattern: "transfer",
-            approvals: { required: 2, eligible: (p) => ["bob", "carol", "dan"].includes(p), forbidRequester: true },
-          },
-        ]),
-      ],
-    });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: new MemoryThreadStore(), audit },
-    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
-  });
-  const as = (who: string) => ({ "x-user": who });
-  const ask = (threadId: string) =>
-    send(
-      handle,
-      input({ threadId, messages: [{ id: crypto.randomUUID(), role: "user", content: "wire mallory 20000" }] }),
-      as("ann"),
-    );
-  const answer = (threadId: string, turn: Turn, who: string, payload: unknown = { approved: true }) =>
-    send(handle, { ...resumeBody(threadId, turn, payload), runId: crypto.randomUUID() }, as(who));
-  return { transfers, audit, handle, as, ask, answer };
+  return { audit, ...fourEyesEdge({ handler: { stores: { thread: new MemoryThreadStore(), audit } } }) };
 }
-
-const approvals = (turn: Turn) =>
-  (
-    turn.events.findLast((e) => e.type === "RUN_FINISHED") as unknown as {
-      outcome?: { interrupts?: { metadata?: { kaboo?: { approvals?: { approvedBy: { principal: string }[] } } } }[] };
-    }
-  )?.outcome?.interrupts?.[0]?.metadata?.kaboo?.approvals?.approvedBy.map((a) => a.principal);
 
 describe("four eyes at the edge", () => {
   test("each approver answers with their own credentials; the call runs once, after the second approval", async () => {
     const s = setup();
     const asked = await s.ask("t");
     expect(asked.outcome).toBe("interrupt");
-    expect(approvals(asked)).toEqual([]);
+    expect(approvedBy(asked)).toEqual([]);
 
     const own = await s.answer("t", asked, "ann");
     expect(own.outcome).toBe("interrupt");
-    expect(approvals(own)).toEqual([]);
+    expect(approvedBy(own)).toEqual([]);
 
     const bob = await s.answer("t", own, "bob");
     expect(bob.outcome).toBe("interrupt");
-    expect(approvals(bob)).toEqual(["bob"]);
+    expect(approvedBy(bob)).toEqual(["bob"]);
     expect(s.transfers).toEqual([]);
 
     const carol = await s.answer("t", bob, "carol");
@@ -117,7 +61,7 @@ describe("four eyes at the edge", () => {
     // The rule does not let eve approve: she is refused at the door, and the question stays as it was.
     expect(elsewhere.error?.code).toBe("THREAD_FORBIDDEN");
     const bob = await s.answer("t2", other, "bob");
-    expect(approvals(bob)).toHaveLength(1);
+    expect(approvedBy(bob)).toHaveLength(1);
   });
 
   test("two approvers racing on one question: one is counted, the call never runs on one approval, then once", async () => {
@@ -130,7 +74,7 @@ describe("four eyes at the edge", () => {
       expect([bob, carol].filter((t) => t.error !== undefined)).toHaveLength(1);
       const won = bob.error === undefined ? bob : carol;
       const loser = won === bob ? "carol" : "bob";
-      expect(approvals(won)).toHaveLength(1);
+      expect(approvedBy(won)).toHaveLength(1);
       const last = await s.answer("t", won, loser);
       expect(last.outcome).toBe("success");
       expect(s.transfers).toHaveLength(1);

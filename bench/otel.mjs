@@ -3,6 +3,7 @@
 // the best time of each variant kept (other load on the machine skews little). One run = a model turn of
 // 10 tool calls, then the final answer: two cycles, 13 spans when traced.
 //   none:   the agent without the hook
+//   empty:  a hook whose callbacks on the same six events do nothing (what subscribing alone costs)
 //   noop:   the hook with the API's no-op tracer (no SDK registered): spans that record nothing
 //   batch:  the hook with the real trace SDK, a BatchSpanProcessor (as an app would export) and the
 //           in-memory exporter, flushed after each batch of runs
@@ -87,8 +88,23 @@ const run = async (hooks, provider) => {
   exporter.reset();
 };
 const traced = (provider) => () => [new lib.TracingHook({ tracer: provider.getTracer("bench") })];
+// The same events with callbacks that do nothing: what subscribing alone costs, whatever a hook does.
+const empty = {
+  registerHooks(registry) {
+    for (const event of [
+      lib.BeforeInvocationEvent,
+      lib.BeforeModelCallEvent,
+      lib.AfterModelCallEvent,
+      lib.BeforeToolCallEvent,
+      lib.AfterToolCallEvent,
+      lib.AfterInvocationEvent,
+    ])
+      registry.addCallback(event, () => undefined);
+  },
+};
 const variants = {
   none: () => run(() => []),
+  empty: () => run(() => [empty]),
   noop: () => run(() => [new lib.TracingHook({ tracer: noop })]),
   batch: () => run(traced(batch), batch),
   simple: () => run(traced(simple), simple),
@@ -102,7 +118,8 @@ const best = { wall: {}, cpu: {} };
 for (const name of names) best.wall[name] = best.cpu[name] = Number.POSITIVE_INFINITY;
 for (const fn of Object.values(variants)) await fn(); // warm up
 for (let round = 0; round < rounds; round++) {
-  for (const name of names) {
+  // Each round starts with another variant: the one after the in-memory ones pays for their garbage.
+  for (const name of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     await variants[name]();
@@ -118,6 +135,7 @@ console.log(`${RUNS} runs × ${CYCLES} cycles (${CALLS} tool calls each run), be
 console.log("                      wall µs/cycle   cpu µs/cycle   wall ÷ none   cpu ÷ none");
 const rows = {
   none: "none (no hook)   ",
+  empty: "6 empty callbacks",
   noop: "no-op tracer     ",
   batch: "in-memory, batch ",
   simple: "in-memory, simple",

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { assembleResponse } from "../../src/agent/model-call.js";
+import { assembleResponse } from "../../src/agent/assemble-response.js";
 import type { ModelStreamEvent } from "../../src/agent/model.js";
 
 /** One reply of the server. */

@@ -3,7 +3,7 @@
 // that serves the test page (same fixtures as the Node tests); the injected fetch records the
 // request the model built and fetches the transcript with GET.
 import { expect, test } from "vitest";
-import { assembleResponse } from "../../src/agent/model-call.js";
+import { assembleResponse } from "../../src/agent/assemble-response.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
 import { ModelError, OpenAIChatModel } from "../../src/models/openai.js";
 

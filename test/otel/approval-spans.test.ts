@@ -127,4 +127,20 @@ describe("approvals on execute_tool spans", () => {
     });
     expect(calls(t)[2]?.links).toHaveLength(1);
   });
+
+  test("registered after the gate, the hook still gives the paused call its span, and the approved one its answer", async () => {
+    const t = tracing();
+    const th = thread(t, { tracingLast: true });
+    await th.ask();
+    await th.answer("bob", { approved: true });
+    const [asked, ran] = calls(t);
+    expect(approvalAttrs(asked)).toMatchObject({
+      "kaboo.approval.decision": "asked",
+      "kaboo.approval.subject": "to:eve",
+    });
+    expect(asked?.attributes["gen_ai.tool.call.id"]).toBe("c1");
+    expect(approvalAttrs(ran)).toMatchObject({ "kaboo.approval.decision": "approved", "kaboo.ledger.answer": "ran" });
+    expect(ran?.links).toHaveLength(1);
+    expect(calls(t)).toHaveLength(2);
+  });
 });

@@ -36,12 +36,25 @@ export const toRecipient: SubjectFn = (_, i) => ({
 /** A thread whose paused state goes through JSON between runs: every run is a fresh agent (a restart). */
 export function thread(
   t: Tracing,
-  o: { gate?: GateRule; ttlSeconds?: number; now?: () => number; audit?: boolean; ledger?: MemoryExecutionLedger } = {},
+  o: {
+    gate?: GateRule;
+    ttlSeconds?: number;
+    now?: () => number;
+    audit?: boolean;
+    ledger?: MemoryExecutionLedger;
+    /** Register the tracing hook after the gate (its BeforeToolCall then never sees a call the gate pauses). */
+    tracingLast?: boolean;
+  } = {},
 ) {
   const { tool, sent } = transferTool();
   const ledger = o.ledger ?? new MemoryExecutionLedger();
   const audit = o.audit ? new MemoryAuditLog() : undefined;
   let saved: { messages: Agent["messages"]; interrupts: unknown } | undefined;
+  const gate = () =>
+    new InterruptHook([o.gate ?? { pattern: "transfer", subject: toRecipient }], {
+      ...(o.ttlSeconds === undefined ? {} : { ttlSeconds: o.ttlSeconds }),
+      ...(o.now ? { now: o.now } : {}),
+    });
   const make = () => {
     const agent = new Agent({
       name: "bank",
@@ -52,13 +65,7 @@ export function thread(
             : { toolCalls: [{ name: "transfer", input: { to: "eve" }, id: "c1" }] },
       }),
       tools: [tool],
-      hooks: [
-        t.hook,
-        new InterruptHook([o.gate ?? { pattern: "transfer", subject: toRecipient }], {
-          ...(o.ttlSeconds === undefined ? {} : { ttlSeconds: o.ttlSeconds }),
-          ...(o.now ? { now: o.now } : {}),
-        }),
-      ],
+      hooks: o.tracingLast ? [gate(), t.hook] : [t.hook, gate()],
       ledger,
       ...(audit ? { audit } : {}),
     });

@@ -8,14 +8,13 @@
  * Stop sent twice or racing the run's end leaves nothing behind.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { STOPPED_BEFORE_RUN } from "../../../src/agui/edge/safe-stop.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { input } from "../helpers.js";
 import { post, quietLogger, send } from "./fixtures.js";
 
@@ -75,7 +74,6 @@ function other(store: MemoryThreadStore, settleMs = 0): ThreadStore {
 }
 
 function setup(o: { settleMs?: number } = {}) {
-  const started: string[] = [];
   const modelCalls: string[] = [];
   const gate = deferred();
   const bobGate = deferred();
@@ -83,40 +81,32 @@ function setup(o: { settleMs?: number } = {}) {
   let bob = bobGate;
   let skew = 0;
   const store = new MemoryThreadStore({ now: () => Date.now() + skew });
+  const bank = newBank();
+  const model = () =>
+    new ScriptedModel({
+      script: ({ lastUserText, lastToolResults }) => {
+        modelCalls.push(lastToolResults.length ? "after tools" : lastUserText);
+        if (lastToolResults.length) return { text: "Done." };
+        if (lastUserText === "pay both")
+          return {
+            toolCalls: [
+              { name: "transfer", input: { to: "alice" } },
+              { name: "transfer", input: { to: "bob" } },
+            ],
+          };
+        if (lastUserText === "hi") return { text: "hello" };
+        return { text: "a long answer ".repeat(80) };
+      },
+      chunkSize: 4,
+      delayMs: 2,
+    });
   const agent = () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastUserText, lastToolResults }) => {
-          modelCalls.push(lastToolResults.length ? "after tools" : lastUserText);
-          if (lastToolResults.length) return { text: "Done." };
-          if (lastUserText === "pay both")
-            return {
-              toolCalls: [
-                { name: "transfer", input: { to: "alice" } },
-                { name: "transfer", input: { to: "bob" } },
-              ],
-            };
-          if (lastUserText === "hi") return { text: "hello" };
-          return { text: "a long answer ".repeat(80) };
-        },
-        chunkSize: 4,
-        delayMs: 2,
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: async ({ to }) => {
-            started.push(to);
-            // Alice's transfer is in flight when process A dies: it never returns there.
-            if (to === "alice") await gate.promise;
-            else await bob.promise;
-            return `sent to ${to}`;
-          },
-        }),
-      ],
-      hooks: [new InterruptHook(["transfer"])],
+    bankAgent(bank, {
+      model: model(),
+      payeeOnly: true,
+      // Alice's transfer is in flight when process A dies: it never returns there.
+      beforeMoving: ({ to }) => (to === "alice" ? gate.promise : bob.promise),
+      gate: { remember: false, agentName: "" },
       toolExecutor: "sequential",
     });
   const a = dying(store);
@@ -141,7 +131,7 @@ function setup(o: { settleMs?: number } = {}) {
     }
   };
   return {
-    started,
+    started: bank.started,
     modelCalls,
     gate,
     store,
@@ -163,6 +153,22 @@ function setup(o: { settleMs?: number } = {}) {
 
 const say = (text: string) =>
   input({ threadId: "t", messages: [{ id: crypto.randomUUID(), role: "user", content: text }] });
+
+/** "pay both" asked on B, and the resume approving both transfers. */
+async function bothApproved(s: ReturnType<typeof setup>) {
+  const asked = await send(s.handleB, say("pay both"));
+  const resume = input({
+    threadId: "t",
+    messages: asked.messages,
+    state: asked.state,
+    resume: asked.interrupts.map((i) => ({
+      interruptId: i.id,
+      status: "resolved" as const,
+      payload: { approved: true },
+    })),
+  });
+  return { asked, resume };
+}
 
 /** Sends a run to A and does not read it (A dies with it). */
 function startOnA(s: ReturnType<typeof setup>, body: unknown): void {
@@ -194,18 +200,8 @@ describe("a Stop survives the process that accepted it", () => {
 
   test("a batch: the claimed transfer stays an outcome-unknown question, the one not started never starts", async () => {
     const s = setup();
-    const asked = await send(s.handleB, say("pay both"));
+    const { asked, resume } = await bothApproved(s);
     expect(asked.interrupts).toHaveLength(2);
-    const resume = input({
-      threadId: "t",
-      messages: asked.messages,
-      state: asked.state,
-      resume: asked.interrupts.map((i) => ({
-        interruptId: i.id,
-        status: "resolved" as const,
-        payload: { approved: true },
-      })),
-    });
     startOnA(s, resume);
     while (s.started.length === 0) await sleep(5);
     expect((await s.stop(s.handleA)).status).toBe(202);
@@ -242,17 +238,7 @@ describe("a Stop survives the process that accepted it", () => {
 
   test("a batch whose first transfer finished before the process died: its result stands, the other never starts", async () => {
     const s = setup();
-    const asked = await send(s.handleB, say("pay both"));
-    const resume = input({
-      threadId: "t",
-      messages: asked.messages,
-      state: asked.state,
-      resume: asked.interrupts.map((i) => ({
-        interruptId: i.id,
-        status: "resolved" as const,
-        payload: { approved: true },
-      })),
-    });
+    const { resume } = await bothApproved(s);
     startOnA(s, resume);
     while (s.started.length === 0) await sleep(5);
     expect((await s.stop(s.handleA)).status).toBe(202);
@@ -286,57 +272,20 @@ describe("a Stop survives the process that accepted it", () => {
     expect((await s.store.load("t")).lease).toBeNull();
   });
 
-  test("a Stop while the run again executes its batch: the call cut off with the dead process is never read as cancelled", async () => {
-    const s = setup();
-    const asked = await send(s.handleB, say("pay both"));
-    const resume = input({
-      threadId: "t",
-      messages: asked.messages,
-      state: asked.state,
-      resume: asked.interrupts.map((i) => ({
-        interruptId: i.id,
-        status: "resolved" as const,
-        payload: { approved: true },
-      })),
-    });
-    startOnA(s, resume);
-    while (s.started.length === 0) await sleep(5);
-    s.a.kill();
-    await s.leaseRunOut();
-    s.skewLedger(16 * 60_000);
-    const releaseBob = s.holdBob();
-    const again = send(s.handleB, resume);
-    while (s.started.length < 2) await sleep(5);
-    expect((await s.stop(s.handleB)).status).toBe(202);
-    releaseBob();
-    const ended = await again;
-    expect(s.started).toEqual(["alice", "bob"]);
-    const alice = ended.messages.find((m) => m.role === "tool" && String(m.content).includes("alice"));
-    const texts = ended.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
-    // Alice's transfer may have gone through: it is not said to have been cancelled before it ran.
-    expect(texts.some((t) => t.includes("cancelled before this tool ran"))).toBe(false);
-    expect(alice === undefined || !String(alice.content).includes("cancelled")).toBe(true);
-    expect(JSON.stringify(ended)).toContain("sent to bob");
-    // It stays the question whether it went through.
-    expect(ended.outcome).toBe("interrupt");
-    expect(ended.interrupts.map((i) => i.id).join()).toContain("outcome_unknown");
-  });
-
-  test("a Stop while the run again executes its batch, on a store whose settle takes a while: the call cut off stays the question", async () => {
-    // The Stop aborts the run's signal once Bob's transfer returned; the batch is recorded after
-    // Bob's result is settled, which here takes 20 ms: the abort always comes first.
-    const s = setup({ settleMs: 20 });
-    const asked = await send(s.handleB, say("pay both"));
-    const resume = input({
-      threadId: "t",
-      messages: asked.messages,
-      state: asked.state,
-      resume: asked.interrupts.map((i) => ({
-        interruptId: i.id,
-        status: "resolved" as const,
-        payload: { approved: true },
-      })),
-    });
+  // With a settle of 20 ms: the Stop aborts the run's signal once Bob's transfer returned; the batch is
+  // recorded after Bob's result is settled, so the abort always comes first.
+  test.each([
+    [
+      "a Stop while the run again executes its batch: the call cut off with the dead process is never read as cancelled",
+      0,
+    ],
+    [
+      "a Stop while the run again executes its batch, on a store whose settle takes a while: the call cut off stays the question",
+      20,
+    ],
+  ] as const)("%s", async (_title, settleMs) => {
+    const s = setup({ settleMs });
+    const { resume } = await bothApproved(s);
     startOnA(s, resume);
     while (s.started.length === 0) await sleep(5);
     s.a.kill();

@@ -222,36 +222,10 @@ export class ToolTimeoutError extends KabooError {
   /** The deadline that passed, in ms. */
   readonly timeoutMs: number;
   constructor(tool: string, toolUseId: string, timeoutMs: number) {
-    super(`The call to "${tool}" (${toolUseId}) did not finish within its timeout of ${timeoutMs} ms.`);
+    super(`The call to "${tool}" (${toolUseId}) timed out after ${timeoutMs} ms.`);
     this.tool = tool;
     this.toolUseId = toolUseId;
     this.timeoutMs = timeoutMs;
-  }
-}
-
-/**
- * A tool call whose callback had not settled a grace (`toolGraceMs`) after its signal aborted (its
- * deadline, or a Stop at the edge): the run stopped waiting for it. It may still be running, so its
- * outcome is unknown: its ledger claim is kept as such (the next claim asks a person), and a result that
- * still comes is recorded in the ledger and the audit trail, never handed to the run that let it go.
- */
-export class ToolAbandonedError extends KabooError {
-  readonly code = "TOOL_ABANDONED" as const;
-  readonly tool: string;
-  readonly toolUseId: string;
-  /** Why its signal aborted: its deadline passed, or its run was stopped. */
-  readonly why: "timeout" | "stopped";
-  /** The callback's own promise, still pending when the call was let go. */
-  readonly late: Promise<unknown>;
-  constructor(tool: string, toolUseId: string, why: "timeout" | "stopped", late: Promise<unknown>) {
-    const after = why === "timeout" ? "its timeout" : "the run was stopped";
-    super(
-      `The call to "${tool}" (${toolUseId}) did not end after ${after}, and was abandoned: whether it took effect is unknown. Do not assume that it did or that it did not.`,
-    );
-    this.tool = tool;
-    this.toolUseId = toolUseId;
-    this.why = why;
-    this.late = late;
   }
 }
 

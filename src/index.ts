@@ -106,7 +106,7 @@ export {
   DEFAULT_MAX_TOOL_RESULT_CHARS,
 } from "./agent/tools/result-cap.js";
 export type { ToolResultLimits } from "./agent/tools/result-cap.js";
-export { DEFAULT_MAX_REQUEST_MEDIA_BYTES, DEFAULT_TOOL_GRACE_MS, DEFAULT_TOOL_TIMEOUT_MS } from "./agent/limits.js";
+export { DEFAULT_MAX_REQUEST_MEDIA_BYTES } from "./agent/limits.js";
 export type {
   AgentTool,
   JsonSchemaToolOptions,
@@ -138,7 +138,6 @@ export {
   ToolBatchError,
   CallInProgressError,
   ToolTimeoutError,
-  ToolAbandonedError,
   UnknownInterruptIdError,
   PartialResumeError,
   InvalidInterruptResponseError,

@@ -61,14 +61,13 @@ export interface AgentConfig {
   ledgerLeaseMs?: number;
   /**
    * Deadline of one tool call, in ms, for tools without their own `timeoutMs`: past it the call's
-   * `signal` aborts with a `ToolTimeoutError`, and the model reads the call's error. Default 5 minutes
-   * (`DEFAULT_TOOL_TIMEOUT_MS`).
+   * `signal` aborts with a `ToolTimeoutError`, and the model reads the call's error. Default 5 minutes.
    */
   toolTimeoutMs?: number;
   /**
    * How long a callback has, once its signal aborted (its deadline, or a Stop at the edge), to settle
-   * before it is abandoned (`ToolAbandonedError`: its outcome is unknown, and a late result is recorded
-   * in the ledger only). Default 5 s (`DEFAULT_TOOL_GRACE_MS`).
+   * before it is abandoned (its outcome is unknown, and a late result is recorded
+   * in the ledger only). Default 5 s.
    */
   toolGraceMs?: number;
   /**

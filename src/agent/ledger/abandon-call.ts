@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { describe, type ToolAbandonedError } from "../../errors.js";
+import { describe } from "../../errors.js";
+import type { ToolAbandonedError } from "../tools/call-deadline.js";
 import type { Agent } from "../agent.js";
 import { InterruptSignal } from "../interrupts/interrupt.js";
 import { toolInterruptId } from "../interrupts/interrupt-id.js";

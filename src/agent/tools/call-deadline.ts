@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ToolAbandonedError, ToolTimeoutError } from "../../errors.js";
+import { KabooError, ToolTimeoutError } from "../../errors.js";
 import { onAbort } from "../shared/abort-wait.js";
 
 /** Longest delay a timer takes (a longer one fires at once): a longer deadline is no deadline. */
@@ -111,4 +111,27 @@ export function graceAfterAbort<T>(
       },
     );
   });
+}
+
+/**
+ * A tool call whose callback had not settled a grace (`toolGraceMs`) after its signal aborted (its
+ * deadline, or a Stop at the edge): the run stopped waiting for it. It may still be running, so its
+ * outcome is unknown: its ledger claim is kept as such (the next claim asks a person), and a result that
+ * still comes is recorded in the ledger and the audit trail, never handed to the run that let it go.
+ */
+export class ToolAbandonedError extends KabooError {
+  readonly code = "TOOL_ABANDONED" as const;
+  readonly tool: string;
+  readonly toolUseId: string;
+  /** Why its signal aborted: its deadline passed, or its run was stopped. */
+  readonly why: "timeout" | "stopped";
+  /** The callback's own promise, still pending when the call was let go. */
+  readonly late: Promise<unknown>;
+  constructor(tool: string, toolUseId: string, why: "timeout" | "stopped", late: Promise<unknown>) {
+    super(`The call to "${tool}" (${toolUseId}) was abandoned (${why}); it may have run.`);
+    this.tool = tool;
+    this.toolUseId = toolUseId;
+    this.why = why;
+    this.late = late;
+  }
 }

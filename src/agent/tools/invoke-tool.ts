@@ -3,12 +3,11 @@
  *
  * @module
  */
-import { ToolAbandonedError } from "../../errors.js";
 import { toolInterruptId } from "../interrupts/interrupt-id.js";
 import { abandonCall } from "../ledger/abandon-call.js";
 import { releaseCall, settleCall, type OpenCall } from "../ledger/call-ledger.js";
 import type { ToolResultBlock, ToolUseBlock } from "../messages/messages.js";
-import { callDeadline } from "./call-deadline.js";
+import { ToolAbandonedError, callDeadline } from "./call-deadline.js";
 import { toResultBlock } from "./result-block.js";
 import type { BatchOptions } from "./tool-executor.js";
 import type { AgentTool, ToolContext, ToolOutput } from "./tools.js";

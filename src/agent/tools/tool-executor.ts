@@ -1,4 +1,5 @@
-import { ToolAbandonedError, describe } from "../../errors.js";
+import { describe } from "../../errors.js";
+import { ToolAbandonedError } from "./call-deadline.js";
 import type { Agent } from "../agent.js";
 import { AfterToolCallEvent, BeforeToolCallEvent, type InvocationState } from "../events.js";
 import { InterruptSignal } from "../interrupts/interrupt.js";
@@ -206,11 +207,19 @@ function attemptOnce(c: PreparedCall, o: BatchOptions): Ran | typeof INTERRUPTED
   return invokeTool(selected, toolUse, call, o).then(ran, (e: unknown) => {
     if (e instanceof InterruptSignal) return INTERRUPTED;
     const cutOff = o.signal.aborted;
-    const result = errorResult(toolUse.toolUseId, cutOff ? CANCELLED_BY_ABORT : `Error: ${describe(e)}`);
+    const abandoned = e instanceof ToolAbandonedError;
+    const text = cutOff ? CANCELLED_BY_ABORT : abandoned ? abandonedNote(e) : `Error: ${describe(e)}`;
+    const result = errorResult(toolUse.toolUseId, text);
     // A call let go still running is never started again, whatever a hook asks: a retry reads this result.
-    if (e instanceof ToolAbandonedError) c.call = result;
+    if (abandoned) c.call = result;
     return ran(result, e, true, cutOff);
   });
+}
+
+/** What the model reads of a call that was let go still running. */
+function abandonedNote(e: ToolAbandonedError): string {
+  const after = e.why === "timeout" ? "its timeout" : "the run was stopped";
+  return `The call to "${e.tool}" did not end after ${after}, and was abandoned: whether it took effect is unknown. Do not assume that it did or that it did not.`;
 }
 
 type Ran = { result: ToolResultBlock; error: unknown; threw: boolean; cutOff: boolean };

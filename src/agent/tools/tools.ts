@@ -5,6 +5,7 @@
  * @module
  */
 import { ToolDefinitionError } from "../../errors.js";
+import { positiveIntegerOption } from "../../options.js";
 import type { ToolSpec } from "../model.js";
 import type { Agent } from "../agent.js";
 import type { InvocationState } from "../events.js";
@@ -192,8 +193,6 @@ export function tool(
 ): AgentTool {
   const { name, description, inputSchema, jsonSchema, callback, annotations, timeoutMs } = options;
   if (!NAME.test(name)) throw new ToolDefinitionError(`Tool name "${name}" must match ${NAME}.`);
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0))
-    throw new ToolDefinitionError(`Tool "${name}": timeoutMs must be a positive integer, got ${timeoutMs}.`);
   const fn: AgentTool = {
     name,
     spec: toolSpec(name, description, inputSchema, jsonSchema),
@@ -204,7 +203,8 @@ export function tool(
     },
   };
   if (annotations) (fn as { annotations?: ToolAnnotations }).annotations = annotations;
-  if (timeoutMs !== undefined) (fn as { timeoutMs?: number }).timeoutMs = timeoutMs;
+  if (timeoutMs !== undefined)
+    (fn as { timeoutMs?: number }).timeoutMs = positiveIntegerOption("timeoutMs", timeoutMs, 1);
   return fn;
 }
 

@@ -25,11 +25,10 @@ import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from
 import { readPausedBatch } from "../../agent/interrupts/paused-batch.js";
 import { callKey, runLedger } from "../../agent/run-context.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tools.js";
-import { graceAfterAbort } from "../../agent/tools/call-deadline.js";
+import { ToolAbandonedError, graceAfterAbort } from "../../agent/tools/call-deadline.js";
 import { DEFAULT_TOOL_GRACE_MS } from "../../agent/limits.js";
 import { linkedAbort } from "../../agent/shared/abort.js";
 import { onAbort } from "../../agent/shared/abort-wait.js";
-import { ToolAbandonedError } from "../../errors.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
 export const STOPPED_BEFORE_RUN = "The run was stopped on request before this tool ran.";

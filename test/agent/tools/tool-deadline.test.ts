@@ -9,15 +9,13 @@ import * as z from "zod/v4";
 import {
   AfterToolCallEvent,
   Agent,
-  DEFAULT_TOOL_GRACE_MS,
-  DEFAULT_TOOL_TIMEOUT_MS,
   ScriptedModel,
-  ToolDefinitionError,
   ToolTimeoutError,
   UserError,
   tool,
   type ToolResultBlock,
 } from "../../../src/index.js";
+import { DEFAULT_TOOL_GRACE_MS, DEFAULT_TOOL_TIMEOUT_MS } from "../../../src/agent/limits.js";
 import { deferred } from "../helpers.js";
 
 const resultText = (agent: Agent) =>
@@ -56,9 +54,7 @@ describe("tool deadlines", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(reason).toBeInstanceOf(ToolTimeoutError);
     expect(reason).toMatchObject({ code: "TOOL_TIMEOUT", tool: "wire", timeoutMs: 30 });
-    expect(resultText(agent)).toEqual([
-      { status: "error", text: expect.stringContaining("did not finish within its timeout of 30 ms") },
-    ]);
+    expect(resultText(agent)).toEqual([{ status: "error", text: expect.stringContaining("timed out after 30 ms") }]);
   });
 
   test("the agent's toolTimeoutMs is the deadline of a tool without its own", async () => {
@@ -71,7 +67,7 @@ describe("tool deadlines", () => {
     });
     const agent = new Agent({ model: twoTurns(), tools: [wire], toolTimeoutMs: 20 });
     await agent.invoke("go");
-    expect(resultText(agent)[0]?.text).toContain("timeout of 20 ms");
+    expect(resultText(agent)[0]?.text).toContain("timed out after 20 ms");
   });
 
   test("a callback that ignores its signal is abandoned after the grace; its late result is recorded, never run again", async () => {
@@ -120,7 +116,7 @@ describe("tool deadlines", () => {
   test("timeoutMs and the agent's settings must be positive integers", () => {
     const make = (timeoutMs: number) =>
       tool({ name: "t", description: "", inputSchema: z.object({}), timeoutMs, callback: () => "" });
-    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => make(bad)).toThrow(ToolDefinitionError);
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => make(bad)).toThrow(UserError);
     expect(make(10).timeoutMs).toBe(10);
     expect(() => new Agent({ model: twoTurns(), toolTimeoutMs: 0 })).toThrow(UserError);
     expect(() => new Agent({ model: twoTurns(), toolGraceMs: -5 })).toThrow(UserError);

@@ -71,7 +71,8 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  * With a thread store (`stores.thread`) a run is the thread's, not the request's: a client that goes away does not cancel
  * it (it goes on to its end or next pause and records what ran). Only a Stop does: POST
  * `{ "kaboo_cancel": { "threadId", "runId"? } }` (the thread's principal only) → 202, and the run
- * ends `cancelled` at its next safe point; a call already executing finishes and is recorded.
+ * ends `cancelled` at its next safe point; a call already executing has its signal aborted, and one
+ * that has not ended within the agent's `toolGraceMs` is abandoned (the run ends asking `outcome_unknown`).
  * Without a store nothing could record a run nobody reads, so a client that disconnects aborts it.
  *
  * Approvals pause with `RUN_FINISHED { outcome: { type: "interrupt" } }`; the client answers with

@@ -11,13 +11,13 @@
  * something else; `find` is lenient and reads such a value as absent, for hooks that skip what a
  * host got wrong rather than fail the run. The paused batch is not in `invocationState` but in
  * the agent's interrupt state; its owner is `./paused-batch.ts`. The paused session's shape is
- * `./session.ts`'s. A layer above keeps its own bookkeeping in {@link privateRunKey} slots (the
- * approval hooks' decisions live in `hooks/approval/run.ts`).
+ * `./session.ts`'s; the run's exchange of it is made and found in `./interrupts/session-exchange.ts`.
+ * A layer above keeps its own bookkeeping in {@link privateRunKey} slots (the approval hooks'
+ * decisions live in `hooks/approval/run.ts`).
  *
  * @module
  */
 import { InvalidRunContextError } from "../errors.js";
-import { defaultLogger, type Logger } from "../logger.js";
 import type { InvocationState } from "./events.js";
 import type { AuditLog } from "./audit/audit.js";
 import { callText, keyOfCall, type ExecutionLedger } from "./ledger/ledger.js";
@@ -25,6 +25,12 @@ import { SessionExchange } from "./interrupts/session.js";
 import type { PausedBatch } from "./interrupts/paused-batch.js";
 import type { Agent } from "./agent.js";
 import { isObject } from "./shared/guards.js";
+
+export {
+  createSessionExchange,
+  getSessionExchange,
+  type CreateSessionExchangeOptions,
+} from "./interrupts/session-exchange.js";
 
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
@@ -224,50 +230,6 @@ export function forwardedPropsWithGrants(
   const out: Record<string, unknown> = isObject(props) ? (options.inPlace ? props : { ...props }) : {};
   if (grants !== undefined) out[GRANTS_PROP] = grants;
   return out;
-}
-
-/** Options of {@link createSessionExchange}. */
-export interface CreateSessionExchangeOptions {
-  /** The client's snapshot (untrusted; validated). Default: none. */
-  inbound?: unknown;
-  /** Whether this run resumes a paused one. Default `false`. */
-  resuming?: boolean;
-  /** Default `console`. */
-  logger?: Logger;
-}
-
-/**
- * Creates the run's exchange and stores it in `invocationState` under
- * {@link SESSION_EXCHANGE_KEY}. The host calls it once per run, before invoking.
- *
- * @param invocationState - The run's state.
- * @param options - `inbound` (default none), `resuming` (default false), `logger` (default console).
- * @returns The exchange.
- * @example
- * ```ts
- * const invocationState = {};
- * createSessionExchange(invocationState, { inbound: input.state?.session, resuming: !!input.resume?.length });
- * restoreSessionState(agent, invocationState); // before invoke: a cold agent needs the state to resume
- * const result = await agent.invoke(answers, { invocationState });
- * const snapshot = sessionStateSnapshot(invocationState);
- * ```
- */
-export function createSessionExchange(
-  invocationState: InvocationState,
-  options: CreateSessionExchangeOptions = {},
-): SessionExchange {
-  const exchange = new SessionExchange(options.inbound, options.resuming ?? false, options.logger ?? defaultLogger);
-  runContext.sessionExchange.set(invocationState, exchange);
-  return exchange;
-}
-
-/**
- * The run's exchange, if the host created one.
- * @param invocationState - The run's state.
- * @returns The {@link SessionExchange}, or `undefined` (also when the key holds something else).
- */
-export function getSessionExchange(invocationState: InvocationState): SessionExchange | undefined {
-  return runContext.sessionExchange.find(invocationState);
 }
 
 /**

@@ -37,9 +37,9 @@ export { ForwardedPropsHook } from "./forwarded-props-hook.js";
 export type { ForwardedPropsHookOptions } from "./forwarded-props-hook.js";
 export { SessionExchange } from "../agent/interrupts/session.js";
 export type { SessionSnapshotIn } from "../agent/interrupts/session.js";
+export { createSessionExchange, getSessionExchange } from "../agent/interrupts/session-exchange.js";
+export type { CreateSessionExchangeOptions } from "../agent/interrupts/session-exchange.js";
 export {
-  createSessionExchange,
-  getSessionExchange,
   SESSION_EXCHANGE_KEY,
   THREAD_ID_KEY,
   PRINCIPAL_KEY,
@@ -50,7 +50,6 @@ export {
   FORWARDED_PROPS_KEY,
   DELEGATION_ID_KEY,
 } from "../agent/run-context.js";
-export type { CreateSessionExchangeOptions } from "../agent/run-context.js";
 export { SessionStateHook, restoreSessionState, sessionStateSnapshot } from "./session-state-hook.js";
 export type { SessionSnapshot } from "../agent/interrupts/session.js";
 export { defaultLogger } from "../logger.js";

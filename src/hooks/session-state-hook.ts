@@ -9,7 +9,7 @@ import { BeforeInvocationEvent, type InvocationState } from "../agent/events.js"
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { InterruptState, type InterruptStateJson } from "../agent/interrupts/interrupt.js";
 import { describe } from "../errors.js";
-import { getSessionExchange } from "../agent/run-context.js";
+import { getSessionExchange } from "../agent/interrupts/session-exchange.js";
 import { staleCallId, type SessionSnapshot } from "../agent/interrupts/session.js";
 import { defaultLogger, type Logger } from "../logger.js";
 

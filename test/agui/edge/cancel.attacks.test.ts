@@ -5,12 +5,11 @@
  * cancelled, its record is saved, and the thread is free for the next turn.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
+import { ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { input } from "../helpers.js";
 import { post, quietLogger, resumeBody, send } from "./fixtures.js";
 
@@ -23,10 +22,10 @@ function elsewhere(store: MemoryThreadStore): ThreadStore {
 }
 
 function setup(runLeaseMs?: number) {
-  const transfers: string[] = [];
+  const bank = newBank();
   const store = new MemoryThreadStore();
   const agent = () =>
-    new Agent({
+    bankAgent(bank, {
       model: new ScriptedModel({
         script: ({ lastUserText, lastToolResults }) => {
           if (lastToolResults.length) return { text: "Done." };
@@ -36,18 +35,8 @@ function setup(runLeaseMs?: number) {
         chunkSize: 4,
         delayMs: 2,
       }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: ({ to }) => {
-            transfers.push(to);
-            return `sent to ${to}`;
-          },
-        }),
-      ],
-      hooks: [new InterruptHook(["transfer"])],
+      payeeOnly: true,
+      gate: { remember: false, agentName: "" },
     });
   const principal = (r: Request) => r.headers.get("x-user") ?? "";
   const lease = runLeaseMs === undefined ? {} : { timing: { runLeaseMs } };
@@ -67,7 +56,7 @@ function setup(runLeaseMs?: number) {
   });
   const stop = (h: typeof handle, threadId: string, who: string, runId?: string) =>
     h(post({ kaboo_cancel: { threadId, ...(runId ? { runId } : {}) } }, { "x-user": who }));
-  return { transfers, store, handle, other, stop, ann: { "x-user": "ann" } };
+  return { transfers: bank.sent, store, handle, other, stop, ann: { "x-user": "ann" } };
 }
 
 const say = (threadId: string, text: string) =>

@@ -5,23 +5,22 @@
  * answer), and the audit trail holds exactly the one execution.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryAuditLog, ScriptedModel, tool } from "../../../src/index.js";
+import { MemoryAuditLog, ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { deferred } from "../../agent/helpers.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { input } from "../helpers.js";
 import { post, quietLogger, send } from "./fixtures.js";
 
 function setup() {
-  const sent: string[] = [];
   const started = deferred();
   const gate = deferred();
   const store = new MemoryThreadStore();
   const audit = new MemoryAuditLog();
+  const bank = newBank();
   const agent = () =>
-    new Agent({
+    bankAgent(bank, {
       model: new ScriptedModel({
         script: ({ lastToolResults }) =>
           lastToolResults.length
@@ -33,20 +32,12 @@ function setup() {
                 ],
               },
       }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: async ({ to }) => {
-            started.resolve();
-            await gate.promise;
-            sent.push(to);
-            return `sent to ${to}`;
-          },
-        }),
-      ],
-      hooks: [new InterruptHook(["transfer"])],
+      payeeOnly: true,
+      beforeMoving: async () => {
+        started.resolve();
+        await gate.promise;
+      },
+      gate: { remember: false, agentName: "" },
       toolExecutor: "sequential",
     });
   const handle = createAguiHandler({
@@ -55,7 +46,7 @@ function setup() {
     trust: { principal: () => "ann" },
     logger: quietLogger(),
   });
-  return { sent, started, gate, store, audit, handle };
+  return { sent: bank.sent, started, gate, store, audit, handle };
 }
 
 describe("a Stop in an approved batch", () => {

@@ -4,13 +4,15 @@
  * app's rule refuses is turned away at the door and the question stays open for the others.
  */
 import { expect, test } from "vitest";
-import * as z from "zod/v4";
-import { createAguiHandler } from "../../../src/agui/index.js";
-import { ApproverCheckEvent, InterruptHook } from "../../../src/hooks/index.js";
-import { Agent, type HookProvider, ScriptedModel, tool } from "../../../src/index.js";
+import { ApproverCheckEvent } from "../../../src/hooks/index.js";
+import { type HookProvider, ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { input } from "../helpers.js";
-import { quietLogger, resumeBody, send } from "./fixtures.js";
+import { resumeBody, send } from "./fixtures.js";
+import { fourEyesEdge } from "./four-eyes.js";
+
+/** One approval, never the requester's. */
+const oneApprover = { required: 1, forbidRequester: true };
 
 /** The app's own rule: nobody from the "contractors" list approves wires, whatever the gate says. */
 class NoContractors implements HookProvider {
@@ -24,71 +26,45 @@ class NoContractors implements HookProvider {
 }
 
 test("an app hook answering ApproverCheckEvent refuses a person the package's gate would let approve", async () => {
-  const transfers: unknown[] = [];
   const rule = new NoContractors();
-  const agent = () =>
-    new Agent({
+  const s = fourEyesEdge({
+    handler: { stores: { thread: new MemoryThreadStore() } },
+    bank: () => ({
       model: new ScriptedModel({
         script: ({ lastToolResults }) =>
           lastToolResults.length ? { text: "done" } : { toolCalls: [{ name: "transfer", input: { to: "x" } }] },
       }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: (i) => {
-            transfers.push(i);
-            return "sent";
-          },
-        }),
-      ],
-      hooks: [new InterruptHook([{ pattern: "transfer", approvals: { required: 1, forbidRequester: true } }]), rule],
-    });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: new MemoryThreadStore() },
-    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
+      payeeOnly: true,
+      gate: { remember: false, approvals: oneApprover, agentName: "" },
+      hooks: [rule],
+    }),
   });
-  const asked = await send(
-    handle,
-    input({ threadId: "t", messages: [{ id: "m1", role: "user", content: "wire x" }] }),
-    { "x-user": "ann" },
-  );
+  const asked = await s.ask("t", "wire x");
   expect(asked.outcome).toBe("interrupt");
 
-  const answer = (who: string) =>
-    send(handle, { ...resumeBody("t", asked, { approved: true }), runId: crypto.randomUUID() }, { "x-user": who });
-  const refused = await answer("contractor-eve");
+  const refused = await s.answer("t", asked, "contractor-eve");
   expect(refused.error?.code).toBe("THREAD_FORBIDDEN");
-  expect(transfers).toEqual([]);
+  expect(s.transfers).toEqual([]);
   expect(rule.asked).toEqual(["contractor-eve"]);
 
-  const bob = await answer("bob");
+  const bob = await s.answer("t", asked, "bob");
   expect(bob.outcome).toBe("success");
-  expect(transfers).toEqual([{ to: "x" }]);
+  expect(s.transfers).toEqual([{ to: "x" }]);
 });
 
 test("an error from the owner's run after an approver's answer reaches the approver as its code only", async () => {
-  const agent = () =>
-    new Agent({
+  const { handle } = fourEyesEdge({
+    handler: { stores: { thread: new MemoryThreadStore() } },
+    bank: () => ({
       model: new ScriptedModel({
         script: ({ lastToolResults }) => {
           if (lastToolResults.length) throw new Error("owner's note: account 4711 is overdrawn");
           return { toolCalls: [{ name: "transfer", input: { to: "x" } }] };
         },
       }),
-      tools: [
-        tool({ name: "transfer", description: "", inputSchema: z.object({ to: z.string() }), callback: () => "sent" }),
-      ],
-      hooks: [new InterruptHook([{ pattern: "transfer", approvals: { required: 1, forbidRequester: true } }])],
-    });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: new MemoryThreadStore() },
-    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
+      payeeOnly: true,
+      gate: { remember: false, approvals: oneApprover, agentName: "" },
+    }),
   });
   const asked = await send(handle, input({ threadId: "t", messages: [{ id: "m1", role: "user", content: "go" }] }), {
     "x-user": "ann",

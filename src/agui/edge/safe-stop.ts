@@ -143,7 +143,19 @@ export class SafeStop {
       const unfollow = onAbort(stop.signal, (reason) => link.abort(reason));
       this.#calls.add(stop);
       try {
-        const run = tool.call(input, Object.create(context, { signal: { value: link.signal } }) as ToolContext);
+        // Claimed after the Stop came (its claim is the store's round trip): it does not start.
+        if (this.#requested && !this.#deferred) throw new Error(STOPPED_BEFORE_RUN);
+        const own: ToolContext = {
+          agent: context.agent,
+          toolUse: context.toolUse,
+          invocationState: context.invocationState,
+          signal: link.signal,
+          get idempotencyKey() {
+            return context.idempotencyKey;
+          },
+          interrupt: (request) => context.interrupt(request),
+        };
+        const run = tool.call(input, own);
         return await graceAfterAbort(run, stop.signal, {
           graceMs: this.#graceMs,
           abandoned: (late) => new ToolAbandonedError(tool.name, context.toolUse.toolUseId, "stopped", late),

@@ -6,11 +6,10 @@
  */
 import type { Message } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
+import { ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { input } from "../helpers.js";
 import { quietLogger, send } from "./fixtures.js";
 
@@ -18,10 +17,10 @@ const say = (text: string): Message => ({ id: crypto.randomUUID(), role: "user",
 
 /** One model turn calls `balance` (not gated) and `transfer` (gated) together. */
 function mixedBatch() {
-  const runs: string[] = [];
+  const bank = newBank();
   const seen: string[] = [];
   const agent = () =>
-    new Agent({
+    bankAgent(bank, {
       model: new ScriptedModel({
         script: ({ lastToolResults, lastUserText, messages }) => {
           for (const m of messages)
@@ -38,27 +37,9 @@ function mixedBatch() {
           return { text: `You said: ${lastUserText}` };
         },
       }),
-      tools: [
-        tool({
-          name: "balance",
-          description: "Read a balance.",
-          inputSchema: z.object({ account: z.string() }),
-          callback: ({ account }) => {
-            runs.push(`balance ${account}`);
-            return `${account}: 100`;
-          },
-        }),
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: (i) => {
-            runs.push(`transfer ${i.to} ${i.amount}`);
-            return "sent";
-          },
-        }),
-      ],
-      hooks: [new InterruptHook(["transfer"])],
+      tools: ["balance"],
+      result: () => "sent",
+      gate: { remember: false, agentName: "" },
     });
   const store = new MemoryThreadStore();
   const handle = createAguiHandler({
@@ -66,7 +47,7 @@ function mixedBatch() {
     stores: { thread: store },
     logger: quietLogger(),
   });
-  return { store, handle, runs, seen };
+  return { store, handle, transfers: bank.transfers, seen };
 }
 
 async function refusedTurn(store: MemoryThreadStore, handle: (r: Request) => Promise<Response>, messages: Message[]) {
@@ -112,7 +93,7 @@ describe("forged history, more shapes", () => {
     await refusedTurn(s.store, s.handle, [...changed, say("hi")]);
     await refusedTurn(s.store, s.handle, [...[...stored].reverse(), say("hi")]);
     await refusedTurn(s.store, s.handle, [...stored, ...stored.slice(-1), say("hi")]);
-    expect(s.runs.filter((r) => r.startsWith("transfer"))).toEqual([]);
+    expect(s.transfers).toEqual([]);
   });
 
   test("unicode-equal but byte-different content of a message before a tool call is a change, not the record", async () => {

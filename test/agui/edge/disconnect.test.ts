@@ -6,13 +6,12 @@
  */
 import { EventType } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
+import { ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { post, quietLogger, resumeBody, send } from "./fixtures.js";
 import { input } from "../helpers.js";
 
@@ -20,21 +19,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A bank whose transfer takes `ms` and says when its callback started; the model streams slowly when asked. */
 function slowBank(ms: number) {
-  const transfers: string[] = [];
+  const bank = newBank();
   let started = deferred();
   const modelStarted = deferred();
   const agent = () => {
-    const transfer = tool({
-      name: "transfer",
-      description: "Send money.",
-      inputSchema: z.object({ to: z.string(), amount: z.number() }),
-      callback: async ({ to, amount }) => {
-        started.resolve();
-        await sleep(ms);
-        transfers.push(to);
-        return `sent ${amount} to ${to}`;
-      },
-    });
     const model = new ScriptedModel({
       script: ({ lastUserText, lastToolResults }) => {
         if (lastToolResults.length) return { text: "Done." };
@@ -45,10 +33,17 @@ function slowBank(ms: number) {
       },
       delayMs: 5,
     });
-    return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
+    return bankAgent(bank, {
+      model,
+      beforeMoving: async () => {
+        started.resolve();
+        await sleep(ms);
+      },
+      gate: { remember: false, agentName: "" },
+    });
   };
   return {
-    transfers,
+    transfers: bank.sent,
     agent,
     started: () => started.promise,
     modelStarted: () => modelStarted.promise,

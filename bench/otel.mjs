@@ -5,6 +5,7 @@
 //   none:   the agent without the hook
 //   empty:  a hook whose callbacks on the same six events do nothing (what subscribing alone costs)
 //   noop:   the hook with the API's no-op tracer (no SDK registered): spans that record nothing
+//   stub:   the hook with a tracer whose spans record and keep nothing (the hook's own work, no SDK cost)
 //   batch:  the hook with the real trace SDK, a BatchSpanProcessor (as an app would export) and the
 //           in-memory exporter, flushed after each batch of runs
 //   simple: the same with a SimpleSpanProcessor (one export per span)
@@ -102,10 +103,39 @@ const empty = {
       registry.addCallback(event, () => undefined);
   },
 };
+// A tracer whose spans record but keep nothing: the hook's own work on a traced run, without the SDK's.
+let stubIds = 0;
+const stubTracer = {
+  startSpan() {
+    const sc = {
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId: (++stubIds).toString(16).padStart(16, "0"),
+      traceFlags: 1,
+    };
+    const span = {
+      spanContext: () => sc,
+      isRecording: () => true,
+      setAttribute: () => span,
+      setAttributes: () => span,
+      addEvent: () => span,
+      addLink: () => span,
+      addLinks: () => span,
+      setStatus: () => span,
+      updateName: () => span,
+      recordException: () => undefined,
+      end: () => undefined,
+    };
+    return span;
+  },
+  startActiveSpan() {
+    throw new Error("not used by the hook");
+  },
+};
 const variants = {
   none: () => run(() => []),
   empty: () => run(() => [empty]),
   noop: () => run(() => [new lib.TracingHook({ tracer: noop })]),
+  stub: () => run(() => [new lib.TracingHook({ tracer: stubTracer })]),
   batch: () => run(traced(batch), batch),
   simple: () => run(traced(simple), simple),
 };
@@ -137,6 +167,7 @@ const rows = {
   none: "none (no hook)   ",
   empty: "6 empty callbacks",
   noop: "no-op tracer     ",
+  stub: "recording stub   ",
   batch: "in-memory, batch ",
   simple: "in-memory, simple",
 };

@@ -17,13 +17,20 @@ export interface RunAudit {
   threadId: string;
   /** Appends one entry; rejects when the log could not write it. */
   append(record: AuditRecord): Promise<void>;
+  /**
+   * Hands a record to the watchers alone, synchronously: for a run without a log, where nothing is stored or
+   * awaited (the runner's settled calls). Nothing happens without watchers (or without the method: a trail
+   * made elsewhere than {@link runAudit}).
+   */
+  tell?(record: AuditRecord): void;
 }
 
 /**
  * Reads a run's audit records as they are made (the tracing hook puts approvals and ledger answers on
  * its spans): the record, the entry as stored (`undefined` without a log), and the agent whose run made
  * it (child runs share the watchers of the state they were copied from). It must not throw; it cannot
- * change what is written.
+ * change what is written. Without a log, the execution record of a call that ran comes with `idempotencyKey`
+ * `""` and `resultDigest` `null`: nothing stores it, so nothing is hashed for it.
  */
 export type AuditWatcher = (record: AuditRecord, entry: AuditEntry | undefined, agent: Agent) => void;
 
@@ -64,19 +71,23 @@ export function runAudit(agent: Agent, invocationState: InvocationState): RunAud
   const watchers = watchersKey.find(invocationState);
   if (!log && !watchers?.size) return undefined;
   const threadId = runContext.threadId.find(invocationState) ?? "";
-  if (!watchers?.size) return { log, threadId, append: async (record) => void (await log?.append(threadId, record)) };
+  if (!watchers?.size)
+    return { log, threadId, append: async (record) => void (await log?.append(threadId, record)), tell: ignore };
+  const tell = (record: AuditRecord, entry?: AuditEntry) => {
+    for (const watch of watchers) {
+      try {
+        watch(record, entry, agent);
+      } catch {
+        // A watcher only reads: its failure must not fail the step whose record was written.
+      }
+    }
+  };
   return {
     log,
     threadId,
-    append: async (record) => {
-      const entry = log ? await log.append(threadId, record) : undefined;
-      for (const watch of watchers) {
-        try {
-          watch(record, entry, agent);
-        } catch {
-          // A watcher only reads: its failure must not fail the step whose record was written.
-        }
-      }
-    },
+    append: async (record) => tell(record, log ? await log.append(threadId, record) : undefined),
+    tell,
   };
 }
+
+const ignore = () => undefined;

@@ -227,7 +227,7 @@ export function unknownRequest(toolUse: ToolUseBlock, input: unknown, claimedAt:
 /**
  * Records a finished call in the ledger: its `output` (as `toBlock` caps it for the transcript), or the
  * `error` it threw (an interrupt releases the claim instead). Synchronous when the ledger answers so and
- * no audit trail records it. Never throws or rejects: a failed write leaves the claim to run out, and
+ * no audit log records it (watchers alone are told synchronously). Never throws or rejects: a failed write leaves the claim to run out, and
  * the next claim asks a person.
  */
 export function settleCall(
@@ -246,6 +246,21 @@ export function settleCall(
     const audit = call.audit;
     const settled = settleIn(ledger, name, token, result);
     if (!audit) return settled?.then(undefined, ignore);
+    if (!audit.trail.log) {
+      // Watchers alone (a tracing hook), no log: told at once, as synchronously as without them, and without
+      // the key and digest a stored entry needs.
+      audit.trail.tell?.({
+        kind: "execution",
+        tool: audit.tool,
+        toolUseId,
+        idempotencyKey: "",
+        claim: "claimed",
+        status: result.status,
+        resultDigest: null,
+        answer: audit.answer,
+      });
+      return settled?.then(undefined, ignore);
+    }
     const record = () =>
       recordExecution(audit.trail, {
         tool: audit.tool,

@@ -20,10 +20,12 @@ describe("watchRunAudit", () => {
     const t = transferTool();
     const agent = new Agent({ model: twoTurns(), tools: [t.tool], hooks: [new InterruptHook(["transfer"])] });
     const seen: [AuditRecord["kind"], unknown][] = [];
+    const records: AuditRecord[] = [];
     const state = { threadId: "t1" };
     watchRunAudit(state, (record, entry, who) => {
       expect(who).toBe(agent);
       seen.push([record.kind, entry]);
+      records.push(record);
     });
     const r1 = await agent.invoke("pay", { invocationState: state });
     expect(seen).toEqual([["request", undefined]]);
@@ -32,6 +34,14 @@ describe("watchRunAudit", () => {
       invocationState: state,
     });
     expect(seen.map(([kind]) => kind)).toEqual(["request", "decision", "execution"]);
+    // Nothing stores it: the record of the call that ran comes without a key or digest (none is computed).
+    expect(records.at(-1)).toMatchObject({
+      kind: "execution",
+      claim: "claimed",
+      status: "success",
+      idempotencyKey: "",
+      resultDigest: null,
+    });
     expect(t.sent).toEqual([{ to: "bob" }]);
   });
 

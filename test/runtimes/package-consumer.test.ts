@@ -37,6 +37,7 @@ const PEER_ENTRIES: Record<string, string[]> = {
   // Checked in neither project: the AI SDK's own .d.ts imports node:http, which these projects
   // (`types: []`, no @types/node) cannot resolve with skipLibCheck off.
   "kaboo-workflows/ai-sdk": ["ai"],
+  "kaboo-workflows/otel": ["@opentelemetry/api"],
 };
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -157,6 +158,7 @@ describe.each([
       zod: locked("zod"),
       "@ag-ui/client": locked("@ag-ui/client"),
       "@modelcontextprotocol/sdk": locked("@modelcontextprotocol/sdk"),
+      "@opentelemetry/api": locked("@opentelemetry/api"),
     },
     peers: true,
   },

@@ -25,7 +25,10 @@ function shown(principal: string | null, mode: PrincipalMode): string | undefine
 /** Sets every defined attribute of `attrs`. */
 function setDefined(span: Span, attrs: Record<string, string | number | boolean | undefined>): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined) out[k] = v;
+  }
   span.setAttributes(out);
   return out;
 }
@@ -82,11 +85,12 @@ export function recordOnSpan(
       return;
     }
     case "execution": {
-      const attrs = setDefined(span, {
-        [KABOO.ledger]: LEDGER_ANSWERS[record.claim],
-        [KABOO.ledgerAnswer]: record.answer ?? undefined,
-      });
-      span.addEvent(KABOO_EVENTS.ledger, { ...attrs, ...seq }, at);
+      // Once per call the ledger claims, traced or gated or not: kept to one attribute and one event.
+      const attrs: Attributes = { [KABOO.ledger]: LEDGER_ANSWERS[record.claim] };
+      if (record.answer !== null) attrs[KABOO.ledgerAnswer] = record.answer;
+      span.setAttributes(attrs);
+      if (entry !== undefined) attrs[KABOO.auditSeq] = entry.seq;
+      span.addEvent(KABOO_EVENTS.ledger, attrs, at);
       return;
     }
     case "revocation":

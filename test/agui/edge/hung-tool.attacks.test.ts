@@ -19,7 +19,7 @@ import { type Turn, post, quietLogger, resumeBody, send } from "./fixtures.js";
 const GRACE_MS = 150;
 const LEASE_MS = 300;
 
-function setup() {
+function setup(o: { timeoutMs?: number } = {}) {
   const runs: string[] = [];
   const started = deferred();
   const late = deferred<string>();
@@ -42,6 +42,7 @@ function setup() {
           name: "transfer",
           description: "Send money.",
           inputSchema: z.object({ to: z.string() }),
+          ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
           // A bank API without a timeout: it never answers, and it ignores its signal.
           callback: ({ to }, { signal }) => {
             runs.push(to);
@@ -146,5 +147,25 @@ describe("a hung tool, stopped", () => {
     expect(executions.some((e) => e.kind === "execution" && e.claim === "claimed" && e.status === "success")).toBe(
       true,
     );
+  });
+
+  test("no Stop, only the tool's deadline: the run goes on past it, the model reads that the outcome is unknown", async () => {
+    const s = setup({ timeoutMs: 50 });
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
+    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
+    const started = performance.now();
+    const done = await send(s.handle, resumeBody("t", asked, { approved: true }), s.ann);
+    expect(performance.now() - started).toBeLessThan(50 + GRACE_MS + LEASE_MS);
+    expect(done.error).toBeUndefined();
+    expect(done.outcome).toBe("success");
+    expect(s.aborted()).toMatchObject({ code: "TOOL_TIMEOUT", timeoutMs: 50 });
+    expect(JSON.stringify(done.messages)).toMatch(/abandoned: whether it took effect is unknown/);
+    const more = await send(
+      s.handle,
+      input({ threadId: "t", messages: [...done.messages, { id: "u2", role: "user", content: "hi" }] }),
+      s.ann,
+    );
+    expect(more.error).toBeUndefined();
+    expect(s.runs).toEqual(["bob"]);
   });
 });

@@ -3,17 +3,9 @@
 import { EventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import { runAgui } from "../../src/agui/run.js";
-import * as z from "zod/v4";
-import {
-  Agent,
-  BeforeToolCallEvent,
-  MemoryExecutionLedger,
-  ScriptedModel,
-  tool,
-  type ExecutionLedger,
-} from "../../src/index.js";
+import { BeforeToolCallEvent, MemoryExecutionLedger, ScriptedModel, type ExecutionLedger } from "../../src/index.js";
 import { bankRunner } from "./fixtures.js";
-import { newBank } from "../fixtures/bank.js";
+import { bankAgent, newBank } from "../fixtures/bank.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
 describe("outcome unknown over AG-UI", () => {
@@ -76,13 +68,8 @@ describe("outcome unknown over AG-UI", () => {
   });
 
   it("a batch that fails part way: the snapshots keep what ran, and RUN_ERROR TOOL_BATCH_FAILED names what ran and what did not", async () => {
-    const sent: string[] = [];
-    const transfer = tool({
-      name: "transfer",
-      description: "Send money.",
-      inputSchema: z.object({ to: z.string() }),
-      callback: ({ to }) => void sent.push(to),
-    });
+    const bank = newBank();
+    const sent = bank.sent;
     const script = [
       {
         toolCalls: [
@@ -91,7 +78,12 @@ describe("outcome unknown over AG-UI", () => {
         ],
       },
     ];
-    const agent = new Agent({ model: new ScriptedModel({ script }), tools: [transfer], toolExecutor: "sequential" });
+    const agent = bankAgent(bank, {
+      model: new ScriptedModel({ script }),
+      payeeOnly: true,
+      toolExecutor: "sequential",
+      gate: false,
+    });
     agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
       if ((e.toolUse.input as { to?: string }).to === "hal") throw new Error("limit check down");
     });
@@ -106,7 +98,7 @@ describe("outcome unknown over AG-UI", () => {
       messages: { role: string; toolCallId?: string; content?: string }[];
     };
     expect(messages.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content])).toEqual([
-      ["c1", ""],
+      ["c1", "sent to gus"],
       ["c2", expect.stringMatching(/did not run/)],
     ]);
   });

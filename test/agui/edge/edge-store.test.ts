@@ -7,10 +7,9 @@ import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, BeforeToolCallEvent, ScriptedModel, tool } from "../../../src/index.js";
+import { BeforeToolCallEvent, ScriptedModel } from "../../../src/index.js";
+import { bankAgent } from "../../fixtures/bank.js";
 import { bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./fixtures.js";
 import { input } from "../helpers.js";
 
@@ -67,18 +66,13 @@ describe("with a store, a replay runs nothing", () => {
   });
 
   test("a batch that failed part way (a hook threw on b after a ran) is retried: b runs, a does not run again", async () => {
-    const sent: string[] = [];
+    const bank = newBank();
+    const sent = bank.sent;
     let hookDown = true;
     const handle = createAguiHandler({
       stores: { thread: new MemoryThreadStore() },
       logger: quietLogger(),
       agent: () => {
-        const transfer = tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: ({ to }) => void sent.push(to),
-        });
         const both = [
           { name: "transfer", input: { to: "gus" }, id: "c1" },
           { name: "transfer", input: { to: "hal" }, id: "c2" },
@@ -86,11 +80,11 @@ describe("with a store, a replay runs nothing", () => {
         const model = new ScriptedModel({
           script: (t) => (t.lastToolResults.length ? { text: "ok" } : { toolCalls: both }),
         });
-        const agent = new Agent({
+        const agent = bankAgent(bank, {
           model,
-          tools: [transfer],
+          payeeOnly: true,
           toolExecutor: "sequential",
-          hooks: [new InterruptHook(["transfer"])],
+          gate: { remember: false, agentName: "" },
         });
         agent.hooks.addCallback(BeforeToolCallEvent, (e) => {
           const answered = [...e.agent.interruptState.interrupts.values()].some((i) => i.response !== undefined);

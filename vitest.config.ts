@@ -1,11 +1,37 @@
 /**
- * Test projects: `unit` (Node), `browser` (real Chromium through Playwright), `runtimes` (the
- * built package in Chromium, workerd and Deno) and `e2e` (the demo page driven by Playwright).
+ * Test projects: `unit` (Node), `edge-postgres` (edge tests on the PostgreSQL store), `browser` (real
+ * Chromium through Playwright), `runtimes` (the built package in Chromium, workerd and Deno) and `e2e`
+ * (the demo page driven by Playwright).
  * Chromium: $CHROMIUM_PATH, else `chromium`/`chromium-browser` on PATH, else Playwright's own.
  */
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
+import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
+
+/**
+ * The edge tests the `edge-postgres` project runs on the PostgreSQL store. Left out: tests whose timing
+ * assumes a store answering within a few ms (disconnect, hung-tool) and stateless ones.
+ */
+const EDGE_ON_POSTGRES = [
+  "answers-ledger",
+  "audit.attacks",
+  "body-limit.attacks",
+  "cancel.attacks",
+  "edge-store",
+  "history.attacks",
+  "principal",
+  "proto-key.attacks",
+  "quorum.attacks",
+  "races.attacks",
+  "reattach.attacks",
+  "request-bounds",
+  "rerun-log",
+  "resume-entries.attacks",
+  "run-again-lost.attacks",
+  "sse-ids.attacks",
+  "thread-run.attacks",
+];
 
 export default defineConfig(async () => {
   const executablePath = await findChromium();
@@ -64,6 +90,24 @@ export default defineConfig(async () => {
               instances: [{ browser: "chromium" as const }],
               screenshotFailures: false,
             },
+          },
+        },
+        {
+          // The edge's attack tests again, each `MemoryThreadStore` replaced by PostgresThreadStore on
+          // PGlite (test/stores/memory-on-postgres.ts): forged history, replays, bounds, principals, races.
+          test: {
+            name: "edge-postgres",
+            environment: "node",
+            testTimeout: 60_000,
+            // One PGlite per worker, not per file (its start costs seconds); each store keeps its threads apart.
+            isolate: false,
+            include: EDGE_ON_POSTGRES.map((name) => `test/agui/edge/${name}.test.ts`),
+            alias: [
+              {
+                find: /^(\.\.\/)+src\/stores\/memory\.js$/,
+                replacement: fileURLToPath(new URL("./test/stores/memory-on-postgres.ts", import.meta.url)),
+              },
+            ],
           },
         },
         {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every check in order, stopping at the first that fails.
-// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> demo size -> vitest (unit,
+// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> demo size -> vitest (unit, edge-postgres,
 // browser, runtimes) -> e2e (the demo in Chromium). Ends with one plain "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
@@ -65,7 +65,11 @@ step("typecheck tests, demo and configs", bin("tsc"), ["-p", "tsconfig.test.json
 step("build dist/", process.execPath, [join(root, "scripts/build.mjs")]);
 // The demo's production build: the JavaScript loaded at start stays within its budget.
 step("demo start-up JS ≤ 100 KiB gzip", process.execPath, [join(root, "bench/demo-size.mjs"), "--budget=100"]);
-vitest("vitest: unit, browser, runtimes", ["unit", "browser", "runtimes"], join(reportDir, "vitest.json"));
+vitest(
+  "vitest: unit, edge-postgres, browser, runtimes",
+  ["unit", "edge-postgres", "browser", "runtimes"],
+  join(reportDir, "vitest.json"),
+);
 const hasE2e =
   existsSync(join(root, "e2e")) &&
   readdirSync(join(root, "e2e"), { recursive: true }).some((f) => String(f).endsWith(".e2e.test.ts"));

@@ -7,12 +7,10 @@
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
-import { decideClaim, releasable, decideSettle, type LedgerRow } from "../agent/ledger/claim-rule.js";
 import {
   decodeThread,
   emptyThread,
   encodeThread,
-  parseLedgerRow,
   type LedgerHolder,
   type LoggedEvents,
   type ThreadData,
@@ -20,7 +18,15 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { deleteParts, PARTS_SCHEMA, readParts, textParts, writeParts } from "./durable-object-parts.js";
-import { holdsThread, HOLDERS_SCHEMA, leaseTokenOf, noteHolder, noteLease, seenBy } from "./durable-object-holder.js";
+import { HOLDERS_SCHEMA, leaseTokenOf, noteLease } from "./durable-object-holder.js";
+import {
+  claimInObject,
+  expireOwnClaims,
+  LEDGER_SCHEMA,
+  noteOwnClaim,
+  releaseInObject,
+  settleInObject,
+} from "./durable-object-ledger.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
@@ -31,12 +37,11 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_thread (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, body TEXT NOT NULL)",
   // Texts past their first part (the record, a result, an event): SQLite here refuses a value over 2 MB.
   PARTS_SCHEMA,
-  "CREATE TABLE IF NOT EXISTS kaboo_ledger (key TEXT PRIMARY KEY, token TEXT NOT NULL, claimed_at INTEGER NOT NULL, lease_expires_at INTEGER NOT NULL, result TEXT)",
+  // The ledger's rows, and the claims made by a run inside this object (through ledger()), by token: only they die with it.
+  ...LEDGER_SCHEMA,
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
   "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
-  // Claims made by a run inside this object (through ledger()), by token: only they die with it.
-  "CREATE TABLE IF NOT EXISTS kaboo_own_claims (key TEXT PRIMARY KEY, token TEXT NOT NULL)",
   // Which run made each claim sent from outside the object, and the thread's lease (see durable-object-holder.ts).
   ...HOLDERS_SCHEMA,
 ];
@@ -123,22 +128,16 @@ export class SqlThreadStore implements ThreadStore {
     return {
       claim: async (key, options) => {
         const outcome = this.claimNow(key, options);
-        if (outcome.status === "claimed")
-          this.#sql.exec(
-            "INSERT INTO kaboo_own_claims (key, token) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET token = ?",
-            key,
-            outcome.token,
-            outcome.token,
-          );
+        if (outcome.status === "claimed") noteOwnClaim(this.#sql, key, outcome.token, true);
         return outcome;
       },
       settle: async (key, token, result) => {
         this.settleNow(key, token, result);
-        this.#sql.exec("DELETE FROM kaboo_own_claims WHERE key = ? AND token = ?", key, token);
+        noteOwnClaim(this.#sql, key, token, false);
       },
       release: async (key, token) => {
         this.releaseNow(key, token);
-        this.#sql.exec("DELETE FROM kaboo_own_claims WHERE key = ? AND token = ?", key, token);
+        noteOwnClaim(this.#sql, key, token, false);
       },
     };
   }
@@ -150,47 +149,17 @@ export class SqlThreadStore implements ThreadStore {
    *   thread over from as `unknown`. Absent: a claim made outside a run, or by a run this object hosts.
    */
   claimNow(key: string, options: ClaimOptions | undefined, holder?: LedgerHolder): ClaimOutcome {
-    const now = this.#now();
-    if (holder && !holdsThread(this.#sql, holder, () => leaseTokenOf(this.loadText())))
-      return { status: "running", leaseExpiresAt: now };
-    const fresh = decideClaim(undefined, now, options);
-    if (fresh.write && this.#insert(key, fresh.write)) {
-      if (holder) noteHolder(this.#sql, key, fresh.write.token, holder);
-      return fresh.outcome;
-    }
-    const seen = holder ? seenBy(this.#sql, key, this.#row(key), holder, now) : { row: this.#row(key), cutOff: false };
-    const { outcome, write } = decideClaim(seen.row, now, options);
-    if (write) {
-      this.#sql.exec(
-        "UPDATE kaboo_ledger SET token = ?, claimed_at = ?, lease_expires_at = ?, result = NULL WHERE key = ?",
-        write.token,
-        write.claimedAt,
-        write.leaseExpiresAt,
-        key,
-      );
-      deleteParts(this.#sql, "ledger", key);
-      if (holder) noteHolder(this.#sql, key, write.token, holder);
-    } else if (seen.cutOff) {
-      // Written cut off: every later claim reads it `unknown` too.
-      this.#sql.exec("UPDATE kaboo_ledger SET lease_expires_at = ? WHERE key = ?", now, key);
-    }
-    return outcome;
+    return claimInObject(this.#sql, key, options, this.#now(), holder, () => leaseTokenOf(this.loadText()));
   }
 
   /** A ledger settle, synchronously. */
   settleNow(key: string, token: string, result: LedgerResult): void {
-    const row = decideSettle(this.#row(key), token, result);
-    if (!row) return;
-    const [first = "", ...rest] = textParts(JSON.stringify(row.result));
-    this.#sql.exec("UPDATE kaboo_ledger SET result = ? WHERE key = ?", first, key);
-    writeParts(this.#sql, "ledger", key, 0, rest);
+    settleInObject(this.#sql, key, token, result);
   }
 
   /** A ledger release, synchronously. */
   releaseNow(key: string, token: string): void {
-    if (!releasable(this.#row(key), token)) return;
-    this.#sql.exec("DELETE FROM kaboo_ledger WHERE key = ?", key);
-    deleteParts(this.#sql, "ledger", key);
+    releaseInObject(this.#sql, key, token);
   }
 
   /**
@@ -204,18 +173,7 @@ export class SqlThreadStore implements ThreadStore {
    * @returns How many claims were ended.
    */
   expireOpenClaims(): number {
-    const now = this.#now();
-    const ended = this.#sql
-      .exec(
-        "UPDATE kaboo_ledger SET lease_expires_at = ? WHERE result IS NULL AND lease_expires_at > ? " +
-          "AND EXISTS (SELECT 1 FROM kaboo_own_claims o WHERE o.key = kaboo_ledger.key AND o.token = kaboo_ledger.token) " +
-          "RETURNING key",
-        now,
-        now,
-      )
-      .toArray().length;
-    this.#sql.exec("DELETE FROM kaboo_own_claims");
-    return ended;
+    return expireOwnClaims(this.#sql, this.#now());
   }
 
   async appendEvents(
@@ -307,36 +265,5 @@ export class SqlThreadStore implements ThreadStore {
       head,
     );
     writeParts(this.#sql, "meta", key, 0, rest);
-  }
-
-  /** Inserts a row unless the key exists; `true` when this call inserted it. */
-  #insert(key: string, row: LedgerRow): boolean {
-    return (
-      this.#sql
-        .exec(
-          "INSERT INTO kaboo_ledger (key, token, claimed_at, lease_expires_at, result) VALUES (?, ?, ?, ?, ?) ON CONFLICT(key) DO NOTHING RETURNING key",
-          key,
-          row.token,
-          row.claimedAt,
-          row.leaseExpiresAt,
-          row.result === undefined ? null : JSON.stringify(row.result),
-        )
-        .toArray().length === 1
-    );
-  }
-
-  #row(key: string): LedgerRow | undefined {
-    const r = this.#sql
-      .exec("SELECT token, claimed_at, lease_expires_at, result FROM kaboo_ledger WHERE key = ?", key)
-      .toArray()[0];
-    if (!r) return undefined;
-    let result: unknown;
-    try {
-      const rest = typeof r.result === "string" ? readParts(this.#sql, "ledger", key).get(0) : undefined;
-      result = typeof r.result === "string" ? JSON.parse(rest === undefined ? r.result : r.result + rest) : undefined;
-    } catch {
-      result = null;
-    }
-    return parseLedgerRow({ token: r.token, claimedAt: r.claimed_at, leaseExpiresAt: r.lease_expires_at, result });
   }
 }

@@ -10,12 +10,10 @@
  * every transfer that really moved: never more than the person asked for.
  */
 import { describe, expect, test } from "vitest";
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { input } from "../helpers.js";
 import { post, quietLogger, send, type Turn } from "./fixtures.js";
 
@@ -52,41 +50,28 @@ function processOn(store: MemoryThreadStore): ThreadStore & { kill(): void } {
 type Death = "after moving" | "before moving";
 
 function setup() {
-  /** The bank's own record: every transfer that really moved money. */
-  const moved: { to: string; amount: number }[] = [];
+  /** The bank's own record: every transfer that really moved money (bank.transfers). */
+  const bank = newBank();
   let skew = 0;
   const store = new MemoryThreadStore({ now: () => Date.now() + skew });
   const agent = (death: Death | undefined, own: { kill(): void }) => () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastUserText, lastToolResults }) => {
-          if (lastToolResults.length) return { text: "Done." };
-          const pay = /pay (\w+) (\d+)/.exec(lastUserText);
-          if (pay) return { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] };
-          return { text: "ok" };
-        },
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: async (i) => {
-            if (death === "before moving") {
-              own.kill();
-              await never();
-            }
-            moved.push(i);
-            if (death === "after moving") {
-              // The process dies with the money sent: its result is never settled, its hold never renewed.
-              own.kill();
-              await never();
-            }
-            return `sent ${i.amount} to ${i.to}`;
-          },
-        }),
-      ],
-      hooks: [new InterruptHook(["transfer"])],
+    bankAgent(bank, {
+      done: "Done.",
+      otherwise: "ok",
+      beforeMoving: async () => {
+        if (death === "before moving") {
+          own.kill();
+          await never();
+        }
+      },
+      onSent: async () => {
+        if (death === "after moving") {
+          // The process dies with the money sent: its result is never settled, its hold never renewed.
+          own.kill();
+          await never();
+        }
+      },
+      gate: { remember: false, agentName: "" },
     });
   /** A new process on the store; with `death`, its transfer kills it. */
   const spawn = (death?: Death) => {
@@ -111,7 +96,7 @@ function setup() {
     }
   };
   return {
-    moved,
+    moved: bank.transfers,
     store,
     spawn,
     dieMidCall,

@@ -90,7 +90,12 @@ export function askingSpans(agent: Agent): AskingSpans | undefined {
   const kept = agent.interruptState.context[TRACE_LINKS_KEY];
   if (!kept || typeof kept !== "object" || Array.isArray(kept)) return undefined;
   const out: AskingSpans = { all: [], byCall: new Map() };
-  for (const [id, value] of Object.entries(kept).slice(0, MAX_LINKS)) {
+  let seen = 0;
+  // Walked, not listed: a client's copy may hold any number of keys, and only the first few are read.
+  for (const id in kept) {
+    if (!Object.hasOwn(kept, id)) continue;
+    if (seen++ >= MAX_LINKS) break;
+    const value = kept[id];
     const sc = spanContextFromTraceparent(typeof value === "string" ? value : undefined);
     if (!sc) continue;
     const link: Link = { context: sc, attributes: { "kaboo.approval.interrupt_id": id } };

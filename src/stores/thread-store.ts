@@ -6,26 +6,24 @@
  * Writes are compare-and-set on the record's `version`, so two isolates that race on one thread
  * cannot both win; ledger claims are atomic per call. Implementations live one per platform, each
  * in its own entry (`kaboo-workflows/stores/memory`, `/stores/durable-object`, `/stores/deno-kv`),
- * so a Worker bundle never pulls Deno code and the reverse.
+ * so a Worker bundle never pulls Deno code and the reverse. What the stored text of a record or a
+ * ledger row means is `./thread-record-format.ts`'s.
  *
  * @module
  */
-import * as z from "zod/v4/mini";
-import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
-import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
 import type { LedgerRow } from "../agent/ledger/claim-rule.js";
 import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
 import { KabooError } from "../errors.js";
 
-/**
- * Version of the stored {@link ThreadRecord} format.
- *
- * - 1: `{ format, version, owner, session, messages, state, answered, lease, updatedAt }`; `lease.cancel`
- *   (optional, absent = false) and `lease.attempt` (optional, absent = 0) were added later without a new
- *   version: older readers drop them (a run again then numbers its attempt from its log alone).
- */
-export const THREAD_RECORD_FORMAT = 1;
+export {
+  decodeThread,
+  emptyThread,
+  encodeThread,
+  InvalidThreadRecordError,
+  parseLedgerRow,
+  THREAD_RECORD_FORMAT,
+} from "./thread-record-format.js";
 
 /** How a run that answered interrupts ended, kept so a replay of its resume can be answered without running. */
 export interface RecordedOutcome {
@@ -51,7 +49,7 @@ export interface ThreadLease {
   cancel?: boolean;
   /**
    * Which attempt of the run holds the thread: absent (0) for its first, 1, 2, … for each run again
-   * under the same run id (its event ids name it, see `agui/edge/attempts.ts`).
+   * under the same run id (its event ids name it, see `agui/edge/run/attempts.ts`).
    */
   attempt?: number;
 }
@@ -179,87 +177,6 @@ export class ThreadStoreError extends KabooError {
   readonly code = "THREAD_STORE_FAILED" as const;
 }
 
-/** A stored thread record failed validation (corrupt storage, or another format). */
-export class InvalidThreadRecordError extends KabooError {
-  readonly code = "INVALID_THREAD_RECORD" as const;
-}
-
-const json = jsonValueSchema;
-const jsonObject = recordOf(json);
-
-const recordSchema = z.object({
-  format: z.literal(THREAD_RECORD_FORMAT),
-  version: z.int().check(z.nonnegative()),
-  owner: z.nullable(z.string()),
-  session: z.nullable(jsonObject),
-  messages: z.array(json),
-  state: jsonObject,
-  answered: recordOf(z.object({ runId: z.string(), outcome: jsonObject, at: z.number(), by: z.optional(z.string()) })),
-  lease: z.nullable(
-    z.object({
-      token: z.string(),
-      runId: z.string(),
-      resume: z.boolean(),
-      expiresAt: z.number(),
-      cancel: z.optional(z.boolean()),
-      attempt: z.optional(z.int().check(z.gte(1))),
-    }),
-  ),
-  updatedAt: z.number(),
-});
-
-/**
- * An empty thread (version 0).
- *
- * @returns A record nothing was written to.
- */
-export function emptyThread(): ThreadRecord {
-  return { version: 0, owner: null, session: null, messages: [], state: {}, answered: {}, lease: null, updatedAt: 0 };
-}
-
-/**
- * The stored text of a record: versioned JSON.
- *
- * @param version - The version it is stored as.
- * @param data - The thread's data.
- * @returns JSON text.
- */
-export function encodeThread(version: number, data: ThreadData): string {
-  const { owner, session, messages, state, answered, lease, updatedAt } = data;
-  return JSON.stringify({
-    format: THREAD_RECORD_FORMAT,
-    version,
-    owner,
-    session,
-    messages,
-    state,
-    answered,
-    lease,
-    updatedAt,
-  });
-}
-
-/**
- * Reads a stored record back, validated.
- *
- * @param text - What {@link encodeThread} wrote.
- * @returns The record.
- * @throws {InvalidThreadRecordError} When it is not a record of this format.
- */
-export function decodeThread(text: string): ThreadRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new InvalidThreadRecordError("A stored thread record is not JSON.", { cause });
-  }
-  const parsed = recordSchema.safeParse(value);
-  if (!parsed.success)
-    throw new InvalidThreadRecordError(`A stored thread record is malformed: ${z.prettifyError(parsed.error)}`);
-  const { format: _format, ...record } = parsed.data;
-  return record as ThreadRecord;
-}
-
 /**
  * Keeps the latest {@link MAX_ANSWERED} answered interrupts (insertion order is age).
  *
@@ -273,32 +190,6 @@ export function boundAnswered(answered: Record<string, RecordedOutcome>): Record
 
 /** One call in a ledger: the claim rule's record shape (agent/ledger/claim-rule.ts), kept by every store. */
 export type { LedgerRow };
-
-const rowSchema = z.object({
-  token: z.string(),
-  claimedAt: z.number(),
-  leaseExpiresAt: z.number(),
-  result: z.optional(
-    z.object({
-      status: z.literal(["success", "error"]),
-      content: z.array(looseObject({ type: z.string() })),
-      structuredContent: z.optional(json),
-    }),
-  ),
-});
-
-/**
- * Reads a stored ledger row back, validated; a corrupt row counts as an unknown claim (never as
- * "not run": that would run the call again).
- *
- * @param value - The stored value (parsed JSON).
- * @returns The row.
- */
-export function parseLedgerRow(value: unknown): LedgerRow {
-  const parsed = rowSchema.safeParse(value);
-  if (parsed.success) return parsed.data as LedgerRow;
-  return { token: "", claimedAt: 0, leaseExpiresAt: 0 };
-}
 
 /** Keeps the `lease` of a record when it is still live at `now`. */
 export function liveLease(record: ThreadData, now: number): ThreadLease | null {

@@ -7,9 +7,9 @@
  */
 import { EventType } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
-import * as z from "zod/v4";
-import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../../src/index.js";
+import type { Agent } from "../../../src/index.js";
+import { ScriptedModel } from "../../../src/index.js";
+import { bankAgent, newBank } from "../../fixtures/bank.js";
 
 /** A request handler: the handler itself, or `fetch` to a server. */
 export type Handle = (request: Request) => Promise<Response>;
@@ -19,18 +19,8 @@ interface Frame {
   data: { type: string; outcome?: { type: string; interrupts?: { id: string }[] }; code?: string };
 }
 
-/** The scenario's agent: `sent` records each transfer as it happens. */
+/** The scenario's agent, on the shared bank: `sent` records each transfer as it happens. */
 export function scenarioAgent(sent: (to: string) => void | Promise<void>): Agent {
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string() }),
-    callback: async ({ to }) => {
-      await new Promise((r) => setTimeout(r, 1));
-      await sent(to);
-      return `sent to ${to}`;
-    },
-  });
   const model = new ScriptedModel({
     chunkSize: 6,
     script: ({ lastToolResults, messages }) => {
@@ -40,7 +30,13 @@ export function scenarioAgent(sent: (to: string) => void | Promise<void>): Agent
       return { text: `All done: ${lastToolResults.map((r) => JSON.stringify(r.content)).join(", ")}.` };
     },
   });
-  return new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] });
+  return bankAgent(newBank(), {
+    model,
+    payeeOnly: true,
+    beforeMoving: () => new Promise((r) => setTimeout(r, 1)),
+    onSent: ({ to }) => sent(to),
+    gate: { remember: false, agentName: "" },
+  });
 }
 
 function post(body: unknown, headers: Record<string, string> = {}): Request {

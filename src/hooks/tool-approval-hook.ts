@@ -6,14 +6,11 @@
  */
 import { InvalidStateError, UserError } from "../errors.js";
 import { toolInterruptId } from "../agent/interrupts/interrupt-id.js";
-import * as z from "zod/v4/mini";
-import { looseObject } from "../agent/shared/lean-schemas.js";
 import { BeforeToolCallEvent } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import type { JsonObject, JsonValue } from "../agent/messages/messages.js";
 import type { AgentTool, ToolContext, ToolOutput } from "../agent/tools/tools.js";
 import { runContext } from "../agent/run-context.js";
-import { isObject } from "../agent/shared/guards.js";
 import { GrantLookup } from "./approval/grant-lookup.js";
 import {
   checkScopeOption,
@@ -21,18 +18,12 @@ import {
   findGrantCover,
   offeredScopes,
   refusalNote,
-  requestDeadline,
   type DecisionRecord,
 } from "./approval/decision.js";
-import {
-  readAnswer,
-  TOOL_APPROVAL_KEY,
-  type ApprovalRequest,
-  type ApprovalScope,
-  type Decision,
-} from "./approval/request.js";
+import { readAnswer, type ApprovalRequest, type ApprovalScope, type Decision } from "./approval/request.js";
 import { approvalName, approvedForOtherInput, recordDecision } from "./approval/run.js";
 import { auditDecision, auditGrantUse, auditRequest } from "./approval/audit.js";
+import { approvalRequestIn, requestFromReply } from "./approval/tool-reply.js";
 import { grantId } from "../grants/grant.js";
 import { defaultLogger, type Logger } from "../logger.js";
 
@@ -71,14 +62,6 @@ export interface ToolApprovalHookOptions {
   now?: () => number;
   logger?: Logger;
 }
-
-const requestSchema = looseObject({
-  id: z.optional(z.string()),
-  requestId: z.optional(z.string()),
-  message: z.optional(z.string()),
-  subject: z.optional(z.union([z.string(), z.object({ key: z.string(), label: z.string() })])),
-  expiresAt: z.optional(z.string()),
-});
 
 const WRAPPED = Symbol("kaboo.toolApprovalWrapped");
 
@@ -244,19 +227,16 @@ export class ToolApprovalHook implements HookProvider {
         subject,
       );
     }
-    const reason: ApprovalRequest = {
-      kind: "tool_approval",
-      agent: this.#agentName,
+    const reason = requestFromReply(r, {
+      agentName: this.#agentName,
       tool: inner.name,
       toolUseId: context.toolUse.toolUseId,
-      input: input as JsonValue,
+      input,
       subject,
       scopes: offeredScopes({ invocationState: context.invocationState, remember: this.#remember }),
-      message: r.message ?? `Allow ${subject?.label ?? `the call to "${inner.name}"`}?`,
-    };
-    const expiresAt = requestDeadline({ given: r.expiresAt, now: this.#now() });
-    if (expiresAt !== undefined) reason.expiresAt = expiresAt;
-    if (requestId !== undefined) reason.requestId = requestId;
+      requestId,
+      now: this.#now(),
+    });
     const interruptId = toolInterruptId(context.toolUse.toolUseId, this.#name);
     if (!context.agent.interruptState.interrupts.has(interruptId))
       await auditRequest(context, { interruptId, rule: inner.name, input, subject, expiresAt: reason.expiresAt });
@@ -304,28 +284,4 @@ export class ToolApprovalHook implements HookProvider {
 
 function error(text: string): ToolOutput {
   return { status: "error", content: [{ type: "text", text }] };
-}
-
-/** The `kaboo_approval` request in a tool's output: `undefined` when the output is a plain result. */
-function approvalRequestIn(
-  output: ToolOutput,
-): { ok: true; value: z.infer<typeof requestSchema> } | { ok: false } | undefined {
-  const candidates: unknown[] = [output.structuredContent];
-  for (const part of output.content) {
-    if (part.type === "json") candidates.push(part.json);
-    else if (part.type === "text" && part.text.trimStart().startsWith("{")) {
-      try {
-        candidates.push(JSON.parse(part.text));
-      } catch {
-        // Not JSON: an ordinary text result.
-      }
-    }
-  }
-  for (const c of candidates) {
-    if (isObject(c) && Object.hasOwn(c, TOOL_APPROVAL_KEY)) {
-      const parsed = requestSchema.safeParse(c[TOOL_APPROVAL_KEY]);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
-    }
-  }
-  return undefined;
 }

@@ -1,8 +1,10 @@
 /**
  * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim of a
- * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; any other claim, a settle and a
- * release read the row `FOR UPDATE` and apply the shared rule (`decideClaim`, `decideSettle`,
- * `releasable`) in the same transaction, so two processes claiming one call get one `claimed`.
+ * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; for any other, an answer that
+ * writes nothing is read without a lock; a claim that writes reads the row `FOR UPDATE`
+ * and applies the shared rule (`decideClaim`) in the same transaction, so two processes claiming one
+ * call get one `claimed`. A settle and a release read the row, apply `decideSettle` / `releasable`,
+ * and write only if the row still holds the token they read (compare-and-set).
  *
  * @module
  */
@@ -14,8 +16,12 @@ import { num, pgStep, type PgQuery, type PgQueryable, type PgRow } from "./query
 /** How many times a claim that lost an insert race reads again. */
 const RETRIES = 8;
 
-const SELECT_ROW =
-  "SELECT token, claimed_at, lease_expires_at, holder, result FROM kaboo_ledger WHERE thread_id = $1 AND key = $2 FOR UPDATE";
+const READ_ROW =
+  "SELECT token, claimed_at, lease_expires_at, holder, result FROM kaboo_ledger WHERE thread_id = $1 AND key = $2";
+const SELECT_ROW = `${READ_ROW} FOR UPDATE`;
+
+/** What a claim read without a lock returns when its answer writes (it is decided again under the lock). */
+const WRITES = Symbol("writes");
 
 // The holder check locks the thread's row (FOR SHARE) until the claim commits: a compare-and-set
 // that hands the thread to another run waits for it, or the claim sees the new holder.
@@ -68,16 +74,28 @@ export class PgLedger implements ExecutionLedger {
       const fresh = decideClaim(undefined, this.#now(), options);
       if (fresh.write && (await this.#insert(this.#db, key, fresh.write))) return fresh.outcome;
       for (let attempt = 0; attempt < RETRIES; attempt++) {
-        const outcome = await this.#db.transaction((tx) => this.#claimIn(tx, key, options));
-        if (outcome) return outcome;
+        // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
+        const seen = await this.#claimIn(this.#db, key, options, false);
+        if (seen !== WRITES && seen !== undefined) return seen;
+        const outcome = await this.#db.transaction((tx) => this.#claimIn(tx, key, options, true));
+        if (outcome !== WRITES && outcome !== undefined) return outcome;
       }
       throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
     });
   }
 
-  /** One try inside a transaction; `undefined` when another insert of the same call won (read again). */
-  async #claimIn(tx: PgQuery, key: string, options?: ClaimOptions): Promise<ClaimOutcome | undefined> {
-    const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
+  /**
+   * One try. `locked`: inside a transaction, the row read `FOR UPDATE`, writing what the rule decides;
+   * else a plain read that answers only what writes nothing ({@link WRITES} otherwise).
+   * @returns The outcome; `undefined` when another insert of the same call won (read again).
+   */
+  async #claimIn(
+    tx: PgQuery,
+    key: string,
+    options: ClaimOptions | undefined,
+    locked: boolean,
+  ): Promise<ClaimOutcome | typeof WRITES | undefined> {
+    const stored = (await tx.query(locked ? SELECT_ROW : READ_ROW, [this.#thread, key])).rows[0];
     const now = this.#now();
     const row = stored && toRow(stored);
     const dead = this.#holder?.tookOver;
@@ -90,6 +108,7 @@ export class PgLedger implements ExecutionLedger {
       stored?.holder === dead;
     const { outcome, write } = decideClaim(cutOff && row ? { ...row, leaseExpiresAt: now } : row, now, options);
     if (!write && !cutOff) return outcome;
+    if (!locked) return WRITES;
     // The run lost the thread (another run's lease was written over its own): it claims nothing more.
     if (this.#holder && !(await this.#holds(tx))) return { status: "running", leaseExpiresAt: now };
     if (write && !stored) return (await this.#insert(tx, key, write)) ? outcome : undefined;
@@ -120,29 +139,40 @@ export class PgLedger implements ExecutionLedger {
     return rows[0]?.holder === this.#holder?.token;
   }
 
+  /**
+   * Reads the row, applies the settle rule, and writes the result only if the row still has the token
+   * it was read with (a compare-and-set, two statements, no transaction): a row taken over, released
+   * or claimed anew in between is read again.
+   */
   settle(key: string, token: string, result: LedgerResult): Promise<void> {
-    return pgStep("ledger settle", () =>
-      this.#db.transaction(async (tx) => {
-        const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
+    return pgStep("ledger settle", async () => {
+      for (let attempt = 0; attempt < RETRIES; attempt++) {
+        const stored = (await this.#db.query(READ_ROW, [this.#thread, key])).rows[0];
         // Only the holder records; a repeat by the holder replaces the result (the call was retried).
         const row = decideSettle(stored && toRow(stored), token, result);
         if (!row) return;
-        await tx.query("UPDATE kaboo_ledger SET result = $3 WHERE thread_id = $1 AND key = $2", [
-          this.#thread,
-          key,
-          JSON.stringify(row.result),
-        ]);
-      }),
-    );
+        const { rows } = await this.#db.query(
+          "UPDATE kaboo_ledger SET result = $3 WHERE thread_id = $1 AND key = $2 AND token = $4 RETURNING 1 AS ok",
+          [this.#thread, key, JSON.stringify(row.result), String(stored?.token)],
+        );
+        if (rows.length === 1) return;
+      }
+      throw new ThreadStoreError(`The settle of "${key}" kept losing races.`);
+    });
   }
 
+  /**
+   * Reads the row, applies the release rule, and deletes it only if it is still as read (the same
+   * token, no result): a row settled or taken over in between is no longer the releaser's to drop.
+   */
   release(key: string, token: string): Promise<void> {
-    return pgStep("ledger release", () =>
-      this.#db.transaction(async (tx) => {
-        const stored = (await tx.query(SELECT_ROW, [this.#thread, key])).rows[0];
-        if (!releasable(stored && toRow(stored), token)) return;
-        await tx.query("DELETE FROM kaboo_ledger WHERE thread_id = $1 AND key = $2", [this.#thread, key]);
-      }),
-    );
+    return pgStep("ledger release", async () => {
+      const stored = (await this.#db.query(READ_ROW, [this.#thread, key])).rows[0];
+      if (!releasable(stored && toRow(stored), token)) return;
+      await this.#db.query(
+        "DELETE FROM kaboo_ledger WHERE thread_id = $1 AND key = $2 AND token = $3 AND result IS NULL",
+        [this.#thread, key, String(stored?.token)],
+      );
+    });
   }
 }

@@ -10,7 +10,7 @@ import { EventType, type BaseEvent } from "@ag-ui/core";
 import { bench, describe } from "vitest";
 import type { AgentStreamEvent } from "../src/agent/stream-events.js";
 import { AguiEventMapper } from "../src/agui/events.js";
-import { encodeSseEvent, sseStream } from "../src/agui/edge/sse.js";
+import { encodeSseEvent, sseStream } from "../src/agui/edge/request/sse.js";
 
 const N = 100_000;
 const encoder = new TextEncoder();

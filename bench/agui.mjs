@@ -6,7 +6,7 @@ import { importBundle } from "./bundle.mjs";
 
 const { AguiEventMapper, encodeSseEvent, sseStream } = await importBundle(
   `export { AguiEventMapper } from "./src/agui/events.ts";
-  export { encodeSseEvent, sseStream } from "./src/agui/edge/sse.ts";`,
+  export { encodeSseEvent, sseStream } from "./src/agui/edge/request/sse.ts";`,
 );
 
 const N = 100_000;

@@ -22,8 +22,8 @@ export type { AguiRunOptions } from "./run.js";
 export { createAguiHandler, GRANTS_EVENT } from "./edge/handler.js";
 export { GRANT_NOT_SAVED_EVENT } from "./new-grants.js";
 export { AUDIT_EVENT } from "./audit-events.js";
-export { createGrantsHandler } from "./edge/grants-endpoint.js";
-export type { GrantsHandlerOptions, ListedGrant } from "./edge/grants-endpoint.js";
+export { createGrantsHandler } from "./edge/trust/grants-endpoint.js";
+export type { GrantsHandlerOptions, ListedGrant } from "./edge/trust/grants-endpoint.js";
 export type {
   AguiCorsOptions,
   AguiHandlerContext,
@@ -34,7 +34,7 @@ export type {
   AguiHandlerTrust,
   RunMode,
 } from "./edge/handler.js";
-export type { PrincipalLookup } from "./edge/principal.js";
+export type { PrincipalLookup } from "./edge/request/principal.js";
 export {
   EventLogIncompleteError,
   HistoryConflictError,
@@ -44,15 +44,15 @@ export {
   ThreadConflictError,
   ThreadForbiddenError,
 } from "./edge/errors.js";
-export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./edge/seal.js";
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./edge/limits.js";
-export { DEFAULT_RUN_LEASE_MS } from "./edge/thread-hold.js";
-export { CANCEL_KEY } from "./edge/cancel.js";
-export { CONNECT_KEY } from "./edge/connect.js";
+export { openSession, sealSession, SEAL_KEY, SEAL_VERSION } from "./edge/trust/seal.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./edge/request/limits.js";
+export { DEFAULT_RUN_LEASE_MS } from "./edge/run/thread-hold.js";
+export { CANCEL_KEY } from "./edge/run/cancel.js";
+export { CONNECT_KEY } from "./edge/run/connect.js";
 export { forwardToThread } from "./edge/route.js";
 export type { ForwardToThreadOptions } from "./edge/route.js";
-export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./edge/sse.js";
-export type { SseStreamOptions } from "./edge/sse.js";
+export { encodeSseEvent, sseStream, SSE_HEADERS, SSE_HEARTBEAT } from "./edge/request/sse.js";
+export type { SseStreamOptions } from "./edge/request/sse.js";
 export { AguiEventMapper } from "./events.js";
 export { fromAguiMessages, toAguiMessages, toolMessage } from "./messages.js";
 export type { ConvertedMessages } from "./messages.js";

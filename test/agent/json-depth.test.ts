@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { deepestPart, withinDepth } from "../../src/agent/shared/json-depth.js";
-import { tooComplexJson } from "../../src/agui/edge/limits.js";
+import { tooComplexJson } from "../../src/agui/edge/request/limits.js";
 
 function depth(v: unknown): number {
   if (v === null || typeof v !== "object") return 0;

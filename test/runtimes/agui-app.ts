@@ -7,11 +7,12 @@
 import { createAguiHandler } from "../../src/agui/index.js";
 import { newBank } from "../fixtures/bank.js";
 import { edgeBank } from "./agui-agent.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 export const INTEROP_SECRET = "interop-secret";
 
 const ledger = newBank();
-const logger = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+const logger = capturingLogger(true);
 // /agui runs in the development mode (no store, no secret): sessions unsealed, as before the edge issue.
 const open = createAguiHandler({
   agent: () => edgeBank(ledger),

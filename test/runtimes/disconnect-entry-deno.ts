@@ -4,6 +4,7 @@
 import { createAguiHandler } from "../../src/agui/index.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
 import { scenarioAgent } from "../agui/edge/disconnect-scenario.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 declare const Deno: {
   args: string[];
@@ -18,7 +19,7 @@ const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const sent = new Map<string, string[]>();
 const handle = createAguiHandler({
   stores: { thread: store },
-  logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
+  logger: capturingLogger(true),
   agent: (threadId) => scenarioAgent((to) => void sent.set(threadId, [...(sent.get(threadId) ?? []), to])),
 });
 Deno.serve(

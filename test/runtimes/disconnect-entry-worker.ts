@@ -9,13 +9,14 @@ import {
   type DurableObjectStateLike,
 } from "../../src/stores/durable-object.js";
 import { scenarioAgent } from "../agui/edge/disconnect-scenario.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 interface Env {
   THREAD: DurableObjectNamespaceLike;
   BANK: DurableObjectNamespaceLike;
 }
 
-const quiet = { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) };
+const quiet = capturingLogger(true);
 
 export class KabooThread extends KabooThreadBase {
   constructor(ctx: DurableObjectStateLike, env: Env) {

@@ -18,7 +18,8 @@
 import { forwardToThread } from "../../src/agui/index.js";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { Agent, ScriptedModel } from "../../src/index.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 import {
   DurableObjectThreadStore,
   KabooThread as KabooThreadBase,
@@ -26,7 +27,6 @@ import {
   type DurableObjectStateLike,
 } from "../../src/stores/durable-object.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";
-import * as z from "zod/v4";
 
 interface Env {
   THREAD: DurableObjectNamespaceLike;
@@ -82,16 +82,10 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 function bankAgent(env: Env): Agent {
   const bank = env.BANK.get(env.BANK.idFromName("bank") as never);
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number(), ms: z.number() }),
-    callback: async ({ to, amount, ms }) => {
-      await bank.fetch("https://bank/started", { method: "POST", body: to });
-      await new Promise((r) => setTimeout(r, ms));
-      await bank.fetch("https://bank/sent", { method: "POST", body: to });
-      return `sent ${amount} to ${to}`;
-    },
+  // The shared bank's transfer, recorded in the BANK object (it takes the `ms` the message names).
+  const transfer = transferTool(newBank(), {
+    onStarted: ({ to }) => bank.fetch("https://bank/started", { method: "POST", body: to }),
+    onSent: ({ to }) => bank.fetch("https://bank/sent", { method: "POST", body: to }),
   });
   const model = new ScriptedModel({
     chunkSize: 8,

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { STOPPED_BEFORE_RUN } from "../../src/agui/edge/safe-stop.js";
+import { STOPPED_BEFORE_RUN } from "../../src/agui/edge/run/safe-stop.js";
 import { bundleEntry } from "./bundle.js";
 import {
   bank,

@@ -2,11 +2,12 @@
 // transfer; then two processes answer every approval at the same instant. `pause <db> <log> <n>`
 // prints the resume bodies; `approve <db> <log> <bodies> <startAt>` sends them all at startAt and
 // prints each run's end. Each transfer that runs appends its thread id to <log>. One JSON line.
-import * as z from "zod/v4";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { Agent, ScriptedModel } from "../../src/index.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 declare const Deno: {
   args: string[];
@@ -34,7 +35,7 @@ const store = new DenoKvThreadStore(kv);
 const handle = createAguiHandler({
   stores: { thread: store },
   trust: { secret: "kv-approval-secret" },
-  logger: { warn: () => {}, error: () => {} },
+  logger: capturingLogger(),
   agent: (threadId, { secret }) =>
     new Agent({
       model: new ScriptedModel({
@@ -43,16 +44,9 @@ const handle = createAguiHandler({
             ? { text: "Done" }
             : { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 } }] },
       }),
+      // The shared bank's transfer; each one that moved money is a line of the log file.
       tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: ({ to, amount }) => {
-            Deno.writeTextFileSync(log, `${threadId}\n`, { append: true });
-            return `sent ${amount} to ${to}`;
-          },
-        }),
+        transferTool(newBank(), { onSent: () => Deno.writeTextFileSync(log, `${threadId}\n`, { append: true }) }),
       ],
       hooks: [new InterruptHook(["transfer"], secret !== undefined ? { secret } : {})],
     }),

@@ -4,6 +4,7 @@
 import { createAguiHandler } from "../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 declare const Deno: {
   args: string[];
@@ -17,7 +18,7 @@ declare const Deno: {
 const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const handle = createAguiHandler({
   stores: { thread: store },
-  logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
+  logger: capturingLogger(true),
   agent: () =>
     new Agent({
       model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8, delayMs: 15 }),

@@ -9,7 +9,9 @@ import * as z from "zod/v4";
 import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { newBank, transferTool } from "../fixtures/bank.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 declare const Deno: {
   args: string[];
@@ -27,16 +29,10 @@ const store = new DenoKvThreadStore(kv);
 const record = (what: string, who: string) => kv.set(["bank", Date.now(), crypto.randomUUID()], { what, who });
 
 function agent(): Agent {
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number(), ms: z.number() }),
-    callback: async ({ to, amount, ms }) => {
-      await record("started", to);
-      await new Promise((r) => setTimeout(r, ms));
-      await record("sent", to);
-      return `sent ${amount} to ${to}`;
-    },
+  // The shared bank's transfer, recorded in the database (it takes the `ms` the message names).
+  const transfer = transferTool(newBank(), {
+    onStarted: ({ to }) => record("started", to),
+    onSent: ({ to }) => record("sent", to),
   });
   // Not gated: a host may let it run without asking (a remembered grant does the same for a transfer).
   const refund = tool({
@@ -79,7 +75,7 @@ function agent(): Agent {
 const handle = createAguiHandler({
   stores: { thread: store },
   timing: { runLeaseMs: 600 },
-  logger: { warn: () => {}, error: () => {} },
+  logger: capturingLogger(),
   agent,
 });
 

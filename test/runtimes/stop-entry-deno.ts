@@ -9,6 +9,7 @@ import { createAguiHandler } from "../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";
+import { capturingLogger } from "../fixtures/logger.js";
 
 declare const Deno: {
   args: string[];
@@ -42,7 +43,7 @@ const store: ThreadStore = {
 const handle = createAguiHandler({
   stores: { thread: store },
   timing: { runLeaseMs: 600 },
-  logger: { warn: () => {}, error: (m: string, d?: Record<string, unknown>) => console.error(m, d) },
+  logger: capturingLogger(true),
   agent: () =>
     new Agent({
       model: new ScriptedModel({

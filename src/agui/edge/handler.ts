@@ -13,13 +13,13 @@ import { positiveIntegerOption } from "../../options.js";
 import { DEFAULT_MAX_GRANTS } from "../../grants/grant.js";
 import { defaultLogger } from "../../logger.js";
 import { runError, runStarted } from "../run-events.js";
-import { cancelRun, isCancelBody } from "./cancel.js";
-import { connectRun, isConnectBody } from "./connect.js";
-import { corsHeaders, crossSiteRefused, preflightHeaders } from "./cors.js";
-import { approverView } from "./answerer.js";
-import { edgeRun } from "./edge-run.js";
+import { cancelRun, isCancelBody } from "./run/cancel.js";
+import { connectRun, isConnectBody } from "./run/connect.js";
+import { corsHeaders, crossSiteRefused, preflightHeaders } from "./request/cors.js";
+import { approverView } from "./trust/answerer.js";
+import { edgeRun } from "./run/edge-run.js";
 import { HistoryConflictError, InvalidSessionError } from "./errors.js";
-import { trustedGrants, type EdgeGrantOptions } from "./grants.js";
+import { trustedGrants, type EdgeGrantOptions } from "./trust/grants.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
@@ -33,21 +33,21 @@ import {
   reservedThreadId,
   tooLongId,
   tooManyEntries,
-} from "./limits.js";
+} from "./request/limits.js";
 import type { AguiHandlerOptions, HandlerSettings } from "./options.js";
 import { resolveHandlerOptions } from "./resolve-options.js";
-import { resolvePrincipal } from "./principal.js";
+import { resolvePrincipal } from "./request/principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
-import { beginOnceStarted } from "./hosted-start.js";
-import { plainRunInput } from "./run-input.js";
-import { RunHub } from "./run-hub.js";
-import { SafeStop } from "./safe-stop.js";
-import { openIncomingState, sealOutgoing } from "./seal.js";
-import { SSE_HEADERS, sseStream } from "./sse.js";
+import { beginOnceStarted } from "./run/hosted-start.js";
+import { plainRunInput } from "./request/run-input.js";
+import { RunHub } from "./run/run-hub.js";
+import { SafeStop } from "./run/safe-stop.js";
+import { openIncomingState, sealOutgoing } from "./trust/seal.js";
+import { SSE_HEADERS, sseStream } from "./request/sse.js";
 import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
 import { isResume } from "../spent-answers.js";
 
-export { GRANTS_EVENT } from "./grants.js";
+export { GRANTS_EVENT } from "./trust/grants.js";
 export type {
   AguiCorsOptions,
   AguiHandlerContext,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MaxEntries } from "./limits.js";
+import type { MaxEntries } from "./request/limits.js";
 import type { Agent } from "../../agent/agent.js";
 import type { InvocationState } from "../../agent/events.js";
 import type { AuditLog } from "../../agent/audit/audit.js";
@@ -13,7 +13,7 @@ import type { GrantSecret } from "../../grants/signing.js";
 import type { GrantStore } from "../../grants/store.js";
 import type { Logger } from "../../logger.js";
 import type { ThreadStore } from "../../stores/thread-store.js";
-import type { PrincipalLookup } from "./principal.js";
+import type { PrincipalLookup } from "./request/principal.js";
 
 /** What the handler tells the agent factory. */
 export interface AguiHandlerContext {

@@ -7,11 +7,11 @@
  */
 import type { DurableObjectNamespaceLike } from "../../stores/durable-object-binding.js";
 import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
-import { CANCEL_KEY } from "./cancel.js";
-import { CONNECT_KEY } from "./connect.js";
-import { topLevelValues } from "./json-scan.js";
+import { CANCEL_KEY } from "./run/cancel.js";
+import { CONNECT_KEY } from "./run/connect.js";
+import { topLevelValues } from "./request/json-scan.js";
 import { isObject } from "../../agent/shared/guards.js";
-import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./limits.js";
+import { DEFAULT_MAX_BODY_BYTES, readBodyWithin } from "./request/limits.js";
 
 /** Options of {@link forwardToThread}. */
 export interface ForwardToThreadOptions {

@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { STOPPED_BEFORE_RUN } from "../../../src/agui/edge/safe-stop.js";
+import { STOPPED_BEFORE_RUN } from "../../../src/agui/edge/run/safe-stop.js";
 import { ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";

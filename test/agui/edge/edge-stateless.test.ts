@@ -6,7 +6,7 @@ import { EventType } from "@ag-ui/core";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { JsonObject } from "../../../src/agent/messages/messages.js";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { sealSession } from "../../../src/agui/edge/seal.js";
+import { sealSession } from "../../../src/agui/edge/trust/seal.js";
 import { UserError } from "../../../src/errors.js";
 import { signGrant } from "../../../src/grants/signing.js";
 import { MemoryGrantStore } from "../../../src/grants/store.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { JsonObject } from "../../../src/agent/messages/messages.js";
-import { sealSession } from "../../../src/agui/edge/seal.js";
+import { sealSession } from "../../../src/agui/edge/trust/seal.js";
 import { input } from "../helpers.js";
 import { bankHandler, newBank, send, type Turn } from "./fixtures.js";
 

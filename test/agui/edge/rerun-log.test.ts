@@ -9,7 +9,7 @@ import { EventType, type BaseEvent } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { endsOfOpenParts } from "../../../src/agui/edge/dead-attempt.js";
+import { endsOfOpenParts } from "../../../src/agui/edge/run/dead-attempt.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
 import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";

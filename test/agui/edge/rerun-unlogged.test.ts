@@ -14,7 +14,7 @@ import { createParser } from "eventsource-parser";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { parseEventId } from "../../../src/agui/edge/run-hub.js";
+import { parseEventId } from "../../../src/agui/edge/run/run-hub.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
 import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";

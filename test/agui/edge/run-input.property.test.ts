@@ -7,7 +7,7 @@
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { plainRunInput } from "../../../src/agui/edge/run-input.js";
+import { plainRunInput } from "../../../src/agui/edge/request/run-input.js";
 
 const RUNS = Number(process.env.KABOO_PROPERTY_RUNS) || 3000;
 

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import type { JsonObject } from "../../../src/agent/messages/messages.js";
-import { openSession, sealSession } from "../../../src/agui/edge/seal.js";
+import { openSession, sealSession } from "../../../src/agui/edge/trust/seal.js";
 
 const SECRET = "seal-secret";
 const session = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 }), {

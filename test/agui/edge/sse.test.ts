@@ -1,6 +1,6 @@
 import { type BaseEvent, EventType } from "@ag-ui/core";
 import { describe, expect, test, vi } from "vitest";
-import { encodeSseEvent, sseStream } from "../../../src/agui/edge/sse.js";
+import { encodeSseEvent, sseStream } from "../../../src/agui/edge/request/sse.js";
 
 const decoder = new TextDecoder();
 const content = (i: number): BaseEvent =>

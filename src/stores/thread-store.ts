@@ -81,8 +81,32 @@ export interface ThreadRecord extends ThreadData {
 export const MAX_ANSWERED = 200;
 
 /**
- * The authoritative server-side record of threads. One instance serves many threads; every
- * method takes the thread id.
+ * The authoritative server-side record of threads: the storage contract every host's runs rest on.
+ * One instance serves many threads; every method takes the thread id.
+ *
+ * **Implementing a store** (memory, Durable Objects, Deno KV and PostgreSQL do; the shared contract
+ * tests in `test/stores/contract.ts`, `holder-contract.ts` and `test/agent/ledger-contract.ts` tell
+ * whether yours does):
+ * - **Records with compare-and-set.** `load` returns the record and its version (0 and an empty record
+ *   for a thread never written); `compareAndSet` writes version `expected + 1` only while the stored
+ *   version is still `expected`, atomically (a conditional `UPDATE … WHERE version = $n`, an atomic
+ *   check, a transaction). Everything the run core decides (take, refuse, replay, record) is built on it;
+ *   store records as `encodeThread` writes them and read them with `decodeThread` (thread-record-format.ts), so a
+ *   corrupt row is a typed error, never a silent empty thread.
+ * - **Atomic claims with the one claim rule.** `ledger(threadId)` returns an `ExecutionLedger` whose
+ *   `claim`, `settle` and `release` each read the call's row, call `decideClaim`, `decideSettle` or
+ *   `releasable` (`agent/ledger/claim-rule.ts`) and write what they return, in one atomic step
+ *   (`SELECT … FOR UPDATE` in a transaction, a readwrite transaction, an atomic commit). Never write the
+ *   rule again: two processes that claim the same call at once must get exactly one `claimed`. Read a
+ *   stored row back with `parseLedgerRow`: a corrupt row is an `unknown` claim, never "not run".
+ * - **Holders** (optional but recommended): keep who made each claim (`LedgerHolder`), so a run that took
+ *   the thread over from a dead one reads that run's open claims as `unknown` at once.
+ * - **The event log** (optional): `appendEvents` is idempotent per `(run, from)` and follows
+ *   {@link logWrite}; `readEvents` answers a reattach from any process; `compactEvents` drops ended runs.
+ *   Without it, a run can be reattached to only where it runs.
+ *
+ * Grants (`ServerGrantStore`) and the audit trail (`ChainedAuditLog` over an `AuditChainStorage`) are
+ * contracts of their own, each with its contract test.
  *
  * @example
  * ```ts

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { isBlockDelta, schemas } from "../../src/models/anthropic-stream.js";
-import { chunkSchema, isToolArgsChunk } from "../../src/models/openai-stream.js";
+import { chunkSchema, isToolArgsChunk } from "../../src/models/openai-chunk.js";
 
 // Values that sit on the edges of the rules: wrong types, negative and fractional indexes, nulls.
 const edge = fc.oneof(

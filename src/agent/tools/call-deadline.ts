@@ -14,17 +14,20 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** One call's deadline: the signal its tool gets, and the wait for its callback. */
 export interface CallDeadline {
-  /** The tool's signal: aborts with the run's, or with a {@link ToolTimeoutError} at the deadline. */
+  /**
+   * The tool's signal: aborts with the run's, or with a {@link ToolTimeoutError} at the deadline. Made
+   * when first read: most tools never read it, and a signal of its own costs a call several microseconds.
+   */
   readonly signal: AbortSignal;
   /**
-   * Waits for the callback: its value, the run's abort reason as soon as the run aborts, or a
-   * {@link ToolAbandonedError} once it has not settled `graceMs` after the deadline.
+   * Waits for the callback (the deadline runs from here): its value, the run's abort reason as soon as the
+   * run aborts, or a {@link ToolAbandonedError} once it has not settled `graceMs` after the deadline.
    */
   wait<T>(run: Promise<T>): Promise<T>;
 }
 
 /**
- * Starts one call's deadline.
+ * One call's deadline.
  * @param o - The run's signal, the tool's name, the call's id, `timeoutMs` and `graceMs`.
  * @returns The call's signal and its wait.
  */
@@ -35,29 +38,60 @@ export function callDeadline(o: {
   timeoutMs: number;
   graceMs: number;
 }): CallDeadline {
-  const controller = new AbortController();
-  // Through the run signal's one shared listener: a batch of many calls adds one listener, not one each.
-  const unlink = o.runSignal.aborted
-    ? (controller.abort(o.runSignal.reason), () => false)
-    : onAbort(o.runSignal, (reason) => controller.abort(reason));
-  const timer =
-    o.timeoutMs <= MAX_TIMER_MS
-      ? setTimeout(() => controller.abort(new ToolTimeoutError(o.tool, o.toolUseId, o.timeoutMs)), o.timeoutMs)
-      : undefined;
+  const { runSignal } = o;
+  let controller: AbortController | undefined;
+  let timedOut: ToolTimeoutError | undefined;
+  let unlink = (): unknown => undefined;
   return {
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        const own = new AbortController();
+        controller = own;
+        if (runSignal.aborted || timedOut) own.abort(timedOut ?? runSignal.reason);
+        // Through the run signal's one shared listener: a batch of many calls adds one listener, not one each.
+        else unlink = onAbort(runSignal, (reason) => own.abort(reason));
+      }
+      return controller.signal;
+    },
     wait<T>(run: Promise<T>): Promise<T> {
-      const waited = graceAfterAbort(run, controller.signal, {
-        runSignal: o.runSignal,
-        graceMs: o.graceMs,
-        abandoned: (late) => new ToolAbandonedError(o.tool, o.toolUseId, "timeout", late),
+      run.then(undefined, () => undefined);
+      return new Promise<T>((resolve, reject) => {
+        let grace: ReturnType<typeof setTimeout> | undefined;
+        const finish = () => {
+          clearTimeout(deadline);
+          clearTimeout(grace);
+          stopWaiting();
+          unlink();
+        };
+        const stopWaiting = runSignal.aborted
+          ? () => false
+          : onAbort(runSignal, (reason) => {
+              finish();
+              reject(reason);
+            });
+        if (runSignal.aborted) return reject(runSignal.reason);
+        const deadline =
+          o.timeoutMs <= MAX_TIMER_MS
+            ? setTimeout(() => {
+                timedOut = new ToolTimeoutError(o.tool, o.toolUseId, o.timeoutMs);
+                controller?.abort(timedOut);
+                grace = setTimeout(() => {
+                  finish();
+                  reject(new ToolAbandonedError(o.tool, o.toolUseId, "timeout", run));
+                }, o.graceMs);
+              }, o.timeoutMs)
+            : undefined;
+        run.then(
+          (value) => {
+            finish();
+            resolve(value);
+          },
+          (error: unknown) => {
+            finish();
+            reject(error);
+          },
+        );
       });
-      const done = () => {
-        clearTimeout(timer);
-        unlink();
-      };
-      waited.then(done, done);
-      return waited;
     },
   };
 }

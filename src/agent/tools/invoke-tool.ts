@@ -39,7 +39,9 @@ export async function invokeTool(
     agent: o.agent,
     toolUse,
     invocationState: o.invocationState,
-    signal: deadline.signal,
+    get signal() {
+      return deadline.signal;
+    },
     // Read when the tool asks: the key is a hash most tools never need (see OpenCall.key).
     get idempotencyKey() {
       return call.key;

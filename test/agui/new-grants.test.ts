@@ -9,6 +9,7 @@ import { runAgui } from "../../src/agui/run.js";
 import { GRANT_NOT_SAVED_EVENT, saveNewGrants } from "../../src/agui/new-grants.js";
 import { recordDecision } from "../../src/hooks/approval/run.js";
 import type { Logger } from "../../src/logger.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import type { InvocationState } from "../../src/agent/events.js";
 import { MemoryGrantStore, type GrantInput } from "../../src/grants/store.js";
 import { bankRunner } from "./fixtures.js";
@@ -25,8 +26,8 @@ function failingStore() {
 }
 
 function recordingLogger() {
-  const errors: string[] = [];
-  return { errors, logger: { warn: () => {}, error: (m: string) => void errors.push(m) } };
+  const logger = capturingLogger();
+  return { errors: logger.errors, logger };
 }
 
 const notSaved = (events: readonly BaseEvent[]) =>

@@ -1,32 +1,19 @@
 /** The otel tests' gated bank thread: a transfer tool, a gate, and runs on fresh agents restored from JSON. */
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import * as z from "zod/v4";
 import {
   Agent,
   InterruptState,
   MemoryAuditLog,
   MemoryExecutionLedger,
   ScriptedModel,
-  tool,
   type JsonValue,
 } from "../../src/index.js";
 import { InterruptHook, type GateRule, type SubjectFn } from "../../src/hooks/interrupt-hook.js";
 import type { Tracing } from "./trace-fixtures.js";
+import { transferTool } from "../agent/helpers.js";
 
-/** A transfer tool that records what it sent. */
-export function transferTool() {
-  const sent: { to: string }[] = [];
-  const t = tool({
-    name: "transfer",
-    description: "Sends money.",
-    inputSchema: z.object({ to: z.string() }),
-    callback: (input) => {
-      sent.push(input);
-      return "sent";
-    },
-  });
-  return { tool: t, sent };
-}
+/** The shared bank's payee-only transfer (answering "sent"), and what it sent. */
+export { transferTool } from "../agent/helpers.js";
 
 export const toRecipient: SubjectFn = (_, i) => ({
   key: `to:${(i as { to: string }).to}`,

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// `npm run bench:page-size`: what a real page ships, measured whole. A small app (an agent with one tool,
+// one approval gate, KabooAgent with IndexedDB grants and session records, on the scripted model) is built
+// with vite from the built package (dist/, as an app that installed it imports it) and the repository's one
+// zod (3.25, what `@ag-ui/client` 1.x resolves), every chunk minified by vite and gzipped at level 9:
+// what loads at start (the entry and its static imports), what loads with the first run (the runner, the
+// gate's steps and the rest the first gated run imports), and everything.
+// Needs `npm run build` first (dist/).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "vite";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const app = join(root, ".tmp/page-size/app");
+const outDir = join(root, ".tmp/page-size/out");
+
+const MAIN = `
+import { Agent, ScriptedModel, tool } from "kaboo-workflows";
+import { InterruptHook } from "kaboo-workflows/hooks";
+import { IndexedDbGrantStore } from "kaboo-workflows/grants";
+import { KabooAgent, IndexedDbSessionStore } from "kaboo-workflows/agui";
+import * as z from "zod/v4/mini";
+
+const transfer = tool({
+  name: "transfer",
+  description: "Send money.",
+  inputSchema: z.object({ to: z.string(), amount: z.number() }),
+  callback: ({ to, amount }) => "sent " + amount + " to " + to,
+});
+const model = new ScriptedModel({
+  script: ({ lastToolResults }) =>
+    lastToolResults.length ? { text: "Done." } : { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 5 } }] },
+});
+const agent = new KabooAgent({
+  threadId: "t1",
+  agent: () => new Agent({ model, tools: [transfer], hooks: [new InterruptHook(["transfer"])] }),
+  grantStore: new IndexedDbGrantStore(),
+  sessionStore: new IndexedDbSessionStore(),
+});
+document.querySelector("button").addEventListener("click", async () => {
+  agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "pay bob 5" });
+  await agent.runAgent();
+});
+`;
+
+/** Gzip size of a built file. */
+const gz = (file) => gzipSync(readFileSync(join(outDir, file)), { level: 9 }).byteLength;
+
+/**
+ * Builds the page and returns the gzip sizes of what it loads at start, with the first run, and in all.
+ * @returns {Promise<{ start: number, firstRun: number, all: number, chunks: { file: string, gzip: number, when: string }[] }>}
+ */
+export async function pageSize() {
+  mkdirSync(app, { recursive: true });
+  writeFileSync(
+    join(app, "index.html"),
+    '<!doctype html><button>Pay</button><script type="module" src="./main.js"></script>\n',
+  );
+  writeFileSync(join(app, "main.js"), MAIN);
+  const dist = (entry) => join(root, "dist", entry);
+  await build({
+    root: app,
+    configFile: false,
+    logLevel: "silent",
+    resolve: {
+      alias: [
+        { find: /^kaboo-workflows$/, replacement: dist("index.js") },
+        { find: /^kaboo-workflows\/hooks$/, replacement: dist("hooks/index.js") },
+        { find: /^kaboo-workflows\/grants$/, replacement: dist("grants/index.js") },
+        { find: /^kaboo-workflows\/agui$/, replacement: dist("agui/index.js") },
+      ],
+    },
+    build: { outDir, emptyOutDir: true, manifest: "manifest.json", modulePreload: false },
+  });
+  const manifest = JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"));
+  const entry = Object.keys(manifest).find((k) => manifest[k].isEntry);
+  const start = new Set();
+  const walk = (key, into) => {
+    if (into.has(key)) return;
+    into.add(key);
+    for (const dep of manifest[key].imports ?? []) walk(dep, into);
+  };
+  walk(entry, start);
+  // What a gated run loads: every chunk reachable through dynamic imports (the runner, the gate's steps,
+  // the converter of zod mini schemas); minimatch loads only for a glob rule, and this page names its tool.
+  const later = new Set();
+  for (const key of start) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
+  for (const key of [...later]) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
+  const chunks = Object.keys(manifest)
+    .filter((k) => manifest[k].file.endsWith(".js"))
+    .map((k) => ({
+      file: manifest[k].file,
+      gzip: gz(manifest[k].file),
+      when: start.has(k) ? "start" : /minimatch/.test(k) ? "glob rules only" : "later",
+    }));
+  const sum = (when) => chunks.filter((c) => when(c.when)).reduce((n, c) => n + c.gzip, 0);
+  return {
+    start: sum((w) => w === "start"),
+    firstRun: sum((w) => w === "later"),
+    all: sum(() => true),
+    chunks,
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { start, firstRun, all, chunks } = await pageSize();
+  const kib = (n) => `${(n / 1024).toFixed(1).padStart(6)} KiB`;
+  for (const c of chunks.sort((a, b) => b.gzip - a.gzip)) console.log(`${kib(c.gzip)}  ${c.when.padEnd(15)} ${c.file}`);
+  console.log(`${kib(start)}  at start`);
+  console.log(`${kib(firstRun)}  with the first run (the runner, the gate, …)`);
+  console.log(`${kib(start + firstRun)}  what the page loads through its first gated run`);
+  console.log(`${kib(all)}  every chunk (gzip), minimatch (loaded only for a glob rule) included`);
+}

@@ -149,10 +149,11 @@ export class TracingHook implements HookProvider {
       asking: undefined,
       cleanups: [],
     };
-    run.cleanups.push(scoped(parentSpanKey, state, ctx), scoped(callSpansKey, state, run.tools));
+    run.cleanups.push(scoped(parentSpanKey, state, ctx));
     this.#runs.set(agent, run);
     if (!run.recording) return;
     run.cleanups.push(
+      scoped(callSpansKey, state, run.tools),
       watchRunAudit(state, (record, entry, who) => {
         if (who !== agent || record.kind === "revocation") return;
         recordOnSpan(this.#toolSpan(run, record.toolUseId, record.tool), record, entry, this.#principals);

@@ -3,9 +3,9 @@ import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test } from "vitest";
 import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
-import { MemoryExecutionLedger } from "../../src/index.js";
+import { MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
 import { bankRunner, types, user } from "./fixtures.js";
-import { newBank, type Bank } from "../fixtures/bank.js";
+import { bankAgent, newBank, type Bank } from "../fixtures/bank.js";
 import { input } from "./helpers.js";
 
 async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
@@ -214,25 +214,17 @@ describe("runAgui attachments", () => {
 
 describe("runAgui expired approvals", () => {
   test("resolving an interrupt after its expiresAt → INTERRUPT_EXPIRED, the pause stays, and cancelling continues the thread", async () => {
-    const { InterruptHook } = await import("../../src/hooks/interrupt-hook.js");
-    const { Agent, ScriptedModel, tool } = await import("../../src/index.js");
-    const z = await import("zod/v4");
-    const paid: string[] = [];
-    const pay = tool({
-      name: "pay",
-      description: "",
-      inputSchema: z.object({ to: z.string() }),
-      callback: ({ to }) => void paid.push(to),
-    });
-    const agent = new Agent({
+    const bank = newBank();
+    const paid = bank.sent;
+    const agent = bankAgent(bank, {
       model: new ScriptedModel({
         script: ({ lastToolResults }) =>
           lastToolResults.length
             ? { text: JSON.stringify(lastToolResults[0]!.content) }
-            : { toolCalls: [{ name: "pay", input: { to: "x" } }] },
+            : { toolCalls: [{ name: "transfer", input: { to: "x" } }] },
       }),
-      tools: [pay],
-      hooks: [new InterruptHook(["pay"], { ttlSeconds: 0.001 })],
+      payeeOnly: true,
+      gate: { remember: false, agentName: "", ttlSeconds: 0.001 },
     });
     const first = await collect(runAgui({ agent, input: input({ messages: [user("pay x")] }) }));
     const finished = first.at(-1) as unknown as { outcome: { interrupts: { id: string; expiresAt: string }[] } };

@@ -3,7 +3,8 @@
  * each runs the bank agent behind createAguiHandler on PostgresThreadStore (postgres-process.ts,
  * bundled here). The same approving resume sent to both at once moves the money once; a client that
  * lost the stream of a run in one process reattaches in the other and gets exactly what it missed;
- * a grant revoked from a third pool holds in both on their next request.
+ * a grant revoked from a third pool holds in both on their next request; a process killed mid-transfer
+ * leaves the question "did it go through?" to the process the same request is sent to next.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
@@ -14,7 +15,13 @@ import { createParser } from "eventsource-parser";
 import { build } from "esbuild";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { fromNodePostgres, migrate, PostgresGrantStore, type PgQueryable } from "../../../src/stores/postgres.js";
+import {
+  fromNodePostgres,
+  migrate,
+  PostgresGrantStore,
+  PostgresThreadStore,
+  type PgQueryable,
+} from "../../../src/stores/postgres.js";
 import { startPostgres, type PgServer } from "../../stores/pg-server.js";
 import { pause, post, resumeBody, send } from "./fixtures.js";
 
@@ -30,9 +37,9 @@ let a: Handle;
 let b: Handle;
 
 /** Starts one server process; resolves to a handle that forwards a request to it. */
-function start(name: string, url: string): Promise<Handle> {
+function start(name: string, url: string, env: Record<string, string> = {}): Promise<Handle> {
   const child = spawn(process.execPath, [bundle!], {
-    env: { ...process.env, DATABASE_URL: url, NAME: name },
+    env: { ...process.env, ...env, DATABASE_URL: url, NAME: name },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -40,7 +47,7 @@ function start(name: string, url: string): Promise<Handle> {
   child.stderr!.on("data", (d) => (err += String(d)));
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`process ${name} did not start: ${err}`)), 30_000);
-    child.once("exit", (code) => fail(new Error(`process ${name} exited ${code}: ${err}`)));
+    child.once("exit", (code, signal) => fail(new Error(`process ${name} exited ${code ?? signal}: ${err}`)));
     child.stdout!.on("data", (d) => {
       const port = /listening (\d+)/.exec(String(d))?.[1];
       if (!port) return;
@@ -60,6 +67,7 @@ beforeAll(async () => {
     "CREATE TABLE test_transfers (process text NOT NULL, payee text NOT NULL, amount integer NOT NULL)",
     [],
   );
+  await db.query("CREATE TABLE test_started (process text NOT NULL, payee text NOT NULL)", []);
   mkdirSync(join(ROOT, ".tmp"), { recursive: true });
   // In the repository, so the bundle's package imports (pg, hono, zod…) resolve from node_modules.
   bundle = join(ROOT, ".tmp", `postgres-process-${crypto.randomUUID()}.mjs`);
@@ -82,6 +90,14 @@ afterAll(async () => {
   server?.stop();
   if (bundle) rmSync(bundle, { force: true });
 });
+
+/** Processes in which a transfer to `payee` started. */
+async function startedTo(payee: string): Promise<string[]> {
+  const { rows } = await db.query("SELECT process FROM test_started WHERE payee = $1", [payee]);
+  return rows.map((r) => String(r.process));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Transfers to `payee` that moved money, by process. */
 async function transfersTo(payee: string): Promise<string[]> {
@@ -168,5 +184,31 @@ describe("two Node processes on one PostgreSQL database", () => {
     expect(await new PostgresGrantStore(db).revokePrincipal(who["x-user"], "transfer")).toBe(1);
     for (const h of [a, b]) expect((await send(h, say(`t-${crypto.randomUUID()}`), who)).interrupts).toHaveLength(1);
     expect(await transfersTo(payee)).toHaveLength(2);
+  }, 60_000);
+
+  test("a process killed mid-transfer: the same request sent to the other, once its hold ran out, asks whether it went through", async () => {
+    const c = await start("C", server!.url, { RUN_LEASE_MS: "1000" });
+    const child = children.at(-1)!;
+    const payee = `eve${Date.now()}`;
+    const thread = `t-${crypto.randomUUID()}`;
+    const { turn } = await pause(c, thread, `pay ${payee} 5 taking 60000`);
+    const body = { ...resumeBody(thread, turn, { approved: true }), runId: crypto.randomUUID() };
+    void c(post(body)).then(
+      (r) => r.body?.cancel(),
+      () => undefined,
+    );
+    while ((await startedTo(payee)).length === 0) await sleep(20);
+    child.kill("SIGKILL");
+    const store = new PostgresThreadStore(db);
+    for (;;) {
+      const { lease } = await store.load(thread);
+      if (lease !== null && lease.expiresAt < Date.now()) break;
+      await sleep(50);
+    }
+    const again = await send(b, body);
+    expect(again.interrupts).toHaveLength(1);
+    expect(again.interrupts[0]?.id).toContain("outcome_unknown");
+    expect(await startedTo(payee)).toEqual(["C"]);
+    expect(await transfersTo(payee)).toEqual([]);
   }, 60_000);
 });

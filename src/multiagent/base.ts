@@ -1,6 +1,6 @@
 /**
  * What Graph and Swarm share: the orchestrator's registry and interrupt state, resume checks,
- * and running one node with its hook events, timeout and nested interrupts.
+ * and running one node with its hook events, timeout and nested interrupts (`./node-call.ts`).
  *
  * @module
  */
@@ -8,16 +8,13 @@ import * as z from "zod/v4/mini";
 import type { Agent } from "../agent/agent.js";
 import {
   AfterMultiAgentInvocationEvent,
-  AfterNodeCallEvent,
   BeforeMultiAgentInvocationEvent,
-  BeforeNodeCallEvent,
   MultiAgentInitializedEvent,
   type InvocationState,
   type Orchestrator,
 } from "../agent/events.js";
 import { HookRegistry } from "../agent/hooks.js";
 import {
-  InterruptSignal,
   InterruptState,
   interruptResponsesSchema,
   type Interrupt,
@@ -28,7 +25,6 @@ import {
   PendingInterruptsError,
   UnknownInterruptIdError,
   UserError,
-  describe,
 } from "../errors.js";
 import type {
   MultiAgentEventSink,
@@ -36,45 +32,19 @@ import type {
   MultiAgentOptions,
   MultiAgentResult,
   NodeExecutor,
-  NodeResult,
 } from "./types.js";
-import { raceAbort } from "../agent/shared/abort-wait.js";
-import { nodeInterruptId } from "../agent/interrupts/interrupt-id.js";
 import { runContext } from "../agent/run-context.js";
-import {
-  collectNodeInterrupts,
-  dropNodeInterrupts,
-  nodeAnswers,
-  nodeSignal,
-  parentIds,
-  runNode,
-  type PausedNode,
-} from "./node-run.js";
-
-/** One node call of an orchestrator (see `executeNode`). */
-interface NodeCall {
-  nodeId: string;
-  node: MultiAgentNode;
-  input: string;
-  executionId: string;
-  invocationState: InvocationState;
-  signal: AbortSignal;
-  /** The paused execution this call resumes, if any. */
-  resume?: PausedNode;
-}
+import { callNode, type NodeCall, type NodeHost, type NodeStep } from "./node-call.js";
+import { collectNodeInterrupts, dropNodeInterrupts, nodeAnswers } from "./node-run.js";
 
 export { STREAM_PATH_KEY } from "../agent/run-context.js";
 export { orchestrationText, pausedNodeSchema } from "./node-run.js";
 export type { MultiAgentInvokeOptions, MultiAgentOptions } from "./types.js";
 export type { PausedNode } from "./node-run.js";
+export type { NodeStep } from "./node-call.js";
 
 /** What a Graph node may be. */
 export type MultiAgentNode = Agent | MultiAgentBase | NodeExecutor;
-
-/** What running one node gave. */
-export type NodeStep =
-  | { kind: "done"; result: NodeResult; cancelled: boolean }
-  | { kind: "paused"; paused: PausedNode; result: NodeResult };
 
 /** Base of Graph and Swarm. */
 export abstract class MultiAgentBase implements Orchestrator {
@@ -90,6 +60,7 @@ export abstract class MultiAgentBase implements Orchestrator {
   protected readonly onEvent: MultiAgentEventSink | undefined;
   #initialized = false;
   #running = false;
+  #nodeHost: NodeHost | undefined;
 
   constructor(options: MultiAgentOptions) {
     if (typeof options.name !== "string" || !options.name)
@@ -210,103 +181,15 @@ export abstract class MultiAgentBase implements Orchestrator {
    * Runs one node: BeforeNodeCall (cancel / interrupt) → the node, raced against its timeout and
    * the run's signal → AfterNodeCall. Never throws for a node's failure: it is the result.
    */
-  protected async executeNode(o: NodeCall): Promise<NodeStep> {
-    const started = performance.now();
-    const elapsed = () => performance.now() - started;
-    const stopped = await this.#beforeNode(o, elapsed);
-    if (stopped) return stopped;
-    this.onEvent?.({
-      type: "multiagent_node_start",
-      orchestrator: this.name,
-      nodeId: o.nodeId,
-      executionId: o.executionId,
-      ...parentIds(o.invocationState),
-    });
-    const { signal, dispose } = nodeSignal(o.signal, o.nodeId, this.nodeTimeoutMs);
-    try {
-      return await this.#runNode(o, signal, elapsed);
-    } catch (error) {
-      const reason = signal.aborted ? (signal.reason ?? error) : error;
-      return this.#finish(o, { status: "failed", error: describe(reason), durationMs: elapsed() }, reason, false);
-    } finally {
-      dispose();
-    }
-  }
-
-  /** BeforeNodeCall: the step when a hook paused, failed or cancelled the node; `undefined`: run it. */
-  async #beforeNode(o: NodeCall, elapsed: () => number): Promise<NodeStep | undefined> {
-    const before = new BeforeNodeCallEvent(this, o.invocationState, o.nodeId);
-    try {
-      await this.hooks.invoke(before);
-    } catch (error) {
-      if (error instanceof InterruptSignal) {
-        return {
-          kind: "paused",
-          paused: { input: o.input, started: false, state: null },
-          result: { status: "interrupted", durationMs: elapsed() },
-        };
-      }
-      return this.#finish(o, { status: "failed", error: describe(error), durationMs: elapsed() }, error, false);
-    }
-    if (before.cancelNode === false) return undefined;
-    const message =
-      typeof before.cancelNode === "string" && before.cancelNode
-        ? before.cancelNode
-        : `Node "${o.nodeId}" was cancelled.`;
-    return this.#finish(o, { status: "failed", error: message, durationMs: elapsed() }, new Error(message), true);
-  }
-
-  /** The node itself, raced against its signal: its pause (interrupts collected) or its result. */
-  async #runNode(o: NodeCall, signal: AbortSignal, elapsed: () => number): Promise<NodeStep> {
-    const run = runNode({
-      node: o.node,
-      nodeId: o.nodeId,
-      input: o.input,
-      invocationState: runContext.streamPath.with(o.invocationState, o.executionId),
-      signal,
-      resume: o.resume?.started ? o.resume : undefined,
-      answers: this.answersFor(o.nodeId),
-    });
-    const out = await raceAbort(run, signal);
-    if (out.kind !== "paused")
-      return this.#finish(o, { status: "completed", result: out.output, durationMs: elapsed() }, undefined, false);
-    this.collectNodeInterrupts(o.nodeId, out.interrupts);
-    this.onEvent?.({
-      type: "multiagent_node_stop",
-      orchestrator: this.name,
-      nodeId: o.nodeId,
-      executionId: o.executionId,
-      status: "interrupted",
-      interruptIds: out.interrupts.map((i) => nodeInterruptId(o.nodeId, i.id)),
-    });
-    const result: NodeResult = { status: "interrupted", durationMs: elapsed() };
-    return { kind: "paused", paused: { input: o.input, started: true, state: out.state }, result };
-  }
-
-  async #finish(
-    o: { nodeId: string; executionId: string; invocationState: InvocationState },
-    result: NodeResult,
-    error: unknown,
-    cancelled: boolean,
-  ): Promise<NodeStep> {
-    this.dropNodeInterrupts(o.nodeId);
-    const stop: { text?: string; error?: string } = {};
-    if (result.result) stop.text = result.result.text;
-    if (result.error !== undefined) stop.error = result.error;
-    this.onEvent?.({
-      type: "multiagent_node_stop",
-      orchestrator: this.name,
-      nodeId: o.nodeId,
-      executionId: o.executionId,
-      status: cancelled ? "cancelled" : result.status,
-      ...stop,
-    });
-    try {
-      await this.hooks.invoke(new AfterNodeCallEvent(this, o.invocationState, o.nodeId, result, error));
-    } catch (e) {
-      // An After hook cannot undo the node; its failure is recorded on the node, not lost.
-      if (!(e instanceof InterruptSignal)) result = { ...result, status: "failed", error: describe(e) };
-    }
-    return { kind: "done", result, cancelled };
+  protected executeNode(o: NodeCall): Promise<NodeStep> {
+    this.#nodeHost ??= {
+      orchestrator: this,
+      nodeTimeoutMs: this.nodeTimeoutMs,
+      onEvent: this.onEvent,
+      answersFor: (nodeId) => this.answersFor(nodeId),
+      collectNodeInterrupts: (nodeId, inner) => this.collectNodeInterrupts(nodeId, inner),
+      dropNodeInterrupts: (nodeId) => this.dropNodeInterrupts(nodeId),
+    };
+    return callNode(this.#nodeHost, o);
   }
 }

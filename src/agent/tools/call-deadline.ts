@@ -54,97 +54,74 @@ export function callDeadline(o: {
       return controller.signal;
     },
     wait<T>(run: Promise<T>): Promise<T> {
-      run.then(undefined, () => undefined);
-      return new Promise<T>((resolve, reject) => {
-        let grace: ReturnType<typeof setTimeout> | undefined;
-        const finish = () => {
-          clearTimeout(deadline);
-          clearTimeout(grace);
-          stopWaiting();
-          unlink();
-        };
-        const stopWaiting = runSignal.aborted
-          ? () => false
-          : onAbort(runSignal, (reason) => {
-              finish();
-              reject(reason);
-            });
-        if (runSignal.aborted) return reject(runSignal.reason);
-        const deadline =
-          o.timeoutMs <= MAX_TIMER_MS
-            ? setTimeout(() => {
-                timedOut = new ToolTimeoutError(o.tool, o.toolUseId, o.timeoutMs);
-                controller?.abort(timedOut);
-                grace = setTimeout(() => {
-                  finish();
-                  reject(new ToolAbandonedError(o.tool, o.toolUseId, "timeout", run));
-                }, o.graceMs);
-              }, o.timeoutMs)
-            : undefined;
-        run.then(
-          (value) => {
-            finish();
-            resolve(value);
-          },
-          (error: unknown) => {
-            finish();
-            reject(error);
-          },
-        );
-      });
+      const wait = graceWait(run, o.graceMs, (late) => new ToolAbandonedError(o.tool, o.toolUseId, "timeout", late));
+      // The run's abort ends the wait at once: the run is over, nothing waits for the call.
+      const stopWaiting = runSignal.aborted ? wait.fail(runSignal.reason) : onAbort(runSignal, wait.fail);
+      const deadline =
+        o.timeoutMs <= MAX_TIMER_MS
+          ? setTimeout(() => {
+              timedOut = new ToolTimeoutError(o.tool, o.toolUseId, o.timeoutMs);
+              controller?.abort(timedOut);
+              wait.startGrace();
+            }, o.timeoutMs)
+          : undefined;
+      const finish = () => {
+        clearTimeout(deadline);
+        if (typeof stopWaiting === "function") stopWaiting();
+        unlink();
+      };
+      wait.promise.then(finish, finish);
+      return wait.promise;
     },
   };
 }
 
+/** A wait for a callback that can be given up on: see {@link graceWait}. */
+export interface GraceWait<T> {
+  /** Settles with the callback, or rejects as {@link GraceWait.fail} or the grace decide. */
+  readonly promise: Promise<T>;
+  /** The callback was told to stop: unless it settles within the grace, the wait rejects with the abandoned error. */
+  startGrace(): void;
+  /** Rejects the wait now (the run is over). */
+  fail(reason: unknown): void;
+}
+
 /**
- * Settles with `run`, or rejects: with the run's abort reason as soon as `runSignal` aborts (the run is
- * over: nothing waits for the call), or with `abandoned(run)` once `run` has not settled `graceMs` after
- * `callSignal` aborted (its callback ignores its signal). A late failure of `run` is never unhandled.
+ * Waits for a tool's callback, for as long as it takes until {@link GraceWait.startGrace}, then for the
+ * grace only: one rule for a call past its deadline and for a call stopped at the edge. A late failure
+ * of `run` is never unhandled.
  * @param run - The callback's promise.
- * @param callSignal - The call's own signal (its deadline, a Stop).
- * @param o - The run's signal, the grace, and the error of an abandoned call.
+ * @param graceMs - How long it has once told to stop.
+ * @param abandoned - The error of a call let go (it gets `run`, still pending).
+ * @returns The wait.
  */
-export function graceAfterAbort<T>(
-  run: Promise<T>,
-  callSignal: AbortSignal,
-  o: { runSignal?: AbortSignal | undefined; graceMs: number; abandoned: (late: Promise<T>) => Error },
-): Promise<T> {
-  run.then(undefined, () => undefined);
-  return new Promise<T>((resolve, reject) => {
-    let grace: ReturnType<typeof setTimeout> | undefined;
-    let stopWaiting = (): unknown => undefined;
-    const finish = () => {
-      clearTimeout(grace);
-      stopWaiting();
-      callSignal.removeEventListener("abort", onCallAbort);
-    };
-    const onRunAbort = () => {
-      finish();
-      reject(o.runSignal?.reason);
-    };
-    const onCallAbort = () => {
-      // The run's own abort is the run's to answer (it ends at once); only the call's own starts a grace.
-      if (o.runSignal?.aborted) return;
-      grace = setTimeout(() => {
-        finish();
-        reject(o.abandoned(run));
-      }, o.graceMs);
-    };
-    if (o.runSignal?.aborted) return onRunAbort();
-    if (o.runSignal) stopWaiting = onAbort(o.runSignal, onRunAbort);
-    if (callSignal.aborted) onCallAbort();
-    else callSignal.addEventListener("abort", onCallAbort, { once: true });
-    run.then(
-      (value) => {
-        finish();
-        resolve(value);
-      },
-      (error: unknown) => {
-        finish();
-        reject(error);
-      },
-    );
+export function graceWait<T>(run: Promise<T>, graceMs: number, abandoned: (late: Promise<T>) => Error): GraceWait<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
   });
+  let settled = false;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const end = (settle: () => void) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(grace);
+    settle();
+  };
+  run.then(
+    (value) => end(() => resolve(value)),
+    (error: unknown) => end(() => reject(error)),
+  );
+  return {
+    promise,
+    startGrace() {
+      if (settled || grace !== undefined) return;
+      grace = setTimeout(() => end(() => reject(abandoned(run))), graceMs);
+    },
+    fail: (reason) => end(() => reject(reason)),
+  };
 }
 
 /**

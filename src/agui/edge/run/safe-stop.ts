@@ -24,11 +24,10 @@ import type { Agent } from "../../../agent/agent.js";
 import { BeforeInvocationEvent, BeforeModelCallEvent, BeforeToolCallEvent } from "../../../agent/events.js";
 import { readPausedBatch } from "../../../agent/interrupts/paused-batch.js";
 import { callKey, runLedger } from "../../../agent/run-context.js";
-import type { AgentTool, ToolContext } from "../../../agent/tools/tools.js";
-import { ToolAbandonedError, graceAfterAbort } from "../../../agent/tools/call-deadline.js";
+import type { AgentTool, ToolContext, ToolOutput } from "../../../agent/tools/tools.js";
+import { ToolAbandonedError, graceWait } from "../../../agent/tools/call-deadline.js";
 import { DEFAULT_TOOL_GRACE_MS } from "../../../agent/limits.js";
-import { linkedAbort } from "../../../agent/shared/abort.js";
-import { onAbort } from "../../../agent/shared/abort-wait.js";
+import { type LinkedAbort, linkedAbort } from "../../../agent/shared/abort.js";
 
 /** The note the model and the person read for a call a Stop kept from running. */
 export const STOPPED_BEFORE_RUN = "The run was stopped on request before this tool ran.";
@@ -47,7 +46,7 @@ export class SafeStop {
   /** The resumed batch's calls as the model made them (their ledger keys), by id. */
   #resumed = new Map<string, unknown>();
   /** The executing calls' own Stops. */
-  #calls = new Set<AbortController>();
+  #calls = new Set<(reason: unknown) => void>();
   /** How long a call has to end once stopped (the agent's `toolGraceMs`). */
   #graceMs = DEFAULT_TOOL_GRACE_MS;
 
@@ -66,7 +65,7 @@ export class SafeStop {
     this.#requested = true;
     if (this.#resuming && !this.#began) this.#deferred = true;
     if (this.#deferred) return;
-    for (const call of this.#calls) call.abort(new DOMException("The run was stopped on request.", "AbortError"));
+    for (const stop of this.#calls) stop(new DOMException("The run was stopped on request.", "AbortError"));
     this.#abortIfIdle();
   }
 
@@ -137,11 +136,10 @@ export class SafeStop {
     const counted = Object.create(tool) as { -readonly [K in keyof AgentTool]: AgentTool[K] };
     counted.call = async (input, context) => {
       this.#executing++;
-      // The call's own Stop: the tool's signal follows it and the run's, and a grace starts with it.
-      const stop = new AbortController();
-      const link = linkedAbort(context.signal);
-      const unfollow = onAbort(stop.signal, (reason) => link.abort(reason));
-      this.#calls.add(stop);
+      // The call's own Stop: its signal (made when the tool reads it) aborts, and its grace starts.
+      let link: LinkedAbort | undefined;
+      let stopped: unknown;
+      let stop = (_reason: unknown): void => undefined;
       try {
         // Claimed after the Stop came (its claim is the store's round trip): it does not start.
         if (this.#requested && !this.#deferred) throw new Error(STOPPED_BEFORE_RUN);
@@ -149,21 +147,35 @@ export class SafeStop {
           agent: context.agent,
           toolUse: context.toolUse,
           invocationState: context.invocationState,
-          signal: link.signal,
+          get signal() {
+            link ??= linkedAbort(context.signal);
+            if (stopped !== undefined) link.abort(stopped);
+            return link.signal;
+          },
           get idempotencyKey() {
             return context.idempotencyKey;
           },
           interrupt: (request) => context.interrupt(request),
         };
-        const run = tool.call(input, own);
-        return await graceAfterAbort(run, stop.signal, {
-          graceMs: this.#graceMs,
-          abandoned: (late) => new ToolAbandonedError(tool.name, context.toolUse.toolUseId, "stopped", late),
+        let run: Promise<ToolOutput>;
+        try {
+          run = tool.call(input, own);
+        } catch (error) {
+          run = Promise.reject(error);
+        }
+        const wait = graceWait(run, this.#graceMs, (late) => {
+          return new ToolAbandonedError(tool.name, context.toolUse.toolUseId, "stopped", late);
         });
+        stop = (reason) => {
+          stopped = reason;
+          link?.abort(reason);
+          wait.startGrace();
+        };
+        this.#calls.add(stop);
+        return await wait.promise;
       } finally {
         this.#calls.delete(stop);
-        unfollow();
-        link.unlink();
+        link?.unlink();
         this.#executing--;
         // After a macrotask: the runner first takes the call's result (its wait races the signal).
         if (this.#requested && !this.#deferred) setTimeout(() => this.#abortIfIdle(), 0);

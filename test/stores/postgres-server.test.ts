@@ -109,6 +109,39 @@ describe("two pools (two processes) on one real server", () => {
     }
   });
 
+  test("a late settle racing a take-over from the other pool: the result is kept and replayed, or the take-over holds and nothing is recorded", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    const result = { status: "success" as const, content: [{ type: "text" as const, text: "sent 5" }] };
+    for (let i = 0; i < 12; i++) {
+      const thread = `t-${crypto.randomUUID()}`;
+      const first = await a.ledger(thread).claim("pay", { leaseMs: 1 });
+      if (first.status !== "claimed") throw new Error(first.status);
+      await new Promise((r) => setTimeout(r, 5));
+      const [, taken] = await Promise.all([
+        a.ledger(thread).settle("pay", first.token, result),
+        b.ledger(thread).claim("pay", { takeOverUnknown: true }),
+      ]);
+      const after = await a.ledger(thread).claim("pay");
+      if (taken.status === "claimed") expect(after.status).toBe("running");
+      else
+        expect([taken, after]).toEqual([
+          { status: "done", result },
+          { status: "done", result },
+        ]);
+    }
+  });
+
+  test("the same event batch appended from both pools at once is logged once", async () => {
+    const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
+    const thread = `t-${crypto.randomUUID()}`;
+    for (let from = 0; from < 20; from += 2) {
+      const batch = [{ n: from }, { n: from + 1 }];
+      await Promise.all([a, b, a, b].map((s) => s.appendEvents(thread, "r", from, batch, false)));
+    }
+    const logged = await b.readEvents(thread, "r", -1);
+    expect(logged?.events).toEqual(Array.from({ length: 20 }, (_, n) => ({ n })));
+  });
+
   test("compare-and-set from both pools over one version: exactly one wins", async () => {
     const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];
     const thread = `t-${crypto.randomUUID()}`;

@@ -4,21 +4,18 @@
  *
  * @module
  */
-import * as z from "zod/v4/mini";
-import { looseObject, recordOf } from "../agent/shared/lean-schemas.js";
 import type { InvocationState } from "../agent/events.js";
-import { InvalidStateError } from "../errors.js";
 import type { InterruptResponse } from "../agent/interrupts/interrupt.js";
 import {
   MultiAgentBase,
-  pausedNodeSchema,
   type MultiAgentInvokeOptions,
   type MultiAgentNode,
   type MultiAgentOptions,
   type PausedNode,
 } from "./base.js";
-import { fires, readyNodes, validateGraph, type GraphEdge, type GraphView } from "./graph-schedule.js";
-import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult, type NodeResult } from "./types.js";
+import { freshGraphRun, graphInput, graphView, loadGraphRun, type GraphRun } from "./graph-run.js";
+import { fires, readyNodes, validateGraph, type GraphEdge } from "./graph-schedule.js";
+import { HandoffEvent, MultiAgentTimeoutError, type MultiAgentResult } from "./types.js";
 import { linkedAbort, type LinkedAbort } from "../agent/shared/abort.js";
 
 export type { GraphEdge, GraphView } from "./graph-schedule.js";
@@ -35,27 +32,6 @@ export interface GraphOptions extends MultiAgentOptions {
 
 /** The outcome of {@link Graph.invoke}. */
 export type GraphResult = MultiAgentResult;
-
-const runSchema = z.object({
-  kind: z.literal("graph"),
-  task: z.string(),
-  seq: z.int(),
-  starts: recordOf(z.number()),
-  completions: recordOf(z.number()),
-  entryPending: z.array(z.string()),
-  executions: z.int(),
-  counts: recordOf(z.int()),
-  results: recordOf(
-    looseObject({ status: z.literal(["completed", "failed", "interrupted", "cancelled"]), durationMs: z.number() }),
-  ),
-  executionOrder: z.array(z.string()),
-  cancelledNodes: z.array(z.string()),
-  paused: recordOf(pausedNodeSchema),
-});
-type GraphRun = Omit<z.infer<typeof runSchema>, "results" | "paused"> & {
-  results: Record<string, NodeResult>;
-  paused: Record<string, PausedNode>;
-};
 
 /** One execution of the graph in progress: its run record, the nodes running, and why it stops. */
 interface Execution {
@@ -122,34 +98,13 @@ export class Graph extends MultiAgentBase {
    */
   async invoke(input: string | InterruptResponse[], options: MultiAgentInvokeOptions = {}): Promise<GraphResult> {
     return this.invokeWith(input, options, ({ resuming, task, invocationState, started }) =>
-      this.#execute(resuming ? this.#load() : this.#fresh(task), invocationState, options.signal, started),
+      this.#execute(
+        resuming ? loadGraphRun(this.interruptState.context, this.nodes) : freshGraphRun(task, this.entryPoints),
+        invocationState,
+        options.signal,
+        started,
+      ),
     );
-  }
-
-  #fresh(task: string): GraphRun {
-    return {
-      kind: "graph",
-      task,
-      seq: 0,
-      starts: {},
-      completions: {},
-      entryPending: [...this.entryPoints],
-      executions: 0,
-      counts: {},
-      results: {},
-      executionOrder: [],
-      cancelledNodes: [],
-      paused: {},
-    };
-  }
-
-  #load(): GraphRun {
-    const parsed = runSchema.safeParse(this.interruptState.context);
-    if (!parsed.success)
-      throw new InvalidStateError(`The paused graph's context is malformed: ${z.prettifyError(parsed.error)}`);
-    for (const id of Object.keys(parsed.data.paused))
-      if (!(id in this.nodes)) throw new InvalidStateError(`The paused graph names unknown node "${id}".`);
-    return parsed.data as unknown as GraphRun;
   }
 
   async #execute(
@@ -206,7 +161,7 @@ export class Graph extends MultiAgentBase {
 
   /** Starts every ready node, within `maxNodeExecutions`; notes why the graph cannot go on, if so. */
   #startReady(ex: Execution): void {
-    const view = this.#view(ex.run, ex.invocationState);
+    const view = graphView(ex.run, ex.invocationState);
     const { ready, waiting } = readyNodes(this, ex.run, view, new Set(ex.running.keys()));
     for (const id of ready) {
       if (ex.run.executions >= this.maxNodeExecutions) {
@@ -223,7 +178,7 @@ export class Graph extends MultiAgentBase {
   /** Starts one node (fresh, or resuming its pause) and records it among the running ones. */
   #start(ex: Execution, id: string, resume?: PausedNode): void {
     const { run } = ex;
-    const view = this.#view(run, ex.invocationState);
+    const view = graphView(run, ex.invocationState);
     const fromIds = resume ? [] : this.edges.filter((e) => e.to === id && fires(e, run, view)).map((e) => e.from);
     if (!resume) {
       run.executions++;
@@ -232,7 +187,7 @@ export class Graph extends MultiAgentBase {
     }
     run.starts[id] = run.seq++;
     run.entryPending = run.entryPending.filter((e) => e !== id);
-    const input = resume?.input ?? this.#input(run, id, fromIds);
+    const input = resume?.input ?? graphInput(run, fromIds);
     const p = this.#runNode(ex, id, input, fromIds, resume).finally(() => ex.running.delete(id));
     ex.running.set(id, p);
   }
@@ -296,17 +251,5 @@ export class Graph extends MultiAgentBase {
     };
     if (reason !== undefined) out.reason = reason;
     return out;
-  }
-
-  #view(run: GraphRun, invocationState: InvocationState): GraphView {
-    return { task: run.task, results: run.results, executionOrder: run.executionOrder, invocationState };
-  }
-
-  #input(run: GraphRun, _id: string, fromIds: readonly string[]): string {
-    const parts = fromIds.flatMap((from) => {
-      const text = run.results[from]?.result?.text;
-      return text === undefined ? [] : [`[${from}]\n${text}`];
-    });
-    return parts.length ? `${run.task}\n\nInputs from earlier nodes:\n\n${parts.join("\n\n")}` : run.task;
   }
 }

@@ -4,7 +4,7 @@
  * postgres-server.test.ts.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import {
   fromPglite,
   migrate,
@@ -22,16 +22,27 @@ await migrate(db);
 postgresContracts("PGlite", () => db);
 
 describe("migrate on PGlite", () => {
+  const own = PGlite.create();
+  afterAll(async () => (await own).close());
+
   test("is idempotent and records its version once", async () => {
     expect(await migrate(db)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
     const { rows } = await db.query("SELECT version FROM kaboo_schema_version", []);
     expect(rows.map((r) => r.version)).toEqual([POSTGRES_SCHEMA_VERSION]);
   });
 
+  // One more database (a PGlite costs seconds to start), taken through its life in order: never
+  // migrated, built from the exported SQL, then holding a newer schema.
+  test("a store on a database never migrated fails with THREAD_STORE_FAILED saying to run migrate", async () => {
+    const failure = await new PostgresThreadStore(fromPglite(await own)).load("t").catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ThreadStoreError);
+    expect((failure as ThreadStoreError).code).toBe("THREAD_STORE_FAILED");
+    expect((failure as Error).message).toMatch(/run migrate\(db\) first/);
+  });
+
   test("the exported SQL builds the same tables as migrate, and migrate then finds nothing to do", async () => {
-    const own = await PGlite.create();
-    await own.exec(POSTGRES_SCHEMA_SQL);
-    const mine = fromPglite(own);
+    await (await own).exec(POSTGRES_SCHEMA_SQL);
+    const mine = fromPglite(await own);
     expect(await migrate(mine)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
     const tables = (q: typeof db) =>
       q.query(
@@ -39,26 +50,12 @@ describe("migrate on PGlite", () => {
         [],
       );
     expect((await tables(mine)).rows).toEqual((await tables(db)).rows);
-    await own.close();
   });
 
   test("refuses a database whose schema is newer than this package", async () => {
-    const own = await PGlite.create();
-    const mine = fromPglite(own);
-    await migrate(mine);
+    const mine = fromPglite(await own);
     await mine.query("INSERT INTO kaboo_schema_version (version) VALUES ($1::integer)", [POSTGRES_SCHEMA_VERSION + 1]);
     await expect(migrate(mine)).rejects.toThrow(/schema is version 2; this package knows up to 1/);
-    await own.close();
-  });
-
-  test("a store on a database never migrated fails with THREAD_STORE_FAILED saying to run migrate", async () => {
-    const own = await PGlite.create();
-    const store = new PostgresThreadStore(fromPglite(own));
-    const failure = await store.load("t").catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(ThreadStoreError);
-    expect((failure as ThreadStoreError).code).toBe("THREAD_STORE_FAILED");
-    expect((failure as Error).message).toMatch(/run migrate\(db\) first/);
-    await own.close();
   });
 });
 

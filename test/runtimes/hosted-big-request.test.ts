@@ -4,25 +4,15 @@
  * from its alarm and asks whether the transfer went through; the transfer runs once. Before, keeping the
  * request failed with SQLITE_TOOBIG in the turn the run took its thread.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
-import { bundleEntry } from "./bundle.js";
-import { bank, json, pausedResume, runThenDrop, unknownQuestion, waitFor, worker } from "./hosted-client.js";
+import { bank, hostedWorld, json, pausedResume, runThenDrop, unknownQuestion, waitFor } from "./hosted-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-big-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { storage, worker } = hostedWorld("kaboo-hosted-big-");
 
 test("a 3 MB request that dies with its object mid-transfer is run again whole, and the transfer runs once", async () => {
-  const persist = join(dir, "big");
-  const first = await worker(script, persist);
+  const persist = storage("big");
+  const first = await worker(persist);
   // 1.5 million é (two bytes each) and astral characters: the kept text is cut in parts somewhere odd.
   const notes = `${"é".repeat(1_500_000)}😀${"x".repeat(10)}`;
   const resume = {
@@ -31,7 +21,7 @@ test("a 3 MB request that dies with its object mid-transfer is run again whole, 
   };
   await runThenDrop(first.url, resume, async () => (await bank(first.url)).some((e) => e.what === "started"));
   await first.mf.dispose();
-  const second = await worker(script, persist);
+  const second = await worker(persist);
   try {
     // The alarm ran the kept request again: the lost transfer is a question now, and it did not run again.
     const record = await waitFor(

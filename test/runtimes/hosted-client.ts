@@ -2,8 +2,12 @@
 // hosted-entry-worker.ts, and requests to it over HTTP as a browser would send them.
 import type { BaseEvent } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Miniflare } from "miniflare";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { bundleEntry } from "./bundle.js";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 
 /** A workerd with the hosted entry (on `persist`'s storage when given). */
@@ -27,6 +31,25 @@ export async function worker(
   });
   const url = (await mf.ready).toString().replace(/\/$/, "");
   return { mf, url };
+}
+
+/**
+ * A test file's hosted world: the entry bundled once before its tests and a folder for workerd's
+ * storage (removed after them). `storage(name)` is a path in that folder; `worker()` starts a
+ * workerd with the entry.
+ */
+export function hostedWorld(prefix: string) {
+  let dir = "";
+  let script = "";
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    script = await bundleEntry("hosted-entry-worker.ts");
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    storage: (name: string) => join(dir, name),
+    worker: (persist?: string, bindings?: Record<string, string>) => worker(script, persist, bindings),
+  };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,12 +7,8 @@
  * know has done nothing (the model's and the tools' fetches wait for the writes), a second run is
  * refused, a Stop and a reattach find the run, and the transfer runs at most once.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bundleEntry } from "./bundle.js";
+import { describe, expect, test } from "vitest";
 import {
   bank,
   body,
@@ -26,18 +22,11 @@ import {
   toolTexts,
   unknownQuestion,
   waitFor,
-  worker as start,
+  hostedWorld,
 } from "./hosted-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-first-byte-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { storage, worker } = hostedWorld("kaboo-first-byte-");
 
-const worker = (persist?: string, bindings?: Record<string, string>) => start(script, persist, bindings);
 const sent = async (url: string) => (await bank(url)).filter((e) => e.what === "sent").length;
 const started = async (url: string) => (await bank(url)).filter((e) => e.what === "started").length;
 const reattach = (url: string, threadId: string, runId?: string) =>
@@ -55,7 +44,7 @@ const stop = (url: string, threadId: string) =>
 
 describe("a hosted run's first byte before its first write (workerd)", () => {
   test("the object dies right after RUN_STARTED, before its writes: the store knows no run, nothing ran, the same request then runs once", async () => {
-    const persist = join(dir, "died-before-take");
+    const persist = storage("died-before-take");
     const first = await worker(persist);
     const resume = await pausedResume(first.url, "slow-t1", 50);
     const watched = open(first.url, resume);
@@ -119,7 +108,7 @@ describe("a hosted run's first byte before its first write (workerd)", () => {
   });
 
   test("a run refused while another runs does not replace the running one's kept request: the object dies, its alarm runs the first again", async () => {
-    const persist = join(dir, "refused-keeps-first");
+    const persist = storage("refused-keeps-first");
     const first = await worker(persist);
     const resume = await pausedResume(first.url, "t3", 5_000);
     const a = open(first.url, resume);
@@ -233,7 +222,7 @@ describe("a hosted run begins once its response took RUN_STARTED (workerd)", () 
 
 describe("a run the alarm runs again that is refused before it takes the thread (workerd)", () => {
   test("the alarm gives up: the thread is free, the kept request dropped, no alarm left, the run's log ends with why", async () => {
-    const persist = join(dir, "alarm-gives-up");
+    const persist = storage("alarm-gives-up");
     const first = await worker(persist);
     const resume = await pausedResume(first.url, "t6", 5_000);
     const a = open(first.url, resume);

@@ -9,13 +9,9 @@
  * and reattaches from one of them gets the run from its RUN_STARTED, the run again's first events
  * and its END events included.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bundleEntry } from "./bundle.js";
-import { body, load, sleep, waitFor, worker as start } from "./hosted-client.js";
+import { describe, expect, test } from "vitest";
+import { body, load, sleep, waitFor, hostedWorld } from "./hosted-client.js";
 import {
   expectEnded,
   expectRest,
@@ -29,18 +25,12 @@ import {
   reattachFrom,
 } from "./rerun-log-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-relog-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { storage, worker: start } = hostedWorld("kaboo-hosted-relog-");
 
 describe("the event log of a hosted run the alarm ran again (workerd)", () => {
   test("a reattach from any event of the dead attempt gets the rest of the run, to its RUN_FINISHED", async () => {
-    const persist = join(dir, "story");
-    const first = await start(script, persist);
+    const persist = storage("story");
+    const first = await start(persist);
     const story = body("t-relog", { messages: [{ id: "u1", role: "user", content: "a very long story" }] });
     const client = read(first.url, story);
     await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
@@ -50,7 +40,7 @@ describe("the event log of a hosted run the alarm ran again (workerd)", () => {
     await client.done;
     const seen = client.frames;
     expect(seen.some((f) => f.event.type === EventType.TEXT_MESSAGE_END)).toBe(false);
-    const second = await start(script, persist);
+    const second = await start(persist);
     try {
       const held = (await load(second.url, "t-relog")).lease;
       expect(held?.runId).toBe(story.runId);
@@ -93,8 +83,8 @@ describe("the event log of a hosted run the alarm ran again (workerd)", () => {
   });
 
   test("a reattach from an event the dead attempt never logged gets the run from its start", async () => {
-    const persist = join(dir, "tail");
-    const first = await start(script, persist);
+    const persist = storage("tail");
+    const first = await start(persist);
     // The object logs its first ten events only: the rest were on their way to storage when it died.
     const story = body("tail-relog", { messages: [{ id: "u1", role: "user", content: "a very long story" }] });
     const client = read(first.url, story);
@@ -104,7 +94,7 @@ describe("the event log of a hosted run the alarm ran again (workerd)", () => {
     const seen = client.frames;
     const lastSeen = seen.at(-1) as Frame;
     expect(indexOf(lastSeen)).toBeGreaterThan(20);
-    const second = await start(script, persist);
+    const second = await start(persist);
     try {
       const held = (await load(second.url, "tail-relog")).lease;
       expect(held?.runId).toBe(story.runId);

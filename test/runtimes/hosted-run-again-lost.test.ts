@@ -7,21 +7,11 @@
  * question (about the second) and starts nothing; told "it went through", the run ends. The bank
  * object's record counts every transfer that started: two, each one the person asked for.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
-import { bundleEntry } from "./bundle.js";
-import { bank, body, ending, json, pausedResume, run, sleep, waitFor, worker as start } from "./hosted-client.js";
+import { bank, body, ending, json, pausedResume, run, sleep, waitFor, hostedWorld } from "./hosted-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-again-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { storage, worker: start } = hostedWorld("kaboo-hosted-again-");
 
 const started = async (url: string) => (await bank(url)).filter((e) => e.what === "started").length;
 
@@ -53,7 +43,7 @@ async function diesMidTransfer(w: Awaited<ReturnType<typeof start>>, payload: un
 
 /** Starts workerd again on the storage and waits for the alarm's run again to end (the thread freed). */
 async function afterTheAlarm(persist: string) {
-  const w = await start(script, persist);
+  const w = await start(persist);
   const record = await waitFor(
     () => json<ThreadRecord>(`${w.url}/load?thread=t1`),
     (r) => r.lease === null,
@@ -64,8 +54,8 @@ async function afterTheAlarm(persist: string) {
 
 describe("a hosted 'run it again' whose object died mid-transfer too (workerd)", () => {
   test("the alarm runs the answering request again: asked again (a new question), the transfer never starts a third time", async () => {
-    const persist = join(dir, "twice");
-    const first = await start(script, persist);
+    const persist = storage("twice");
+    const first = await start(persist);
     const approve = await pausedResume(first.url, "t1", 5_000);
     await diesMidTransfer(first, approve, 1);
     const second = await afterTheAlarm(persist);

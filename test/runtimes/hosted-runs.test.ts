@@ -5,34 +5,12 @@
  * alarm, which runs the request again: the claimed call becomes the outcome_unknown question, and
  * the transfer never runs twice.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
-import { bundleEntry } from "./bundle.js";
-import {
-  bank,
-  body,
-  json,
-  pausedResume,
-  run,
-  runThenDrop,
-  toolTexts,
-  waitFor,
-  worker as start,
-} from "./hosted-client.js";
+import { bank, body, json, pausedResume, run, runThenDrop, toolTexts, waitFor, hostedWorld } from "./hosted-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const worker = (persist?: string) => start(script, persist);
+const { storage, worker } = hostedWorld("kaboo-hosted-");
 
 describe("a run hosted in its thread's Durable Object (workerd)", () => {
   test("a client that leaves mid-transfer: the run goes on in the object and records the transfer", async () => {
@@ -55,7 +33,7 @@ describe("a run hosted in its thread's Durable Object (workerd)", () => {
   });
 
   test("an object that dies mid-transfer: its alarm runs the request again, which asks whether the transfer went through", async () => {
-    const persist = join(dir, "died");
+    const persist = storage("died");
     const first = await worker(persist);
     const resume = await pausedResume(first.url, "t2", 5_000);
     await runThenDrop(first.url, resume, async () => (await bank(first.url)).some((e) => e.what === "started"));
@@ -86,7 +64,7 @@ describe("a run hosted in its thread's Durable Object (workerd)", () => {
   });
 
   test("the object's death ends only its own run's claims: a claim made from outside (a stateless handler sharing the ledger) stays live", async () => {
-    const persist = join(dir, "shared-ledger");
+    const persist = storage("shared-ledger");
     const first = await worker(persist);
     const resume = await pausedResume(first.url, "t3", 5_000);
     const claim = (url: string) => json<{ status: string }>(`${url}/claim?thread=t3&key=stateless-call`);
@@ -107,7 +85,7 @@ describe("a run hosted in its thread's Durable Object (workerd)", () => {
   });
 
   test("a live run keeps no credentials: the request is kept without its headers, and run again for the same person", async () => {
-    const persist = join(dir, "credentials");
+    const persist = storage("credentials");
     const first = await worker(persist);
     const ann = { authorization: "Bearer ann", cookie: "session=ann-cookie-secret" };
     const resume = await pausedResume(first.url, "t4", 5_000, ann);

@@ -8,13 +8,9 @@
  * run's end 3 s late in the first workerd (test/runtimes/hosted-entry-worker.ts), the window in which workerd is stopped
  * after the Stop; one named "lateend-…" 300 ms late, the window in which a Stop races the run's end.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { STOPPED_BEFORE_RUN } from "../../src/agui/edge/run/safe-stop.js";
-import { bundleEntry } from "./bundle.js";
 import {
   bank,
   body,
@@ -26,18 +22,11 @@ import {
   toolTexts,
   unknownQuestion,
   waitFor,
-  worker as start,
+  hostedWorld,
 } from "./hosted-client.js";
 
-let dir: string;
-let script: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "kaboo-hosted-stop-"));
-  script = await bundleEntry("hosted-entry-worker.ts");
-}, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { storage, worker } = hostedWorld("kaboo-hosted-stop-");
 
-const worker = (persist?: string, bindings?: Record<string, string>) => start(script, persist, bindings);
 const stop = (url: string, threadId: string, runId?: string) =>
   fetch(url, {
     method: "POST",
@@ -49,7 +38,7 @@ const say = (id: string, content: string) => ({ id, role: "user", content });
 
 describe("a Stop outlives the Durable Object that accepted it (workerd)", () => {
   test("a new turn: Stop accepted (twice), the object dies before the run's end; the alarm's run again ends cancelled, the model not called", async () => {
-    const persist = join(dir, "story");
+    const persist = storage("story");
     const first = await worker(persist, { SLOW_END: "1" });
     const story = body("slowend-s1", { messages: [say("u1", "a very long story")] });
     const client = open(first.url, story);
@@ -86,7 +75,7 @@ describe("a Stop outlives the Durable Object that accepted it (workerd)", () => 
   });
 
   test("a batch: the transfer cut off mid-call stays the question whether it went through, the one not started never starts", async () => {
-    const persist = join(dir, "batch");
+    const persist = storage("batch");
     const first = await worker(persist);
     const asked = await run(first.url, body("t-b", { messages: [say("u1", "pay alice 5 and bob 7 taking 5000")] }));
     const outcome = (asked.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } }).outcome;

@@ -1,31 +1,23 @@
 /** A delegate's approval through the AG-UI adapter: paused, answered, resumed exactly once — warm and cold. */
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/v4";
-import { Agent, MemoryExecutionLedger, ScriptedModel, tool } from "../../src/index.js";
-import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
+import { bankAgent, newBank, type Bank } from "../fixtures/bank.js";
 import { agentAsTool } from "../../src/multiagent/delegate.js";
 import { runAgui } from "../../src/agui/run.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
-function team(paid: string[]) {
-  const pay = tool({
-    name: "pay",
-    description: "Pay.",
-    inputSchema: z.object({ to: z.string() }),
-    callback: ({ to }) => {
-      paid.push(to);
-      return `paid ${to}`;
-    },
-  });
-  const clerk = new Agent({
+/** A lead that delegates to a clerk: the shared bank's payee-only transfer, gated in the clerk. */
+function team(bank: Bank) {
+  const clerk = bankAgent(bank, {
     name: "clerk",
     model: new ScriptedModel({
       script: ({ lastToolResults }) =>
-        lastToolResults.length ? { text: "clerk done" } : { toolCalls: [{ name: "pay", input: { to: "zoe" } }] },
+        lastToolResults.length ? { text: "clerk done" } : { toolCalls: [{ name: "transfer", input: { to: "zoe" } }] },
     }),
-    tools: [pay],
-    hooks: [new InterruptHook(["pay"], { agentName: "clerk" })],
+    payeeOnly: true,
+    result: ({ to }) => `paid ${to}`,
+    gate: { remember: false },
   });
   return new Agent({
     name: "lead",
@@ -50,8 +42,9 @@ const parentCall = (events: BaseEvent[]) =>
 
 describe("a delegate's approval over AG-UI", () => {
   it("names the parent's tool call, and resumes the delegate exactly once on a warm agent", async () => {
-    const paid: string[] = [];
-    const lead = team(paid);
+    const bank = newBank();
+    const paid = bank.sent;
+    const lead = team(bank);
     const first = await collect(runAgui({ agent: lead, input: input({ messages: [user("pay zoe")] }) }));
     const interrupt = interruptsOf(first)[0]!;
     expect(interrupt.toolCallId).toBe(parentCall(first));
@@ -89,17 +82,18 @@ describe("a delegate's approval over AG-UI", () => {
   });
 
   it("resumes on a cold agent (edge, reload) from the state snapshot alone, exactly once", async () => {
-    const paid: string[] = [];
-    const first = await collect(runAgui({ agent: team(paid), input: input({ messages: [user("pay zoe")] }) }));
+    const bank = newBank();
+    const paid = bank.sent;
+    const first = await collect(runAgui({ agent: team(bank), input: input({ messages: [user("pay zoe")] }) }));
     const state = stateOf(first);
     expect(Object.keys((state.kaboo_session as { delegates?: object }).delegates ?? {})).toEqual(["clerk"]);
     const resume = [
       { interruptId: interruptsOf(first)[0]!.id, status: "resolved" as const, payload: { approved: true } },
     ];
     const ledger = new MemoryExecutionLedger(); // the thread store's, at the edge
-    await collect(runAgui({ agent: team(paid), ledger, input: input({ messages: snap(first), state, resume }) }));
+    await collect(runAgui({ agent: team(bank), ledger, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
-    await collect(runAgui({ agent: team(paid), ledger, input: input({ messages: snap(first), state, resume }) }));
+    await collect(runAgui({ agent: team(bank), ledger, input: input({ messages: snap(first), state, resume }) }));
     expect(paid).toEqual(["zoe"]);
   });
 });

@@ -2,11 +2,9 @@
  * Interop: @ag-ui/client's unmodified HttpAgent (in this Node process, with Node's fetch) against
  * createAguiHandler bundled from src and served by workerd (miniflare) and by Deno (Deno.serve).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { HttpAgent, type AgentSubscriber } from "@ag-ui/client";
 import { EventType, type BaseEvent, type Message, type Tool } from "@ag-ui/core";
 import { Miniflare } from "miniflare";
@@ -15,7 +13,8 @@ import type { Grant } from "../../src/grants/grant.js";
 import { signGrant } from "../../src/grants/signing.js";
 import type { Bank } from "../fixtures/bank.js";
 import { INTEROP_SECRET } from "./agui-app.js";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer, MINIMATCH_ENV } from "./deno-process.js";
 
 interface Runtime {
   name: string;
@@ -50,35 +49,8 @@ const deno: Runtime = {
   async start() {
     const file = join(dir, "agui-server.mjs");
     writeFileSync(file, await bundleEntry("agui-entry-deno.ts"));
-    // minimatch reads this variable when it loads; Deno asks for a permission for any env read.
-    const args = [
-      "run",
-      "--allow-net=127.0.0.1",
-      "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
-      "--no-prompt",
-      "--no-config",
-      "--no-npm",
-      "--no-remote",
-      file,
-    ];
-    const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
-      cwd: dir,
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-      createInterface({ input: child.stdout! }).once("line", (line) =>
-        resolve((JSON.parse(line) as { port: number }).port),
-      );
-    });
-    return {
-      url: `http://127.0.0.1:${port}`,
-      stop: () =>
-        new Promise<void>((resolve) =>
-          child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()),
-        ),
-    };
+    const { url, stop } = await denoServer(file, dir, [], { flags: [MINIMATCH_ENV] });
+    return { url, stop };
   },
 };
 

@@ -5,14 +5,14 @@
  * and continues the run: it ends cancelled without calling the model. The Stop was that run's: the
  * next turn runs.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer } from "./deno-process.js";
 import { body, ending, open, run, sleep } from "./hosted-client.js";
 
 let dir: string;
@@ -28,35 +28,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(db: string, ...extra: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const args = [
-    "run",
-    "--unstable-kv",
-    `--allow-read=${dir}`,
-    `--allow-write=${dir}`,
-    "--allow-net=127.0.0.1",
-    "--no-prompt",
-    "--no-config",
-    "--no-npm",
-    "--no-remote",
-    file,
-    db,
-    ...extra,
-  ];
-  const child = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
-    cwd: dir,
-    env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(child);
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
+const serve = (db: string, ...extra: string[]) => denoServer(file, dir, [db, ...extra], { children });
 
 const stop = (url: string, threadId: string) =>
   fetch(url, {

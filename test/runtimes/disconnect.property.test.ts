@@ -4,17 +4,16 @@
  * Deno; the client drives them over HTTP from this process. KABOO_PROPERTY_RUNS / 10 raises the
  * count (default 20 per platform).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import fc from "fast-check";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 import { conversation, shape, type Handle } from "../agui/edge/disconnect-scenario.js";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer } from "./deno-process.js";
 
 const RUNS = Math.max(20, Math.floor((Number(process.env.KABOO_PROPERTY_RUNS) || 0) / 10));
 
@@ -47,27 +46,8 @@ const workerd = async (): Promise<Server> => {
 const deno = async (): Promise<Server> => {
   const file = join(dir, "disconnect.deno.mjs");
   writeFileSync(file, await bundleEntry("disconnect-entry-deno.ts"));
-  const args = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
-  const child: ChildProcess = spawn(
-    join(ROOT, "node_modules/.bin/deno"),
-    [...args, "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, join(dir, "disconnect.db")],
-    {
-      cwd: dir,
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once("exit", () => r()), child.kill()))),
-  };
+  const { url, stop } = await denoServer(file, dir, [join(dir, "disconnect.db")]);
+  return { url, stop };
 };
 
 describe.each([

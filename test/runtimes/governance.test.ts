@@ -4,11 +4,9 @@
  * goes across isolates: in workerd each request builds its own handler and stores (only the Durable
  * Objects are shared); in Deno two processes serve one KV file.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { EventType, type BaseEvent, type Message } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { Miniflare } from "miniflare";
@@ -19,7 +17,8 @@ import type { Grant } from "../../src/grants/grant.js";
 import { signGrant } from "../../src/grants/signing.js";
 import { AUDIT_CONTRACT_CHECKS } from "../agent/audit-contract.js";
 import type { ContractResult } from "../stores/contract.js";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer, kvFlags, MINIMATCH_ENV } from "./deno-process.js";
 import { GOVERNANCE_SECRET } from "./governance-app.js";
 import { GRANT_CHECKS } from "../stores/server-grant-contract.js";
 
@@ -53,30 +52,8 @@ async function workerd(persist?: string): Promise<Deployment> {
   return { a: call, b: call, stop: () => mf.dispose() };
 }
 
-async function denoProcess(file: string, db: string): Promise<{ url: string; child: ChildProcess }> {
-  const args = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
-  args.push(
-    "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
-    "--no-prompt",
-    "--no-config",
-    "--no-npm",
-    "--no-remote",
-    file,
-    db,
-  );
-  const child = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
-    cwd: dir,
-    env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
+const denoProcess = (file: string, db: string) =>
+  denoServer(file, dir, [db], { flags: [...kvFlags(dir), MINIMATCH_ENV] });
 
 async function deno(): Promise<Deployment> {
   const file = join(dir, "governance-server.mjs");
@@ -84,14 +61,10 @@ async function deno(): Promise<Deployment> {
   const db = join(dir, `kv-${crypto.randomUUID()}.sqlite`);
   const one = await denoProcess(file, db);
   const two = await denoProcess(file, db);
-  const stop = (child: ChildProcess) =>
-    new Promise<void>((resolve) =>
-      child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()),
-    );
   return {
     a: (path, init) => fetch(one.url + path, init),
     b: (path, init) => fetch(two.url + path, init),
-    stop: async () => void (await Promise.all([stop(one.child), stop(two.child)])),
+    stop: async () => void (await Promise.all([one.stop(), two.stop()])),
   };
 }
 

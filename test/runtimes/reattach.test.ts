@@ -4,15 +4,15 @@
  * thread's Durable Object (the object's own hub, and its SQLite log after a restart of workerd); in
  * Deno the client reconnects to another process on the same Deno KV file (the log, polled live).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { createParser } from "eventsource-parser";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer } from "./deno-process.js";
 
 let dir: string;
 beforeAll(() => {
@@ -126,34 +126,7 @@ describe("reattach in Deno: another process on the same Deno KV file", () => {
     for (const c of children) c.kill();
   });
 
-  async function serve(file: string, db: string): Promise<string> {
-    const args = [
-      "run",
-      "--unstable-kv",
-      `--allow-read=${dir}`,
-      `--allow-write=${dir}`,
-      "--allow-net=127.0.0.1",
-      "--no-prompt",
-      "--no-config",
-      "--no-npm",
-      "--no-remote",
-      file,
-      db,
-    ];
-    const child = spawn(join(ROOT, "node_modules/.bin/deno"), args, {
-      cwd: dir,
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    children.push(child);
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-      createInterface({ input: child.stdout! }).once("line", (line) =>
-        resolve((JSON.parse(line) as { port: number }).port),
-      );
-    });
-    return `http://127.0.0.1:${port}`;
-  }
+  const serve = async (file: string, db: string) => (await denoServer(file, dir, [db], { children })).url;
 
   test("a client that drops after event k and reconnects elsewhere gets exactly the rest", async () => {
     const file = join(dir, "reattach.deno.mjs");

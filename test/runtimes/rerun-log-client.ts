@@ -1,16 +1,16 @@
 // The client side of the re-run event-log tests (test/runtimes/*-rerun-log.test.ts): an SSE reader
 // that keeps each frame's id, a reattach, and the checks every reattached stream must pass.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, expect } from "vitest";
-import { bundleEntry, ROOT } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoServer } from "./deno-process.js";
 
 /** One SSE frame: its `id:` and its event. */
 export interface Frame {
@@ -117,33 +117,6 @@ export function expectRest(rest: Frame[], whole: Frame[], after: number): void {
   expect(rest.map((f) => f.event)).toEqual(whole.slice(after + 1).map((f) => f.event));
 }
 
-/** A Deno process serving the bundled entry `file` (in `dir`) on the KV database `db`; it prints its port. */
-export async function denoServer(
-  file: string,
-  dir: string,
-  args: string[],
-  children: ChildProcess[],
-): Promise<{ url: string; child: ChildProcess }> {
-  const flags = ["run", "--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`, "--allow-net=127.0.0.1"];
-  const child = spawn(
-    join(ROOT, "node_modules/.bin/deno"),
-    [...flags, "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, ...args],
-    {
-      cwd: dir,
-      env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  children.push(child);
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`deno exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once("line", (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
 /**
  * A test file's Deno fixture: `entry` bundled into a temporary folder before its tests, and that folder and every
  * process started from it gone after them.
@@ -165,6 +138,6 @@ export function denoFixture(entry: string, prefix: string) {
   });
   return {
     db: (name: string) => join(at.dir, name),
-    serve: (db: string) => denoServer(at.file, at.dir, [db], children),
+    serve: (db: string) => denoServer(at.file, at.dir, [db], { children }),
   };
 }

@@ -4,20 +4,18 @@
  * --unstable-kv on a temporary database file. Both run the contract of test/stores/contract.ts;
  * races go across requests (workerd) and across processes (Deno).
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 import type { ContractResult } from "../stores/contract.js";
 import { CONTRACT_CHECKS } from "../stores/contract.js";
 import { HOLDER_CHECKS } from "../stores/holder-contract.js";
-import { ROOT, bundleEntry } from "./bundle.js";
+import { bundleEntry } from "./bundle.js";
+import { denoOnce } from "./deno-process.js";
 
-const run = promisify(execFile);
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "kaboo-stores-"));
@@ -127,28 +125,7 @@ describe("DenoKvThreadStore in Deno (--unstable-kv, a database file)", () => {
     writeFileSync(file, await bundleEntry("stores-entry-deno.ts"));
   }, 60_000);
 
-  const deno = async (...args: string[]) => {
-    const { stdout } = await run(
-      join(ROOT, "node_modules/.bin/deno"),
-      [
-        "run",
-        "--unstable-kv",
-        `--allow-read=${dir}`,
-        `--allow-write=${dir}`,
-        "--no-prompt",
-        "--no-config",
-        "--no-npm",
-        "--no-remote",
-        file,
-        ...args,
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-      },
-    );
-    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as unknown;
-  };
+  const deno = (...args: string[]) => denoOnce(file, dir, args);
 
   test("passes the store contract", async () => {
     const results = (await deno("contract", join(dir, "contract.db"))) as ContractResult[];
@@ -172,29 +149,7 @@ describe("Deno KV: two processes answering the same approvals at the same instan
     writeFileSync(file, await bundleEntry("kv-approval-entry-deno.ts"));
   }, 60_000);
 
-  const deno = async (...args: string[]) => {
-    const { stdout } = await run(
-      join(ROOT, "node_modules/.bin/deno"),
-      [
-        "run",
-        "--unstable-kv",
-        `--allow-read=${dir}`,
-        `--allow-write=${dir}`,
-        "--no-prompt",
-        "--no-config",
-        "--no-npm",
-        "--no-remote",
-        file,
-        ...args,
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
-    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as unknown;
-  };
+  const deno = (...args: string[]) => denoOnce(file, dir, args);
 
   test("each call runs exactly once, and neither process ever sees 'database is locked'", async () => {
     const n = 24;

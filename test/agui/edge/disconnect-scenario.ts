@@ -14,7 +14,8 @@ import { bankAgent, newBank } from "../../fixtures/bank.js";
 /** A request handler: the handler itself, or `fetch` to a server. */
 export type Handle = (request: Request) => Promise<Response>;
 
-interface Frame {
+/** One SSE frame: its `id:` and its event. */
+export interface Frame {
   id: string | undefined;
   data: { type: string; outcome?: { type: string; interrupts?: { id: string }[] }; code?: string };
 }
@@ -67,7 +68,8 @@ function input(threadId: string, over: Record<string, unknown>): Body {
   };
 }
 
-async function read(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {
+/** Reads a response's SSE frames; stops after `limit` frames (dropping the connection) or at the end. */
+export async function readFrames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {
   const out: Frame[] = [];
   const parser = createParser({ onEvent: (m) => out.push({ id: m.id, data: JSON.parse(m.data) }) });
   const reader = res.body!.getReader();
@@ -87,17 +89,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One request as the client lives it: dropped after `drop` frames (if set), then recovered. */
 async function turn(handle: Handle, body: Body, drop: number | undefined, resend: boolean): Promise<Frame[]> {
-  const seen = await read(await handle(post(body)), drop);
+  const seen = await readFrames(await handle(post(body)), drop);
   if (terminal(seen.at(-1))) return seen;
   if (resend && Array.isArray(body.resume)) {
     for (;;) {
-      const again = await read(await handle(post({ ...body, runId: crypto.randomUUID() })));
+      const again = await readFrames(await handle(post({ ...body, runId: crypto.randomUUID() })));
       if (again.at(-1)?.data.code !== "RESUME_IN_PROGRESS") return again;
       await sleep(2);
     }
   }
   const last = seen.at(-1)?.id;
-  const rest = await read(
+  const rest = await readFrames(
     await handle(post({ kaboo_connect: { threadId: body.threadId } }, last ? { "last-event-id": last } : {})),
   );
   return [...seen, ...rest];

@@ -4,7 +4,6 @@
  * it missed, then the live tail. Two clients of one principal watch one run; anyone else is refused.
  */
 import { EventType } from "@ag-ui/core";
-import { createParser } from "eventsource-parser";
 import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
@@ -12,26 +11,7 @@ import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { post, quietLogger, send } from "./fixtures.js";
 import { input } from "../helpers.js";
-
-interface Frame {
-  id: string | undefined;
-  data: { type: string };
-}
-
-/** Reads frames from a response; stops after `limit` frames (dropping the connection) or at the end. */
-async function frames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {
-  const out: Frame[] = [];
-  const parser = createParser({ onEvent: (m) => out.push({ id: m.id, data: JSON.parse(m.data) }) });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  while (out.length < limit) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  await reader.cancel().catch(() => undefined);
-  return out.slice(0, limit);
-}
+import { readFrames } from "./disconnect-scenario.js";
 
 function storyHandler(principal?: (r: Request) => string) {
   const store = new MemoryThreadStore();
@@ -56,15 +36,15 @@ const story = (threadId: string) =>
 describe("reattach to a stored run", () => {
   test("a client that drops after event k gets exactly events k+1… on reconnect, for every k", async () => {
     const { handle } = storyHandler();
-    const whole = await frames(await handle(post(story("ref"))));
+    const whole = await readFrames(await handle(post(story("ref"))));
     expect(whole.at(-1)?.data.type).toBe(EventType.RUN_FINISHED);
     expect(whole.every((f) => f.id !== undefined)).toBe(true);
     const n = whole.length;
     for (const k of [1, 2, Math.floor(n / 2), n - 1]) {
       const threadId = `t${k}`;
-      const first = await frames(await handle(post(story(threadId))), k);
+      const first = await readFrames(await handle(post(story(threadId))), k);
       const last = first.at(-1)!.id!;
-      const rest = await frames(await handle(post({ kaboo_connect: { threadId } }, { "last-event-id": last })));
+      const rest = await readFrames(await handle(post({ kaboo_connect: { threadId } }, { "last-event-id": last })));
       const types = [...first, ...rest].map((f) => f.data.type);
       expect(types).toEqual(whole.map((f) => f.data.type));
       const ids = [...first, ...rest].map((f) => f.id);
@@ -89,11 +69,11 @@ describe("reattach to a stored run", () => {
       }),
     );
     const [a, b] = await Promise.all([
-      handle(post({ kaboo_connect: { threadId: "t" } })).then((r) => frames(r)),
-      handle(post({ kaboo_connect: { threadId: "t", after: -1 } })).then((r) => frames(r)),
+      handle(post({ kaboo_connect: { threadId: "t" } })).then((r) => readFrames(r)),
+      handle(post({ kaboo_connect: { threadId: "t", after: -1 } })).then((r) => readFrames(r)),
     ]);
-    const tail = await frames(rest);
-    const own = [...(await frames(new Response(head))), ...tail];
+    const tail = await readFrames(rest);
+    const own = [...(await readFrames(new Response(head))), ...tail];
     expect(a.map((f) => f.id)).toEqual(own.map((f) => f.id));
     expect(b.map((f) => f.id)).toEqual(own.map((f) => f.id));
   });
@@ -128,11 +108,11 @@ describe("reattach from the thread's event log", () => {
       agent: () => new Agent({ model: new ScriptedModel({ script: () => ({ text: "x" }) }) }),
       logger: quietLogger(),
     });
-    const whole = await frames(await handle(post(story("ref"))));
+    const whole = await readFrames(await handle(post(story("ref"))));
     for (const k of [1, 3, whole.length - 2]) {
       const threadId = `log${k}`;
-      const first = await frames(await handle(post(story(threadId))), k);
-      const rest = await frames(
+      const first = await readFrames(await handle(post(story(threadId))), k);
+      const rest = await readFrames(
         await other(post({ kaboo_connect: { threadId } }, { "last-event-id": first.at(-1)!.id! })),
       );
       expect([...first, ...rest].map((f) => f.data.type)).toEqual(whole.map((f) => f.data.type));
@@ -155,7 +135,7 @@ describe("reattach from the thread's event log", () => {
         new Agent({ model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(30) }), chunkSize: 8 }) }),
       logger: quietLogger(),
     });
-    const events = await frames(await h(post(story("w"))));
+    const events = await readFrames(await h(post(story("w"))));
     expect(events.length).toBeGreaterThan(40);
     expect(writes).toBeLessThanOrEqual(4);
     expect((await store.readEvents("w", events[0]!.id!.split(":")[0]!, -1))?.events).toHaveLength(events.length);

@@ -8,8 +8,7 @@ import { describe, expect, test } from "vitest";
 import { MemoryAuditLog, verifyAuditTrail } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { auditKinds } from "../../agent/audit-helpers.js";
-import { deferred } from "../../agent/helpers.js";
-import { bankHandler, newBank, pause, post, resumeBody, send, type BankOptions } from "./fixtures.js";
+import { heldCall, bankHandler, newBank, pause, post, resumeBody, send, type BankOptions } from "./fixtures.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,20 +61,14 @@ describe("audit trail on every path", () => {
   });
 
   test("a Stop after the approval, before the call starts: the trail has the approval and no execution", async () => {
-    const gate = deferred();
-    const started = deferred();
-    const s = setup({
-      hold: async () => {
-        started.resolve();
-        await gate.promise;
-      },
-    });
+    const held = heldCall();
+    const s = setup({ hold: held.hold });
     const { turn } = await pause(s.handle, "t", "pay bob 5", s.who);
     const running = send(s.handle, resumeBody("t", turn, { approved: true }), s.who);
-    await started.promise;
+    await held.started;
     const stop = await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.who));
     expect(stop.status).toBe(202);
-    gate.resolve();
+    held.release();
     const stopped = await running;
     expect(stopped.outcome).toBe("cancelled");
     expect(s.bank.transfers).toEqual([]);
@@ -85,21 +78,15 @@ describe("audit trail on every path", () => {
   });
 
   test("a connection dropped while the approved call executes: the trail still has the call and its result", async () => {
-    const gate = deferred();
-    const started = deferred();
-    const s = setup({
-      hold: async () => {
-        started.resolve();
-        await gate.promise;
-      },
-    });
+    const held = heldCall();
+    const s = setup({ hold: held.hold });
     const { turn } = await pause(s.handle, "t", "pay bob 5", s.who);
     const res = await s.handle(post(resumeBody("t", turn, { approved: true }), s.who));
     const reader = res.body!.getReader();
     await reader.read();
-    await started.promise;
+    await held.started;
     await reader.cancel();
-    gate.resolve();
+    held.release();
     for (let i = 0; i < 100 && (await s.store.load("t")).lease !== null; i++) await sleep(10);
     const entries = await s.audit.entries("t");
     expect(s.bank.transfers).toHaveLength(1);

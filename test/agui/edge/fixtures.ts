@@ -10,6 +10,7 @@ import type { ApprovalScope } from "../../../src/hooks/approval/request.js";
 import { type Agent, BeforeToolCallEvent } from "../../../src/index.js";
 import { bankAgent as sharedBank, type Bank } from "../../fixtures/bank.js";
 import { capturingLogger } from "../../fixtures/logger.js";
+import { deferred } from "../../agent/helpers.js";
 import { input } from "../helpers.js";
 
 export { newBank, type Bank } from "../../fixtures/bank.js";
@@ -44,6 +45,17 @@ export function bankAgent(bank: Bank, secret: string | CryptoKey | undefined, o:
 }
 
 export const quietLogger = capturingLogger;
+
+/** A `hold` for {@link BankOptions}: `started` settles when a call reaches it; the call waits for `release()`. */
+export function heldCall() {
+  const started = deferred();
+  const gate = deferred();
+  const hold = async () => {
+    started.resolve();
+    await gate.promise;
+  };
+  return { started: started.promise, release: gate.resolve, hold };
+}
 
 /** Handler options a test overrides: any top-level option, and any option of a group. */
 export type HandlerOverrides = Partial<AguiHandlerOptions>;

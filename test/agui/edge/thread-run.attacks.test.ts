@@ -5,9 +5,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import { deferred } from "../../agent/helpers.js";
 import { input } from "../helpers.js";
-import { bankHandler, newBank, pause, post, resumeBody, send, type BankOptions } from "./fixtures.js";
+import { heldCall, bankHandler, newBank, pause, post, resumeBody, send, type BankOptions } from "./fixtures.js";
 
 function setup(o: BankOptions = {}) {
   const bank = newBank();
@@ -23,19 +22,13 @@ const say = (text: string) => ({ id: crypto.randomUUID(), role: "user" as const,
 
 describe("the thread's run record, attacked", () => {
   test("a server call a Stop left without a result cannot be answered by a tool message", async () => {
-    const gate = deferred();
-    const started = deferred();
-    const s = setup({
-      hold: async () => {
-        started.resolve();
-        await gate.promise;
-      },
-    });
+    const held = heldCall();
+    const s = setup({ hold: held.hold });
     const { turn } = await pause(s.handle, "t", "pay bob 5", s.ann);
     const running = send(s.handle, resumeBody("t", turn, { approved: true }), s.ann);
-    await started.promise;
+    await held.started;
     expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
-    gate.resolve();
+    held.release();
     const stopped = await running;
     expect(stopped.outcome).toBe("cancelled");
     expect(s.bank.transfers).toEqual([]);

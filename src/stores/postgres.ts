@@ -24,7 +24,7 @@ import {
 } from "./thread-store.js";
 import { appendEvents, compactEvents, readEvents } from "./postgres/events.js";
 import { PgLedger } from "./postgres/ledger.js";
-import { pgStep, type PgQueryable } from "./postgres/queryable.js";
+import { needs, pgStep, type PgQueryable } from "./postgres/queryable.js";
 
 export { PostgresAuditLog } from "./postgres/audit.js";
 export type { PostgresAuditLogOptions } from "./postgres/audit.js";
@@ -82,6 +82,11 @@ export class PostgresThreadStore implements ThreadStore {
    * @param options - `now` (default `Date.now`).
    */
   constructor(db: PgQueryable, options: PostgresThreadStoreOptions = {}) {
+    needs(
+      db,
+      ["query", "transaction"],
+      "PostgresThreadStore needs a database from fromNodePostgres, fromPostgresJs, fromNeon or fromPglite",
+    );
     this.#db = db;
     this.#now = options.now ?? Date.now;
   }

@@ -49,6 +49,32 @@ afterAll(async () => {
 postgresContracts("a real server (pg)", () => viaPg);
 postgresContracts("a real server (postgres.js)", () => viaPostgresJs);
 
+describe("the adapters' transactions on a real server", () => {
+  test.each(["pg", "postgres.js"])(
+    "%s: a transaction that throws writes nothing, and its connection goes back to the pool",
+    async (which) => {
+      const db = which === "pg" ? viaPg : viaPostgresJs;
+      const table = `test_tx_${which === "pg" ? "pg" : "js"}`;
+      await db.query(`CREATE TABLE ${table} (n integer)`, []);
+      // More failed transactions than the pool has connections (8): each gave its connection back.
+      for (let i = 0; i < 12; i++) {
+        const failed = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${table} (n) VALUES ($1::integer)`, [i]);
+          throw new Error("boom");
+        });
+        await expect(failed).rejects.toThrow("boom");
+      }
+      expect((await db.query(`SELECT count(*)::integer AS n FROM ${table}`, [])).rows).toEqual([{ n: 0 }]);
+      const kept = await db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${table} (n) VALUES (1)`, []);
+        return (await tx.query(`SELECT n FROM ${table}`, [])).rows;
+      });
+      expect(kept).toEqual([{ n: 1 }]);
+      expect((await db.query(`SELECT n FROM ${table}`, [])).rows).toEqual([{ n: 1 }]);
+    },
+  );
+});
+
 describe("two pools (two processes) on one real server", () => {
   test("claiming the same calls at once: exactly one claimed per call, the rest running", async () => {
     const [a, b] = [new PostgresThreadStore(pool()), new PostgresThreadStore(pool())];

@@ -5,9 +5,14 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, test } from "vitest";
+import { UserError } from "../../src/errors.js";
 import {
+  fromNodePostgres,
   fromPglite,
+  fromPostgresJs,
   migrate,
+  PostgresAuditLog,
+  PostgresGrantStore,
   POSTGRES_SCHEMA_SQL,
   POSTGRES_SCHEMA_VERSION,
   PostgresThreadStore,
@@ -91,3 +96,17 @@ describe("PostgresThreadStore on PGlite: what is stored", () => {
 function lease(token: string) {
   return { token, runId: "r", resume: false, expiresAt: Date.now() + 60_000 };
 }
+
+describe("what the entry refuses", () => {
+  test("an adapter or store given something else than a driver's object: a UserError naming what to pass", async () => {
+    expect(() => fromNodePostgres({} as never)).toThrow(/needs a Pool of pg .* no query or connect method/);
+    expect(() => fromPostgresJs({ unsafe() {} } as never)).toThrow(/postgres\(url\).* no begin method/);
+    expect(() => fromPglite(null as never)).toThrow(UserError);
+    expect(() => new PostgresThreadStore({ query: async () => ({ rows: [] }) } as never)).toThrow(
+      /no transaction method/,
+    );
+    expect(() => new PostgresAuditLog({} as never)).toThrow(UserError);
+    expect(() => new PostgresGrantStore(undefined as never)).toThrow(UserError);
+    await expect(migrate({} as never)).rejects.toBeInstanceOf(UserError);
+  });
+});

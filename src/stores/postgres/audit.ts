@@ -6,7 +6,7 @@
  * @module
  */
 import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../../agent/audit/audit.js";
-import { pgStep, type PgQuery } from "./queryable.js";
+import { needs, pgStep, type PgQuery } from "./queryable.js";
 
 /** Options of {@link PostgresAuditLog}. */
 export interface PostgresAuditLogOptions {
@@ -30,6 +30,11 @@ export class PostgresAuditLog extends ChainedAuditLog {
    * @param options - `now` (default `Date.now`).
    */
   constructor(db: PgQuery, options: PostgresAuditLogOptions = {}) {
+    needs(
+      db,
+      ["query"],
+      "PostgresAuditLog needs a database from fromNodePostgres, fromPostgresJs, fromNeon or fromPglite",
+    );
     super(pgAuditStorage(db), options.now);
   }
 }

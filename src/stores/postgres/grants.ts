@@ -13,7 +13,7 @@ import {
   type PrincipalGrantBackend,
   type PrincipalGrantStoreOptions,
 } from "../principal-grants.js";
-import { pgStep, type PgQuery } from "./queryable.js";
+import { needs, pgStep, type PgQuery } from "./queryable.js";
 
 /** Options of {@link PostgresGrantStore}. */
 export type PostgresGrantStoreOptions = PrincipalGrantStoreOptions;
@@ -34,6 +34,11 @@ export class PostgresGrantStore extends PrincipalGrantStore {
    * @param options - `now` (default `Date.now`), `audit` (default none).
    */
   constructor(db: PgQuery, options: PostgresGrantStoreOptions = {}) {
+    needs(
+      db,
+      ["query"],
+      "PostgresGrantStore needs a database from fromNodePostgres, fromPostgresJs, fromNeon or fromPglite",
+    );
     super(pgGrantBackend(db), options);
   }
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { KabooError } from "../../errors.js";
+import { KabooError, UserError } from "../../errors.js";
 import { ThreadStoreError } from "../thread-store.js";
 
 /**
@@ -60,6 +60,7 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
  * ```
  */
 export function fromNodePostgres(pool: NodePostgresPoolLike): PgQueryable {
+  needs(pool, ["query", "connect"], "fromNodePostgres (or fromNeon) needs a Pool of pg or @neondatabase/serverless");
   const on = (client: NodePostgresClientLike): PgQuery => ({
     query: async (text, params) => ({ rows: (await client.query(text, [...params])).rows }),
   });
@@ -115,6 +116,7 @@ export interface PostgresJsTransactionLike {
  * @returns The database.
  */
 export function fromPostgresJs(sql: PostgresJsLike): PgQueryable {
+  needs(sql, ["unsafe", "begin"], "fromPostgresJs needs the sql function that postgres(url) returns");
   const on = (s: PostgresJsTransactionLike): PgQuery => ({
     query: async (text, params) => ({ rows: [...(await s.unsafe(text, [...params] as never[]))] }),
   });
@@ -139,10 +141,24 @@ export interface PgliteLike {
  * @returns The database.
  */
 export function fromPglite(db: PgliteLike): PgQueryable {
+  needs(db, ["query", "transaction"], "fromPglite needs a PGlite database (await PGlite.create())");
   const on = (d: Pick<PgliteLike, "query">): PgQuery => ({
     query: async (text, params) => ({ rows: (await d.query(text, [...params])).rows as PgRow[] }),
   });
   return { ...on(db), transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
+}
+
+/**
+ * Checks that a value given for a driver's object has the methods the adapter calls.
+ *
+ * @param value - What the caller passed.
+ * @param methods - The methods it must have.
+ * @param what - The message, naming what to pass.
+ * @throws {UserError} When one is missing.
+ */
+export function needs(value: unknown, methods: readonly string[], what: string): void {
+  const missing = methods.filter((m) => typeof (value as Record<string, unknown> | null)?.[m] !== "function");
+  if (missing.length) throw new UserError(`${what}; it has no ${missing.join(" or ")} method.`);
 }
 
 /** SQLSTATEs of a transaction that lost to another and may simply run again. */

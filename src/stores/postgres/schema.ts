@@ -9,7 +9,7 @@
  * @module
  */
 import { ThreadStoreError } from "../thread-store.js";
-import { num, pgStep, type PgQueryable } from "./queryable.js";
+import { needs, num, pgStep, type PgQueryable } from "./queryable.js";
 
 /** One schema version: the statements that bring the previous version to it. */
 export interface PostgresMigration {
@@ -74,12 +74,18 @@ export interface MigrateResult {
  * @param db - The database.
  * @returns The version found and the version left.
  * @throws {ThreadStoreError} When the database holds a newer schema than this package knows, or fails.
+ * @throws {UserError} When `db` is not a database from one of the adapters.
  * @example
  * ```ts
  * await migrate(db); // at start-up, before serving
  * ```
  */
-export function migrate(db: PgQueryable): Promise<MigrateResult> {
+export async function migrate(db: PgQueryable): Promise<MigrateResult> {
+  needs(
+    db,
+    ["query", "transaction"],
+    "migrate needs a database from fromNodePostgres, fromPostgresJs, fromNeon or fromPglite",
+  );
   return pgStep("migrate", () =>
     db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`, []);

@@ -4,9 +4,11 @@
  * postgres-server.test.ts.
  */
 import { PGlite } from "@electric-sql/pglite";
+import { Pool as NeonPool } from "@neondatabase/serverless";
 import { afterAll, describe, expect, test } from "vitest";
 import { UserError } from "../../src/errors.js";
 import {
+  fromNeon,
   fromNodePostgres,
   fromPglite,
   fromPostgresJs,
@@ -59,6 +61,7 @@ describe("migrate on PGlite", () => {
 
   test("refuses a database whose schema is newer than this package", async () => {
     const mine = fromPglite(await own);
+    await migrate(mine);
     await mine.query("INSERT INTO kaboo_schema_version (version) VALUES ($1::integer)", [POSTGRES_SCHEMA_VERSION + 1]);
     await expect(migrate(mine)).rejects.toThrow(/schema is version 2; this package knows up to 1/);
   });
@@ -108,5 +111,12 @@ describe("what the entry refuses", () => {
     expect(() => new PostgresAuditLog({} as never)).toThrow(UserError);
     expect(() => new PostgresGrantStore(undefined as never)).toThrow(UserError);
     await expect(migrate({} as never)).rejects.toBeInstanceOf(UserError);
+  });
+
+  test("Neon's Pool is taken as it is (typed and checked; no connection is made here)", async () => {
+    const pool = new NeonPool({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
+    const db = fromNeon(pool);
+    expect([typeof db.query, typeof db.transaction]).toEqual(["function", "function"]);
+    await pool.end();
   });
 });

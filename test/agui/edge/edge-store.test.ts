@@ -10,7 +10,7 @@ import { deferred } from "../../agent/helpers.js";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { BeforeToolCallEvent, ScriptedModel } from "../../../src/index.js";
 import { bankAgent } from "../../fixtures/bank.js";
-import { bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./fixtures.js";
+import { heldCall, bankHandler, newBank, pause, quietLogger, resumeBody, send } from "./fixtures.js";
 import { input } from "../helpers.js";
 
 const approve = { approved: true };
@@ -266,19 +266,13 @@ describe("with a store, the ordinary turns", () => {
 describe("with a store, a thread has one run at a time", () => {
   test("a new turn while another run holds the thread → RUN_ERROR THREAD_BUSY, nothing of it runs", async () => {
     const bank = newBank();
-    let release = () => {};
-    const held = new Promise<void>((ok) => (release = ok));
     // The resume holds the thread once its call has started: wait for that, not for a fixed time
     // (under load the resume may not have claimed the thread after a few milliseconds).
-    const started = deferred();
-    const hold = () => {
-      started.resolve();
-      return held;
-    };
+    const { started, release, hold } = heldCall();
     const handle = bankHandler(bank, { stores: { thread: new MemoryThreadStore() } }, { hold });
     const { turn } = await pause(handle, "t", "pay kai 1");
     const resuming = send(handle, resumeBody("t", turn, approve));
-    await started.promise;
+    await started;
     const other = await send(
       handle,
       input({ threadId: "t", messages: [{ id: "u2", role: "user", content: "balance kai" }] }),
@@ -292,13 +286,7 @@ describe("with a store, a thread has one run at a time", () => {
 
   test("a live run renews its hold: a slow call does not let another run take the thread", async () => {
     const bank = newBank();
-    let release = () => {};
-    const held = new Promise<void>((ok) => (release = ok));
-    const started = deferred();
-    const hold = () => {
-      started.resolve();
-      return held;
-    };
+    const { started, release, hold } = heldCall();
     // Leases long enough that a loaded machine's late timer does not let one run out under a live run.
     const handle = bankHandler(
       bank,
@@ -308,7 +296,7 @@ describe("with a store, a thread has one run at a time", () => {
     const { turn } = await pause(handle, "t", "pay lou 2");
     const body = resumeBody("t", turn, approve);
     const slow = send(handle, body);
-    await started.promise;
+    await started;
     // Several leases long: a run that lives keeps its thread however long it takes.
     await new Promise((r) => setTimeout(r, 700));
     const other = await send(handle, { ...body, runId: crypto.randomUUID() });

@@ -26,12 +26,6 @@ import type { PausedBatch } from "./interrupts/paused-batch.js";
 import type { Agent } from "./agent.js";
 import { isObject } from "./shared/guards.js";
 
-export {
-  createSessionExchange,
-  getSessionExchange,
-  type CreateSessionExchangeOptions,
-} from "./interrupts/session-exchange.js";
-
 /** `invocationState` key of the conversation (AG-UI `threadId`), a string. */
 export const THREAD_ID_KEY = "threadId";
 /**

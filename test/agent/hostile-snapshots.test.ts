@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { Agent, InterruptState, InvalidStateError, ScriptedModel } from "../../src/index.js";
 import { withinDepth } from "../../src/agent/shared/json-depth.js";
-import { createSessionExchange } from "../../src/agent/run-context.js";
+import { createSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
 import { restoreSessionState } from "../../src/hooks/session-state-hook.js";
 import { parseThreadSnapshot } from "../../src/indexeddb/session-store.js";
 import { capturingLogger } from "../fixtures/logger.js";

@@ -1,11 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { InvalidRunContextError, KabooError } from "../../src/index.js";
+import { createSessionExchange, getSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
 import {
-  createSessionExchange,
   DELEGATION_ID_KEY,
   forwardedPropsWithGrants,
-  getSessionExchange,
   GRANTS_PROP,
   grantsIn,
   privateRunKey,

@@ -9,7 +9,8 @@ import {
   sessionSnapshot,
   staleCallId,
 } from "../../src/agent/interrupts/session.js";
-import { createSessionExchange, getSessionExchange, SESSION_EXCHANGE_KEY } from "../../src/agent/run-context.js";
+import { createSessionExchange, getSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
+import { SESSION_EXCHANGE_KEY } from "../../src/agent/run-context.js";
 import { capturingLogger } from "../fixtures/logger.js";
 
 const quiet = () => {

@@ -1,5 +1,5 @@
 /** Builds the invocationState a host (the AG-UI adapter) hands a run. */
-import { createSessionExchange } from "../../src/agent/run-context.js";
+import { createSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
 
 export function hostState(
   o: { grants?: unknown[]; publishes?: boolean; threadId?: string } = {},

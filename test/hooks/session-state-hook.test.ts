@@ -14,7 +14,8 @@ import {
   type Message,
 } from "../../src/index.js";
 import { SessionExchange } from "../../src/agent/interrupts/session.js";
-import { SESSION_EXCHANGE_KEY, createSessionExchange, getSessionExchange } from "../../src/agent/run-context.js";
+import { createSessionExchange, getSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
+import { SESSION_EXCHANGE_KEY } from "../../src/agent/run-context.js";
 import {
   SessionStateHook,
   restoreSessionState,

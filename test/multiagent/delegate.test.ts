@@ -9,7 +9,7 @@ import {
   type HookRegistry,
   type JsonValue,
 } from "../../src/index.js";
-import { createSessionExchange } from "../../src/agent/run-context.js";
+import { createSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
 import { restoreSessionState, sessionStateSnapshot } from "../../src/hooks/session-state-hook.js";
 import { agentAsTool } from "../../src/multiagent/index.js";
 

@@ -5,7 +5,7 @@ import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js"
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { TRACE_LINKS_KEY } from "../../src/otel/index.js";
 import { restoreSessionState, SessionStateHook, sessionStateSnapshot } from "../../src/hooks/session-state-hook.js";
-import { createSessionExchange } from "../../src/agent/run-context.js";
+import { createSessionExchange } from "../../src/agent/interrupts/session-exchange.js";
 import { calls, runs, thread, transferTool } from "./bank-thread.js";
 import { tracing } from "./trace-fixtures.js";
 

@@ -50,6 +50,18 @@ function elsewhere(store: MemoryThreadStore): ThreadStore {
   };
 }
 
+/** An agent that echoes the user. */
+const echo = () =>
+  new Agent({ model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }) });
+
+/** The echo behind a handler on `store`, and behind another on the same storage in another isolate. */
+function twoIsolates(store: MemoryThreadStore) {
+  return {
+    handle: createAguiHandler({ stores: { thread: store }, agent: echo, logger: quietLogger() }),
+    other: createAguiHandler({ stores: { thread: elsewhere(store) }, agent: echo, logger: quietLogger() }),
+  };
+}
+
 const at = Date.now();
 /** What the dead attempt sent: the first five logged, the rest seen live only (its last batch died with it). */
 const sent = (runId: string): JsonValue[] => [
@@ -74,10 +86,7 @@ async function ranAgain() {
   const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
   expect(await store.compareAndSet("t1", 0, record)).toBe(true);
   await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
-  const agent = () =>
-    new Agent({ model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }) });
-  const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
-  const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
+  const { handle, other } = twoIsolates(store);
   // The request sent again (the object's alarm, another process) runs it again.
   await (await handle(post(request))).text();
   const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
@@ -181,11 +190,7 @@ describe("a reattach from an event the dead attempt never logged", () => {
         return store.compareAndSet(t, v, d);
       },
     };
-    const agent = () =>
-      new Agent({
-        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
-      });
-    const handle = createAguiHandler({ stores: { thread: slow }, agent, logger: quietLogger() });
+    const handle = createAguiHandler({ stores: { thread: slow }, agent: echo, logger: quietLogger() });
     const own = handle(post(request)).then((r) => r.text());
     await took;
     const early = reattach(handle, `${request.runId}:8`);
@@ -214,12 +219,7 @@ describe("a reattach from an event the dead attempt never logged", () => {
       { type: EventType.TEXT_MESSAGE_START, messageId: "m3", role: "assistant", timestamp: at },
     ];
     await store.appendEvents("t1", request.runId, 0, [...first, ...second], false);
-    const agent = () =>
-      new Agent({
-        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
-      });
-    const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
-    const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
+    const { handle, other } = twoIsolates(store);
     await (await handle(post(request))).text();
     const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
     await verified(whole.map((f) => f.event));
@@ -250,12 +250,7 @@ describe("a reattach from an event the dead attempt never logged", () => {
     const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
     expect(await store.compareAndSet("t1", 0, record)).toBe(true);
     await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
-    const agent = () =>
-      new Agent({
-        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
-      });
-    const handle = createAguiHandler({ stores: { thread: store }, agent, logger: quietLogger() });
-    const other = createAguiHandler({ stores: { thread: elsewhere(store) }, agent, logger: quietLogger() });
+    const { handle, other } = twoIsolates(store);
     await (await handle(post(request))).text();
     const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
     expect(whole[LOGGED]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
@@ -282,10 +277,7 @@ describe("a reattach from an event the dead attempt never logged", () => {
       new Agent({
         model: new ScriptedModel({ script: () => ({ text: "a long story ".repeat(60) }), chunkSize: 4, delayMs: 10 }),
       });
-    const quick = () =>
-      new Agent({
-        model: new ScriptedModel({ script: ({ lastUserText }) => ({ text: `You said: ${lastUserText}` }) }),
-      });
+    const quick = echo;
     const a = createAguiHandler({
       stores: { thread: stuck },
       agent: slow,

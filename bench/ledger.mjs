@@ -23,7 +23,7 @@ async function bundle(name, stubKey) {
   const stub = {
     name: "stub-execution-key",
     setup(b) {
-      b.onLoad({ filter: /src[\\/]agent[\\/]ledger\.ts$/ }, async (args) => {
+      b.onLoad({ filter: /src[\\/]agent[\\/]ledger[\\/]ledger\.ts$/ }, async (args) => {
         const text = await readFile(args.path, "utf8");
         const start = text.indexOf("export function executionKey");
         return {

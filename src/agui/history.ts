@@ -1,10 +1,10 @@
 /**
  * Store-owned history: with a thread store (the edge) or a session store (the page) the stored
  * transcript is the conversation. A new turn's `messages` must be the stored transcript (same ids,
- * same content) as a prefix, followed only by new messages: user messages, and results of
- * browser-tool calls the transcript holds open. The prefix may stop short of the stored end
- * (regenerate, edit the last message) only where nothing but text is cut: a tool call that
- * happened cannot be taken out of the record.
+ * same content; the results of one batch of calls in any order) as a prefix, followed only by new
+ * messages: user messages, and results of browser-tool calls the transcript holds open. The prefix
+ * may stop short of the stored end (regenerate, edit the last message) only where nothing but text
+ * is cut: a tool call that happened cannot be taken out of the record.
  *
  * System and developer messages are instructions, not history (they become the run's system
  * prompt and are never stored), so they are not compared. Everything else is refused with
@@ -76,12 +76,45 @@ export function continueHistory(stored: StoredHistory, incoming: readonly AguiMe
   const told = incoming.filter(instructions);
   const turn = incoming.filter((m) => !instructions(m));
   const record = stored.messages as readonly unknown[];
-  let kept = 0;
-  while (kept < record.length && kept < turn.length && comparable(turn[kept]) === comparable(record[kept])) kept++;
+  const kept = keptPrefix(record, turn);
   checkCut(record.slice(kept) as Loose[], kept);
   const prefix = record.slice(0, kept) as Loose[];
   checkNew(prefix, turn.slice(kept), new Set(record.map((m) => (m as Loose).id)), stored.pausedCallIds);
   return [...told, ...(prefix as unknown as AguiMessage[]), ...turn.slice(kept)];
+}
+
+/**
+ * How many of the record's messages the turn keeps, in order, except that the results of one batch
+ * of calls (a run of tool messages) may come in any order: a client lists each result as it
+ * arrives, so a call denied at once reads before one approved in the same batch that ran after it,
+ * while the record keeps the calls' order.
+ */
+function keptPrefix(record: readonly unknown[], turn: readonly unknown[]): number {
+  let kept = 0;
+  while (kept < record.length && kept < turn.length) {
+    const batch = toolRun(record, kept);
+    if (batch > 1 && sameMessages(record.slice(kept, kept + batch), turn.slice(kept, kept + batch))) {
+      kept += batch;
+      continue;
+    }
+    if (comparable(turn[kept]) !== comparable(record[kept])) break;
+    kept++;
+  }
+  return kept;
+}
+
+/** How many tool messages follow one another from `at`. */
+function toolRun(messages: readonly unknown[], at: number): number {
+  let end = at;
+  while (end < messages.length && (messages[end] as Loose).role === "tool") end++;
+  return end - at;
+}
+
+/** Whether two lists hold the same messages, in any order. */
+function sameMessages(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  const sorted = (list: readonly unknown[]) => list.map(comparable).sort().join("\n");
+  return sorted(a) === sorted(b);
 }
 
 /** A cut may drop text only: never a tool call or result that is in the record. */

@@ -94,7 +94,7 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
   yield runStarted(input);
   const mapper = new AguiEventMapper(newId, (name) => agent.tool(name)?.kind);
   const baseSystemPrompt = agent.systemPrompt;
-  let started: { invocationState: InvocationState; toolMessageIds: Map<string, string> } | undefined;
+  let started: StartedRun | undefined;
   let watched: WatchedAudit | undefined;
   try {
     const { invocationState, state, audit } = await contextOf(o);
@@ -129,23 +129,51 @@ export async function* runAgui(o: AguiRunOptions): AsyncGenerator<AGUIEvent> {
     }
     yield* finish(o, invocationState, result, { mapper, newId, toolMessageIds });
   } catch (error) {
-    yield* mapper.closeAll();
-    // A batch that failed part way keeps what finished: the front end gets it before the error.
-    // So does a resume whose batch finished before a later step failed: its pause is spent, and a
-    // thread store must record that, or a retry with another answer would run the calls again.
-    const pauseUsedUp = isResume(input) && !agent.interruptState.activated;
-    if (started && (error instanceof ToolBatchError || pauseUsedUp)) {
-      const transcript = agent.interruptState.activated
-        ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)]
-        : agent.messages;
-      yield* snapshots(o, started.invocationState, transcript, { newId, toolMessageIds: started.toolMessageIds });
-    }
-    // What the failed run recorded (an answer read before the call was refused, say) still reaches the client.
-    if (watched) yield* watched.drain();
-    yield runError(error);
+    yield* failedRun(o, error, { mapper, newId, started, watched });
   } finally {
     agent.systemPrompt = baseSystemPrompt;
   }
+}
+
+/** A run as far as it got: its state, and the AG-UI ids of its tool messages. */
+interface StartedRun {
+  invocationState: InvocationState;
+  toolMessageIds: Map<string, string>;
+}
+
+/**
+ * What a failed run still tells the client before its RUN_ERROR: its open messages closed, the
+ * snapshots when what it did must be kept, and what it recorded in the audit trail.
+ */
+async function* failedRun(
+  o: AguiRunOptions,
+  error: unknown,
+  run: {
+    mapper: AguiEventMapper;
+    newId: () => string;
+    started: StartedRun | undefined;
+    watched: WatchedAudit | undefined;
+  },
+): AsyncGenerator<AGUIEvent> {
+  const { agent } = o;
+  const { mapper, started } = run;
+  yield* mapper.closeAll();
+  // A batch that failed part way keeps what finished: the front end gets it before the error.
+  // So does a resume whose batch finished before a later step failed: its pause is spent, and a
+  // thread store must record that, or a retry with another answer would run the calls again.
+  const pauseUsedUp = isResume(o.input) && !agent.interruptState.activated;
+  if (started && (error instanceof ToolBatchError || pauseUsedUp)) {
+    const transcript = agent.interruptState.activated
+      ? [...agent.messages, ...pausedMessages(agent, mapper.responseId)]
+      : agent.messages;
+    yield* snapshots(o, started.invocationState, transcript, {
+      newId: run.newId,
+      toolMessageIds: started.toolMessageIds,
+    });
+  }
+  // What the failed run recorded (an answer read before the call was refused, say) still reaches the client.
+  if (run.watched) yield* run.watched.drain();
+  yield runError(error);
 }
 
 /** Runs the agent, yielding its events and state deltas as AG-UI events. @returns The run's result. */

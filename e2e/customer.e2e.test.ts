@@ -1,0 +1,25 @@
+/**
+ * The demo walked as a demanding bank customer (issue 37): a conversation that goes on after one
+ * payment is approved and the next denied, a persona that cannot stand in for a second person,
+ * words that say what happens, an audit trail a customer can read, and the small things.
+ */
+import { expect, test } from "vitest";
+import type { Page } from "playwright";
+import { ask, counts, fresh, lastAnswer, settle, useDemo } from "./harness.js";
+
+useDemo();
+
+const card = (page: Page, n = 0) => page.locator("#transcript .approval-card").nth(n);
+
+test("approve the first payment, deny the second: the conversation goes on", async () => {
+  const page = await fresh();
+  expect(await ask(page, "pay bob 5, then 20 to carol")).toBe("asked");
+  await card(page, 0).locator("[data-decision='once']").click();
+  await expect.poll(() => card(page, 0).locator(".tool-status").textContent()).toBe("Answered");
+  await card(page, 1).locator("[data-decision='deny']").click();
+  await settle(page);
+  expect((await counts(page))["transfer"]).toBe(1);
+  expect(await ask(page, "what's my balance?")).toBe("answered");
+  await expect.poll(() => lastAnswer(page)).toMatch(/Checking/);
+  expect(await page.textContent("#transcript")).not.toContain("MESSAGES_SNAPSHOT");
+});

@@ -34,6 +34,8 @@ export type Intent =
   | { kind: "balance" }
   | { kind: "statement" }
   | { kind: "freeze"; last4: string }
+  /** "unfreeze my card": the opposite of a freeze, which this assistant cannot do. */
+  | { kind: "unfreeze"; last4: string }
   | { kind: "explain" }
   | { kind: "undo" }
   | { kind: "recap" }
@@ -184,6 +186,8 @@ export function readIntent(text: string): Intent {
   if (theme) return { kind: "theme", theme: (theme[1] ?? theme[2]!).toLowerCase() };
   if (/\bbalances?\b|how much (?:do i have|money|is (?:in|on))/i.test(said)) return { kind: "balance" };
   if (/\bstatement|transactions|payments\b|spending|spent\b/i.test(said)) return { kind: "statement" };
+  if (/\b(?:un-?freeze|unfrozen|defreeze|un-?block|unlock|thaw|reactivate)\b/i.test(said) && /\bcard\b/i.test(said))
+    return { kind: "unfreeze", last4: /\b(\d{4})\b/.exec(said)?.[1] ?? "4821" };
   if (/\b(?:freeze|block|lost|stolen)\b/i.test(said) && /\bcard\b/i.test(said))
     return { kind: "freeze", last4: /\b(\d{4})\b/.exec(said)?.[1] ?? "4821" };
   if (/\bexplain|how does|how do(?:es)? (?:approvals?|it) work/i.test(said)) return { kind: "explain" };

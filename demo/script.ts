@@ -149,6 +149,12 @@ function forIntent(intent: Intent, said: string, messages: Message[]): ScriptedT
         text: "I'll ask the card service to freeze it.",
         toolCalls: [{ name: "freeze_card", input: { last4: intent.last4 } }],
       };
+    case "unfreeze":
+      return {
+        text:
+          `I can't unfreeze a card from here, and I haven't changed card •••• ${intent.last4}. ` +
+          "To use it again, unfreeze it in the Kaboo app (Cards → Unfreeze). I can freeze a card, look up your balances, and send or move money.",
+      };
     case "explain":
       return { reasoning: "A long answer: walk through the approval flow step by step.", text: EXPLAIN };
     case "undo":

@@ -36,9 +36,12 @@ export function editDistance(a: string, b: string, max = 2): number {
   return prev[b.length]!;
 }
 
+/** Words a slip away from a listened word that mean its opposite: never "put right" into it. */
+const OPPOSITES = new Set(["unfreeze", "unfrozen", "defreeze"]);
+
 function corrected(word: string): string {
   const lower = word.toLowerCase();
-  if (lower.length < 5 || WORDS.includes(lower)) return word;
+  if (lower.length < 5 || WORDS.includes(lower) || OPPOSITES.has(lower)) return word;
   const max = lower.length >= 8 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = max + 1;

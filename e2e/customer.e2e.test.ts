@@ -23,3 +23,16 @@ test("approve the first payment, deny the second: the conversation goes on", asy
   await expect.poll(() => lastAnswer(page)).toMatch(/Checking/);
   expect(await page.textContent("#transcript")).not.toContain("MESSAGES_SNAPSHOT");
 });
+
+test("'unfreeze my card' never proposes a freeze: nothing is asked, nothing runs, the answer says what to do", async () => {
+  const page = await fresh();
+  for (const text of ["unfreeze my card", "Please unblock my card 4821"]) {
+    expect(await ask(page, text)).toBe("answered");
+    await expect.poll(() => lastAnswer(page)).toMatch(/can't unfreeze a card from here/);
+  }
+  expect(await page.locator("#transcript .approval-card").count()).toBe(0);
+  expect(await page.textContent("#transcript")).not.toMatch(/Freeze card/);
+  expect((await counts(page))["freeze_card"]).toBeUndefined();
+  // A freeze is still a freeze.
+  expect(await ask(page, "freeze my card")).toBe("asked");
+});

@@ -25,6 +25,14 @@ describe("readIntent", () => {
     expect(readIntent(text)).toEqual(intent);
   });
 
+  test("'unfreeze my card' is the opposite of a freeze, never read as one (issue 37)", () => {
+    expect(fixSlips("unfreeze my card")).toBe("unfreeze my card");
+    for (const text of ["unfreeze my card", "Unfreeze card 1234", "please unblock my card", "unlock my card"])
+      expect(readIntent(text).kind).toBe("unfreeze");
+    expect(readIntent("freeze my card")).toEqual({ kind: "freeze", last4: "4821" });
+    expect(readIntent("frezee my card").kind).toBe("freeze");
+  });
+
   test("wires keep their currency and IBAN", () => {
     expect(readIntent("Wire 900 EUR to Lena DE89370400440532013000")).toEqual({
       kind: "wire",

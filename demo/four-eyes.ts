@@ -4,7 +4,9 @@
  * waits for the other person (it can only withdraw), the other person's card approves.
  */
 import type { Interrupt as AguiInterrupt } from "@ag-ui/core";
-import { persona, personaLabel } from "./persona.js";
+import { approvalRequest } from "./approval-request.js";
+import { formatMoney } from "./money.js";
+import { persona } from "./persona.js";
 
 /** A wire above this amount (in its own currency) needs a second person's approval. */
 export const FOUR_EYES_OVER = 10_000;
@@ -42,12 +44,27 @@ export function fourEyesStatus(i: AguiInterrupt): string | undefined {
   return waitsForOther(i) ? "Needs a second person" : "Needs your approval";
 }
 
+/**
+ * Who asked, as this tab's person says it: "You", or "Your partner" for the other person (each is
+ * the other's partner), never the other person's own "You".
+ */
+export function askedBy(principal: string | null): string {
+  if (principal === persona()) return "You";
+  return principal === "you" || principal === "partner" ? "Your partner" : (principal ?? "Someone");
+}
+
+/** The threshold in the wire's own currency ("€10,000.00", "$10,000.00"): the demo has no exchange rates. */
+export function threshold(i: AguiInterrupt): string {
+  const currency = approvalRequest(i)?.input["currency"];
+  return formatMoney(FOUR_EYES_OVER, typeof currency === "string" ? currency : "EUR").replace(/\.00$/, "");
+}
+
 /** What the card says about a four-eyes request, for this tab's person. */
 export function fourEyesNote(i: AguiInterrupt): string | undefined {
   const q = quorumOf(i);
   if (!q) return undefined;
-  const over = FOUR_EYES_OVER.toLocaleString("en");
+  const over = threshold(i);
   if (waitsForOther(i))
     return `A wire over ${over} needs a second person: you asked for it, so you cannot approve it. Your partner approves it in their own tab (switch “Acting as” there); you can withdraw it.`;
-  return `${personaLabel(q.requestedBy)} asked for this wire. It is over ${over}, so it needs your approval before it runs.`;
+  return `${askedBy(q.requestedBy)} asked for this wire. It is over ${over}, so it needs your approval before it runs.`;
 }

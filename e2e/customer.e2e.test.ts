@@ -4,12 +4,29 @@
  * words that say what happens, an audit trail a customer can read, and the small things.
  */
 import { expect, test } from "vitest";
-import type { Page } from "playwright";
-import { ask, counts, fresh, lastAnswer, settle, useDemo } from "./harness.js";
+import type { BrowserContext, Page } from "playwright";
+import { ask, counts, fresh, lastAnswer, newContext, openDemo, settle, useDemo } from "./harness.js";
 
 useDemo();
 
 const card = (page: Page, n = 0) => page.locator("#transcript .approval-card").nth(n);
+
+/** The requester asks for a wire over the four-eyes threshold in one tab; returns their page. */
+async function requestBigWire(context: BrowserContext, text: string): Promise<Page> {
+  const mine = await openDemo(context);
+  expect(await ask(mine, text)).toBe("asked");
+  await expect.poll(() => card(mine).locator(".tool-status").textContent()).toBe("Needs a second person");
+  return mine;
+}
+
+/** The partner, in a second tab of the same browser, opens the conversation titled `title`. */
+async function partnerOpens(context: BrowserContext, title: string): Promise<Page> {
+  const theirs = await openDemo(context);
+  await theirs.selectOption("#persona", "partner");
+  await theirs.click(`#thread-list .thread:has-text('${title}')`);
+  await theirs.waitForSelector("body[data-status='awaiting-approval']");
+  return theirs;
+}
 
 test("approve the first payment, deny the second: the conversation goes on", async () => {
   const page = await fresh();
@@ -35,4 +52,15 @@ test("'unfreeze my card' never proposes a freeze: nothing is asked, nothing runs
   expect((await counts(page))["freeze_card"]).toBeUndefined();
   // A freeze is still a freeze.
   expect(await ask(page, "freeze my card")).toBe("asked");
+});
+
+test("the partner reads who asked in their own words, and the threshold names the wire's currency", async () => {
+  const context = await newContext();
+  const mine = await requestBigWire(context, "Wire 11000 USD to Lena FR1420041010050500013M02606");
+  expect(await card(mine).locator(".four-eyes").textContent()).toContain("A wire over $10,000 needs a second person");
+  const theirs = await partnerOpens(context, "Wire 11000");
+  const note = (await card(theirs).locator(".four-eyes").textContent()) ?? "";
+  expect(note).toContain("Your partner asked for this wire.");
+  expect(note).not.toMatch(/^You asked/);
+  expect(note).toContain("over $10,000");
 });

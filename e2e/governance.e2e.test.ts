@@ -63,7 +63,7 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     await theirs.waitForSelector("body[data-status='awaiting-approval']");
     const theirCard = theirs.locator("#transcript .approval-card");
     expect(await theirCard.locator(".tool-status").textContent()).toBe("Needs your approval");
-    expect(await theirCard.locator(".four-eyes").textContent()).toContain("You asked for this wire");
+    expect(await theirCard.locator(".four-eyes").textContent()).toContain("Your partner asked for this wire");
     expect(await axeProblems(theirs), "partner's card").toEqual([]);
     await shot(theirs, `four-eyes-partner-${viewport.width}`);
     await theirCard.locator("[data-decision='once']").click();

@@ -1,24 +1,15 @@
 import { verifyEvents } from "@ag-ui/client";
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
+import { runBody } from "../fixtures/run-input.js";
 export async function collect(gen: AsyncIterable<BaseEvent>, verify = true): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
   for await (const e of gen) events.push(e);
   if (verify) await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
   return events;
 }
-export function input(over: Partial<RunAgentInput> = {}): RunAgentInput {
-  return {
-    threadId: "t1",
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
-}
+/** A run's input on thread `t1` (unless `over` names another) with a fresh run id. */
+export const input = (over: Partial<RunAgentInput> = {}): RunAgentInput => runBody("t1", over) as RunAgentInput;
 export const snap = (events: BaseEvent[]) =>
   (events.find((e) => e.type === EventType.MESSAGES_SNAPSHOT) as unknown as { messages: RunAgentInput["messages"] })
     .messages;

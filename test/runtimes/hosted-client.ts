@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, expect } from "vitest";
+import { runBody } from "../fixtures/run-input.js";
 import { bundleEntry } from "./bundle.js";
 import type { ThreadRecord } from "../../src/stores/thread-store.js";
 
@@ -55,18 +56,7 @@ export function hostedWorld(prefix: string) {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A run's body on `threadId` with a fresh run id. */
-export function body(threadId: string, over: Record<string, unknown> = {}) {
-  return {
-    threadId,
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
-}
+export const body = (threadId: string, over: Record<string, unknown> = {}) => runBody(threadId, over);
 
 /** POSTs `payload` and reads the whole SSE answer. */
 export async function run(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<BaseEvent[]> {

@@ -10,6 +10,7 @@ import { createParser } from "eventsource-parser";
 import type { Agent } from "../../../src/index.js";
 import { ScriptedModel } from "../../../src/index.js";
 import { bankAgent, newBank } from "../../fixtures/bank.js";
+import { runBody } from "../../fixtures/run-input.js";
 
 /** A request handler: the handler itself, or `fetch` to a server. */
 export type Handle = (request: Request) => Promise<Response>;
@@ -55,18 +56,7 @@ interface Body {
   [key: string]: unknown;
 }
 
-function input(threadId: string, over: Record<string, unknown>): Body {
-  return {
-    threadId,
-    runId: crypto.randomUUID(),
-    messages: [],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-    ...over,
-  };
-}
+const input = (threadId: string, over: Record<string, unknown>): Body => runBody(threadId, over);
 
 /** Reads a response's SSE frames; stops after `limit` frames (dropping the connection) or at the end. */
 export async function readFrames(res: Response, limit = Number.POSITIVE_INFINITY): Promise<Frame[]> {

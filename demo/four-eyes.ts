@@ -65,6 +65,6 @@ export function fourEyesNote(i: AguiInterrupt): string | undefined {
   if (!q) return undefined;
   const over = threshold(i);
   if (waitsForOther(i))
-    return `A wire over ${over} needs a second person: you asked for it, so you cannot approve it. Your partner approves it in their own tab (switch “Acting as” there); you can withdraw it.`;
+    return `A wire over ${over} needs a second person: you asked for it, so you cannot approve it. Your partner approves it in their own tab; this tab stays yours, so switching “Acting as” here cannot approve it. You can withdraw it.`;
   return `${askedBy(q.requestedBy)} asked for this wire. It is over ${over}, so it needs your approval before it runs.`;
 }

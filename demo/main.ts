@@ -20,7 +20,7 @@ import { toolCounts } from "./bank.js";
 import { canRegenerate, contentText, type StopMark, transcriptBlocks } from "./chat-view.js";
 import { setupGrantsPanel } from "./grants-panel.js";
 import { pageAudit, showAudit, watchAudit, watchOtherTabs } from "./audit-view.js";
-import { persona, setupPersona } from "./persona.js";
+import { bindPersona, persona, setupPersona } from "./persona.js";
 import {
   addStopMark,
   answering,
@@ -321,6 +321,8 @@ function answer(i: AguiInterrupt, a: DialogAnswer | undefined, inDialog = false)
 }
 
 async function run(extra: { resume?: ResumeEntry[] } = {}): Promise<void> {
+  // A tab that acts is one person from now on: a persona switch cannot stand in for a second person.
+  bindPersona();
   const threadId = state.threadId;
   stopFlags.set(threadId, false);
   const abortController = new AbortController();

@@ -64,3 +64,35 @@ test("the partner reads who asked in their own words, and the threshold names th
   expect(note).not.toMatch(/^You asked/);
   expect(note).toContain("over $10,000");
 });
+
+test("a persona switch cannot stand in for a second person: the tab that asked stays the requester", async () => {
+  const context = await newContext();
+  const mine = await requestBigWire(context, "Wire 11000 EUR to Lena FR1420041010050500013M02606");
+  expect(await card(mine).locator(".four-eyes").textContent()).toContain(
+    "switching “Acting as” here cannot approve it",
+  );
+  // The switch is locked, and says why.
+  expect(await mine.isDisabled("#persona")).toBe(true);
+  expect(await mine.textContent("#persona-note")).toMatch(/open a new tab/);
+  // Changed anyway (devtools), it does not take: still the requester, who can only withdraw.
+  await mine.evaluate(() => {
+    const select = document.querySelector<HTMLSelectElement>("#persona")!;
+    select.disabled = false;
+    select.value = "partner";
+    select.dispatchEvent(new Event("change"));
+  });
+  expect(await mine.getAttribute("body", "data-persona")).toBe("you");
+  expect(await mine.inputValue("#persona")).toBe("you");
+  expect(await card(mine).locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
+  // Through a reload too.
+  await mine.reload();
+  await mine.waitForSelector("body[data-status='awaiting-approval']");
+  expect(await mine.isDisabled("#persona")).toBe(true);
+  expect(await card(mine).locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
+  expect((await counts(mine))["wire_abroad"] ?? 0).toBe(0);
+  // The other person, in their own tab, still can.
+  const theirs = await partnerOpens(context, "Wire 11000");
+  await card(theirs).locator("[data-decision='once']").click();
+  await settle(theirs);
+  expect((await counts(theirs))["wire_abroad"]).toBe(1);
+});

@@ -7,13 +7,13 @@
  * session store on the same databases) then opens the thread, as after a reload.
  */
 import type { Interrupt as AguiInterrupt, Message as AguiMessage, ResumeEntry } from "@ag-ui/core";
-import * as z from "zod/v4";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
 import { IndexedDbSessionStore, type SessionStore, type ThreadSnapshot } from "../../../src/indexeddb/session-store.js";
 import { IndexedDbExecutionLedger } from "../../../src/indexeddb/ledger.js";
 import { MemoryGrantStore, type GrantStore } from "../../../src/grants/store.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, tool, type ExecutionLedger, type Model } from "../../../src/index.js";
+import { Agent, ScriptedModel, type ExecutionLedger, type Model } from "../../../src/index.js";
+import { newBank, transferTool } from "../../fixtures/bank.js";
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
@@ -263,17 +263,11 @@ function bankRunner(world: ReloadWorld, gate: Gate, onModelCall: () => void): Ag
       }
     },
   };
-  const transfer = tool({
-    name: "transfer",
-    description: "Send money.",
-    inputSchema: z.object({ to: z.string(), amount: z.number().positive() }),
-    callback: async (input, context) => {
-      // The effect and the answer are one step: a page dies before the money moves, or after.
-      await gate(`tool:transfer:${input.amount}`, async () => {
-        world.bank.push({ ...input, toolUseId: context.toolUse.toolUseId });
-      });
-      return `sent ${input.amount} to ${input.to}`;
-    },
+  // The shared bank's transfer; the world's own record keeps each call's id. The effect and the answer
+  // are one step: a page dies before the money moves (at the gate), or after.
+  const transfer = transferTool(newBank(), {
+    beforeMoving: (input) => gate(`tool:transfer:${input.amount}`, async () => undefined),
+    onSent: ({ to, amount }, context) => void world.bank.push({ to, amount, toolUseId: context.toolUse.toolUseId }),
   });
   const approval = new InterruptHook(
     [

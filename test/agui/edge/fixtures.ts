@@ -10,6 +10,8 @@ import type { ApprovalScope } from "../../../src/hooks/approval/request.js";
 import { type Agent, BeforeToolCallEvent } from "../../../src/index.js";
 import { bankAgent as sharedBank, type Bank } from "../../fixtures/bank.js";
 import { capturingLogger } from "../../fixtures/logger.js";
+import type { MemoryThreadStore } from "../../../src/stores/memory.js";
+import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { deferred } from "../../agent/helpers.js";
 import { input } from "../helpers.js";
 
@@ -69,6 +71,18 @@ export function withOptions<T extends HandlerOverrides>(base: T, over: HandlerOv
   for (const group of ["stores", "trust", "limits", "timing"] as const)
     if (base[group] || over[group]) out[group] = { ...base[group], ...over[group] };
   return out as T;
+}
+
+/** The same stored threads seen from another isolate: the shared storage, its own registry of live runs. */
+export function elsewhere(store: MemoryThreadStore): ThreadStore {
+  return {
+    load: (t) => store.load(t),
+    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+    ledger: (t) => store.ledger(t),
+    appendEvents: (t, r, f, e, end, w) => store.appendEvents(t, r, f, e, end, w),
+    readEvents: (t, r, a) => store.readEvents(t, r, a),
+    compactEvents: (t, b) => store.compactEvents(t, b),
+  };
 }
 
 /** A handler over the bank. */

@@ -10,24 +10,12 @@ import { Agent, ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { input } from "../helpers.js";
-import { post, quietLogger, send } from "./fixtures.js";
+import { elsewhere, post, quietLogger, send } from "./fixtures.js";
 
 async function frames(res: Response): Promise<{ id: string | undefined; data: { type: string; delta?: string } }[]> {
   const out: { id: string | undefined; data: { type: string; delta?: string } }[] = [];
   createParser({ onEvent: (m) => out.push({ id: m.id, data: JSON.parse(m.data) }) }).feed(await res.text());
   return out;
-}
-
-/** The same storage seen from another isolate (its own live runs). */
-function elsewhere(store: MemoryThreadStore): ThreadStore {
-  return {
-    load: (t) => store.load(t),
-    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
-    ledger: (t) => store.ledger(t),
-    appendEvents: (t, r, f, e, end) => store.appendEvents(t, r, f, e, end),
-    readEvents: (t, r, a) => store.readEvents(t, r, a),
-    compactEvents: (t, b) => store.compactEvents(t, b),
-  };
 }
 
 function setup() {

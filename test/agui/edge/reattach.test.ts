@@ -8,8 +8,7 @@ import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import type { ThreadStore } from "../../../src/stores/thread-store.js";
-import { post, quietLogger, send } from "./fixtures.js";
+import { elsewhere, post, quietLogger, send } from "./fixtures.js";
 import { input } from "../helpers.js";
 import { readFrames } from "./disconnect-scenario.js";
 
@@ -89,18 +88,6 @@ describe("reattach to a stored run", () => {
 });
 
 describe("reattach from the thread's event log", () => {
-  /** The same stored thread seen from another isolate: its own live runs, the shared storage. */
-  function elsewhere(store: MemoryThreadStore): ThreadStore {
-    return {
-      load: (t) => store.load(t),
-      compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
-      ledger: (t) => store.ledger(t),
-      appendEvents: (t, r, f, e, end) => store.appendEvents(t, r, f, e, end),
-      readEvents: (t, r, a) => store.readEvents(t, r, a),
-      compactEvents: (t, b) => store.compactEvents(t, b),
-    };
-  }
-
   test("a client that drops and reconnects to another isolate gets exactly the missed events, live and after the end", async () => {
     const { store, handle } = storyHandler();
     const other = createAguiHandler({

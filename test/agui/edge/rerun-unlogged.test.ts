@@ -20,7 +20,7 @@ import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import type { ThreadStore } from "../../../src/stores/thread-store.js";
 import { input } from "../helpers.js";
-import { post, quietLogger } from "./fixtures.js";
+import { elsewhere, post, quietLogger } from "./fixtures.js";
 
 interface Frame {
   id: string | undefined;
@@ -37,18 +37,6 @@ async function frames(res: Response): Promise<Frame[]> {
 }
 
 const verified = (events: BaseEvent[]) => lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
-
-/** The same storage seen from another isolate (its own live runs). */
-function elsewhere(store: MemoryThreadStore): ThreadStore {
-  return {
-    load: (t) => store.load(t),
-    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
-    ledger: (t) => store.ledger(t),
-    appendEvents: (t, r, f, e, end, w) => store.appendEvents(t, r, f, e, end, w),
-    readEvents: (t, r, a) => store.readEvents(t, r, a),
-    compactEvents: (t, b) => store.compactEvents(t, b),
-  };
-}
 
 /** An agent that echoes the user. */
 const echo = () =>

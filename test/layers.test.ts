@@ -29,6 +29,7 @@ const RANKS: Record<string, number> = {
   mcp: 4,
   "ai-sdk": 4,
   otel: 4,
+  strands: 4,
   entry: 6,
 };
 

@@ -1,0 +1,52 @@
+/**
+ * Tool calls and results between Strands' shapes and ours: the one place that knows both.
+ *
+ * @module
+ */
+import type { JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "../agent/messages/messages.js";
+import type { StrandsJson, StrandsResultPart, StrandsSdk, StrandsToolResult, StrandsToolUse } from "./sdk.js";
+
+/**
+ * A Strands tool call as ours.
+ * @param toolUse - Strands' `ToolUseData`.
+ * @returns Our `ToolUseBlock` (a new object).
+ */
+export function ourToolUse(toolUse: StrandsToolUse): ToolUseBlock {
+  return { type: "toolUse", toolUseId: toolUse.toolUseId, name: toolUse.name, input: toolUse.input };
+}
+
+function ourPart(part: StrandsResultPart): ToolResultContent {
+  if (part.type === "textBlock" && typeof part.text === "string") return { type: "text", text: part.text };
+  if (part.type === "jsonBlock") return { type: "json", json: (part.json ?? null) as JsonValue };
+  // Media and other blocks are kept as their JSON (the ledger records what the model read).
+  return { type: "json", json: JSON.parse(JSON.stringify(part)) as JsonValue };
+}
+
+/**
+ * A Strands tool result as ours.
+ * @param result - Strands' `ToolResultBlock`.
+ * @returns Our `ToolResultBlock`.
+ */
+export function ourResult(result: StrandsToolResult): ToolResultBlock {
+  return {
+    type: "toolResult",
+    toolUseId: result.toolUseId,
+    status: result.status,
+    content: result.content.map(ourPart),
+  };
+}
+
+/**
+ * Our tool result as a Strands `ToolResultBlock`, built with the application's SDK classes.
+ * @param sdk - The SDK's module.
+ * @param result - Our result.
+ * @returns Strands' block.
+ */
+export function strandsResult(sdk: StrandsSdk, result: ToolResultBlock): StrandsToolResult {
+  const content = result.content.map((part) => {
+    if (part.type === "text") return new sdk.TextBlock(part.text);
+    if (part.type === "json") return new sdk.JsonBlock({ json: part.json as StrandsJson });
+    return new sdk.TextBlock(JSON.stringify(part));
+  });
+  return new sdk.ToolResultBlock({ toolUseId: result.toolUseId, status: result.status, content });
+}

@@ -1,0 +1,104 @@
+// The real @strands-agents/sdk for these tests, from this folder's own package (test/strands/package.json),
+// kept out of the root's dependency tree as bench/peers is: the SDK wants zod 4 (the root has zod 3 for
+// @ag-ui/client) and declares Node >= 22 (it runs on Node 20, npm warns). Installed with `npm ci` here
+// the first time a test needs it.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { StrandsSdk } from "../../src/strands/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const sdkDir = join(here, "node_modules/@strands-agents/sdk");
+
+/** A content block of a Strands message, as the scripted model reads it. */
+interface Block {
+  type: string;
+  toolUseId?: string;
+}
+
+/** The SDK's classes these tests use, besides the ones the adapter types ({@link StrandsSdk}). */
+export interface Strands extends StrandsSdk {
+  Agent: new (config: Record<string, unknown>) => StrandsAgentUnderTest;
+  Model: abstract new () => object;
+  FunctionTool: new (config: {
+    name: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    callback: (input: unknown) => unknown;
+  }) => { name: string };
+  NullConversationManager: new () => object;
+}
+
+/** What the tests read of a Strands agent and its results. */
+export interface StrandsAgentUnderTest {
+  invoke(args: unknown, options?: { invocationState?: Record<string, unknown> }): Promise<StrandsRunResult>;
+  messages: { role: string; content: Block[] }[];
+  takeSnapshot(options: { preset: "session" }): unknown;
+  loadSnapshot(snapshot: unknown): void;
+}
+
+/** A Strands `AgentResult`, as the tests read it. */
+export interface StrandsRunResult {
+  stopReason: string;
+  interrupts?: { id: string; name: string; reason?: unknown; toJSON(): unknown }[];
+  lastMessage: { content: { type: string; text?: string }[] };
+}
+
+/** Loads the SDK, installing this folder's packages first when they are missing. */
+export async function loadStrands(): Promise<Strands> {
+  if (!existsSync(join(sdkDir, "package.json")))
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "ignore" });
+  const entry = join(sdkDir, "dist/src/index.node.js");
+  return (await import(pathToFileURL(entry).href)) as Strands;
+}
+
+/** One scripted call: the tool the model calls, with these arguments, under this id. */
+export interface ScriptedCall {
+  name: string;
+  toolUseId: string;
+  input: Record<string, unknown>;
+}
+
+/**
+ * A Strands model (a subclass of the SDK's own `Model`, its streaming events, no network) that calls
+ * `call` while the conversation has no result for it, then answers with the text of the last result.
+ * It reads the transcript only, so a second agent restored from a snapshot gets the same script.
+ */
+export function scriptedModel(strands: Strands, call: ScriptedCall): object {
+  const Base = strands.Model as unknown as new () => object;
+  class Scripted extends Base {
+    #config: Record<string, unknown> = { modelId: "scripted" };
+    updateConfig(config: Record<string, unknown>) {
+      this.#config = { ...this.#config, ...config };
+    }
+    getConfig() {
+      return this.#config;
+    }
+    async *stream(messages: { content: (Block & { content?: { text?: string }[] })[] }[]) {
+      const result = messages
+        .flatMap((m) => m.content)
+        .find((b) => b.type === "toolResultBlock" && b.toolUseId === call.toolUseId);
+      yield { type: "modelMessageStartEvent", role: "assistant" };
+      if (!result) {
+        yield {
+          type: "modelContentBlockStartEvent",
+          start: { type: "toolUseStart", name: call.name, toolUseId: call.toolUseId },
+        };
+        yield {
+          type: "modelContentBlockDeltaEvent",
+          delta: { type: "toolUseInputDelta", input: JSON.stringify(call.input) },
+        };
+        yield { type: "modelContentBlockStopEvent" };
+        yield { type: "modelMessageStopEvent", stopReason: "toolUse" };
+      } else {
+        const text = (result.content ?? []).map((c) => c.text ?? "").join("");
+        yield { type: "modelContentBlockStartEvent" };
+        yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text: `done: ${text}` } };
+        yield { type: "modelContentBlockStopEvent" };
+        yield { type: "modelMessageStopEvent", stopReason: "endTurn" };
+      }
+    }
+  }
+  return new Scripted();
+}

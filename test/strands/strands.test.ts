@@ -1,0 +1,151 @@
+// kaboo-workflows/strands on the real Strands TypeScript SDK (1.19.0, from test/strands/package.json), driven by
+// a scripted model of the SDK's own Model interface: InterruptHook's question pauses the Strands agent with
+// Strands' interrupt, the answer resumes it, and the execution ledger makes the approved call run once.
+import { beforeAll, describe, expect, it } from "vitest";
+import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
+import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
+import { executionKey } from "../../src/agent/ledger/ledger.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { kabooPlugin, type KabooPluginOptions } from "../../src/strands/index.js";
+import { type Strands, type StrandsRunResult, loadStrands, scriptedModel } from "./strands-sdk.js";
+
+let strands: Strands;
+beforeAll(async () => {
+  strands = await loadStrands();
+}, 180_000);
+
+const call = { name: "pay", toolUseId: "call_1", input: { to: "bob", cents: 500 } };
+
+/** A bank whose `pay` tool counts what it really ran. */
+function bank() {
+  const paid: unknown[] = [];
+  const pay = new strands.FunctionTool({
+    name: "pay",
+    description: "Pays someone.",
+    inputSchema: { type: "object", properties: { to: { type: "string" }, cents: { type: "number" } } },
+    callback: (input) => {
+      paid.push(input);
+      return `paid ${(input as { to: string }).to}`;
+    },
+  });
+  const agent = (options: KabooPluginOptions) =>
+    new strands.Agent({
+      model: scriptedModel(strands, call),
+      tools: [pay],
+      printer: false,
+      plugins: [kabooPlugin(strands, options)],
+    });
+  return { paid, agent };
+}
+
+const answer = (paused: StrandsRunResult, response: unknown) => [
+  { interruptResponse: { interruptId: paused.interrupts?.[0]?.id, response } },
+];
+const lastText = (r: StrandsRunResult) => r.lastMessage.content.map((c) => c.text ?? "").join("");
+
+describe("InterruptHook on a Strands agent", () => {
+  it("pauses a gated call with Strands' interrupt, and the approval runs it once", async () => {
+    const { paid, agent } = bank();
+    const audit = new MemoryAuditLog();
+    const a = agent({ hooks: [new InterruptHook(["pay"])], audit });
+    const paused = await a.invoke("pay bob 5");
+    expect(paused.stopReason).toBe("interrupt");
+    expect(paused.interrupts).toHaveLength(1);
+    expect(paused.interrupts?.[0]?.id).toBe("hook:beforeToolCall:call_1:kaboo_approval");
+    expect(paused.interrupts?.[0]?.reason).toMatchObject({ kind: "tool_approval", tool: "pay", input: call.input });
+    expect(paid).toEqual([]);
+
+    const done = await a.invoke(answer(paused, { approved: true }));
+    expect(done.stopReason).toBe("endTurn");
+    expect(lastText(done)).toBe("done: paid bob");
+    expect(paid).toEqual([call.input]);
+    const kinds = (await audit.entries("")).map((e) => e.kind);
+    expect(kinds).toEqual(["request", "decision", "execution"]);
+  });
+
+  it("a denial cancels the call with a note the model reads", async () => {
+    const { paid, agent } = bank();
+    const a = agent({ hooks: [new InterruptHook(["pay"])] });
+    const paused = await a.invoke("pay bob 5");
+    const done = await a.invoke(answer(paused, { approved: false }));
+    expect(paid).toEqual([]);
+    expect(lastText(done)).toMatch(/^done: .*denied/i);
+  });
+
+  it("a remembered grant lets the call run without asking", async () => {
+    const { paid, agent } = bank();
+    // Remembered only where the rule allows it (`remember: "thread"`; the default is "once").
+    const a = agent({ hooks: [new InterruptHook(["pay"], { remember: "thread" })] });
+    const grant = { tool: "pay", scope: "thread", threadId: "t1", grantedAt: Date.now() };
+    const state = { threadId: "t1", forwardedProps: { kaboo_grants: [grant] } };
+    const done = await a.invoke("pay bob 5", { invocationState: state });
+    expect(done.stopReason).toBe("endTurn");
+    expect(paid).toEqual([call.input]);
+  });
+
+  it("the same answer given twice, at once, to two copies of the paused agent runs the call once", async () => {
+    const { paid, agent } = bank();
+    const ledger = new MemoryExecutionLedger();
+    const first = agent({ hooks: [new InterruptHook(["pay"])], ledger });
+    const paused = await first.invoke("pay bob 5");
+    // The paused state round-trips through Strands' snapshot (what its session manager stores).
+    const snapshot = JSON.parse(JSON.stringify(first.takeSnapshot({ preset: "session" })));
+    const second = agent({ hooks: [new InterruptHook(["pay"])], ledger });
+    second.loadSnapshot(snapshot);
+    const approve = answer(paused, { approved: true });
+    const [a, b] = await Promise.all([first.invoke(approve), second.invoke(approve)]);
+    expect(paid).toEqual([call.input]);
+    expect([a.stopReason, b.stopReason]).toEqual(["endTurn", "endTurn"]);
+    // The copy that did not run it reads the recorded result, not a second payment.
+    expect([lastText(a), lastText(b)]).toEqual(["done: paid bob", "done: paid bob"]);
+  });
+});
+
+describe("the execution ledger around Strands tools", () => {
+  it("a call settled before is not run again; the model reads the recorded result", async () => {
+    const { paid, agent } = bank();
+    const ledger = new MemoryExecutionLedger();
+    await agent({ ledger }).invoke("pay bob 5");
+    const again = await agent({ ledger }).invoke("pay bob 5");
+    expect(paid).toEqual([call.input]);
+    expect(lastText(again)).toBe("done: paid bob");
+  });
+
+  it("a claim without a result (a crash mid-call) asks the outcome question, never runs the call unasked", async () => {
+    let now = 1_000;
+    const ledger = new MemoryExecutionLedger({ now: () => now });
+    const key = executionKey({ threadId: "", toolUseId: call.toolUseId, input: call.input });
+    expect((await ledger.claim(key, { leaseMs: 10 })).status).toBe("claimed");
+    now += 60_000; // the process that held the claim died; its lease ran out
+
+    const { paid, agent } = bank();
+    const a = agent({ ledger });
+    const paused = await a.invoke("pay bob 5");
+    expect(paused.stopReason).toBe("interrupt");
+    expect(paused.interrupts?.[0]?.reason).toMatchObject({ kind: "outcome_unknown", tool: "pay", claimedAt: 1_000 });
+    expect(paid).toEqual([]);
+
+    const done = await a.invoke(answer(paused, { action: "treat_as_done" }));
+    expect(done.stopReason).toBe("endTurn");
+    expect(paid).toEqual([]);
+    expect(lastText(done)).toMatch(/already ran/);
+    // Recorded: a later copy of the call reads the answer, it does not ask again or run.
+    const later = await agent({ ledger }).invoke("pay bob 5");
+    expect(later.stopReason).toBe("endTurn");
+    expect(paid).toEqual([]);
+  });
+
+  it("'run it again' after a lost claim runs the call once", async () => {
+    let now = 1_000;
+    const ledger = new MemoryExecutionLedger({ now: () => now });
+    const key = executionKey({ threadId: "", toolUseId: call.toolUseId, input: call.input });
+    await ledger.claim(key, { leaseMs: 10 });
+    now += 60_000;
+    const { paid, agent } = bank();
+    const a = agent({ ledger });
+    const paused = await a.invoke("pay bob 5");
+    const done = await a.invoke(answer(paused, { action: "run_again" }));
+    expect(done.stopReason).toBe("endTurn");
+    expect(paid).toEqual([call.input]);
+  });
+});

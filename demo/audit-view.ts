@@ -7,7 +7,9 @@
  */
 import type { AuditLog } from "kaboo-workflows";
 import type { KabooAgent } from "kaboo-workflows/agui";
-import { personaLabel } from "./persona.js";
+import { grantsAuditThread } from "kaboo-workflows/grants";
+import { askedBy } from "./four-eyes.js";
+import { persona } from "./persona.js";
 
 type Lazy = typeof import("./audit-lazy.js");
 let lazy: Promise<Lazy> | undefined;
@@ -30,7 +32,9 @@ let refresh: Promise<() => Promise<void>> | undefined;
  */
 export function showAudit(threadId: () => string): void {
   refresh ??= load().then((m) =>
-    m.setupAuditPanel(document.querySelector<HTMLElement>("#audit")!, pageAudit, threadId, personaLabel),
+    m.setupAuditPanel(document.querySelector<HTMLElement>("#audit")!, pageAudit, threadId, askedBy, () =>
+      grantsAuditThread(persona()),
+    ),
   );
   void refresh.then((r) => r());
 }

@@ -18,12 +18,14 @@ function ago(ms: number): string {
  * Wires the panel.
  * @param root - The panel element (holds `ul.grant-list`, `.grant-empty` and `#revoke-all`).
  * @param threadTitle - Names a thread for thread-scoped grants.
+ * @param revoked - Called once a revoke here is done and recorded (the audit panel shows it).
  * @returns A function that re-renders (e.g. after switching threads).
  */
 export function setupGrantsPanel(
   root: HTMLElement,
   store: GrantStore,
   threadTitle: (threadId: string) => string,
+  revoked: () => void = () => {},
 ): () => Promise<void> {
   const list = root.querySelector<HTMLUListElement>(".grant-list")!;
   const empty = root.querySelector<HTMLElement>(".grant-empty")!;
@@ -51,7 +53,7 @@ export function setupGrantsPanel(
         button.className = "ghost small";
         button.textContent = "Revoke";
         button.setAttribute("aria-label", `Revoke ${title.textContent}`);
-        button.addEventListener("click", () => void store.revoke(grantId(g)));
+        button.addEventListener("click", () => void store.revoke(grantId(g)).then(revoked));
         li.append(main, button);
         return li;
       }),
@@ -80,7 +82,7 @@ export function setupGrantsPanel(
       return;
     }
     disarm();
-    void store.revokeAll();
+    void store.revokeAll().then(revoked);
   });
   store.subscribe(() => void render());
   void render();

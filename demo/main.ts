@@ -455,7 +455,12 @@ setupSettings(settingsDialog, (next) => {
 });
 document.body.dataset["model"] = state.settings.provider;
 
-const renderGrants = setupGrantsPanel($("#grants"), grantStore, (id) => threads.title(id));
+const renderGrants = setupGrantsPanel(
+  $("#grants"),
+  grantStore,
+  (id) => threads.title(id),
+  () => showAudit(() => state.threadId),
+);
 
 /** For the e2e tests and the curious: `__demo.counts.transfer` is how many transfers ran. */
 const demo = {

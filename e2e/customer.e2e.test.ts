@@ -96,3 +96,21 @@ test("a persona switch cannot stand in for a second person: the tab that asked s
   await settle(theirs);
   expect((await counts(theirs))["wire_abroad"]).toBe(1);
 });
+
+test("the audit panel speaks a customer's words and shows a revocation", async () => {
+  const page = await fresh();
+  expect(await ask(page, "Send 42 to Bob")).toBe("asked");
+  await card(page).locator("[data-decision='always']").click();
+  await settle(page);
+  const items = page.locator("#audit .audit-list li");
+  await expect.poll(() => items.count()).toBeGreaterThanOrEqual(3);
+  const text = () => page.textContent("#audit");
+  await expect.poll(text).toContain("You approved the transfer from now on");
+  expect(await text()).toContain("The transfer was carried out");
+  expect(await text()).not.toMatch(/Asked about|transfer ran|\(success\)|\b1 entries|chain intact/);
+  await page.click("#grants .grant button");
+  await expect.poll(text).toContain("You revoked 1 remembered approval");
+  await expect
+    .poll(() => page.textContent("#audit .audit-status"))
+    .toMatch(/^\d+ entries, none changed since written$/);
+});

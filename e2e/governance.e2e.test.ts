@@ -92,8 +92,8 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     const kinds = await items.evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset["kind"]));
     expect(kinds).toEqual(expect.arrayContaining(["request", "decision", "execution"]));
     expect(await page.getAttribute("#audit .audit-status", "data-ok")).toBe("true");
-    expect(await page.textContent("#audit .audit-status")).toMatch(/entries, chain intact/);
-    expect(await page.textContent("#audit .audit-list")).toContain("You: approved");
+    expect(await page.textContent("#audit .audit-status")).toMatch(/entries, none changed since written/);
+    expect(await page.textContent("#audit .audit-list")).toContain("You approved the transfer");
     expect(await axeProblems(page), "audit panel").toEqual([]);
     await shot(page, `audit-panel-${viewport.width}`);
 
@@ -133,7 +133,9 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await showPanel(page);
     await expect.poll(() => page.getAttribute("#audit .audit-status", "data-ok")).toBe("false");
-    expect(await page.textContent("#audit .audit-status")).toMatch(/The trail was changed: entry \d+/);
+    expect(await page.textContent("#audit .audit-status")).toMatch(
+      /The record was changed after it was written: entry [1-9]\d* of this conversation/,
+    );
     expect(await axeProblems(page), "audit panel, trail changed").toEqual([]);
   });
 

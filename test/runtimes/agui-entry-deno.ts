@@ -1,11 +1,4 @@
 // Deno entry for the AG-UI interop test: serves on a free port and prints it as one JSON line.
 import { app } from "./agui-app.js";
 
-declare const Deno: {
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
-
 Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(JSON.stringify({ port })) }, app);

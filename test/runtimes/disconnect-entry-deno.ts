@@ -2,18 +2,9 @@
 // given as the first argument; GET /load?thread= and /sent?thread= read back the record and the
 // transfers (kept in this test server's memory). Prints its port as one JSON line.
 import { createAguiHandler } from "../../src/agui/index.js";
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { scenarioAgent } from "../agui/edge/disconnect-scenario.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-declare const Deno: {
-  args: string[];
-  openKv(path?: string): Promise<KvLike>;
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
 
 const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const sent = new Map<string, string[]>();

@@ -1,24 +1,7 @@
 // Deno entry for the governance tests: one process = one handler instance over a Deno KV file given
 // as the first argument; serves on a free port and prints it as one JSON line.
-import {
-  DenoKvAuditLog,
-  DenoKvGrantStore,
-  DenoKvThreadStore,
-  type KvAuditLike,
-  type KvGrantsLike,
-  type KvLike,
-} from "../../src/stores/deno-kv.js";
+import { DenoKvAuditLog, DenoKvGrantStore, DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { governanceApp } from "./governance-app.js";
-
-type Kv = KvLike & KvAuditLike & KvGrantsLike;
-declare const Deno: {
-  args: string[];
-  openKv(path?: string): Promise<Kv>;
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
 
 /** Local Deno KV is SQLite: a second process may find the file locked for a moment. */
 async function retryLocked<T>(step: () => Promise<T>): Promise<T> {

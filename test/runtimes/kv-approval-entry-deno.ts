@@ -6,15 +6,8 @@ import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
 import { newBank, transferTool } from "../fixtures/bank.js";
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-declare const Deno: {
-  args: string[];
-  openKv(path?: string): Promise<KvLike & { close(): void }>;
-  readTextFileSync(path: string): string;
-  writeTextFileSync(path: string, text: string, options?: { append?: boolean }): void;
-};
 
 /** Opening the file is the host's step, not the store's: it waits out the other process here. */
 async function openWhenFree(path: string) {

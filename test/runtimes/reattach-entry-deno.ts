@@ -3,17 +3,8 @@
 // on one file are two isolates of one deployment.
 import { createAguiHandler } from "../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-declare const Deno: {
-  args: string[];
-  openKv(path?: string): Promise<KvLike>;
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
 
 const store = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const handle = createAguiHandler({

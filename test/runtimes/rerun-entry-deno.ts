@@ -10,19 +10,8 @@ import { createAguiHandler } from "../../src/agui/index.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { Agent, ScriptedModel, tool } from "../../src/index.js";
 import { newBank, transferTool } from "../fixtures/bank.js";
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-declare const Deno: {
-  args: string[];
-  openKv(
-    path?: string,
-  ): Promise<KvLike & { list(s: { prefix: unknown[] }): AsyncIterable<{ key: unknown[]; value: unknown }> }>;
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
 
 const kv = await Deno.openKv(Deno.args[0]);
 const store = new DenoKvThreadStore(kv);

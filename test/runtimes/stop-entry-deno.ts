@@ -7,18 +7,9 @@
 // live; a run again (it took the thread over) logs as usual.
 import { createAguiHandler } from "../../src/agui/index.js";
 import { Agent, ScriptedModel } from "../../src/index.js";
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import type { ThreadStore } from "../../src/stores/thread-store.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-declare const Deno: {
-  args: string[];
-  openKv(path?: string): Promise<KvLike>;
-  serve(
-    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
-    handler: (request: Request) => Promise<Response>,
-  ): unknown;
-};
 
 const kv = new DenoKvThreadStore(await Deno.openKv(Deno.args[0]));
 const slowEnd = Deno.args[1] === "slow-end";

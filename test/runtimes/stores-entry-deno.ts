@@ -1,9 +1,7 @@
 // Deno entry for the Deno KV store tests: `contract <db>` prints the contract's results; `claim
 // <db> <thread> <key>` prints one claim's outcome (two processes race with it). One JSON line.
-import { DenoKvThreadStore, type KvLike } from "../../src/stores/deno-kv.js";
+import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { runStoreContract } from "../stores/contract.js";
-
-declare const Deno: { args: string[]; openKv(path?: string): Promise<KvLike & { close(): void }> };
 
 /**
  * Local Deno KV is SQLite: a second process may find the file locked for a moment. Nothing was written then.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every check in order, stopping at the first that fails.
-// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> build -> demo size -> vitest (unit, edge-postgres,
+// ensure Chromium -> format and lint -> typecheck src (Web types only) -> typecheck tests -> docs check -> build -> demo size -> vitest (unit, edge-postgres,
 // browser, runtimes) -> e2e (the demo in Chromium). Ends with one plain "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
@@ -62,6 +62,7 @@ step("ensure Chromium", process.execPath, [join(root, "scripts/ensure-chromium.m
 step("format and lint (biome ci)", bin("biome"), ["ci", "."]);
 step("typecheck src (Web APIs only, no @types/node)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
 step("typecheck tests, demo and configs", bin("tsc"), ["-p", "tsconfig.test.json"]);
+step("docs: code blocks type-check, links resolve", process.execPath, [join(root, "scripts/check-docs.mjs")]);
 step("build dist/", process.execPath, [join(root, "scripts/build.mjs")]);
 // The demo's production build: the JavaScript loaded at start stays within its budget.
 step("demo start-up JS ≤ 100 KiB gzip", process.execPath, [join(root, "bench/demo-size.mjs"), "--budget=100"]);

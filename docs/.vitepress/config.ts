@@ -72,8 +72,8 @@ export default defineConfig({
       {
         text: "More",
         items: [
+          { text: "Entries", link: "/entries" },
           { text: "Benchmarks", link: "/benchmarks" },
-          { text: "Layout of the source", link: "/contributing/layout" },
         ],
       },
     ],

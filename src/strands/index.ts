@@ -18,6 +18,7 @@ export type {
   StrandsBeforeToolCallEvent,
   StrandsEventClass,
   StrandsHookHost,
+  StrandsHookableEvent,
   StrandsHookOptions,
   StrandsInterrupt,
   StrandsInterruptParams,

@@ -50,8 +50,10 @@ function ourMessage(message: StrandsMessage): { message: Message; blocks: Map<Co
       };
       blocks.set(ours, strands);
       content.push(ours);
-    } else if (block.type === "textBlock" && typeof block.text === "string")
-      content.push({ type: "text", text: block.text });
+    } else if (block.type === "textBlock") {
+      const text = (block as { text?: unknown }).text;
+      if (typeof text === "string") content.push({ type: "text", text });
+    }
   }
   return { message: { role: message.role, content }, blocks };
 }

@@ -42,9 +42,14 @@ export interface StrandsHookOptions {
   order?: number;
 }
 
+/** What every Strands hook event has (`HookableEvent`). */
+export interface StrandsHookableEvent {
+  _shouldReverseCallbacks(): boolean;
+}
+
 /** A Strands event class, as `agent.addHook` takes it. */
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's own constructor type (`new (...args: any[]) => T`)
-export type StrandsEventClass<E> = new (...args: any[]) => E;
+export type StrandsEventClass<E extends StrandsHookableEvent> = new (...args: any[]) => E;
 
 /** A Strands agent as its hook events carry it (`LocalAgent`, plus the `Agent` class's interrupt state). */
 export interface StrandsAgent {
@@ -59,7 +64,7 @@ export interface StrandsAgent {
 
 /** What a Strands plugin's `initAgent` is given. */
 export interface StrandsHookHost {
-  addHook<E>(
+  addHook<E extends StrandsHookableEvent>(
     eventType: StrandsEventClass<E>,
     callback: (event: E) => void | Promise<void>,
     options?: StrandsHookOptions,
@@ -89,7 +94,7 @@ export interface StrandsToolResult {
 }
 
 /** Strands' `BeforeToolCallEvent`. */
-export interface StrandsBeforeToolCallEvent {
+export interface StrandsBeforeToolCallEvent extends StrandsHookableEvent {
   readonly agent: StrandsAgent;
   toolUse: StrandsToolUse;
   readonly tool: StrandsTool | undefined;
@@ -100,7 +105,7 @@ export interface StrandsBeforeToolCallEvent {
 }
 
 /** Strands' `AfterToolCallEvent`. */
-export interface StrandsAfterToolCallEvent {
+export interface StrandsAfterToolCallEvent extends StrandsHookableEvent {
   readonly agent: StrandsAgent;
   readonly toolUse: StrandsToolUse;
   readonly tool: StrandsTool | undefined;
@@ -113,11 +118,11 @@ export interface StrandsAfterToolCallEvent {
 /** A Strands message (`Message`). */
 export interface StrandsMessage {
   readonly role: "user" | "assistant";
-  readonly content: readonly { readonly type: string; [key: string]: unknown }[];
+  readonly content: readonly { readonly type: string }[];
 }
 
 /** Strands' `BeforeModelCallEvent`. */
-export interface StrandsBeforeModelCallEvent {
+export interface StrandsBeforeModelCallEvent extends StrandsHookableEvent {
   readonly agent: StrandsAgent;
   readonly invocationState: Record<string, unknown>;
   cancel: boolean | string;
@@ -125,7 +130,7 @@ export interface StrandsBeforeModelCallEvent {
 }
 
 /** Strands' `AfterModelCallEvent`. */
-export interface StrandsAfterModelCallEvent {
+export interface StrandsAfterModelCallEvent extends StrandsHookableEvent {
   readonly agent: StrandsAgent;
   readonly invocationState: Record<string, unknown>;
   readonly stopData?: { readonly message: StrandsMessage; readonly stopReason: string };
@@ -135,7 +140,7 @@ export interface StrandsAfterModelCallEvent {
 }
 
 /** Strands' `BeforeInvocationEvent` / `AfterInvocationEvent`. */
-export interface StrandsInvocationEvent {
+export interface StrandsInvocationEvent extends StrandsHookableEvent {
   readonly agent: StrandsAgent;
   readonly invocationState: Record<string, unknown>;
 }

@@ -24,17 +24,19 @@ let server: PgServer | undefined;
 const closers: (() => Promise<unknown>)[] = [];
 let viaPg: PgQueryable;
 let viaPostgresJs: PgQueryable;
+let viaPgUnprepared: PgQueryable;
 
 /** A pool of its own (as another process has) on `database`. */
-function pool(database = "postgres"): PgQueryable {
+function pool(database = "postgres", prepare = true): PgQueryable {
   const p = new pg.Pool({ connectionString: server!.urlOf(database), max: 8 });
   closers.push(() => p.end());
-  return fromNodePostgres(p);
+  return fromNodePostgres(p, { prepare });
 }
 
 beforeAll(async () => {
   server = await startPostgres();
   viaPg = pool();
+  viaPgUnprepared = pool("postgres", false);
   const sql = postgres(server.url, { max: 8, onnotice: () => {} });
   closers.push(() => sql.end());
   viaPostgresJs = fromPostgresJs(sql);
@@ -48,8 +50,25 @@ afterAll(async () => {
 
 postgresContracts("a real server (pg)", () => viaPg);
 postgresContracts("a real server (postgres.js)", () => viaPostgresJs);
+postgresContracts("a real server (pg, statements not prepared)", () => viaPgUnprepared);
 
 describe("the adapters' transactions on a real server", () => {
+  test.each([
+    [true, 1],
+    [false, 0],
+  ])("pg with prepare %s: the store's statements are prepared by name on the connection (%i)", async (prepare, n) => {
+    const db = prepare ? viaPg : viaPgUnprepared;
+    const names = await db.transaction(async (tx) => {
+      await new PostgresThreadStore({ query: tx.query, transaction: (fn) => fn(tx) }).load(`t-${crypto.randomUUID()}`);
+      return (
+        await tx.query("SELECT name FROM pg_prepared_statements WHERE statement = $1", [
+          "SELECT body FROM kaboo_threads WHERE thread_id = $1",
+        ])
+      ).rows;
+    });
+    expect(names.length).toBe(n);
+  });
+
   test.each(["pg", "postgres.js"])(
     "%s: a transaction that throws writes nothing, and its connection goes back to the pool",
     async (which) => {

@@ -37,9 +37,24 @@ export interface PgQueryable extends PgQuery {
   transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
 }
 
-/** The part of a node-postgres (or Neon) client this adapter uses. */
+/** The part of a node-postgres (or Neon) client this adapter uses (its query-config form). */
 export interface NodePostgresClientLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: PgRow[] }>;
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: PgRow[] }>;
+}
+
+/** Statement names by text: the store's statements are a fixed few, each prepared once per connection. */
+const names = new Map<string, string>();
+
+function named(
+  text: string,
+  params: readonly PgParam[],
+  prepare: boolean,
+): { text: string; values?: unknown[]; name?: string } {
+  if (params.length === 0) return { text };
+  if (!prepare) return { text, values: [...params] };
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `kaboo_${names.size + 1}`));
+  return { name, text, values: [...params] };
 }
 
 /** The part of a node-postgres `Pool` (or Neon's `Pool`) this adapter uses. */
@@ -49,9 +64,12 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
 
 /**
  * A node-postgres `Pool` as a {@link PgQueryable}: statements run on the pool, a transaction on one
- * client it lends (given back after, destroyed when its `ROLLBACK` failed).
+ * client it lends (given back after, destroyed when its `ROLLBACK` failed). Statements with parameters
+ * are sent as named prepared statements (`kaboo_1`, `kaboo_2`, …), parsed once per connection.
  *
  * @param pool - `new pg.Pool({ connectionString })`.
+ * @param options - `prepare` (default `true`): `false` behind a pooler in transaction mode that does not
+ *   keep prepared statements (PgBouncer before 1.21 or without `max_prepared_statements`).
  * @returns The database.
  * @example
  * ```ts
@@ -59,10 +77,12 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
  * const db = fromNodePostgres(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
  * ```
  */
-export function fromNodePostgres(pool: NodePostgresPoolLike): PgQueryable {
+export function fromNodePostgres(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
+  const prepare = options.prepare ?? true;
   needs(pool, ["query", "connect"], "fromNodePostgres (or fromNeon) needs a Pool of pg or @neondatabase/serverless");
+  // Statements with parameters are named, so each connection parses and plans one only once.
   const on = (client: NodePostgresClientLike): PgQuery => ({
-    query: async (text, params) => ({ rows: (await client.query(text, [...params])).rows }),
+    query: async (text, params) => ({ rows: (await client.query(named(text, params, prepare))).rows }),
   });
   return {
     ...on(pool),
@@ -70,12 +90,12 @@ export function fromNodePostgres(pool: NodePostgresPoolLike): PgQueryable {
       const client = await pool.connect();
       let broken = false;
       try {
-        await client.query("BEGIN");
+        await client.query({ text: "BEGIN" });
         const out = await fn(on(client));
-        await client.query("COMMIT");
+        await client.query({ text: "COMMIT" });
         return out;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
+        await client.query({ text: "ROLLBACK" }).catch(() => {
           broken = true;
         });
         throw error;
@@ -89,13 +109,15 @@ export function fromNodePostgres(pool: NodePostgresPoolLike): PgQueryable {
 /**
  * `@neondatabase/serverless`'s `Pool` (WebSocket: interactive transactions, in Node, Workers and edge
  * functions) as a {@link PgQueryable}. Its API is node-postgres's; its HTTP `neon()` function has no
- * interactive transaction, so the store cannot run on it.
+ * interactive transaction, so the store cannot run on it. Statements are not prepared by name by
+ * default: Neon's pooled endpoints run PgBouncer in transaction mode.
  *
  * @param pool - `new Pool({ connectionString })` from `@neondatabase/serverless`.
+ * @param options - `prepare` (default `false`; see {@link fromNodePostgres}).
  * @returns The database.
  */
-export function fromNeon(pool: NodePostgresPoolLike): PgQueryable {
-  return fromNodePostgres(pool);
+export function fromNeon(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
+  return fromNodePostgres(pool, { prepare: options.prepare ?? false });
 }
 
 /** The part of a postgres.js `sql` (or its transaction's `sql`) this adapter uses. */

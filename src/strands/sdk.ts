@@ -60,6 +60,8 @@ export interface StrandsAgent {
   /** Public on the SDK's `Agent` class (`_interruptState`); where the answers to its interrupts are. */
   readonly _interruptState?: { interrupts: Record<string, StrandsInterrupt> };
   readonly cancelSignal?: AbortSignal;
+  /** The SDK's `Agent.cancel()`: the run stops at its next safe point (`stopReason: "cancelled"`). */
+  cancel?(): void;
 }
 
 /** What a Strands plugin's `initAgent` is given. */

@@ -19,7 +19,7 @@ import { InterruptSignal } from "../agent/interrupts/interrupt.js";
 import { type OpenCall, openCall, settleCall } from "../agent/ledger/call-ledger.js";
 import type { ToolResultBlock } from "../agent/messages/messages.js";
 import { toResultBlock } from "../agent/tools/result-block.js";
-import { CallInProgressError } from "../errors.js";
+import { CallInProgressError, UserError } from "../errors.js";
 import type { Agent } from "../agent/agent.js";
 import { ourTool, strandsName, strandsTool } from "./agent-view.js";
 import { ourResult, ourToolUse, strandsResult } from "./convert.js";
@@ -58,6 +58,16 @@ const calls = new WeakMap<InvocationState, Map<string, CallRecord>>();
 
 function recordOf(state: InvocationState, toolUseId: string): CallRecord | undefined {
   return calls.get(state)?.get(toolUseId);
+}
+
+/**
+ * Our `stopLoop` on Strands, which has no such field: `Agent.cancel()`, so the run ends at its next safe
+ * point (`stopReason: "cancelled"`; calls of the batch not yet run get Strands' cancel result).
+ */
+function stop(agent: StrandsAgent): void {
+  if (typeof agent.cancel !== "function")
+    throw new UserError("A hook asked to stop the run, and this Strands agent has no cancel().");
+  agent.cancel();
 }
 
 /** Whether a question about this call (ours or another hook's) has no answer yet. */
@@ -104,6 +114,7 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
     if (ours.toolUse !== asked || ours.toolUse.input !== asked.input || ours.toolUse.name !== asked.name)
       event.toolUse = { name: ours.toolUse.name, toolUseId: event.toolUse.toolUseId, input: ours.toolUse.input };
     if (ours.selectedTool !== selected) event.selectedTool = strandsTool(ours.selectedTool);
+    if (ours.stopLoop) stop(event.agent);
   });
 
   if (b.ledger)
@@ -170,5 +181,6 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
     await b.registry.invoke(ours);
     if (ours.result !== result) event.result = strandsResult(b.sdk, ours.result);
     if (ours.retry) event.retry = true;
+    if (ours.stopLoop) stop(event.agent);
   });
 }

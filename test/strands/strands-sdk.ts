@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { StrandsSdk } from "../../src/strands/index.js";
+import { type KabooPluginOptions, type StrandsSdk, kabooPlugin } from "../../src/strands/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const sdkDir = join(here, "node_modules/@strands-agents/sdk");
@@ -61,11 +61,13 @@ export interface ScriptedCall {
 }
 
 /**
- * A Strands model (a subclass of the SDK's own `Model`, its streaming events, no network) that calls
- * `call` while the conversation has no result for it, then answers with the text of the last result.
+ * A Strands model (a subclass of the SDK's own `Model`, its streaming events, no network) that makes the
+ * first call of `script` the conversation has no result for, one a turn, then answers with the text of the
+ * last call's result.
  * It reads the transcript only, so a second agent restored from a snapshot gets the same script.
  */
-export function scriptedModel(strands: Strands, call: ScriptedCall): object {
+export function scriptedModel(strands: Strands, script: ScriptedCall | readonly ScriptedCall[]): object {
+  const calls = Array.isArray(script) ? script : [script];
   const Base = strands.Model as unknown as new () => object;
   class Scripted extends Base {
     #config: Record<string, unknown> = { modelId: "scripted" };
@@ -76,11 +78,12 @@ export function scriptedModel(strands: Strands, call: ScriptedCall): object {
       return this.#config;
     }
     async *stream(messages: { content: (Block & { content?: { text?: string }[] })[] }[]) {
-      const result = messages
-        .flatMap((m) => m.content)
-        .find((b) => b.type === "toolResultBlock" && b.toolUseId === call.toolUseId);
+      const blocks = messages.flatMap((m) => m.content);
+      const resultOf = (id: string) => blocks.find((b) => b.type === "toolResultBlock" && b.toolUseId === id);
+      const call = calls.find((c) => !resultOf(c.toolUseId));
+      const result = resultOf(calls.at(-1)?.toolUseId ?? "");
       yield { type: "modelMessageStartEvent", role: "assistant" };
-      if (!result) {
+      if (call) {
         yield {
           type: "modelContentBlockStartEvent",
           start: { type: "toolUseStart", name: call.name, toolUseId: call.toolUseId },
@@ -92,7 +95,7 @@ export function scriptedModel(strands: Strands, call: ScriptedCall): object {
         yield { type: "modelContentBlockStopEvent" };
         yield { type: "modelMessageStopEvent", stopReason: "toolUse" };
       } else {
-        const text = (result.content ?? []).map((c) => c.text ?? "").join("");
+        const text = (result?.content ?? []).map((c) => c.text ?? "").join("");
         yield { type: "modelContentBlockStartEvent" };
         yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text: `done: ${text}` } };
         yield { type: "modelContentBlockStopEvent" };
@@ -101,4 +104,29 @@ export function scriptedModel(strands: Strands, call: ScriptedCall): object {
     }
   }
   return new Scripted();
+}
+
+/**
+ * A bank whose `pay` tool counts what it really ran, and Strands agents on it driven by `script`, with
+ * `kabooPlugin(strands, options)`.
+ */
+export function bank(strands: Strands, script: ScriptedCall | readonly ScriptedCall[]) {
+  const paid: unknown[] = [];
+  const pay = new strands.FunctionTool({
+    name: "pay",
+    description: "Pays someone.",
+    inputSchema: { type: "object", properties: { to: { type: "string" }, cents: { type: "number" } } },
+    callback: (input) => {
+      paid.push(input);
+      return `paid ${(input as { to: string }).to}`;
+    },
+  });
+  const agent = (options: KabooPluginOptions) =>
+    new strands.Agent({
+      model: scriptedModel(strands, script),
+      tools: [pay],
+      printer: false,
+      plugins: [kabooPlugin(strands, options)],
+    });
+  return { paid, agent };
 }

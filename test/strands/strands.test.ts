@@ -6,8 +6,7 @@ import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { kabooPlugin, type KabooPluginOptions } from "../../src/strands/index.js";
-import { type Strands, type StrandsRunResult, loadStrands, scriptedModel } from "./strands-sdk.js";
+import { type Strands, type StrandsRunResult, bank, loadStrands } from "./strands-sdk.js";
 
 let strands: Strands;
 beforeAll(async () => {
@@ -16,28 +15,6 @@ beforeAll(async () => {
 
 const call = { name: "pay", toolUseId: "call_1", input: { to: "bob", cents: 500 } };
 
-/** A bank whose `pay` tool counts what it really ran. */
-function bank() {
-  const paid: unknown[] = [];
-  const pay = new strands.FunctionTool({
-    name: "pay",
-    description: "Pays someone.",
-    inputSchema: { type: "object", properties: { to: { type: "string" }, cents: { type: "number" } } },
-    callback: (input) => {
-      paid.push(input);
-      return `paid ${(input as { to: string }).to}`;
-    },
-  });
-  const agent = (options: KabooPluginOptions) =>
-    new strands.Agent({
-      model: scriptedModel(strands, call),
-      tools: [pay],
-      printer: false,
-      plugins: [kabooPlugin(strands, options)],
-    });
-  return { paid, agent };
-}
-
 const answer = (paused: StrandsRunResult, response: unknown) => [
   { interruptResponse: { interruptId: paused.interrupts?.[0]?.id, response } },
 ];
@@ -45,7 +22,7 @@ const lastText = (r: StrandsRunResult) => r.lastMessage.content.map((c) => c.tex
 
 describe("InterruptHook on a Strands agent", () => {
   it("pauses a gated call with Strands' interrupt, and the approval runs it once", async () => {
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const audit = new MemoryAuditLog();
     const a = agent({ hooks: [new InterruptHook(["pay"])], audit });
     const paused = await a.invoke("pay bob 5");
@@ -64,7 +41,7 @@ describe("InterruptHook on a Strands agent", () => {
   });
 
   it("a denial cancels the call with a note the model reads", async () => {
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const a = agent({ hooks: [new InterruptHook(["pay"])] });
     const paused = await a.invoke("pay bob 5");
     const done = await a.invoke(answer(paused, { approved: false }));
@@ -73,7 +50,7 @@ describe("InterruptHook on a Strands agent", () => {
   });
 
   it("a remembered grant lets the call run without asking", async () => {
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     // Remembered only where the rule allows it (`remember: "thread"`; the default is "once").
     const a = agent({ hooks: [new InterruptHook(["pay"], { remember: "thread" })] });
     const grant = { tool: "pay", scope: "thread", threadId: "t1", grantedAt: Date.now() };
@@ -84,7 +61,7 @@ describe("InterruptHook on a Strands agent", () => {
   });
 
   it("the same answer given twice, at once, to two copies of the paused agent runs the call once", async () => {
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const ledger = new MemoryExecutionLedger();
     const first = agent({ hooks: [new InterruptHook(["pay"])], ledger });
     const paused = await first.invoke("pay bob 5");
@@ -103,7 +80,7 @@ describe("InterruptHook on a Strands agent", () => {
 
 describe("the execution ledger around Strands tools", () => {
   it("a call settled before is not run again; the model reads the recorded result", async () => {
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const ledger = new MemoryExecutionLedger();
     await agent({ ledger }).invoke("pay bob 5");
     const again = await agent({ ledger }).invoke("pay bob 5");
@@ -118,7 +95,7 @@ describe("the execution ledger around Strands tools", () => {
     expect((await ledger.claim(key, { leaseMs: 10 })).status).toBe("claimed");
     now += 60_000; // the process that held the claim died; its lease ran out
 
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const a = agent({ ledger });
     const paused = await a.invoke("pay bob 5");
     expect(paused.stopReason).toBe("interrupt");
@@ -141,7 +118,7 @@ describe("the execution ledger around Strands tools", () => {
     const key = executionKey({ threadId: "", toolUseId: call.toolUseId, input: call.input });
     await ledger.claim(key, { leaseMs: 10 });
     now += 60_000;
-    const { paid, agent } = bank();
+    const { paid, agent } = bank(strands, call);
     const a = agent({ ledger });
     const paused = await a.invoke("pay bob 5");
     const done = await a.invoke(answer(paused, { action: "run_again" }));

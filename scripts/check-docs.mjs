@@ -105,6 +105,22 @@ for (const [page, { prose }] of parsed) {
   });
 }
 
+// The quick start's install commands and code are run as printed from the README (test/readme.test.ts,
+// test/runtimes/package-consumer.test.ts); the docs' copies must stay the same text.
+const firstBlock = (page, lang) =>
+  parsed
+    .get(page)
+    .blocks.find((b) => b.info.split(/\s+/)[0] === lang)
+    ?.lines.join("\n");
+const quickStart = join(docs, "guide/quick-start.md");
+for (const lang of ["sh", "js"]) {
+  if (firstBlock(quickStart, lang) !== firstBlock(join(root, "README.md"), lang)) {
+    problems.push(
+      `docs/guide/quick-start.md: its first \`\`\`${lang} block differs from the README's (copy it from there)`,
+    );
+  }
+}
+
 // Code blocks: one module per block, so names never clash between blocks.
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

@@ -67,18 +67,30 @@ const sent = (runId: string): JsonValue[] => [
 ];
 const LOGGED = 5;
 
-async function ranAgain() {
+/**
+ * A thread whose run's attempt died (its lease ran out; `lease` adds to it) with `logged(runId)` in
+ * its log (default: the first LOGGED events it sent), run again by the request sent again (the object's
+ * alarm, another process), and the whole run as another isolate reads it back.
+ */
+async function ranAgain(
+  o: { lease?: { token: string; attempt?: number }; logged?: (runId: string) => JsonValue[] } = {},
+) {
   const store = new MemoryThreadStore();
   const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
-  const lease = { token: "dead", runId: request.runId, resume: false, expiresAt: Date.now() - 1 };
+  const lease = { token: "dead", runId: request.runId, resume: false, expiresAt: Date.now() - 1, ...o.lease };
   const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
   expect(await store.compareAndSet("t1", 0, record)).toBe(true);
-  await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
+  await store.appendEvents(
+    "t1",
+    request.runId,
+    0,
+    o.logged?.(request.runId) ?? sent(request.runId).slice(0, LOGGED),
+    false,
+  );
   const { handle, other } = twoIsolates(store);
-  // The request sent again (the object's alarm, another process) runs it again.
   await (await handle(post(request))).text();
   const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
-  return { store, handle, other, runId: request.runId, whole };
+  return { store, handle, other, request, runId: request.runId, whole };
 }
 
 const reattach = async (handle: (r: Request) => Promise<Response>, id: string) =>
@@ -193,23 +205,17 @@ describe("a reattach from an event the dead attempt never logged", () => {
   });
 
   test("a run again that died too: its ids of its own unlogged tail, and the first attempt's, get the run from its start", async () => {
-    const store = new MemoryThreadStore();
-    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
-    const lease = { token: "dead-again", runId: request.runId, resume: false, expiresAt: Date.now() - 1 };
-    const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
-    expect(await store.compareAndSet("t1", 0, record)).toBe(true);
     // Attempt 0 logged five events; attempt 1 logged its marker, its END events and a new message's start.
-    const first = sent(request.runId).slice(0, LOGGED);
     const second: JsonValue[] = [
       { type: EventType.CUSTOM, name: "kaboo_run_again", value: { attempt: 1 }, timestamp: at },
       { type: EventType.TOOL_CALL_END, toolCallId: "c1", timestamp: at },
       { type: EventType.TEXT_MESSAGE_END, messageId: "m1", timestamp: at },
       { type: EventType.TEXT_MESSAGE_START, messageId: "m3", role: "assistant", timestamp: at },
     ];
-    await store.appendEvents("t1", request.runId, 0, [...first, ...second], false);
-    const { handle, other } = twoIsolates(store);
-    await (await handle(post(request))).text();
-    const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    const { handle, other, request, whole } = await ranAgain({
+      lease: { token: "dead-again" },
+      logged: (runId) => [...sent(runId).slice(0, LOGGED), ...second],
+    });
     await verified(whole.map((f) => f.event));
     const again = LOGGED + second.length;
     expect(whole[again]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
@@ -231,16 +237,8 @@ describe("a reattach from an event the dead attempt never logged", () => {
   });
 
   test("a run again that died before its log named it is counted by its lease: the next one is attempt 2", async () => {
-    const store = new MemoryThreadStore();
-    const request = input({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "hello" }] });
     // Attempt 1 took the thread over and died before its first write reached the log; its client holds `:5.1` on.
-    const lease = { token: "dead-1", runId: request.runId, resume: false, expiresAt: Date.now() - 1, attempt: 1 };
-    const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
-    expect(await store.compareAndSet("t1", 0, record)).toBe(true);
-    await store.appendEvents("t1", request.runId, 0, sent(request.runId).slice(0, LOGGED), false);
-    const { handle, other } = twoIsolates(store);
-    await (await handle(post(request))).text();
-    const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
+    const { store, handle, other, request, whole } = await ranAgain({ lease: { token: "dead-1", attempt: 1 } });
     expect(whole[LOGGED]?.event).toMatchObject({ type: EventType.CUSTOM, value: { attempt: 2 } });
     expect(whole[LOGGED]?.id).toBe(`${request.runId}:${LOGGED}.2`);
     for (const h of [handle, other]) {

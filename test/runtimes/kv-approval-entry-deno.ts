@@ -8,22 +8,10 @@ import { Agent, ScriptedModel } from "../../src/index.js";
 import { newBank, transferTool } from "../fixtures/bank.js";
 import { DenoKvThreadStore } from "../../src/stores/deno-kv.js";
 import { capturingLogger } from "../fixtures/logger.js";
-
-/** Opening the file is the host's step, not the store's: it waits out the other process here. */
-async function openWhenFree(path: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await Deno.openKv(path);
-    } catch (error) {
-      if (Date.now() > deadline || !String(error).includes("database is locked")) throw error;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+import { retryLocked } from "./kv-locked.js";
 
 const [mode, db = "", log = "", arg = "", startAt = "0"] = Deno.args;
-const kv = await openWhenFree(db);
+const kv = await retryLocked(() => Deno.openKv(db));
 const store = new DenoKvThreadStore(kv);
 const handle = createAguiHandler({
   stores: { thread: store },

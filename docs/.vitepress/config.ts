@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
+import { posix } from "node:path";
 import { defineConfig } from "vitepress";
+
+// Where the site links a repository file (src/, examples/, test/): set DOCS_SOURCE_URL to the repository's
+// file view (e.g. https://github.com/<owner>/kaboo-workflows/blob/main/); without it the links stay relative,
+// which is right when the Markdown is read in the repository itself.
+const sourceUrl = process.env["DOCS_SOURCE_URL"];
 
 // One reference page per package entry, in the order of package.json `exports`; scripts/docs.mjs generates them.
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -24,6 +30,16 @@ export default defineConfig({
     config(md) {
       // A checked block may start with declarations the reader does not need, ended by `// ---cut---`
       // (as twoslash does); `no-check` marks a block scripts/check-docs.mjs leaves alone. Neither is shown.
+      const linkOpen =
+        md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+      md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+        const href = tokens[idx]!.attrGet("href");
+        if (sourceUrl && href?.startsWith("../")) {
+          const path = posix.normalize(posix.join("docs", posix.dirname(env.relativePath as string), href));
+          if (!path.startsWith("docs/") && !path.startsWith("../")) tokens[idx]!.attrSet("href", `${sourceUrl}${path}`);
+        }
+        return linkOpen(tokens, idx, options, env, self);
+      };
       const fence = md.renderer.rules.fence!;
       md.renderer.rules.fence = (tokens, idx, options, env, self) => {
         const token = tokens[idx]!;

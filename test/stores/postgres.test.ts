@@ -86,6 +86,18 @@ describe("PostgresThreadStore on PGlite: what is stored", () => {
     expect(await store.readEvents(t, "other", Number.MAX_SAFE_INTEGER)).toBeUndefined();
   });
 
+  test("an id holding a NUL character is refused with THREAD_STORE_FAILED saying so; NUL inside a record is kept", async () => {
+    const store = new PostgresThreadStore(db);
+    await expect(store.load("a\u0000b")).rejects.toMatchObject({
+      code: "THREAD_STORE_FAILED",
+      message: expect.stringMatching(/NUL character/),
+    });
+    await expect(store.ledger("t").claim("k\u0000")).rejects.toMatchObject({ code: "THREAD_STORE_FAILED" });
+    const t = `t-${crypto.randomUUID()}`;
+    expect(await store.compareAndSet(t, 0, data("x\u0000y"))).toBe(true);
+    expect((await store.load(t)).session).toEqual({ marker: "x\u0000y" });
+  });
+
   test("a corrupt ledger row reads as an unknown claim, never as a call not run", async () => {
     const store = new PostgresThreadStore(db, { now: () => 10_000 });
     const t = `t-${crypto.randomUUID()}`;

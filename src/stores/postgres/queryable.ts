@@ -208,7 +208,12 @@ export async function pgStep<T>(what: string, step: () => Promise<T>): Promise<T
       if (cause instanceof KabooError) throw cause;
       const state = sqlState(cause);
       if (state !== undefined && RETRYABLE.has(state) && attempt < 4) continue;
-      const hint = state === "42P01" ? " Its tables are missing: run migrate(db) first." : "";
+      const hint =
+        state === "42P01"
+          ? " Its tables are missing: run migrate(db) first."
+          : state === "22021"
+            ? " A thread id, run id or call key holds a NUL character, which PostgreSQL's text cannot."
+            : "";
       throw new ThreadStoreError(`PostgreSQL failed (${what}).${hint}`, { cause });
     }
   }

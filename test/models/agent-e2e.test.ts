@@ -2,7 +2,7 @@
 // receives show the tool results are sent back in each provider's format.
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { AfterModelCallEvent, Agent, messageText, tool } from "../../src/index.js";
+import { AfterModelCallEvent, Agent, messageText, tool, type Model } from "../../src/index.js";
 import { ContextWindowOverflowError } from "../../src/models/errors.js";
 import { ModelStreamError } from "../../src/errors.js";
 import { AnthropicModel } from "../../src/models/anthropic.js";
@@ -23,19 +23,23 @@ function weatherTool(calls: string[]) {
   });
 }
 
+/** A weather agent on `model` asked about Oslo and Rome: it looks both up and ends with the text fixture's answer. */
+async function askWeather(model: Model) {
+  const calls: string[] = [];
+  const agent = new Agent({ model, systemPrompt: "You report weather.", tools: [weatherTool(calls)] });
+  const result = await agent.invoke("Weather in Oslo and Rome?");
+  expect(result.stopReason).toBe("endTurn");
+  expect(messageText(result.message)).toBe("Hello, wörld ✓");
+  expect(calls.sort()).toEqual(["Oslo", "Rome"]);
+  return result;
+}
+
 describe("Agent + OpenAIChatModel", () => {
   test("runs two parallel tool calls and sends both results back as tool messages", async () => {
     server.reply(sseReply(fixture("openai", "parallel-tools.sse")), sseReply(fixture("openai", "text.sse")));
-    const calls: string[] = [];
-    const agent = new Agent({
-      model: new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: "gpt-4o-mini", retry: false }),
-      systemPrompt: "You report weather.",
-      tools: [weatherTool(calls)],
-    });
-    const result = await agent.invoke("Weather in Oslo and Rome?");
-    expect(result.stopReason).toBe("endTurn");
-    expect(messageText(result.message)).toBe("Hello, wörld ✓");
-    expect(calls.sort()).toEqual(["Oslo", "Rome"]);
+    const result = await askWeather(
+      new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: "gpt-4o-mini", retry: false }),
+    );
     expect(server.received).toHaveLength(2);
     const second = server.received[1]!.body;
     expect(second.tools.map((t: any) => t.function.name)).toEqual(["get_weather"]);
@@ -85,16 +89,9 @@ describe("Agent + OpenAIChatModel", () => {
 describe("Agent + AnthropicModel", () => {
   test("runs two tool calls and sends both results back as tool_result blocks in one user turn", async () => {
     server.reply(sseReply(fixture("anthropic", "tools.sse")), sseReply(fixture("anthropic", "text.sse")));
-    const calls: string[] = [];
-    const agent = new Agent({
-      model: new AnthropicModel({ baseUrl: server.url, model: "claude-sonnet-4-5", maxTokens: 512, retry: false }),
-      systemPrompt: "You report weather.",
-      tools: [weatherTool(calls)],
-    });
-    const result = await agent.invoke("Weather in Oslo and Rome?");
-    expect(result.stopReason).toBe("endTurn");
-    expect(messageText(result.message)).toBe("Hello, wörld ✓");
-    expect(calls.sort()).toEqual(["Oslo", "Rome"]);
+    await askWeather(
+      new AnthropicModel({ baseUrl: server.url, model: "claude-sonnet-4-5", maxTokens: 512, retry: false }),
+    );
     const second = server.received[1]!.body;
     expect(second.system).toBe("You report weather.");
     expect(second.max_tokens).toBe(512);

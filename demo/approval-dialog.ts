@@ -181,6 +181,12 @@ export class ApprovalDialog {
       }
       text.textContent = `Expired at ${new Date(deadline).toLocaleTimeString()}. It can no longer be approved.`;
       this.#dialog.dataset["state"] = "expired";
+      // It no longer asks: the title and message say what became of the request.
+      const title = this.#q("#approval-title");
+      const asked = (title.textContent ?? "").replace(/\?$/, "");
+      title.textContent = "This request expired";
+      this.#q("#approval-message").textContent =
+        `“${asked}” was not answered in time, so it did not run and can no longer be approved.`;
       this.#stopTimer();
       if (this.#dialog.open && this.#dialog.contains(document.activeElement))
         this.#q<HTMLButtonElement>("#approval-dismiss").focus();

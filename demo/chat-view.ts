@@ -174,8 +174,9 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
   const text = result ? contentText(result) : "";
   const failed = Boolean(result && (result as { error?: string }).error);
   const failure = result && failed ? notRun(text) : undefined;
+  // "It went through" is the person's word, not the bank's booking: not a green Done.
   const status = result
-    ? (failure?.status ?? "done")
+    ? (failure?.status ?? (outcomeDecision(text) === "went-through" ? "confirmed" : "done"))
     : view.awaiting.has(call.id)
       ? "awaiting"
       : view.running
@@ -205,6 +206,7 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       const lost = interrupt?.reason === OUTCOME_UNKNOWN;
       const label = {
         done: "Done",
+        confirmed: "You said it went through",
         declined: "Declined",
         expired: "Expired",
         cancelled: "Cancelled",
@@ -243,7 +245,13 @@ function toolBlock(call: ToolCall, result: AguiMessage | undefined, view: ViewSt
       if (rule) row.append(el("p", "rule-mark", `✓ Approved by your rule: ${rule}`));
       if (failure) row.append(el("p", "tool-result", failure.note));
       else if (outcomeDecision(text) === "went-through")
-        row.append(el("p", "tool-result", "You said this went through, so it was not run again."));
+        row.append(
+          el(
+            "p",
+            "tool-result",
+            "You said this went through, so it was not run again. The bank did not confirm it here; your statement shows whether it was booked.",
+          ),
+        );
       else if (result) row.append(resultView(call.id, text, view));
       return row;
     },

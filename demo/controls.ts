@@ -9,6 +9,7 @@ import type { LazyDialog } from "./dialog-loader.js";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import { eur, readLedger } from "./bank.js";
 import { contentText } from "./chat-view.js";
+import { threshold, waitsForOther } from "./four-eyes.js";
 
 const q = <T extends HTMLElement>(sel: string) => document.querySelector<T>(sel)!;
 const CANCEL = /^\s*(?:cancel|no|nope|deny|decline|don'?t|stop|never\s*mind)\b/i;
@@ -53,6 +54,15 @@ function answerTyped(app: Controls, text: string): void {
       unknown
         ? "Did it go through? Type “it went through”, “run it again” or “cancel” (or ask for your balance)."
         : "Answer the approval first: type “yes” to approve once or “no” to decline.",
+    );
+    return;
+  }
+  // The requester's own yes does not count on a four-eyes request: say so, instead of sending a
+  // yes the gate would refuse and asking the same question again without a word.
+  if ("approved" in answer && answer.approved && waitsForOther(first)) {
+    app.prompt.value = "";
+    toast(
+      `Your yes cannot approve this wire: it is over ${threshold(first)} and you asked for it, so your partner must approve it in their own tab. You can withdraw it (type “no”).`,
     );
     return;
   }

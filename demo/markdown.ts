@@ -21,6 +21,9 @@ function renderer(root: HTMLElement): smd.Default_Renderer {
         return;
       }
       smd.default_add_token(data, type);
+      // A code block scrolls inside its own box: it takes focus, so a keyboard can scroll it too.
+      if (type === smd.CODE_BLOCK || type === smd.CODE_FENCE)
+        data.nodes[data.index]!.parentElement?.setAttribute("tabindex", "0");
     },
     set_attr(data, type, value) {
       if (type === smd.SRC) return;

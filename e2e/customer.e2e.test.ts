@@ -5,7 +5,18 @@
  */
 import { expect, test } from "vitest";
 import type { BrowserContext, Page } from "playwright";
-import { ask, counts, fresh, lastAnswer, newContext, openDemo, settle, useDemo } from "./harness.js";
+import {
+  ask,
+  axeProblems,
+  counts,
+  fresh,
+  lastAnswer,
+  newContext,
+  openDemo,
+  openDetails,
+  settle,
+  useDemo,
+} from "./harness.js";
 
 useDemo();
 
@@ -113,4 +124,43 @@ test("the audit panel speaks a customer's words and shows a revocation", async (
   await expect
     .poll(() => page.textContent("#audit .audit-status"))
     .toMatch(/^\d+ entries, none changed since written$/);
+});
+
+test("the requester's own typed yes on a four-eyes wire is answered in words, not refused silently", async () => {
+  const context = await newContext();
+  const mine = await requestBigWire(context, "Wire 11000 EUR to Lena FR1420041010050500013M02606");
+  await mine.fill("#prompt", "yes");
+  await mine.press("#prompt", "Enter");
+  await expect.poll(() => mine.textContent("#toast")).toMatch(/Your yes cannot approve this wire: it is over €10,000/);
+  expect(await mine.isVisible("#toast")).toBe(true);
+  expect(await card(mine).locator(".tool-status").textContent()).toBe("Needs a second person");
+  expect((await counts(mine))["wire_abroad"] ?? 0).toBe(0);
+});
+
+test("an expired wire's dialog says it expired and no longer asks its question", async () => {
+  const page = await fresh("?delay=2&ttl=2");
+  expect(await ask(page, "Wire 900 EUR to Lena DE44500105175407324931")).toBe("asked");
+  await openDetails(page);
+  expect(await page.textContent("#approval-title")).toMatch(/\?$/);
+  await page.waitForSelector("dialog#approval[data-state='expired']", { timeout: 6000 });
+  expect(await page.textContent("#approval-title")).toBe("This request expired");
+  const message = (await page.textContent("#approval-message")) ?? "";
+  expect(message).toContain("was not answered in time");
+  expect(message).not.toMatch(/\?$/);
+  expect(await axeProblems(page)).toEqual([]);
+});
+
+test("375 px: a code block scrolls by keyboard, the model badge stays on one line, axe finds nothing serious", async () => {
+  const page = await openDemo(await newContext({ width: 375, height: 812 }));
+  expect(await ask(page, "Explain how approvals work")).toBe("answered");
+  await settle(page);
+  const pre = page.locator("#transcript .msg.assistant pre").last();
+  await pre.waitFor();
+  expect(await pre.getAttribute("tabindex")).toBe("0");
+  expect(await axeProblems(page)).toEqual([]);
+  const badge = await page.evaluate(() => {
+    const b = document.querySelector<HTMLElement>("#open-settings")!;
+    return { height: b.getBoundingClientRect().height, line: Number.parseFloat(getComputedStyle(b).lineHeight) };
+  });
+  expect(badge.height).toBeLessThan(badge.line * 2);
 });

@@ -43,12 +43,13 @@ describe.each(VIEWPORTS)("at $width px", (viewport) => {
     expect(await axeProblems(mine), "requester's card").toEqual([]);
     await shot(mine, `four-eyes-requester-${viewport.width}`);
 
-    // A typed "yes" from the requester is not counted: the wire does not run and waits again.
+    // A typed "yes" from the requester is not counted, and the page says why: the wire does not run and waits.
     const first = await openQuestion(mine);
     await mine.fill("#prompt", "yes");
     await mine.press("#prompt", "Enter");
-    await expect.poll(() => openQuestion(mine), { timeout: 10_000 }).not.toBe(first);
-    await mine.waitForSelector("body[data-status='awaiting-approval']");
+    await expect.poll(() => mine.textContent("#toast")).toContain("Your yes cannot approve this wire");
+    expect(await openQuestion(mine)).toBe(first);
+    expect(await mine.getAttribute("body", "data-status")).toBe("awaiting-approval");
     expect((await counts(mine))["wire_abroad"] ?? 0).toBe(0);
     expect(await card.locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
 

@@ -92,10 +92,17 @@ test("one question after the reload, about the payment in words; 'it went throug
   await expect.poll(() => lastAnswer(page)).toContain("you said the transfer went through");
   const transcript = (await page.textContent("#transcript")) ?? "";
   expect(transcript).not.toMatch(/The person (confirmed|chose)|the call to/);
-  expect(await page.textContent("#transcript .tool-row .tool-status")).toBe("Done");
-  expect(await page.textContent("#transcript .tool-row .tool-result")).toBe(
-    "You said this went through, so it was not run again.",
+  // The person's word, not the bank's booking: no green Done.
+  expect(await page.textContent("#transcript .tool-row .tool-status")).toBe("You said it went through");
+  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("confirmed");
+  expect(await page.textContent("#transcript .tool-row .tool-result")).toMatch(
+    /^You said this went through, so it was not run again\. The bank did not confirm it here/,
   );
+  // The audit panel lists each event once, however often the reload recorded it.
+  const listed = page.locator("#audit .audit-list li");
+  await expect.poll(() => listed.count()).toBeGreaterThan(0);
+  const lines = await listed.evaluateAll((lis) => lis.map((li) => li.lastChild?.textContent?.trim() ?? ""));
+  expect(lines).toEqual([...new Set(lines)]);
   expect((await counts(page))["transfer"]).toBeUndefined();
 });
 

@@ -8,9 +8,10 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createParser } from "eventsource-parser";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readFrames } from "../agui/edge/disconnect-scenario.js";
+import { runBody } from "../fixtures/run-input.js";
 import { bundleEntry } from "./bundle.js";
 import { denoServer } from "./deno-process.js";
 
@@ -26,15 +27,7 @@ interface Frame {
 }
 
 const story = (threadId: string) =>
-  JSON.stringify({
-    threadId,
-    runId: crypto.randomUUID(),
-    messages: [{ id: `u-${threadId}`, role: "user", content: "a story" }],
-    tools: [],
-    context: [],
-    state: {},
-    forwardedProps: {},
-  });
+  JSON.stringify(runBody(threadId, { messages: [{ id: `u-${threadId}`, role: "user", content: "a story" }] }));
 
 /** POSTs and reads SSE frames, dropping the connection after `limit` of them. */
 async function frames(
@@ -43,27 +36,9 @@ async function frames(
   headers: Record<string, string> = {},
   limit = Infinity,
 ): Promise<Frame[]> {
-  const client = new AbortController();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-    signal: client.signal,
-  });
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-  const out: Frame[] = [];
-  const parser = createParser({
-    onEvent: (m) => out.push({ id: m.id, type: (JSON.parse(m.data) as { type: string }).type }),
-  });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  while (out.length < limit) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  client.abort();
-  return out.slice(0, limit);
+  return (await readFrames(res, limit)).map((f) => ({ id: f.id, type: f.data.type }));
 }
 
 async function expectReattach(first: string, second: string, threadId: string, k: number, whole: Frame[]) {

@@ -3,8 +3,22 @@
  *
  * @module
  */
-import type { JsonValue, ToolResultBlock, ToolResultContent, ToolUseBlock } from "../agent/messages/messages.js";
-import type { StrandsJson, StrandsResultPart, StrandsSdk, StrandsToolResult, StrandsToolUse } from "./sdk.js";
+import type {
+  ContentBlock,
+  JsonValue,
+  Message,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+} from "../agent/messages/messages.js";
+import type {
+  StrandsJson,
+  StrandsMessage,
+  StrandsResultPart,
+  StrandsSdk,
+  StrandsToolResult,
+  StrandsToolUse,
+} from "./sdk.js";
 
 /**
  * A Strands tool call as ours.
@@ -49,4 +63,43 @@ export function strandsResult(sdk: StrandsSdk, result: ToolResultBlock): Strands
     return new sdk.TextBlock(JSON.stringify(part));
   });
   return new sdk.ToolResultBlock({ toolUseId: result.toolUseId, status: result.status, content });
+}
+
+/** Strands' `ToolUseBlock`, as the adapter writes a rename into it. */
+export interface StrandsToolUseBlock {
+  type: "toolUseBlock";
+  name: string;
+  toolUseId: string;
+  input: unknown;
+}
+
+/**
+ * A Strands message as ours (text and tool calls; other blocks are left out), with the Strands tool-use
+ * block behind each of ours, so a hook's rename can be written back.
+ * @param message - Strands' `Message`.
+ * @returns Our message and the blocks map.
+ */
+export function ourMessage(message: StrandsMessage): {
+  message: Message;
+  blocks: Map<ContentBlock, StrandsToolUseBlock>;
+} {
+  const blocks = new Map<ContentBlock, StrandsToolUseBlock>();
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === "toolUseBlock") {
+      const strands = block as unknown as StrandsToolUseBlock;
+      const ours: ContentBlock = {
+        type: "toolUse",
+        toolUseId: strands.toolUseId,
+        name: strands.name,
+        input: strands.input,
+      };
+      blocks.set(ours, strands);
+      content.push(ours);
+    } else if (block.type === "textBlock") {
+      const text = (block as { text?: unknown }).text;
+      if (typeof text === "string") content.push({ type: "text", text });
+    }
+  }
+  return { message: { role: message.role, content }, blocks };
 }

@@ -14,6 +14,8 @@ export type {
   StrandsAfterModelCallEvent,
   StrandsAfterToolCallEvent,
   StrandsAgent,
+  StrandsAgentResult,
+  StrandsAgentResultEvent,
   StrandsBeforeModelCallEvent,
   StrandsBeforeToolCallEvent,
   StrandsEventClass,

@@ -8,9 +8,9 @@
 import type { Agent } from "../agent/agent.js";
 import { AfterModelCallEvent, BeforeModelCallEvent } from "../agent/events.js";
 import type { HookRegistry } from "../agent/hooks.js";
-import type { ContentBlock, Message } from "../agent/messages/messages.js";
 import type { ModelStopReason } from "../agent/model.js";
-import type { StrandsAgent, StrandsHookHost, StrandsMessage, StrandsSdk } from "./sdk.js";
+import { ourMessage } from "./convert.js";
+import type { StrandsAgent, StrandsHookHost, StrandsSdk } from "./sdk.js";
 
 /** What the bridge needs from the adapter. */
 export interface ModelCallBridge {
@@ -27,36 +27,6 @@ const STOP_REASONS: ReadonlySet<string> = new Set<ModelStopReason>([
   "stopSequence",
   "contentFiltered",
 ]);
-
-interface StrandsToolUseBlock {
-  type: "toolUseBlock";
-  name: string;
-  toolUseId: string;
-  input: unknown;
-}
-
-/** The response as ours, with the Strands tool-use block behind each of ours (to write renames back). */
-function ourMessage(message: StrandsMessage): { message: Message; blocks: Map<ContentBlock, StrandsToolUseBlock> } {
-  const blocks = new Map<ContentBlock, StrandsToolUseBlock>();
-  const content: ContentBlock[] = [];
-  for (const block of message.content) {
-    if (block.type === "toolUseBlock") {
-      const strands = block as unknown as StrandsToolUseBlock;
-      const ours: ContentBlock = {
-        type: "toolUse",
-        toolUseId: strands.toolUseId,
-        name: strands.name,
-        input: strands.input,
-      };
-      blocks.set(ours, strands);
-      content.push(ours);
-    } else if (block.type === "textBlock") {
-      const text = (block as { text?: unknown }).text;
-      if (typeof text === "string") content.push({ type: "text", text });
-    }
-  }
-  return { message: { role: message.role, content }, blocks };
-}
 
 /**
  * Registers the model-call callbacks on a Strands agent.

@@ -10,6 +10,7 @@ import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import { MemoryExecutionLedger } from "../agent/ledger/memory-ledger.js";
 import { UserError } from "../errors.js";
 import { agentView } from "./agent-view.js";
+import { bridgeInvocations } from "./invocations.js";
 import { bridgeModelCalls } from "./model-calls.js";
 import type { StrandsAgent, StrandsHookHost, StrandsSdk } from "./sdk.js";
 import { bridgeToolCalls } from "./tool-calls.js";
@@ -28,6 +29,8 @@ export interface KabooPluginOptions {
   audit?: AuditLog;
   /** A claim's lease, ms (after it, a claim without a result is an unknown outcome). Default the ledger's (15 min). */
   leaseMs?: number;
+  /** Clock, epoch ms (the invocation's duration in our `AfterInvocationEvent`). Default `Date.now`. */
+  now?: () => number;
 }
 
 /** A Strands plugin (`AgentConfig.plugins`), as `@strands-agents/sdk`'s `Plugin` interface has it. */
@@ -64,7 +67,7 @@ export interface KabooStrandsPlugin {
  * ```
  */
 export function kabooPlugin(sdk: StrandsSdk, options: KabooPluginOptions = {}): KabooStrandsPlugin {
-  for (const name of ["BeforeToolCallEvent", "AfterToolCallEvent", "AfterModelCallEvent", "ToolResultBlock"] as const)
+  for (const name of ["BeforeToolCallEvent", "AfterToolCallEvent", "AgentResultEvent", "ToolResultBlock"] as const)
     if (typeof sdk?.[name] !== "function")
       throw new UserError(`kabooPlugin needs the @strands-agents/sdk module (its ${name} was not found).`);
   const registry = new HookRegistry();
@@ -84,6 +87,7 @@ export function kabooPlugin(sdk: StrandsSdk, options: KabooPluginOptions = {}): 
     initAgent(agent: StrandsHookHost) {
       bridgeToolCalls(agent, { sdk, registry, view, ledger: options.ledger !== false, leaseMs: options.leaseMs });
       bridgeModelCalls(agent, { sdk, registry, view });
+      bridgeInvocations(agent, { sdk, registry, view, now: options.now ?? Date.now });
     },
   };
 }

@@ -58,7 +58,7 @@ export interface StrandsAgent {
   appState: StrandsStateStore;
   readonly toolRegistry: { get(name: string): StrandsTool | undefined; list?(): StrandsTool[] };
   /** Public on the SDK's `Agent` class (`_interruptState`); where the answers to its interrupts are. */
-  readonly _interruptState?: { interrupts: Record<string, StrandsInterrupt> };
+  readonly _interruptState?: { interrupts: Record<string, StrandsInterrupt>; activated?: boolean };
   readonly cancelSignal?: AbortSignal;
   /** The SDK's `Agent.cancel()`: the run stops at its next safe point (`stopReason: "cancelled"`). */
   cancel?(): void;
@@ -147,6 +147,30 @@ export interface StrandsInvocationEvent extends StrandsHookableEvent {
   readonly invocationState: Record<string, unknown>;
 }
 
+/** Strands' `AgentResult`, as the adapter reads it. */
+export interface StrandsAgentResult {
+  readonly stopReason: string;
+  readonly lastMessage: StrandsMessage;
+  readonly interrupts?: readonly StrandsInterrupt[];
+  readonly metrics?: {
+    readonly cycleCount: number;
+    readonly accumulatedUsage: {
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+      readonly totalTokens: number;
+      readonly cacheReadInputTokens?: number;
+      readonly cacheWriteInputTokens?: number;
+    };
+  };
+}
+
+/** Strands' `AgentResultEvent` (the run's result, after `AfterInvocationEvent`; not fired when the run fails). */
+export interface StrandsAgentResultEvent extends StrandsHookableEvent {
+  readonly agent: StrandsAgent;
+  readonly result: StrandsAgentResult;
+  readonly invocationState: Record<string, unknown>;
+}
+
 /**
  * The classes of `@strands-agents/sdk` the adapter uses: pass the SDK's module itself
  * (`import * as strands from "@strands-agents/sdk"`).
@@ -154,6 +178,7 @@ export interface StrandsInvocationEvent extends StrandsHookableEvent {
 export interface StrandsSdk {
   readonly BeforeInvocationEvent: StrandsEventClass<StrandsInvocationEvent>;
   readonly AfterInvocationEvent: StrandsEventClass<StrandsInvocationEvent>;
+  readonly AgentResultEvent: StrandsEventClass<StrandsAgentResultEvent>;
   readonly BeforeModelCallEvent: StrandsEventClass<StrandsBeforeModelCallEvent>;
   readonly AfterModelCallEvent: StrandsEventClass<StrandsAfterModelCallEvent>;
   readonly BeforeToolCallEvent: StrandsEventClass<StrandsBeforeToolCallEvent>;

@@ -1,0 +1,128 @@
+// The hooks' runner-independent behaviour, one suite run on both runners: our Agent with its ScriptedModel,
+// and a real Strands Agent (SDK 1.19.0, test/strands/package.json) through kabooPlugin with a scripted Model
+// subclass. Same hook instances' classes, same script (one `pay` call, then a text answer).
+import { beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod/v4";
+import { Agent, ScriptedModel, tool, type HookProvider } from "../../src/index.js";
+import { EventPublisher, type StreamEvent } from "../../src/hooks/event-publisher.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
+import { type Strands, bank, loadStrands } from "./strands-sdk.js";
+
+let strands: Strands;
+beforeAll(async () => {
+  strands = await loadStrands();
+}, 180_000);
+
+const input = { to: "bob", cents: 500 };
+
+/** What a test needs of either runner's agent. */
+interface Run {
+  stopReason: string;
+  interrupts?: { id: string; reason?: unknown }[] | undefined;
+}
+interface World {
+  paid: unknown[];
+  invoke(args: unknown, invocationState?: Record<string, unknown>): Promise<Run>;
+}
+
+const runners: { name: string; world(hooks: HookProvider[]): World }[] = [
+  {
+    name: "our runner",
+    world(hooks) {
+      const paid: unknown[] = [];
+      const pay = tool({
+        name: "pay",
+        description: "Pays someone.",
+        inputSchema: z.object({ to: z.string(), cents: z.number() }),
+        callback: (i) => {
+          paid.push(i);
+          return `paid ${i.to}`;
+        },
+      });
+      const model = new ScriptedModel({
+        script: [{ toolCalls: [{ name: "pay", input }] }, { text: "done" }],
+        ids: "sequential",
+      });
+      const agent = new Agent({ name: "bank", model, tools: [pay], hooks });
+      return { paid, invoke: (args, invocationState = {}) => agent.invoke(args as never, { invocationState }) };
+    },
+  },
+  {
+    name: "Strands",
+    world(hooks) {
+      const b = bank(strands, { name: "pay", toolUseId: "call_1", input });
+      const agent = b.agent({ hooks });
+      return { paid: b.paid, invoke: (args, invocationState = {}) => agent.invoke(args, { invocationState }) };
+    },
+  },
+];
+
+const approve = (paused: Run) => [
+  { interruptResponse: { interruptId: paused.interrupts?.[0]?.id, response: { approved: true } } },
+];
+
+/** The events' shape: type and data keys (values such as ids and durations differ between runs). */
+const shape = (events: StreamEvent[]) => events.map((e) => `${e.type}(${Object.keys(e.data).sort().join(",")})`);
+
+async function publishedRun(world: (hooks: HookProvider[]) => World) {
+  const events: StreamEvent[] = [];
+  const w = world([new EventPublisher((e) => void events.push(e), "bank"), new InterruptHook(["pay"])]);
+  const state = { threadId: "t1" };
+  const paused = await w.invoke("pay bob 5", state);
+  const pausedEvents = events.length;
+  await w.invoke(approve(paused), { threadId: "t1" });
+  return { events, pausedEvents, paid: w.paid };
+}
+
+describe.each(runners)("the hooks on $name", ({ world }) => {
+  it("InterruptHook: pause, approve, the call runs once", async () => {
+    const w = world([new InterruptHook(["pay"])]);
+    const paused = await w.invoke("pay bob 5");
+    expect(paused.stopReason).toBe("interrupt");
+    expect(paused.interrupts?.[0]?.reason).toMatchObject({ kind: "tool_approval", tool: "pay", input });
+    expect(w.paid).toEqual([]);
+    const done = await w.invoke(approve(paused));
+    expect(done.stopReason).toBe("endTurn");
+    expect(w.paid).toEqual([input]);
+  });
+
+  it("InterruptHook: a thread grant lets the call run without asking", async () => {
+    const w = world([new InterruptHook(["pay"], { remember: "thread" })]);
+    const grant = { tool: "pay", scope: "thread", threadId: "t1", grantedAt: Date.now() };
+    const done = await w.invoke("pay bob 5", { threadId: "t1", forwardedProps: { kaboo_grants: [grant] } });
+    expect(done.stopReason).toBe("endTurn");
+    expect(w.paid).toEqual([input]);
+  });
+
+  it("MaxToolCallsGuard with no calls allowed: the call is refused and nothing runs", async () => {
+    const w = world([new MaxToolCallsGuard({ maxCalls: 0 })]);
+    await w.invoke("pay bob 5");
+    expect(w.paid).toEqual([]);
+  });
+
+  it("EventPublisher: start, interrupt; then start, tool start and end, complete", async () => {
+    const { events, pausedEvents, paid } = await publishedRun(world);
+    expect(paid).toEqual([input]);
+    expect(events.map((e) => e.type)).toEqual([
+      "agent_start",
+      "tool_start",
+      "interrupt",
+      "agent_start",
+      "tool_start",
+      "tool_end",
+      "agent_complete",
+    ]);
+    expect(pausedEvents).toBe(3);
+    const end = events.find((e) => e.type === "tool_end");
+    expect(end?.data).toMatchObject({ tool_name: "pay", status: "success", tool_result: "paid bob" });
+    expect(events.every((e) => e.data.thread_id === "t1" && e.data.agent_name === "bank")).toBe(true);
+  });
+});
+
+describe("EventPublisher on both runners", () => {
+  it("publishes events of the same shape, in the same order", async () => {
+    const [ours, theirs] = await Promise.all(runners.map((r) => publishedRun(r.world)));
+    expect(shape(theirs?.events ?? [])).toEqual(shape(ours?.events ?? []));
+  });
+});

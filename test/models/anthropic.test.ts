@@ -12,6 +12,7 @@ import {
   weatherSpec,
   weatherQuestion,
   assemble,
+  textEvents,
 } from "./helpers.js";
 
 const server = loopbackServer();
@@ -36,15 +37,9 @@ describe("AnthropicModel over a loopback server", () => {
     const events = await collect(
       model({ params: { temperature: 0 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }),
     );
-    expect(events).toEqual([
-      { type: "messageStart", role: "assistant" },
-      { type: "contentBlockStart", index: 0, start: { type: "text" } },
-      { type: "contentBlockDelta", index: 0, delta: { type: "text", text: "Hello" } },
-      { type: "contentBlockDelta", index: 0, delta: { type: "text", text: ", wörld ✓" } },
-      { type: "contentBlockStop", index: 0 },
-      { type: "messageStop", stopReason: "endTurn" },
-      { type: "metadata", usage: { inputTokens: 35, outputTokens: 15, totalTokens: 50, cacheReadInputTokens: 10 } },
-    ]);
+    expect(events).toEqual(
+      textEvents({ inputTokens: 35, outputTokens: 15, totalTokens: 50, cacheReadInputTokens: 10 }),
+    );
     const req = server.received[0]!;
     expect(req.url).toBe("/v1/messages");
     expect(req.headers["x-api-key"]).toBe("sk-ant-test");

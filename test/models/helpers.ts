@@ -139,6 +139,19 @@ export const assemble = (events: AsyncIterable<ModelStreamEvent>) =>
     undefined,
   );
 
+/** The events each provider's `text.sse` fixture streams ("Hello, wörld ✓"), with that provider's usage. */
+export function textEvents(usage: Record<string, number>): ModelStreamEvent[] {
+  return [
+    { type: "messageStart", role: "assistant" },
+    { type: "contentBlockStart", index: 0, start: { type: "text" } },
+    { type: "contentBlockDelta", index: 0, delta: { type: "text", text: "Hello" } },
+    { type: "contentBlockDelta", index: 0, delta: { type: "text", text: ", wörld ✓" } },
+    { type: "contentBlockStop", index: 0 },
+    { type: "messageStop", stopReason: "endTurn" },
+    { type: "metadata", usage },
+  ] as ModelStreamEvent[];
+}
+
 /** Reads a fixture file. */
 export function fixture(provider: "openai" | "anthropic", name: string): string {
   return readFileSync(new URL(`./fixtures/${provider}/${name}`, import.meta.url), "utf8");

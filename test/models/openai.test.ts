@@ -18,6 +18,7 @@ import {
   weatherSpec,
   weatherQuestion,
   assemble,
+  textEvents,
 } from "./helpers.js";
 
 const server = loopbackServer();
@@ -41,15 +42,7 @@ describe("OpenAIChatModel over a loopback server", () => {
     const events = await collect(
       model({ params: { temperature: 0.2 } }).stream(user, { toolSpecs: [spec], systemPrompt: "Be brief." }),
     );
-    expect(events).toEqual([
-      { type: "messageStart", role: "assistant" },
-      { type: "contentBlockStart", index: 0, start: { type: "text" } },
-      { type: "contentBlockDelta", index: 0, delta: { type: "text", text: "Hello" } },
-      { type: "contentBlockDelta", index: 0, delta: { type: "text", text: ", wörld ✓" } },
-      { type: "contentBlockStop", index: 0 },
-      { type: "messageStop", stopReason: "endTurn" },
-      { type: "metadata", usage: { inputTokens: 12, outputTokens: 4, totalTokens: 16, cacheReadInputTokens: 8 } },
-    ]);
+    expect(events).toEqual(textEvents({ inputTokens: 12, outputTokens: 4, totalTokens: 16, cacheReadInputTokens: 8 }));
     const req = server.received[0]!;
     expect(req.url).toBe("/v1/chat/completions");
     expect(req.headers["authorization"]).toBe("Bearer sk-test");

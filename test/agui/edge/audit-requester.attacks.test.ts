@@ -6,68 +6,45 @@
  */
 import { describe, expect, test } from "vitest";
 import * as z from "zod/v4";
-import { createAguiHandler } from "../../../src/agui/index.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, MemoryAuditLog, ScriptedModel, tool, verifyAuditTrail } from "../../../src/index.js";
+import { MemoryAuditLog, ScriptedModel, tool, verifyAuditTrail } from "../../../src/index.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import { input } from "../helpers.js";
-import { quietLogger, resumeBody, send, type Turn } from "./fixtures.js";
+import type { Turn } from "./fixtures.js";
+import { fourEyesEdge } from "./four-eyes.js";
 
 function setup() {
   const ran: string[] = [];
   const audit = new MemoryAuditLog();
-  const agent = () =>
-    new Agent({
-      model: new ScriptedModel({
-        script: ({ lastToolResults, lastUserText, messages }) => {
-          const notified = messages.some((m) => m.content.some((b) => b.type === "toolUse" && b.name === "notify"));
-          if (lastToolResults.length && !notified) return { toolCalls: [{ name: "notify", input: { to: "ann" } }] };
-          if (lastToolResults.length) return { text: "done" };
-          const pay = /wire (\w+) (\d+)/.exec(lastUserText);
-          return pay
-            ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
-            : { text: "hi" };
-        },
-      }),
-      tools: [
-        tool({
-          name: "transfer",
-          description: "Send money.",
-          inputSchema: z.object({ to: z.string(), amount: z.number() }),
-          callback: () => (ran.push("transfer"), "sent"),
-        }),
-        tool({
-          name: "notify",
-          description: "Tell someone.",
-          inputSchema: z.object({ to: z.string() }),
-          callback: () => (ran.push("notify"), "told"),
-        }),
-      ],
-      hooks: [
-        new InterruptHook([
-          {
-            pattern: "transfer",
-            approvals: { required: 2, eligible: (p) => ["bob", "carol"].includes(p), forbidRequester: true },
-          },
-          { pattern: "notify" },
-        ]),
-      ],
+  const model = () =>
+    new ScriptedModel({
+      script: ({ lastToolResults, lastUserText, messages }) => {
+        const notified = messages.some((m) => m.content.some((b) => b.type === "toolUse" && b.name === "notify"));
+        if (lastToolResults.length && !notified) return { toolCalls: [{ name: "notify", input: { to: "ann" } }] };
+        if (lastToolResults.length) return { text: "done" };
+        const pay = /wire (\w+) (\d+)/.exec(lastUserText);
+        return pay
+          ? { toolCalls: [{ name: "transfer", input: { to: pay[1], amount: Number(pay[2]) } }] }
+          : { text: "hi" };
+      },
     });
-  const handle = createAguiHandler({
-    agent,
-    stores: { thread: new MemoryThreadStore(), audit },
-    trust: { principal: (request) => request.headers.get("x-user") ?? "" },
-    logger: quietLogger(),
+  const notify = tool({
+    name: "notify",
+    description: "Tell someone.",
+    inputSchema: z.object({ to: z.string() }),
+    callback: () => (ran.push("notify"), "told"),
   });
-  const answer = (turn: Turn, who: string) =>
-    send(handle, { ...resumeBody("t", turn, { approved: true }), runId: crypto.randomUUID() }, { "x-user": who });
-  const ask = () =>
-    send(
-      handle,
-      input({ threadId: "t", messages: [{ id: crypto.randomUUID(), role: "user", content: "wire mallory 20000" }] }),
-      { "x-user": "ann" },
-    );
-  return { ran, audit, ask, answer };
+  const approvals = { required: 2, eligible: (p: string) => ["bob", "carol"].includes(p), forbidRequester: true };
+  const { ask, answer } = fourEyesEdge({
+    handler: { stores: { thread: new MemoryThreadStore(), audit } },
+    bank: () => ({
+      model: model(),
+      onSent: () => void ran.push("transfer"),
+      extraTools: [notify],
+      gate: false,
+      hooks: [new InterruptHook([{ pattern: "transfer", approvals }, { pattern: "notify" }])],
+    }),
+  });
+  return { ran, audit, ask: () => ask("t"), answer: (turn: Turn, who: string) => answer("t", turn, who) };
 }
 
 const requestedBy = (turn: Turn) =>

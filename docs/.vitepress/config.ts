@@ -79,6 +79,7 @@ export default defineConfig({
           { text: "Runs that outlive their connection", link: "/guide/runs-outlive-connection" },
           { text: "Tracing", link: "/guide/tracing" },
           { text: "MCP tools", link: "/guide/mcp" },
+          { text: "Multi-agent", link: "/guide/multi-agent" },
           { text: "Bounds and the security model", link: "/guide/security" },
           { text: "Runtimes", link: "/guide/runtimes" },
           { text: "Upgrading", link: "/guide/upgrading" },

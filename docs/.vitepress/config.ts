@@ -75,6 +75,7 @@ export default defineConfig({
           { text: "Deploy on Deno", link: "/guide/deno" },
           { text: "On Node with PostgreSQL", link: "/guide/node-postgres" },
           { text: "With the AI SDK", link: "/guide/ai-sdk" },
+          { text: "With Strands", link: "/guide/strands" },
           { text: "Governed approvals", link: "/guide/governed-approvals" },
           { text: "Runs that outlive their connection", link: "/guide/runs-outlive-connection" },
           { text: "Tracing", link: "/guide/tracing" },

@@ -10,13 +10,14 @@
  * 3. `AfterToolCallEvent` (order {@link SETTLE_ORDER}, first): the tool's result is settled under the claim.
  * 4. `AfterToolCallEvent` (order 0): our `AfterToolCallEvent` goes through our hooks; a rewritten result
  *    or `retry` is written back.
+ * 5. `AfterInvocationEvent`: the claim of a call whose tool paused the run with its own question is released.
  *
  * @module
  */
 import { AfterToolCallEvent, BeforeToolCallEvent, type InvocationState } from "../agent/events.js";
 import type { HookRegistry } from "../agent/hooks.js";
 import { InterruptSignal } from "../agent/interrupts/interrupt.js";
-import { type OpenCall, openCall, settleCall } from "../agent/ledger/call-ledger.js";
+import { type OpenCall, openCall, releaseCall, settleCall } from "../agent/ledger/call-ledger.js";
 import type { ToolResultBlock } from "../agent/messages/messages.js";
 import { toResultBlock } from "../agent/tools/result-block.js";
 import { CallInProgressError, UserError } from "../errors.js";
@@ -95,7 +96,7 @@ async function asking<T>(event: StrandsBeforeToolCallEvent, step: () => T | Prom
 }
 
 /**
- * Registers the four callbacks on a Strands agent.
+ * Registers the callbacks on a Strands agent.
  * @param host - The Strands agent (`initAgent`'s argument).
  * @param b - The adapter's parts.
  */
@@ -163,6 +164,25 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
       record.call = undefined; // a retry claims again
       const id = event.toolUse.toolUseId;
       await settleCall(call, id, (output) => toResultBlock(id, output), ourResult(event.result));
+    },
+    { order: SETTLE_ORDER },
+  );
+
+  // A tool that asks a question itself (Strands' `ToolContext.interrupt`) ends without an AfterToolCallEvent:
+  // its claim is released, as our runner releases it, so the resumed run claims and runs it again.
+  host.addHook(
+    b.sdk.AfterInvocationEvent,
+    async (event) => {
+      const held = calls.get(event.invocationState);
+      if (!held) return;
+      const interrupts = event.agent._interruptState?.interrupts ?? {};
+      const open = Object.values(interrupts).filter((i) => i.response === undefined);
+      for (const [toolUseId, record] of held) {
+        const call = record.call;
+        if (!call || !open.some((i) => i.id.startsWith(`tool:${toolUseId}:`))) continue;
+        record.call = undefined;
+        await releaseCall(call);
+      }
     },
     { order: SETTLE_ORDER },
   );

@@ -25,7 +25,7 @@ export interface Strands extends StrandsSdk {
     name: string;
     description: string;
     inputSchema: Record<string, unknown>;
-    callback: (input: unknown) => unknown;
+    callback: (input: unknown, context: unknown) => unknown;
   }) => { name: string };
   NullConversationManager: new () => object;
 }

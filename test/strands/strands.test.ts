@@ -6,7 +6,8 @@ import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { type Strands, type StrandsRunResult, bank, loadStrands } from "./strands-sdk.js";
+import { kabooPlugin } from "../../src/strands/index.js";
+import { type Strands, type StrandsRunResult, bank, loadStrands, scriptedModel } from "./strands-sdk.js";
 
 let strands: Strands;
 beforeAll(async () => {
@@ -124,5 +125,37 @@ describe("the execution ledger around Strands tools", () => {
     const done = await a.invoke(answer(paused, { action: "run_again" }));
     expect(done.stopReason).toBe("endTurn");
     expect(paid).toEqual([call.input]);
+  });
+});
+
+describe("a tool that asks its own question on Strands", () => {
+  it("pauses; the answer runs it once (its claim is released while it waits)", async () => {
+    const ran: unknown[] = [];
+    const confirm = new strands.FunctionTool({
+      name: "pay",
+      description: "Pays after asking.",
+      inputSchema: { type: "object", properties: { to: { type: "string" } } },
+      callback: (input, context) => {
+        const ok = (context as { interrupt(p: { name: string; reason: string }): unknown }).interrupt({
+          name: "confirm",
+          reason: "sure?",
+        });
+        ran.push({ input, ok });
+        return "paid";
+      },
+    });
+    const agent = new strands.Agent({
+      model: scriptedModel(strands, call),
+      tools: [confirm],
+      printer: false,
+      plugins: [kabooPlugin(strands, {})],
+    });
+    const paused = await agent.invoke("pay bob 5");
+    expect(paused.stopReason).toBe("interrupt");
+    expect(paused.interrupts?.[0]?.id).toBe("tool:call_1:confirm");
+    const done = await agent.invoke(answer(paused, "yes"));
+    expect(done.stopReason).toBe("endTurn");
+    expect(ran).toEqual([{ input: call.input, ok: "yes" }]);
+    expect(lastText(done)).toBe("done: paid");
   });
 });

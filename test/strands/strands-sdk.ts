@@ -28,6 +28,8 @@ export interface Strands extends StrandsSdk {
     callback: (input: unknown, context: unknown) => unknown;
   }) => { name: string };
   NullConversationManager: new () => object;
+  SessionManager: new (config: { sessionId: string; storage: { snapshot: object } }) => object;
+  FileStorage: new (baseDir: string) => object;
 }
 
 /** What the tests read of a Strands agent and its results. */
@@ -121,12 +123,13 @@ export function bank(strands: Strands, script: ScriptedCall | readonly ScriptedC
       return `paid ${(input as { to: string }).to}`;
     },
   });
-  const agent = (options: KabooPluginOptions) =>
+  const agent = (options: KabooPluginOptions, sessionManager?: object) =>
     new strands.Agent({
       model: scriptedModel(strands, script),
       tools: [pay],
       printer: false,
       plugins: [kabooPlugin(strands, options)],
+      ...(sessionManager ? { sessionManager } : {}),
     });
   return { paid, agent };
 }

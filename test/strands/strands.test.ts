@@ -1,6 +1,9 @@
 // kaboo-workflows/strands on the real Strands TypeScript SDK (1.19.0, from test/strands/package.json), driven by
 // a scripted model of the SDK's own Model interface: InterruptHook's question pauses the Strands agent with
 // Strands' interrupt, the answer resumes it, and the execution ledger makes the approved call run once.
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
@@ -76,6 +79,34 @@ describe("InterruptHook on a Strands agent", () => {
     expect([a.stopReason, b.stopReason]).toEqual(["endTurn", "endTurn"]);
     // The copy that did not run it reads the recorded result, not a second payment.
     expect([lastText(a), lastText(b)]).toEqual(["done: paid bob", "done: paid bob"]);
+  });
+});
+
+describe("the paused agent through Strands' session manager", () => {
+  it("a new agent on the same session resumes with the approval; the call runs once, and again it does not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kaboo-strands-session-"));
+    try {
+      const session = (at = dir) =>
+        new strands.SessionManager({ sessionId: "s1", storage: { snapshot: new strands.FileStorage(at) } });
+      const { paid, agent } = bank(strands, call);
+      const ledger = new MemoryExecutionLedger();
+      const paused = await agent({ hooks: [new InterruptHook(["pay"])], ledger }, session()).invoke("pay bob 5");
+      expect(paused.stopReason).toBe("interrupt");
+      cpSync(dir, `${dir}-copy`, { recursive: true }); // the stored pause, kept for a second resume
+      // Another process: a new agent, restored by its session manager from the stored snapshot.
+      const resumed = agent({ hooks: [new InterruptHook(["pay"])], ledger }, session());
+      const done = await resumed.invoke(answer(paused, { approved: true }));
+      expect(done.stopReason).toBe("endTurn");
+      expect(paid).toEqual([call.input]);
+      // The snapshot stored before the approval, resumed once more with the same answer: the ledger answers.
+      const again = agent({ hooks: [new InterruptHook(["pay"])], ledger }, session(`${dir}-copy`));
+      const replayed = await again.invoke(answer(paused, { approved: true }));
+      expect(lastText(replayed)).toBe("done: paid bob");
+      expect(paid).toEqual([call.input]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}-copy`, { recursive: true, force: true });
+    }
   });
 });
 

@@ -24,9 +24,9 @@ export const BOUND_NOTE =
   "This tab has acted as one person, so it stays that person. To act as the other person, open a new tab.";
 let control: HTMLSelectElement | undefined;
 
-/** This tab's persona (default "you"). */
+/** This tab's persona (default "you"); once bound, the one it acted as, whatever the switch's key says. */
 export function persona(): PersonaId {
-  return sessionStorage.getItem(KEY) === "partner" ? "partner" : "you";
+  return (sessionStorage.getItem(BOUND) ?? sessionStorage.getItem(KEY)) === "partner" ? "partner" : "you";
 }
 
 /** Whether a principal is one of the demo's people. */
@@ -41,7 +41,7 @@ export function personaLabel(principal: string | null | undefined): string {
 
 /** Whether this tab's persona is bound to it (it has acted). */
 export function personaBound(): boolean {
-  return sessionStorage.getItem(BOUND) === persona();
+  return sessionStorage.getItem(BOUND) !== null;
 }
 
 /** Binds this tab to its persona for good: called when it first acts (sends or answers). */
@@ -54,7 +54,6 @@ export function bindPersona(): void {
 function showBound(): void {
   if (!control || !personaBound()) return;
   control.disabled = true;
-  document.body.dataset["personaBound"] = "true";
   control.closest("label")?.setAttribute("title", BOUND_NOTE);
   const note = document.getElementById("persona-note");
   if (note) note.textContent = BOUND_NOTE;

@@ -94,11 +94,14 @@ test("a persona switch cannot stand in for a second person: the tab that asked s
   });
   expect(await mine.getAttribute("body", "data-persona")).toBe("you");
   expect(await mine.inputValue("#persona")).toBe("you");
+  // Nor does the switch's stored choice, edited by hand: the tab stays the one it acted as.
+  await mine.evaluate(() => sessionStorage.setItem("kaboo-demo:persona", "partner"));
   expect(await card(mine).locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
   // Through a reload too.
   await mine.reload();
   await mine.waitForSelector("body[data-status='awaiting-approval']");
   expect(await mine.isDisabled("#persona")).toBe(true);
+  expect(await mine.getAttribute("body", "data-persona")).toBe("you");
   expect(await card(mine).locator("[data-decision]").allTextContents()).toEqual(["Withdraw"]);
   expect((await counts(mine))["wire_abroad"] ?? 0).toBe(0);
   // The other person, in their own tab, still can.

@@ -5,7 +5,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/v4";
 import { Agent, ScriptedModel, tool, type HookProvider } from "../../src/index.js";
 import { EventPublisher, type StreamEvent } from "../../src/hooks/event-publisher.js";
+import type { Grant } from "../../src/grants/grant.js";
+import { signGrant } from "../../src/grants/signing.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
 import { type Strands, bank, loadStrands } from "./strands-sdk.js";
 
@@ -15,6 +18,8 @@ beforeAll(async () => {
 }, 180_000);
 
 const input = { to: "bob", cents: 500 };
+// The refused unsigned grant is logged: kept out of the test output.
+const silent = capturingLogger();
 
 /** What a test needs of either runner's agent. */
 interface Run {
@@ -93,6 +98,19 @@ describe.each(runners)("the hooks on $name", ({ world }) => {
     const done = await w.invoke("pay bob 5", { threadId: "t1", forwardedProps: { kaboo_grants: [grant] } });
     expect(done.stopReason).toBe("endTurn");
     expect(w.paid).toEqual([input]);
+  });
+
+  it("InterruptHook with a secret: an unsigned grant asks, a signed one lets the call run", async () => {
+    const secret = "a secret of the host, never the client's";
+    const grant: Grant = { tool: "pay", scope: "thread", threadId: "t1", grantedAt: Date.now() };
+    const hook = () => new InterruptHook(["pay"], { remember: "thread", secret, logger: silent });
+    const state = (g: Grant) => ({ threadId: "t1", forwardedProps: { kaboo_grants: [g] } });
+    const unsigned = world([hook()]);
+    expect((await unsigned.invoke("pay bob 5", state(grant))).stopReason).toBe("interrupt");
+    expect(unsigned.paid).toEqual([]);
+    const signed = world([hook()]);
+    expect((await signed.invoke("pay bob 5", state(await signGrant(grant, secret)))).stopReason).toBe("endTurn");
+    expect(signed.paid).toEqual([input]);
   });
 
   it("MaxToolCallsGuard with no calls allowed: the call is refused and nothing runs", async () => {

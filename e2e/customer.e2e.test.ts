@@ -85,6 +85,7 @@ test("a persona switch cannot stand in for a second person: the tab that asked s
   // The switch is locked, and says why.
   expect(await mine.isDisabled("#persona")).toBe(true);
   expect(await mine.textContent("#persona-note")).toMatch(/open a new tab/);
+  expect(await axeProblems(mine), "locked persona switch").toEqual([]);
   // Changed anyway (devtools), it does not take: still the requester, who can only withdraw.
   await mine.evaluate(() => {
     const select = document.querySelector<HTMLSelectElement>("#persona")!;
@@ -124,6 +125,7 @@ test("the audit panel speaks a customer's words and shows a revocation", async (
   expect(await text()).not.toMatch(/Asked about|transfer ran|\(success\)|\b1 entries|chain intact/);
   await page.click("#grants .grant button");
   await expect.poll(text).toContain("You revoked 1 remembered approval");
+  expect(await axeProblems(page), "audit panel after a revoke").toEqual([]);
   await expect
     .poll(() => page.textContent("#audit .audit-status"))
     .toMatch(/^\d+ entries, none changed since written$/);

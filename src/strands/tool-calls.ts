@@ -52,6 +52,8 @@ interface CallRecord {
   /** The arguments as the model made the call (the ledger's key), before hooks and edits. */
   modelInput: unknown;
   call?: OpenCall | undefined;
+  /** Whether the call's result was settled under its claim (a retry settles again under the same one). */
+  settled?: boolean;
   replay?: ToolResultBlock;
 }
 
@@ -105,7 +107,11 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
     const state = event.invocationState;
     let map = calls.get(state);
     if (!map) calls.set(state, (map = new Map()));
-    map.set(event.toolUse.toolUseId, { modelInput: event.toolUse.input });
+    // A second BeforeToolCallEvent for a call in one invocation is a retry (an AfterToolCall hook asked for
+    // it): the call keeps its claim, runs again and settles again under it, as on our runner.
+    const prior = map.get(event.toolUse.toolUseId);
+    if (prior?.call && prior.settled) prior.settled = false;
+    else map.set(event.toolUse.toolUseId, { modelInput: event.toolUse.input });
     if (!b.registry.has(BeforeToolCallEvent)) return;
     const selected = ourTool(event.selectedTool ?? event.tool);
     const ours = new BeforeToolCallEvent(b.view(event.agent), state, ourToolUse(event.toolUse), selected);
@@ -125,7 +131,7 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
         const record = recordOf(event.invocationState, event.toolUse.toolUseId);
         // Strands runs every callback of an event before it pauses (it collects their interrupts): a
         // call with a question still open is not claimed, or its resume would find its own claim running.
-        if (event.cancel !== false || !record || waiting(event)) return;
+        if (event.cancel !== false || !record || record.call || waiting(event)) return;
         const tool = ourTool(event.selectedTool ?? event.tool);
         if (!tool) return; // Strands answers an unknown tool with an error result: nothing runs.
         const toolUse = ourToolUse(event.toolUse);
@@ -161,7 +167,7 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
       }
       const call = record.call;
       if (!call) return;
-      record.call = undefined; // a retry claims again
+      record.settled = true;
       const id = event.toolUse.toolUseId;
       await settleCall(call, id, (output) => toResultBlock(id, output), ourResult(event.result));
     },
@@ -179,7 +185,7 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
       const open = Object.values(interrupts).filter((i) => i.response === undefined);
       for (const [toolUseId, record] of held) {
         const call = record.call;
-        if (!call || !open.some((i) => i.id.startsWith(`tool:${toolUseId}:`))) continue;
+        if (!call || record.settled || !open.some((i) => i.id.startsWith(`tool:${toolUseId}:`))) continue;
         record.call = undefined;
         await releaseCall(call);
       }

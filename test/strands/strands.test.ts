@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
+import { AfterToolCallEvent } from "../../src/agent/events.js";
+import type { HookProvider } from "../../src/agent/hooks.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
@@ -188,5 +190,43 @@ describe("a tool that asks its own question on Strands", () => {
     expect(done.stopReason).toBe("endTurn");
     expect(ran).toEqual([{ input: call.input, ok: "yes" }]);
     expect(lastText(done)).toBe("done: paid");
+  });
+});
+
+describe("a retry on Strands", () => {
+  it("a call an AfterToolCall hook retries runs again under its claim, and the ledger keeps the last result", async () => {
+    let attempts = 0;
+    const flaky = new strands.FunctionTool({
+      name: "pay",
+      description: "Fails the first time.",
+      inputSchema: { type: "object", properties: { to: { type: "string" } } },
+      callback: () => {
+        attempts++;
+        if (attempts === 1) throw new Error("bank busy");
+        return "paid";
+      },
+    });
+    const retryOnce: HookProvider = {
+      registerHooks(registry) {
+        registry.addCallback(AfterToolCallEvent, (e) => {
+          if (e.result.status === "error" && attempts === 1) e.retry = true;
+        });
+      },
+    };
+    const ledger = new MemoryExecutionLedger();
+    const make = () =>
+      new strands.Agent({
+        model: scriptedModel(strands, call),
+        tools: [flaky],
+        printer: false,
+        plugins: [kabooPlugin(strands, { hooks: [retryOnce], ledger })],
+      });
+    const done = await make().invoke("pay bob 5");
+    expect(attempts).toBe(2);
+    expect(lastText(done)).toBe("done: paid");
+    // Recorded: the success, under the one claim (a copy of the call replays it, nothing runs).
+    const again = await make().invoke("pay bob 5");
+    expect(attempts).toBe(2);
+    expect(lastText(again)).toBe("done: paid");
   });
 });

@@ -155,7 +155,7 @@ try {
   const script = await bundleTo(
     `
 import { MemoryGrantStore } from "./src/grants/store.ts";
-import { DenoKvGrantStore } from "./src/stores/deno-kv-grants.ts";
+import { DenoKvGrantStore } from "./src/stores/deno-kv/grants.ts";
 const kv = await Deno.openKv(Deno.args[0]);
 const LOOKUPS = 500;
 const rounds = Number(Deno.args[1]);

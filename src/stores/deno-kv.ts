@@ -24,20 +24,20 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { isLocked, whileBusy, type BusyPolicy } from "./busy.js";
-import { deleteChunks, readChunks, writeChunks, type KvAtomicLike, type KvLike } from "./deno-kv-chunks.js";
-import { KvLedger, RETRIES } from "./deno-kv-ledger.js";
+import { deleteChunks, readChunks, writeChunks, type KvAtomicLike, type KvLike } from "./deno-kv/chunks.js";
+import { KvLedger, RETRIES } from "./deno-kv/ledger.js";
 
-export { DenoKvAuditLog } from "./deno-kv-audit.js";
-export { DenoKvGrantStore } from "./deno-kv-grants.js";
-export type { DenoKvGrantStoreOptions, KvGrantsLike } from "./deno-kv-grants.js";
+export { DenoKvAuditLog } from "./deno-kv/audit.js";
+export { DenoKvGrantStore } from "./deno-kv/grants.js";
+export type { DenoKvGrantStoreOptions, KvGrantsLike } from "./deno-kv/grants.js";
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
 export type { ServerGrantStore } from "../grants/store.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
-export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv-audit.js";
+export type { DenoKvAuditLogOptions, KvAuditAtomicLike, KvAuditLike } from "./deno-kv/audit.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type * from "./thread-store-types.js";
-export type { KvAtomicLike, KvKeyLike, KvLike } from "./deno-kv-chunks.js";
+export type { KvAtomicLike, KvKeyLike, KvLike } from "./deno-kv/chunks.js";
 
 /** Options of {@link DenoKvThreadStore}. */
 export interface DenoKvThreadStoreOptions {

@@ -9,35 +9,35 @@
  *
  * @module
  */
-import { SqlThreadStore } from "./durable-object-sql.js";
-import { HostedRuns, type KabooThreadHost } from "./durable-object-host.js";
-import type { DurableObjectStateLike, Op } from "./durable-object-binding.js";
-import { HOSTED_RUN_PATH } from "./durable-object-binding.js";
-import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object-audit.js";
+import { SqlThreadStore } from "./durable-object/sql.js";
+import { HostedRuns, type KabooThreadHost } from "./durable-object/host.js";
+import type { DurableObjectStateLike, Op } from "./durable-object/binding.js";
+import { HOSTED_RUN_PATH } from "./durable-object/binding.js";
+import { AUDIT_SCHEMA, applyAuditOp, isAuditOp, type AuditOp } from "./durable-object/audit.js";
 
-export { DurableObjectAuditLog } from "./durable-object-audit.js";
-export { RunNotResumedError } from "./durable-object-host.js";
-export type { KabooThreadHost } from "./durable-object-host.js";
-export { DurableObjectGrantStore, KabooGrants } from "./durable-object-grants.js";
-export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./durable-object-grants.js";
+export { DurableObjectAuditLog } from "./durable-object/audit.js";
+export { RunNotResumedError } from "./durable-object/host.js";
+export type { KabooThreadHost } from "./durable-object/host.js";
+export { DurableObjectGrantStore, KabooGrants } from "./durable-object/grants.js";
+export type { DurableObjectGrantStoreOptions, GrantsNamespaceLike } from "./durable-object/grants.js";
 export { PrincipalGrantStore, grantsAuditThread } from "./principal-grants.js";
 export type { ServerGrantStore } from "../grants/store.js";
 export type { PrincipalGrantBackend, PrincipalGrantStoreOptions } from "./principal-grants.js";
-export type { DurableObjectAuditLogOptions } from "./durable-object-audit.js";
+export type { DurableObjectAuditLogOptions } from "./durable-object/audit.js";
 
 export { DEFAULT_BUSY_TIMEOUT_MS, StoreBusyError } from "./busy.js";
 export { InvalidThreadRecordError, MAX_ANSWERED, THREAD_RECORD_FORMAT, ThreadStoreError } from "./thread-store.js";
 export type * from "./thread-store-types.js";
-export { SqlThreadStore } from "./durable-object-sql.js";
-export type { SqlStorageLike } from "./durable-object-sql.js";
-export { HOSTED_RUN_PATH } from "./durable-object-binding.js";
+export { SqlThreadStore } from "./durable-object/sql.js";
+export type { SqlStorageLike } from "./durable-object/sql.js";
+export { HOSTED_RUN_PATH } from "./durable-object/binding.js";
 export type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
   DurableObjectStubLike,
-} from "./durable-object-binding.js";
-export { DurableObjectThreadStore } from "./durable-object-client.js";
-export type { DurableObjectThreadStoreOptions } from "./durable-object-client.js";
+} from "./durable-object/binding.js";
+export { DurableObjectThreadStore } from "./durable-object/client.js";
+export type { DurableObjectThreadStoreOptions } from "./durable-object/client.js";
 
 /**
  * The Durable Object class of one thread. Export it from your Worker and bind it:

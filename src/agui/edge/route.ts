@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { DurableObjectNamespaceLike } from "../../stores/durable-object-binding.js";
-import { HOSTED_RUN_PATH } from "../../stores/durable-object-binding.js";
+import type { DurableObjectNamespaceLike } from "../../stores/durable-object/binding.js";
+import { HOSTED_RUN_PATH } from "../../stores/durable-object/binding.js";
 import { CANCEL_KEY } from "./run/cancel.js";
 import { CONNECT_KEY } from "./run/connect.js";
 import { topLevelValues } from "./request/json-scan.js";

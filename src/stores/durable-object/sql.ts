@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
-import type { JsonValue } from "../agent/messages/messages.js";
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
 import {
   decodeThread,
   emptyThread,
@@ -16,9 +16,9 @@ import {
   type ThreadData,
   type ThreadRecord,
   type ThreadStore,
-} from "./thread-store.js";
-import { deleteParts, PARTS_SCHEMA, readParts, textParts, writeParts } from "./durable-object-parts.js";
-import { HOLDERS_SCHEMA, leaseTokenOf, noteLease } from "./durable-object-holder.js";
+} from "../thread-store.js";
+import { deleteParts, PARTS_SCHEMA, readParts, textParts, writeParts } from "./parts.js";
+import { HOLDERS_SCHEMA, leaseTokenOf, noteLease } from "./holder.js";
 import {
   claimInObject,
   expireOwnClaims,
@@ -26,7 +26,7 @@ import {
   noteOwnClaim,
   releaseInObject,
   settleInObject,
-} from "./durable-object-ledger.js";
+} from "./ledger.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` this store uses. */
 export interface SqlStorageLike {
@@ -42,7 +42,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS kaboo_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS kaboo_events (run_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx))",
   "CREATE TABLE IF NOT EXISTS kaboo_event_runs (run_id TEXT PRIMARY KEY, next INTEGER NOT NULL, ended_at INTEGER)",
-  // Which run made each claim sent from outside the object, and the thread's lease (see durable-object-holder.ts).
+  // Which run made each claim sent from outside the object, and the thread's lease (see holder.ts).
   ...HOLDERS_SCHEMA,
 ];
 
@@ -144,7 +144,7 @@ export class SqlThreadStore implements ThreadStore {
 
   /**
    * A ledger claim, synchronously.
-   * @param holder - The run that claims from outside the object, by its lease (see durable-object-holder.ts):
+   * @param holder - The run that claims from outside the object, by its lease (see holder.ts):
    *   it claims nothing once it no longer holds the thread, and reads the open claims of the run it took the
    *   thread over from as `unknown`. Absent: a claim made outside a run, or by a run this object hosts.
    */

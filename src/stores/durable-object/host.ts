@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { describe, KabooError } from "../errors.js";
-import { defaultLogger, type Logger } from "../logger.js";
-import type { DurableObjectStateLike } from "./durable-object-binding.js";
-import type { SqlThreadStore } from "./durable-object-sql.js";
-import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "./hosted-request.js";
-import { liveLease, type ThreadRecord, type ThreadStore } from "./thread-store.js";
+import { describe, KabooError } from "../../errors.js";
+import { defaultLogger, type Logger } from "../../logger.js";
+import type { DurableObjectStateLike } from "./binding.js";
+import type { SqlThreadStore } from "./sql.js";
+import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "../hosted-request.js";
+import { liveLease, type ThreadRecord, type ThreadStore } from "../thread-store.js";
 
 /** How a `KabooThread` hosts the thread's runs: the handler that serves them, on this object's own store. */
 export interface KabooThreadHost {

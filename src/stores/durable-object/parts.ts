@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SqlStorageLike } from "./durable-object-sql.js";
+import type { SqlStorageLike } from "./sql.js";
 
 /** The table of parts past the first. */
 export const PARTS_SCHEMA =

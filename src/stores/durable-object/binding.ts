@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { ClaimOptions, LedgerResult } from "../agent/ledger/ledger.js";
-import type { JsonValue } from "../agent/messages/messages.js";
-import type { LedgerHolder, ThreadData } from "./thread-store.js";
-import type { SqlStorageLike } from "./durable-object-sql.js";
+import type { ClaimOptions, LedgerResult } from "../../agent/ledger/ledger.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
+import type { LedgerHolder, ThreadData } from "../thread-store.js";
+import type { SqlStorageLike } from "./sql.js";
 
 /** The part of a Durable Object's `ctx` (`DurableObjectState`) this store uses. */
 export interface DurableObjectStateLike {

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import type { Grant } from "../grants/grant.js";
+import type { Grant } from "../../grants/grant.js";
 import {
   PrincipalGrantStore,
   type PrincipalGrantBackend,
   type PrincipalGrantStoreOptions,
-} from "./principal-grants.js";
-import { ThreadStoreError } from "./thread-store.js";
+} from "../principal-grants.js";
+import { ThreadStoreError } from "../thread-store.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` the grants use. */
 interface Sql {

@@ -4,15 +4,15 @@
  *
  * @module
  */
-import type { Grant } from "../grants/grant.js";
+import type { Grant } from "../../grants/grant.js";
 import {
   PrincipalGrantStore,
   type PrincipalGrantBackend,
   type PrincipalGrantStoreOptions,
-} from "./principal-grants.js";
-import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
-import { ThreadStoreError } from "./thread-store.js";
-import { sha256Hex } from "../agent/shared/sha256.js";
+} from "../principal-grants.js";
+import { StoreBusyError, isLocked, whileBusy } from "../busy.js";
+import { ThreadStoreError } from "../thread-store.js";
+import { sha256Hex } from "../../agent/shared/sha256.js";
 
 type Key = readonly (string | number)[];
 

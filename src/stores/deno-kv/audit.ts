@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../agent/audit/audit.js";
-import { StoreBusyError, isLocked, whileBusy } from "./busy.js";
-import { ThreadStoreError } from "./thread-store.js";
+import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../../agent/audit/audit.js";
+import { StoreBusyError, isLocked, whileBusy } from "../busy.js";
+import { ThreadStoreError } from "../thread-store.js";
 
 type Key = readonly (string | number)[];
 

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../agent/ledger/ledger.js";
-import { decideClaim, releasable, type LedgerRow } from "../agent/ledger/claim-rule.js";
-import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "./thread-store.js";
-import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./deno-kv-chunks.js";
+import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
+import { decideClaim, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
+import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "../thread-store.js";
+import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./chunks.js";
 
 /** How many times a write that lost a race is tried again. */
 export const RETRIES = 8;

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { SqlStorageLike } from "./durable-object-sql.js";
-import type { LedgerHolder, LedgerRow } from "./thread-store.js";
+import type { SqlStorageLike } from "./sql.js";
+import type { LedgerHolder, LedgerRow } from "../thread-store.js";
 
 /** Who made each open claim (the claim's token and its run's lease token), and the thread's lease token. */
 export const HOLDERS_SCHEMA = [

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../agent/audit/audit.js";
-import { ThreadStoreError } from "./thread-store.js";
+import { ChainedAuditLog, type AuditChainStorage, type AuditEntry } from "../../agent/audit/audit.js";
+import { ThreadStoreError } from "../thread-store.js";
 
 /** The part of a Durable Object's `ctx.storage.sql` the audit table uses. */
 interface Sql {

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { ClaimOutcome, ExecutionLedger } from "../agent/ledger/ledger.js";
-import type { JsonValue } from "../agent/messages/messages.js";
-import { StoreBusyError, whileBusy, type BusyPolicy } from "./busy.js";
-import type { DurableObjectNamespaceLike, Op } from "./durable-object-binding.js";
+import type { ClaimOutcome, ExecutionLedger } from "../../agent/ledger/ledger.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
+import { StoreBusyError, whileBusy, type BusyPolicy } from "../busy.js";
+import type { DurableObjectNamespaceLike, Op } from "./binding.js";
 import {
   decodeThread,
   emptyThread,
@@ -17,7 +17,7 @@ import {
   type ThreadRecord,
   ThreadStoreError,
   type ThreadStore,
-} from "./thread-store.js";
+} from "../thread-store.js";
 
 /** Options of {@link DurableObjectThreadStore}. */
 export interface DurableObjectThreadStoreOptions {

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import type { ClaimOptions, ClaimOutcome, LedgerResult } from "../agent/ledger/ledger.js";
-import { decideClaim, releasable, decideSettle, type LedgerRow } from "../agent/ledger/claim-rule.js";
-import type { SqlStorageLike } from "./durable-object-sql.js";
-import { deleteParts, readParts, textParts, writeParts } from "./durable-object-parts.js";
-import { holdsThread, noteHolder, seenBy } from "./durable-object-holder.js";
-import { parseLedgerRow, type LedgerHolder } from "./thread-store.js";
+import type { ClaimOptions, ClaimOutcome, LedgerResult } from "../../agent/ledger/ledger.js";
+import { decideClaim, releasable, decideSettle, type LedgerRow } from "../../agent/ledger/claim-rule.js";
+import type { SqlStorageLike } from "./sql.js";
+import { deleteParts, readParts, textParts, writeParts } from "./parts.js";
+import { holdsThread, noteHolder, seenBy } from "./holder.js";
+import { parseLedgerRow, type LedgerHolder } from "../thread-store.js";
 
 /** The ledger's tables: its rows, and the claims a run inside the object made (by token: only they die with it). */
 export const LEDGER_SCHEMA = [
@@ -24,7 +24,7 @@ export const LEDGER_SCHEMA = [
  * @param key - The call's execution key.
  * @param options - The claim's options.
  * @param now - The time, epoch ms.
- * @param holder - The run that claims from outside the object, by its lease (see durable-object-holder.ts).
+ * @param holder - The run that claims from outside the object, by its lease (see holder.ts).
  *   Absent: a claim made outside a run, or by a run this object hosts.
  * @param recordLease - Reads the lease token from the thread record (for a record written before tokens were kept).
  * @returns The claim's outcome.

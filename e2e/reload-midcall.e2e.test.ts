@@ -10,6 +10,12 @@ import { counts, fresh, lastAnswer, openDetails, say, settle, shot, useDemo } fr
 
 useDemo();
 
+// One retry: on a machine loaded by a parallel suite the old page can still outlive `page.reload()` and end the
+// call itself (the new page then rightly watches it end, booked once, and asks nothing), so the case these tests
+// are about was not reached; seen in 1 of 2 clean-clone runs under load, never in 3 runs alone. A real failure
+// fails both attempts.
+const RETRY = { retry: 1 };
+
 /**
  * Sends €5 to Bob, approves it and reloads once the bank's call is claimed in the ledger. The old page's
  * answer from the bank is lost first, as a reload loses it: on a loaded machine the old page can otherwise
@@ -68,45 +74,49 @@ async function reloadMidCall(page: Page): Promise<void> {
 const asked = (page: Page) =>
   page.evaluate(() => [...new Set((globalThis as unknown as { __asked: string[] }).__asked)]);
 
-test("one question after the reload, about the payment in words; 'it went through' typed is the person's decision", async () => {
-  const page = await fresh("?delay=2&bankms=4000");
-  await reloadMidCall(page);
-  const question = "Did the transfer of €5.00 to Bob go through?";
-  expect(await asked(page)).toEqual([`card:${question}`]);
-  expect(await page.textContent("#transcript .approval-card .tool-status")).toBe("Outcome unknown");
-  await openDetails(page);
-  expect(await page.textContent("#approval-title")).toBe(question);
-  expect(await page.textContent("#approval-message")).toContain("Checking has €2,340.12 now");
-  await shot(page, "outcome-unknown", true);
-  await page.keyboard.press("Escape");
-  expect(await asked(page)).toEqual([`card:${question}`, `unknown:${question}`]);
+test(
+  "one question after the reload, about the payment in words; 'it went through' typed is the person's decision",
+  RETRY,
+  async () => {
+    const page = await fresh("?delay=2&bankms=4000");
+    await reloadMidCall(page);
+    const question = "Did the transfer of €5.00 to Bob go through?";
+    expect(await asked(page)).toEqual([`card:${question}`]);
+    expect(await page.textContent("#transcript .approval-card .tool-status")).toBe("Outcome unknown");
+    await openDetails(page);
+    expect(await page.textContent("#approval-title")).toBe(question);
+    expect(await page.textContent("#approval-message")).toContain("Checking has €2,340.12 now");
+    await shot(page, "outcome-unknown", true);
+    await page.keyboard.press("Escape");
+    expect(await asked(page)).toEqual([`card:${question}`, `unknown:${question}`]);
 
-  // The composer works while the question waits: it shows the balances, then takes the answer.
-  expect(await page.isDisabled("#prompt")).toBe(false);
-  await page.fill("#prompt", "what's my balance?");
-  await page.press("#prompt", "Enter");
-  await expect.poll(() => page.textContent("#toast")).toContain("Checking: €2,340.12");
-  await page.fill("#prompt", "it went through");
-  await page.press("#prompt", "Enter");
-  await settle(page);
-  await expect.poll(() => lastAnswer(page)).toContain("you said the transfer went through");
-  const transcript = (await page.textContent("#transcript")) ?? "";
-  expect(transcript).not.toMatch(/The person (confirmed|chose)|the call to/);
-  // The person's word, not the bank's booking: no green Done.
-  expect(await page.textContent("#transcript .tool-row .tool-status")).toBe("You said it went through");
-  expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("confirmed");
-  expect(await page.textContent("#transcript .tool-row .tool-result")).toMatch(
-    /^You said this went through, so it was not run again\. The bank did not confirm it here/,
-  );
-  // The audit panel lists each event once, however often the reload recorded it.
-  const listed = page.locator("#audit .audit-list li");
-  await expect.poll(() => listed.count()).toBeGreaterThan(0);
-  const lines = await listed.evaluateAll((lis) => lis.map((li) => li.lastChild?.textContent?.trim() ?? ""));
-  expect(lines).toEqual([...new Set(lines)]);
-  expect((await counts(page))["transfer"]).toBeUndefined();
-});
+    // The composer works while the question waits: it shows the balances, then takes the answer.
+    expect(await page.isDisabled("#prompt")).toBe(false);
+    await page.fill("#prompt", "what's my balance?");
+    await page.press("#prompt", "Enter");
+    await expect.poll(() => page.textContent("#toast")).toContain("Checking: €2,340.12");
+    await page.fill("#prompt", "it went through");
+    await page.press("#prompt", "Enter");
+    await settle(page);
+    await expect.poll(() => lastAnswer(page)).toContain("you said the transfer went through");
+    const transcript = (await page.textContent("#transcript")) ?? "";
+    expect(transcript).not.toMatch(/The person (confirmed|chose)|the call to/);
+    // The person's word, not the bank's booking: no green Done.
+    expect(await page.textContent("#transcript .tool-row .tool-status")).toBe("You said it went through");
+    expect(await page.getAttribute("#transcript .tool-row", "data-status")).toBe("confirmed");
+    expect(await page.textContent("#transcript .tool-row .tool-result")).toMatch(
+      /^You said this went through, so it was not run again\. The bank did not confirm it here/,
+    );
+    // The audit panel lists each event once, however often the reload recorded it.
+    const listed = page.locator("#audit .audit-list li");
+    await expect.poll(() => listed.count()).toBeGreaterThan(0);
+    const lines = await listed.evaluateAll((lis) => lis.map((li) => li.lastChild?.textContent?.trim() ?? ""));
+    expect(lines).toEqual([...new Set(lines)]);
+    expect((await counts(page))["transfer"]).toBeUndefined();
+  },
+);
 
-test("'Cancel it' after the reload shows the person's choice, not a red Failed", async () => {
+test("'Cancel it' after the reload shows the person's choice, not a red Failed", RETRY, async () => {
   const page = await fresh("?delay=2&bankms=4000");
   await reloadMidCall(page);
   expect((await asked(page)).map((a) => a.split(":")[0])).toEqual(["card"]);
@@ -126,7 +136,7 @@ test("'Cancel it' after the reload shows the person's choice, not a red Failed",
   expect((await counts(page))["transfer"]).toBeUndefined();
 });
 
-test("'Run it again' after the reload books it once", async () => {
+test("'Run it again' after the reload books it once", RETRY, async () => {
   const page = await fresh("?delay=2&bankms=4000");
   await reloadMidCall(page);
   expect((await asked(page)).length).toBe(1);

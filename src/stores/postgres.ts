@@ -68,7 +68,7 @@ export interface PostgresThreadStoreOptions {
  * ```ts
  * import pg from "pg";
  * import { fromNodePostgres, migrate, PostgresThreadStore } from "kaboo-workflows/stores/postgres";
- * const db = fromNodePostgres(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * const db = fromNodePostgres(new pg.Pool({ connectionString: databaseUrl }) // your connection string);
  * await migrate(db);
  * const handler = createAguiHandler({ agent, stores: { thread: new PostgresThreadStore(db) } });
  * ```

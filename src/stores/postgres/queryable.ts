@@ -74,7 +74,7 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
  * @example
  * ```ts
  * import pg from "pg";
- * const db = fromNodePostgres(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * const db = fromNodePostgres(new pg.Pool({ connectionString: databaseUrl }) // your connection string);
  * ```
  */
 export function fromNodePostgres(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
@@ -134,7 +134,7 @@ export interface PostgresJsTransactionLike {
 /**
  * A postgres.js `sql` as a {@link PgQueryable} (`sql.unsafe` for statements, `sql.begin` for transactions).
  *
- * @param sql - `postgres(process.env.DATABASE_URL)`.
+ * @param sql - `postgres(databaseUrl)`, with your connection string.
  * @returns The database.
  */
 export function fromPostgresJs(sql: PostgresJsLike): PgQueryable {

@@ -64,44 +64,9 @@ async function child(variant, n, bundle) {
   const sdkEntry = join(peers, "node_modules/@strands-agents/sdk/dist/src/index.node.js");
   const strands = await import(pathToFileURL(sdkEntry).href);
   const lib = await import(pathToFileURL(bundle).href);
-  const { pieces, turn, usage } = await import("./peers/script.mjs");
-  const { Agent, FunctionTool, Model, NullConversationManager } = strands;
-
-  class ScriptedModel extends Model {
-    #n;
-    #i = 0;
-    #config = { modelId: "scripted" };
-    constructor(n) {
-      super();
-      this.#n = n;
-    }
-    updateConfig(config) {
-      this.#config = { ...this.#config, ...config };
-    }
-    getConfig() {
-      return this.#config;
-    }
-    async *stream() {
-      const t = turn(this.#i++, this.#n);
-      yield { type: "modelMessageStartEvent", role: "assistant" };
-      if (t.call) {
-        yield {
-          type: "modelContentBlockStartEvent",
-          start: { type: "toolUseStart", name: "echo", toolUseId: t.call.id },
-        };
-        for (const input of pieces(t.call.json))
-          yield { type: "modelContentBlockDeltaEvent", delta: { type: "toolUseInputDelta", input } };
-      } else {
-        yield { type: "modelContentBlockStartEvent" };
-        for (const text of pieces(t.text))
-          yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text } };
-      }
-      yield { type: "modelContentBlockStopEvent" };
-      yield { type: "modelMessageStopEvent", stopReason: t.call ? "toolUse" : "endTurn" };
-      yield { type: "modelMetadataEvent", usage };
-    }
-  }
-
+  // The same scripted model as bench:peers (the peers' copy of the SDK, so one Model class).
+  const { ScriptedModel } = await import("./peers/strands.mjs");
+  const { Agent, FunctionTool, NullConversationManager } = strands;
   const echo = new FunctionTool({
     name: "echo",
     description: "Echoes its input.",

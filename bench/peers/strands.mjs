@@ -3,7 +3,8 @@ import { Agent, Model, NullConversationManager, tool } from "@strands-agents/sdk
 import { z } from "zod";
 import { pieces, turn, usage } from "./script.mjs";
 
-class ScriptedModel extends Model {
+/** A Strands model replaying the shared script (bench/peers/script.mjs); bench/strands.mjs uses it too. */
+export class ScriptedModel extends Model {
   #n;
   #i = 0;
   #config = { modelId: "scripted" };

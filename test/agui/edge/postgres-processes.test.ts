@@ -136,9 +136,11 @@ describe("two Node processes on one PostgreSQL database", () => {
       expect(await transfersTo(payee)).toHaveLength(1);
       const ok = outcomes.filter((o) => o.outcome === "success");
       expect(ok.length, JSON.stringify(outcomes.map((o) => o.error ?? o.outcome))).toBeGreaterThanOrEqual(1);
+      // The loser is refused: while the winner runs (in progress), or after it ended (its run id is then the
+      // thread's last run: reused, or its pause is spent: stale).
       for (const o of outcomes)
         if (o.outcome !== "success")
-          expect(["RUN_IN_PROGRESS", "RESUME_IN_PROGRESS", "STALE_THREAD"]).toContain(o.error?.code);
+          expect(["RUN_IN_PROGRESS", "RESUME_IN_PROGRESS", "STALE_THREAD", "RUN_ID_REUSED"]).toContain(o.error?.code);
       // The same answer again, from either process, after the run ended: nothing moves.
       await send(b, { ...body, runId: crypto.randomUUID() }).catch(() => undefined);
       await send(a, { ...body, runId: crypto.randomUUID() }).catch(() => undefined);

@@ -53,9 +53,9 @@ export async function denoServer(
 
 /**
  * Runs the bundled entry `file` once with Deno KV on files in `dir`, and reads the JSON of the last
- * line it printed.
+ * line it printed. With `timeoutMs`, a process still running after that long is killed (and the call rejects).
  */
-export async function denoOnce(file: string, dir: string, args: string[]): Promise<unknown> {
+export async function denoOnce(file: string, dir: string, args: string[], timeoutMs = 0): Promise<unknown> {
   const { stdout } = await promisify(execFile)(
     join(ROOT, "node_modules/.bin/deno"),
     ["run", ...kvFlags(dir), "--no-prompt", "--no-config", "--no-npm", "--no-remote", file, ...args],
@@ -63,6 +63,8 @@ export async function denoOnce(file: string, dir: string, args: string[]): Promi
       cwd: dir,
       env: { ...process.env, DENO_DIR: join(dir, "deno-cache"), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
       maxBuffer: 64 * 1024 * 1024,
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
     },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "null") as unknown;

@@ -104,7 +104,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t3");
     const client = await midTransfer(a.url, resume);
-    a.child.kill("SIGSTOP");
+    await deno.freeze(a.child, db);
     await sleep(1_000);
     expectAsked(await run(b.url, resume));
     // The frozen process wakes: its transfer finishes and it settles its claim; its end is not saved.
@@ -131,7 +131,7 @@ describe("a Deno run again of a resume whose process died mid-call", () => {
     const [a, b] = [await serve(db), await serve(db)];
     const resume = await approvedResume(a.url, "t4", "pay alice 5 taking 3000 then refund carol 3");
     const client = await midTransfer(a.url, resume);
-    a.child.kill("SIGSTOP");
+    await deno.freeze(a.child, db);
     await sleep(1_000);
     expectAsked(await run(b.url, resume));
     // The frozen process wakes: its transfer ends, and its run asks the model on, which calls the refund.

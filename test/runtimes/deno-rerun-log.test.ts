@@ -80,7 +80,7 @@ describe("the event log of a run another Deno process ran again", () => {
     const story = body("t-frozen", { messages: [{ id: "u1", role: "user", content: "a story" }] });
     const client = read(a.url, story);
     await client.until(EventType.TEXT_MESSAGE_CONTENT, 20);
-    a.child.kill("SIGSTOP");
+    await deno.freeze(a.child, db);
     await sleep(1_000);
     const again = read(b.url, story);
     await again.until(EventType.TEXT_MESSAGE_CONTENT, 20);

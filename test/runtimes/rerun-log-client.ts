@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, expect } from "vitest";
 import { bundleEntry } from "./bundle.js";
-import { denoServer } from "./deno-process.js";
+import { denoOnce, denoServer } from "./deno-process.js";
 
 /** One SSE frame: its `id:` and its event. */
 export interface Frame {
@@ -56,7 +56,10 @@ export function read(url: string, payload: unknown, headers: Record<string, stri
   })();
   const until = async (type: string, count = 1) => {
     while (frames.filter((f) => f.event.type === type).length < count) {
-      if (ended) throw new Error(`the stream ended without ${count} ${type}: ${frames.length} frames`);
+      if (ended) {
+        const seen = frames.map((f) => `${f.event.type}${"code" in f.event ? ` ${String(f.event.code)}` : ""}`);
+        throw new Error(`the stream ended without ${count} ${type}: ${frames.length} frames (${seen.join(", ")})`);
+      }
       await new Promise<void>((w) => waiters.push(w));
     }
   };
@@ -139,5 +142,41 @@ export function denoFixture(entry: string, prefix: string) {
   return {
     db: (name: string) => join(at.dir, name),
     serve: (db: string) => denoServer(at.file, at.dir, [db], { children }),
+    freeze: (child: ChildProcess, db: string) => freezeUnlocked(child, () => writable(at.dir, db)),
   };
+}
+
+/**
+ * Freezes a Deno process (SIGSTOP) at a moment it holds no write lock on its KV file. Deno KV keeps
+ * a local database in one SQLite file: a process frozen inside a write transaction would hold the
+ * file's lock, and every other process's writes would fail "database is locked" until it wakes, a
+ * trait of a KV file shared on one disk (Deno Deploy's KV has no such lock), not of the runs under
+ * test. So the freeze is retried, the process woken a moment in between, until another process can
+ * write the file.
+ */
+async function freezeUnlocked(child: ChildProcess, probe: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 20; tries++) {
+    child.kill("SIGSTOP");
+    if (await probe()) return;
+    child.kill("SIGCONT");
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 30));
+  }
+  throw new Error("the frozen process held its KV file's lock in 20 tries");
+}
+
+/** Whether another Deno process can write the KV file `db` (within 3 s). */
+async function writable(dir: string, db: string): Promise<boolean> {
+  const probe = join(dir, "probe.deno.mjs");
+  writeFileSync(
+    probe,
+    "const kv = await Deno.openKv(Deno.args[0]);\n" +
+      'await kv.set(["kaboo-probe"], Date.now());\n' +
+      "kv.close();\n" +
+      'console.log("true");\n',
+  );
+  try {
+    return (await denoOnce(probe, dir, [db], 3_000)) === true;
+  } catch {
+    return false;
+  }
 }

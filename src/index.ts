@@ -76,6 +76,7 @@ export {
   auditEntrySchema,
 } from "./agent/audit/audit.js";
 export type {
+  AuditCallRecord,
   AuditChainFields,
   AuditChainStorage,
   AuditDecisionRecord,
@@ -86,6 +87,8 @@ export type {
   AuditRecord,
   AuditRequestRecord,
   AuditRevocationRecord,
+  AuditTraced,
+  AuditTraceIds,
   MemoryAuditLogOptions,
 } from "./agent/audit/audit.js";
 export { auditFromJsonLines, auditToJsonLines, verifyAuditTrail } from "./agent/audit/audit-verify.js";

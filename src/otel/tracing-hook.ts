@@ -6,7 +6,7 @@
  */
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { Agent } from "../agent/agent.js";
-import { watchRunAudit } from "../agent/audit/audit-record.js";
+import { traceRunAudit, watchRunAudit } from "../agent/audit/audit-record.js";
 import {
   AfterInvocationEvent,
   AfterModelCallEvent,
@@ -154,6 +154,12 @@ export class TracingHook implements HookProvider {
     if (!run.recording) return;
     run.cleanups.push(
       scoped(callSpansKey, state, run.tools),
+      // The entry names the call's span (its ids, hashed with it), and the span the entry (kaboo.approval.audit_seq).
+      traceRunAudit(state, (record, who) => {
+        if (who !== agent) return undefined;
+        const { traceId, spanId } = this.#toolSpan(run, record.toolUseId, record.tool).spanContext();
+        return { traceId, spanId };
+      }),
       watchRunAudit(state, (record, entry, who) => {
         if (who !== agent || record.kind === "revocation") return;
         recordOnSpan(this.#toolSpan(run, record.toolUseId, record.tool), record, entry, this.#principals);

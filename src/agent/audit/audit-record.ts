@@ -6,7 +6,7 @@
  * @module
  */
 import type { Agent } from "../agent.js";
-import type { AuditEntry, AuditLog, AuditRecord } from "./audit.js";
+import type { AuditCallRecord, AuditEntry, AuditLog, AuditRecord, AuditTraceIds } from "./audit.js";
 import type { InvocationState } from "../events.js";
 import { privateRunKey, runContext } from "../run-context.js";
 
@@ -34,8 +34,54 @@ export interface RunAudit {
  */
 export type AuditWatcher = (record: AuditRecord, entry: AuditEntry | undefined, agent: Agent) => void;
 
+/**
+ * Names where a call's entry sits in a trace, before the entry is written (the tracing hook answers with the
+ * ids of the call's `execute_tool` span, which it starts if the call has none yet). `undefined` when it does
+ * not trace `agent`'s run or the call. It must not throw, and must not import an audit log's format: it
+ * answers ids only, and the entry carries them ({@link AuditTraceIds}).
+ */
+export type AuditTraceSource = (record: AuditCallRecord, agent: Agent) => AuditTraceIds | undefined;
+
 const isSet = (v: unknown): v is Set<AuditWatcher> => v instanceof Set;
 const watchersKey = privateRunKey("auditWatchers", isSet);
+const isSources = (v: unknown): v is Set<AuditTraceSource> => v instanceof Set;
+const sourcesKey = privateRunKey("auditTraceSources", isSources);
+
+/**
+ * Lets `source` name the trace ids this run's call entries carry (the first source that answers wins).
+ * Only what a log stores carries them: a run without a log hands its records to the watchers unchanged.
+ *
+ * @param invocationState - The run's state.
+ * @param source - Asked once per call record, just before it is appended.
+ * @returns A function that stops it.
+ */
+export function traceRunAudit(invocationState: InvocationState, source: AuditTraceSource): () => void {
+  let set = sourcesKey.find(invocationState);
+  if (!set) {
+    set = new Set();
+    sourcesKey.set(invocationState, set);
+  }
+  set.add(source);
+  const sources = set;
+  return function untraceRunAudit() {
+    sources.delete(source);
+  };
+}
+
+/** `record` with the trace ids a source names, or as it is. */
+function traced(record: AuditRecord, agent: Agent, sources: Set<AuditTraceSource> | undefined): AuditRecord {
+  if (!sources?.size || record.kind === "revocation") return record;
+  for (const source of sources) {
+    let ids: AuditTraceIds | undefined;
+    try {
+      ids = source(record, agent);
+    } catch {
+      // Tracing only annotates: its failure must not fail the step whose record is written.
+    }
+    if (ids) return { ...record, traceId: ids.traceId, spanId: ids.spanId };
+  }
+  return record;
+}
 
 /**
  * Lets `watcher` read the records this run's gates and ledger make, with or without an audit log:
@@ -71,8 +117,14 @@ export function runAudit(agent: Agent, invocationState: InvocationState): RunAud
   const watchers = watchersKey.find(invocationState);
   if (!log && !watchers?.size) return undefined;
   const threadId = runContext.threadId.find(invocationState) ?? "";
+  const sources = log ? sourcesKey.find(invocationState) : undefined;
   if (!watchers?.size)
-    return { log, threadId, append: async (record) => void (await log?.append(threadId, record)), tell: ignore };
+    return {
+      log,
+      threadId,
+      append: async (record) => void (await log?.append(threadId, traced(record, agent, sources))),
+      tell: ignore,
+    };
   const tell = (record: AuditRecord, entry?: AuditEntry) => {
     for (const watch of watchers) {
       try {
@@ -85,7 +137,11 @@ export function runAudit(agent: Agent, invocationState: InvocationState): RunAud
   return {
     log,
     threadId,
-    append: async (record) => tell(record, log ? await log.append(threadId, record) : undefined),
+    append: async (record) => {
+      if (!log) return tell(record);
+      const stamped = traced(record, agent, sources);
+      tell(stamped, await log.append(threadId, stamped));
+    },
     tell,
   };
 }

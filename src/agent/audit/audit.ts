@@ -22,12 +22,35 @@ import { jsonValueSchema } from "../interrupts/interrupt.js";
  * Version of an audit entry.
  *
  * - 1: `{ v, seq, threadId, at, prev, kind, … }` with the kinds of {@link AuditRecord}; a `request` may
- *   carry `drivenBy` (added without a new version: a reader of 1 keeps unknown keys, and hashes them).
+ *   carry `drivenBy` (added without a new version: a reader of 1 keeps unknown keys, and hashes them). A call's
+ *   entry may carry `traceId` and `spanId` ({@link AuditTraceIds}; added the same way: entries without them
+ *   still parse and verify).
  */
 export const AUDIT_ENTRY_VERSION = 1;
 
+/**
+ * Where a call's entry sits in a trace: the W3C ids of the call's `execute_tool` span, set when a tracing hook
+ * traced the run (`TracingHook` of `kaboo-workflows/otel`, through `traceRunAudit`), absent otherwise. They are
+ * hashed with the rest of the entry, like every field: a trace id edited afterwards breaks the chain, so an
+ * auditor can trust the link from the entry to the trace (the trace itself is the tracing backend's to keep).
+ */
+export interface AuditTraceIds {
+  /** The trace's id: 32 lowercase hex digits. */
+  traceId: string;
+  /** The call's span's id: 16 lowercase hex digits. */
+  spanId: string;
+}
+
+/** The optional trace ids of a call's entry (see {@link AuditTraceIds}). */
+export interface AuditTraced {
+  /** {@link AuditTraceIds.traceId}, when the run was traced. */
+  traceId?: string;
+  /** {@link AuditTraceIds.spanId}, when the run was traced. */
+  spanId?: string;
+}
+
 /** A question put to a person: which call, about what, under which rule. */
-export interface AuditRequestRecord {
+export interface AuditRequestRecord extends AuditTraced {
   kind: "request";
   tool: string;
   toolUseId: string;
@@ -50,7 +73,7 @@ export interface AuditRequestRecord {
 }
 
 /** An answer to a question, with who gave it. */
-export interface AuditDecisionRecord {
+export interface AuditDecisionRecord extends AuditTraced {
   kind: "decision";
   tool: string;
   toolUseId: string;
@@ -67,7 +90,7 @@ export interface AuditDecisionRecord {
 }
 
 /** A call that ran without a question because a grant covered it. */
-export interface AuditGrantUseRecord {
+export interface AuditGrantUseRecord extends AuditTraced {
   kind: "grant_use";
   tool: string;
   toolUseId: string;
@@ -78,7 +101,7 @@ export interface AuditGrantUseRecord {
 }
 
 /** What the execution ledger answered for a call, and what came of it. */
-export interface AuditExecutionRecord {
+export interface AuditExecutionRecord extends AuditTraced {
   kind: "execution";
   tool: string;
   toolUseId: string;
@@ -109,6 +132,9 @@ export type AuditRecord =
   | AuditGrantUseRecord
   | AuditExecutionRecord
   | AuditRevocationRecord;
+
+/** The entries about one call (every kind but a revocation): those that may carry {@link AuditTraceIds}. */
+export type AuditCallRecord = Exclude<AuditRecord, AuditRevocationRecord>;
 
 /** The chain fields every entry has. */
 export interface AuditChainFields {
@@ -168,7 +194,12 @@ const chain = {
   at: z.number(),
   prev: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
 };
-const call = { tool: str, toolUseId: str };
+const call = {
+  tool: str,
+  toolUseId: str,
+  traceId: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))),
+  spanId: z.optional(z.string().check(z.regex(/^[0-9a-f]{16}$/))),
+};
 
 /** The zod schema of a stored {@link AuditEntry}; unknown keys are kept (they are part of what was hashed). */
 export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([

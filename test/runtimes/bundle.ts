@@ -55,16 +55,20 @@ const packageEntries: Plugin = {
 /**
  * Bundles one entry of test/runtimes (or any file under the repository, e.g. an example) into a
  * single ESM string, the package taken from dist/ by its public entries.
+ * @param o - `browser`: resolve packages as Wrangler does for a Worker (the `workerd`, `worker` and
+ *   `browser` conditions and `browser` field maps: the OpenTelemetry SDK's Web build). Default: neutral.
  */
-export async function bundleEntry(entry: string): Promise<string> {
+export async function bundleEntry(entry: string, o: { browser?: boolean } = {}): Promise<string> {
   const result = await build({
     entryPoints: [entry.startsWith("/") ? entry : join(ROOT, "test/runtimes", entry)],
     bundle: true,
     write: false,
     format: "esm",
-    platform: "neutral",
+    ...(o.browser
+      ? { platform: "browser" as const, conditions: ["workerd", "worker", "browser"] }
+      : { platform: "neutral" as const }),
     // platform "neutral" has no default main fields; zod and friends publish "module"/"main".
-    mainFields: ["module", "main"],
+    mainFields: o.browser ? ["browser", "module", "main"] : ["module", "main"],
     target: "es2022",
     plugins: [packageEntries],
     // A Worker imports its platform modules at run time.

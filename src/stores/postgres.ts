@@ -40,6 +40,9 @@ export {
 } from "./postgres/schema.js";
 export type { MigrateResult, PostgresMigration } from "./postgres/schema.js";
 export { fromNeon, fromNodePostgres, fromPglite, fromPostgresJs } from "./postgres/queryable.js";
+export { PostgresRunHost } from "./postgres/run-host.js";
+export type { PostgresRunHostOptions, RunSweeper, SweepResult } from "./postgres/run-host.js";
+export { RunNotResumedError } from "./run-again.js";
 export type {
   NodePostgresClientLike,
   NodePostgresPoolLike,

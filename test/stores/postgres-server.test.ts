@@ -11,6 +11,8 @@ import {
   fromNodePostgres,
   fromPostgresJs,
   migrate,
+  POSTGRES_MIGRATIONS,
+  POSTGRES_VERSION_TABLE,
   POSTGRES_SCHEMA_VERSION,
   PostgresGrantStore,
   PostgresThreadStore,
@@ -207,10 +209,27 @@ describe("two pools (two processes) on one real server", () => {
       POSTGRES_SCHEMA_VERSION,
     ]);
     expect(results.filter((r) => r.from === 0)).toHaveLength(1);
-    expect((await a.query("SELECT version FROM kaboo_schema_version", [])).rows).toEqual([
-      { version: POSTGRES_SCHEMA_VERSION },
-    ]);
+    expect((await a.query("SELECT version FROM kaboo_schema_version ORDER BY 1", [])).rows).toEqual(
+      POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })),
+    );
     expect((await new PostgresThreadStore(b).ledger("t").claim("k")).status).toBe("claimed");
+  });
+
+  test("migrate upgrades a database of the first version in place: its threads stay, and a second migrate does nothing", async () => {
+    const name = `m_${crypto.randomUUID().replaceAll("-", "")}`;
+    await viaPg.query(`CREATE DATABASE ${name}`, []);
+    const old = pool(name);
+    // What the first version of this package made.
+    await old.query(POSTGRES_VERSION_TABLE, []);
+    for (const s of POSTGRES_MIGRATIONS[0]!.statements) await old.query(s, []);
+    await old.query("INSERT INTO kaboo_schema_version (version) VALUES (1)", []);
+    expect(await new PostgresThreadStore(old).compareAndSet("t", 0, data("kept"))).toBe(true);
+    expect(await Promise.all([migrate(old), migrate(pool(name))])).toEqual(
+      expect.arrayContaining([{ from: 1, to: POSTGRES_SCHEMA_VERSION }]),
+    );
+    expect(await migrate(old)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
+    expect((await new PostgresThreadStore(old).load("t")).version).toBe(1);
+    expect((await old.query("SELECT count(*)::integer AS n FROM kaboo_hosted_runs", [])).rows).toEqual([{ n: 0 }]);
   });
 
   test("a revocation in one pool holds in the other on its next read", async () => {

@@ -10,11 +10,14 @@
  *
  * @module
  */
-import { describe, KabooError } from "../../errors.js";
+import { describe } from "../../errors.js";
 import { defaultLogger, type Logger } from "../../logger.js";
 import type { DurableObjectStateLike } from "./binding.js";
 import type { SqlThreadStore } from "./sql.js";
 import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "../hosted-request.js";
+import { refusalOf, RunNotResumedError } from "../run-again.js";
+
+export { RunNotResumedError } from "../run-again.js";
 import { liveLease, type ThreadRecord, type ThreadStore } from "../thread-store.js";
 
 /** How a `KabooThread` hosts the thread's runs: the handler that serves them, on this object's own store. */
@@ -25,15 +28,6 @@ export interface KabooThreadHost {
   leaseMs?: number;
   /** Where the object reports a run it could not run again, or an alarm it could not arm. Default: the console. */
   logger?: Logger;
-}
-
-/**
- * A run that died with its Durable Object and was refused when the object's alarm ran it again,
- * before it took the thread (the agent could not be made, its request no longer holds). The alarm
- * gives up: the thread is freed, the kept request dropped, and this is the last event of the run's log.
- */
-export class RunNotResumedError extends KabooError {
-  readonly code = "RUN_NOT_RESUMED" as const;
 }
 
 /** The request of the hosted run, kept while it runs so a run that died with the object is run again. */
@@ -162,32 +156,4 @@ export class HostedRuns {
     // A little after the hold would run out, so a live run has renewed it by then.
     await this.#ctx.storage.setAlarm?.(at + 1_000);
   }
-}
-
-/**
- * Why a run's response refused it: its status and error for a JSON answer, the code of its last
- * RUN_ERROR for a stream. Reads the response to its end (the run's end or pause), keeping its tail.
- */
-async function refusalOf(response: Response): Promise<string> {
-  let tail = "";
-  const decoder = new TextDecoder();
-  try {
-    for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>)
-      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-16_384);
-  } catch (error) {
-    return `its answer broke off: ${describe(error)}`;
-  }
-  if (!response.ok) return `${response.status} ${tail.slice(0, 300)}`;
-  const last = tail
-    .trimEnd()
-    .split("\n")
-    .reverse()
-    .find((line) => line.startsWith("data: "));
-  try {
-    const event = JSON.parse(last?.slice(6) ?? "null") as { type?: unknown; code?: unknown; message?: unknown } | null;
-    if (event?.type === "RUN_ERROR") return `${String(event.code)}: ${String(event.message).slice(0, 300)}`;
-  } catch {
-    // Not a whole event: said below.
-  }
-  return "its answer ended without a RUN_ERROR";
 }

@@ -27,6 +27,8 @@ export const POSTGRES_VERSION_TABLE =
  * - 1: threads (record text, version, the lease holder's token), ledger (one row per call, who claimed
  *   it, its result), event log (per run: next index, end, last writer; one row per event), audit trail
  *   (one row per entry), grants (per principal, keyed by the SHA-256 of principal and grant id).
+ * - 2: hosted runs (per thread: the request of the run that holds it, without headers, and whom it
+ *   is for), kept by `PostgresRunHost` so that its sweeper runs again a run whose process died.
  */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -39,6 +41,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       "CREATE TABLE kaboo_audit (thread_id text NOT NULL, seq integer NOT NULL, body text NOT NULL, PRIMARY KEY (thread_id, seq))",
       "CREATE TABLE kaboo_grant_principals (principal_key text PRIMARY KEY, principal text NOT NULL, ord bigserial)",
       "CREATE TABLE kaboo_grants (principal_key text NOT NULL, id_key text NOT NULL, body text NOT NULL, ord bigserial, PRIMARY KEY (principal_key, id_key))",
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      "CREATE TABLE kaboo_hosted_runs (thread_id text PRIMARY KEY, run_id text NOT NULL, token text NOT NULL, url text NOT NULL, body text NOT NULL, principal text, kept_at bigint NOT NULL, swept_at bigint)",
     ],
   },
 ];

@@ -6,8 +6,10 @@
  * Each host asks it of the record it holds:
  * - without a thread store, of the snapshot the client sent back ({@link spentBySnapshot}), and of the
  *   handler's shared ledger (`spendAnswers` at the edge records each answer once);
- * - with a thread store, of the thread's record of answered interrupts ({@link spentInRecord});
- * - in the page, of the thread's stored snapshot ({@link spentElsewhere}).
+ * - with a thread store, of the thread's record of answered interrupts ({@link spentInRecord}), which
+ *   the run core (`core/decide.ts`) replays;
+ * - in the page, which records no outcomes, the run core refuses a resume of questions the stored
+ *   snapshot no longer holds open as stale.
  *
  * @module
  */
@@ -67,21 +69,4 @@ export function spentInRecord(
   return answers
     .map((r) => (Object.hasOwn(record.answered, r.interruptId) ? record.answered[r.interruptId] : undefined))
     .find((a) => a !== undefined);
-}
-
-/**
- * Spent elsewhere (the page): a resume that answers none of the questions the thread's stored
- * snapshot holds open comes from a view the thread has moved past (another tab answered them and the
- * run went on); running it would replay the old pause and ask the model again, for calls that ran.
- * @param answers - The run's answers.
- * @param stored - The thread's stored snapshot: its last run and open interrupts.
- * @returns `true` when the answers are spent.
- */
-export function spentElsewhere(
-  answers: readonly { interruptId: string }[],
-  stored: { run?: unknown; interrupts: readonly { id: string }[] } | undefined,
-): boolean {
-  if (!answers.length || !stored?.run) return false;
-  const open = new Set(stored.interrupts.map((i) => i.id));
-  return !answers.some((a) => open.has(a.interruptId));
 }

@@ -26,10 +26,8 @@ export class ThreadForbiddenError extends KabooError {
   readonly code = "THREAD_FORBIDDEN" as const;
 }
 
-/** The request's run id names a run this thread already had (its events are logged under that id). */
-export class RunIdReusedError extends KabooError {
-  readonly code = "RUN_ID_REUSED" as const;
-}
+/** The request's run id names a run this thread already had (decided by the run core). */
+export { RunIdReusedError } from "../core/decide.js";
 
 /** The thread changed under the run (its hold ran out and another run took it): nothing was saved. */
 export class ThreadConflictError extends KabooError {

@@ -14,7 +14,5 @@ export class RunInProgressError extends KabooError {
   readonly code = "RUN_IN_PROGRESS" as const;
 }
 
-/** The run answers questions the thread no longer has open (its view is out of date); nothing ran. */
-export class StaleThreadError extends KabooError {
-  readonly code = "STALE_THREAD" as const;
-}
+/** The run answers questions the thread no longer has open (decided by the run core). */
+export { StaleThreadError } from "../core/decide.js";

@@ -27,9 +27,9 @@ import { RunRecorder } from "./run-record.js";
 import { ViewStops } from "./view-stops.js";
 import { recordedRun } from "./recorded-run.js";
 import { RunChannel, RunLocks } from "./run-lock.js";
-import { checkedMessages } from "./thread-history.js";
+import { pageView } from "./page-view.js";
 import type { ThreadSnapshot } from "../../indexeddb/session-store.js";
-import { answersOf, spentElsewhere } from "../spent-answers.js";
+import { decideRun } from "../core/decide.js";
 
 /** What a tab keeps of one thread. */
 interface PageThread {
@@ -221,30 +221,14 @@ export class KabooAgent extends AbstractAgent {
     this.#thread(input.threadId).driving = stop;
     try {
       const stored = await this.#config.sessionStore?.load(input.threadId);
-      if (stored?.run?.status === "running") {
+      const decided = await decideRun(pageView(stored), input);
+      if (!("run" in decided)) {
+        // The page records no outcomes to replay (its view has none): a spent resume is stale here.
         yield runStarted(input);
-        yield runError(
-          new RunInProgressError(
-            "This thread has an unfinished run (its page went away); connectAgent() continues it.",
-          ),
-        );
+        yield runError("refuse" in decided ? decided.refuse : new StaleThreadError("This thread went on elsewhere."));
         return;
       }
-      // A resume that answers none of the questions the stored snapshot holds open is spent (another
-      // tab answered them and the run went on).
-      const stale = spentElsewhere(answersOf(input), stored)
-        ? new StaleThreadError(
-            "This tab's view of the thread is out of date (it went on elsewhere); connectAgent() shows it as it is.",
-          )
-        : undefined;
-      // The stored transcript is the thread's history: a run that does not continue it (a stale
-      // tab's new message, rewritten messages) is refused before anything runs or is saved.
-      const messages = stale ?? checkedMessages(input, stored);
-      if (!Array.isArray(messages)) {
-        yield runStarted(input);
-        yield runError(messages);
-        return;
-      }
+      const { messages } = decided.run;
       yield* this.#drive({ ...input, messages }, { asked: stored?.interrupts ?? [], continueRun: false }, stop);
     } finally {
       this.#undrive(input.threadId, stop);

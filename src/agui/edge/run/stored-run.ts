@@ -32,7 +32,7 @@ import { type LiveRun, lingerThenDrop, liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
 import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
-import { busy, type Decision, type DecideOptions, decideRun, type ToTake, writeLease } from "./take-thread.js";
+import { busy, type Decision, type DecideOptions, decideStoredRun, type ToTake, writeLease } from "./take-thread.js";
 import { finishedRecord, inputOnThread, replayed, type RunOutput, sessionAndState } from "./thread-record.js";
 import { isResume } from "../../spent-answers.js";
 
@@ -87,7 +87,7 @@ export async function* storedRun(o: StoredRunOptions): AsyncGenerator<AGUIEvent>
   const sent = o.hosted !== undefined;
   let decision: Decision;
   try {
-    decision = await decideRun(d);
+    decision = await decideStoredRun(d);
   } catch (error) {
     o.decided?.();
     // Storage that stayed busy took nothing: the thread is free, and the client may simply retry.
@@ -137,7 +137,7 @@ async function takeThread(
         o.hosted?.taken(o.input.runId);
         return { held, taken: decision.take };
       }
-      decision = await decideRun(d);
+      decision = await decideStoredRun(d);
     }
   } catch (error) {
     if (error instanceof StoreBusyError) return { refuse: error };

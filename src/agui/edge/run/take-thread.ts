@@ -1,6 +1,7 @@
 /**
  * How a stored run takes its thread, in two steps: first it reads the thread and decides (refuse,
- * replay a recorded outcome, or run) without writing anything, then, once RUN_STARTED has gone out,
+ * replay a recorded outcome, or run, by the run core's rules: `../../core/decide.ts`; who may answer
+ * is the edge's own check) without writing anything, then, once RUN_STARTED has gone out,
  * it writes its lease with compare-and-set over the version it read. Between the two the run holds
  * the thread in this isolate's memory (its entry in {@link liveRuns}), so a second run here is
  * refused at once; a run in another isolate is stopped by the compare-and-set, and the run that
@@ -9,7 +10,7 @@
  * @module
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import { type KabooError, UnknownInterruptIdError } from "../../../errors.js";
+import type { KabooError } from "../../../errors.js";
 import { pendingInterruptIds, sessionPausedCallIds } from "../../../agent/interrupts/session.js";
 import {
   liveLease,
@@ -20,13 +21,13 @@ import {
   type ThreadStore,
 } from "../../../stores/thread-store.js";
 import { type Answerer, type MayAnswer, whoAnswers } from "../trust/answerer.js";
-import { HistoryConflictError, ResumeInProgressError, RunIdReusedError, ThreadBusyError } from "../errors.js";
-import { continueHistory } from "../trust/sealed-history.js";
+import { ResumeInProgressError, ThreadBusyError } from "../errors.js";
+import { decideRun } from "../../core/decide.js";
 import { liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
-import { answersOf, spentInRecord } from "../../spent-answers.js";
+import { answersOf } from "../../spent-answers.js";
 
-/** What {@link decideRun} reads the thread for. */
+/** What {@link decideStoredRun} reads the thread for. */
 export interface DecideOptions {
   store: ThreadStore;
   input: RunAgentInput;
@@ -62,7 +63,7 @@ export type Decision =
  * @param o - See {@link DecideOptions}.
  * @returns The decision.
  */
-export async function decideRun(o: DecideOptions): Promise<Decision> {
+export async function decideStoredRun(o: DecideOptions): Promise<Decision> {
   const { store, input, principal, now } = o;
   const resume = answersOf(input);
   const record = await store.load(input.threadId);
@@ -74,23 +75,19 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
     o.mayAnswer,
   );
   if (typeof answerer !== "string") return answerer;
-  const answered = spentInRecord(record, resume);
-  if (answered) return { replay: answered, record, answerer };
-  if (liveLease(record, now()) || heldHere(o)) return { refuse: busy(resume.length > 0) };
-  const refusal = (resume.length ? unknownInterrupt(record, resume) : undefined) ?? (await reusedRunId(o, record));
-  if (refusal) return { refuse: refusal };
-  let messages: RunAgentInput["messages"] | undefined;
-  if (resume.length === 0) {
-    try {
-      messages = continueHistory(
-        { messages: record.messages, pausedCallIds: sessionPausedCallIds(record.session) },
-        input.messages,
-      );
-    } catch (error) {
-      if (error instanceof HistoryConflictError) return { refuse: error };
-      throw error;
-    }
-  }
+  const decided = await decideRun(
+    {
+      history: { messages: record.messages, pausedCallIds: sessionPausedCallIds(record.session) },
+      open: pendingInterruptIds(record.session),
+      answered: record.answered,
+      busy: liveLease(record, now()) || heldHere(o) ? busy(resume.length > 0) : undefined,
+      ranRunId: () => ranRunId(o, record),
+    },
+    input,
+  );
+  if ("refuse" in decided) return decided;
+  if ("replay" in decided) return { replay: decided.replay, record, answerer };
+  const messages = resume.length === 0 ? decided.run.messages : undefined;
   const lease: ThreadLease = {
     token: crypto.randomUUID(),
     runId: input.runId,
@@ -109,7 +106,7 @@ export async function decideRun(o: DecideOptions): Promise<Decision> {
  * Writes the lease decided on, with compare-and-set over the version read.
  *
  * @param o - The store, the run's input, how long the lease lasts and the clock.
- * @param take - What {@link decideRun} decided.
+ * @param take - What {@link decideStoredRun} decided.
  * @param stopped - A Stop was accepted before the lease was written: the lease says so. Default `false`.
  * @returns The record as held (its version the written one), or `undefined` when the thread changed
  *   since it was read (decide again).
@@ -133,26 +130,16 @@ function heldHere(o: DecideOptions): boolean {
   return here?.taking === true && here.hub !== o.hub && !here.hub.ended;
 }
 
-function unknownInterrupt(
-  record: ThreadRecord,
-  resume: readonly { interruptId: string }[],
-): UnknownInterruptIdError | undefined {
-  const pending = pendingInterruptIds(record.session);
-  const unknown = resume.find((r) => !pending.includes(r.interruptId));
-  return unknown ? new UnknownInterruptIdError(unknown.interruptId, pending) : undefined;
-}
-
 /**
- * A run id the thread's event log already holds: a second run under it would be logged as the
- * first (its writes dropped) and a reattach would show the first run. The run of a dead run again
+ * Whether the thread's event log already holds this run id (a second run under it would be logged as
+ * the first, its writes dropped, and a reattach would show the first run). The run again of a dead run
  * (its hold ran out, under the same id) is not a reuse.
  */
-async function reusedRunId(o: DecideOptions, record: ThreadRecord): Promise<RunIdReusedError | undefined> {
+async function ranRunId(o: DecideOptions, record: ThreadRecord): Promise<boolean> {
   const { store, input } = o;
   // A thread never written had no run, so its log holds none.
-  if (!store.readEvents || record.version === 0 || record.lease?.runId === input.runId) return undefined;
-  if ((await store.readEvents(input.threadId, input.runId, Number.MAX_SAFE_INTEGER)) === undefined) return undefined;
-  return new RunIdReusedError(`This thread already had a run ${JSON.stringify(input.runId)}; send a new run id.`);
+  if (!store.readEvents || record.version === 0 || record.lease?.runId === input.runId) return false;
+  return (await store.readEvents(input.threadId, input.runId, Number.MAX_SAFE_INTEGER)) !== undefined;
 }
 
 /** The refusal of a request that comes while another run holds the thread. */

@@ -3,7 +3,8 @@
 // against the package, and every link between pages, to a heading, or to a file of the repository resolves.
 // ```ts and ```js blocks are written to .tmp/docs-check/ and checked by the root `tsc`, with `kaboo-workflows/*`
 // mapped to src/ (as tsconfig.test.json does). A block marked ```ts no-check (a fragment) is skipped; lines above
-// `// ---cut---` in a block are checked but not shown by the site (docs/.vitepress/config.ts).
+// `// ---cut---` in a block are checked but not shown by the site (docs/.vitepress/config.ts). With TypeDoc installed
+// (docs/api), the TSDoc's {@link} and {@inheritDoc} targets must resolve too.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -179,10 +180,30 @@ for (const line of `${tsc.stdout}${tsc.stderr}`.split("\n").filter(Boolean)) {
 }
 if (tsc.status !== 0 && problems.length === 0) problems.push(`tsc exited with ${tsc.status ?? tsc.signal}`);
 
+// TSDoc links: TypeDoc (docs/api, installed by the first `npm run docs`) validates every {@link} and {@inheritDoc}
+// of the entries' comments (docs/api/typedoc.json makes a broken one an error); skipped when it is not installed.
+const typedoc = join(docs, "api/node_modules/.bin/typedoc");
+let tsdocLinks = "TSDoc links not checked (run `npm run docs` once to install TypeDoc)";
+if (existsSync(typedoc)) {
+  const entries = Object.values(exports)
+    .filter((v) => typeof v === "object")
+    .map((v) => v.import.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"));
+  const options = ["--options", join(docs, "api/typedoc.json"), "--emit", "none", "--entryPoints", ...entries];
+  const td = spawnSync(typedoc, options, { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  if (td.status !== 0) {
+    const said = `${td.stdout}${td.stderr}`.split("\n").filter((l) => l.trim() && !/^\[warning\] Found \d+/.test(l));
+    problems.push(...said.map((l) => `TSDoc: ${l}`));
+    if (said.length === 0) problems.push(`TSDoc: typedoc exited with ${td.status ?? td.signal}`);
+  }
+  tsdocLinks = "TSDoc links resolve";
+}
+
 const links = [...parsed.values()].reduce((n, p) => n + p.prose.join("\n").split("](").length - 1, 0);
 if (problems.length > 0) {
   console.error(problems.join("\n"));
   console.error(`\ndocs check: ${problems.length} problem(s) in ${pages.length} pages.`);
   process.exit(1);
 }
-console.log(`docs check: ${pages.length} pages, ${links} links, ${files.length - 1} code blocks type-checked: ok.`);
+console.log(
+  `docs check: ${pages.length} pages, ${links} links, ${files.length - 1} code blocks type-checked, ${tsdocLinks}: ok.`,
+);

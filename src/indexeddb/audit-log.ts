@@ -21,7 +21,7 @@ export interface IndexedDbAuditLogOptions {
 }
 
 /**
- * An {@link AuditLog} in IndexedDB: survives reloads and is shared by every tab of the origin.
+ * An {@link index!AuditLog | AuditLog} in IndexedDB: survives reloads and is shared by every tab of the origin.
  * What another tab (or a person with devtools) wrote is read back as is; `verifyAuditTrail` says
  * whether it still holds.
  *

@@ -110,7 +110,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
     this.#now = options.now ?? Date.now;
   }
 
-  /** {@inheritDoc ExecutionLedger.claim} */
+  /** {@inheritDoc index!ExecutionLedger.claim} */
   claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
     const locks = this.#locks;
     if (!locks) return this.#claimTx(key, options, undefined, crypto.randomUUID());
@@ -160,7 +160,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
     return { outcome, holder };
   }
 
-  /** {@inheritDoc ExecutionLedger.settle} */
+  /** {@inheritDoc index!ExecutionLedger.settle} */
   async settle(key: string, token: string, result: LedgerResult): Promise<void> {
     try {
       await this.#tx(key, (record) => decideSettle(record, token, result));
@@ -169,7 +169,7 @@ export class IndexedDbExecutionLedger implements ExecutionLedger {
     }
   }
 
-  /** {@inheritDoc ExecutionLedger.release} */
+  /** {@inheritDoc index!ExecutionLedger.release} */
   async release(key: string, token: string): Promise<void> {
     try {
       await this.#tx(key, (row) => (releasable(row, token) ? null : undefined));

@@ -2,7 +2,7 @@
  * `kaboo-workflows/mcp`: MCP server tools for the runner, over Streamable HTTP
  * through `@modelcontextprotocol/sdk` (an optional peer, loaded only by this entry).
  *
- * Pair it with {@link MCPCallMetaHook} (from `kaboo-workflows/hooks`) to send
+ * Pair it with {@link hooks!MCPCallMetaHook | MCPCallMetaHook} (from `kaboo-workflows/hooks`) to send
  * per-call `_meta` (`toolCallId`, `kaboo/actor`, a provider's own keys).
  *
  * @example

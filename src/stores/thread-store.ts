@@ -102,7 +102,7 @@ export const MAX_ANSWERED = 200;
  * - **Holders** (optional but recommended): keep who made each claim (`LedgerHolder`), so a run that took
  *   the thread over from a dead one reads that run's open claims as `unknown` at once.
  * - **The event log** (optional): `appendEvents` is idempotent per `(run, from)` and follows
- *   {@link logWrite}; `readEvents` answers a reattach from any process; `compactEvents` drops ended runs.
+ *   the log's write rule (`logWrite`, below); `readEvents` answers a reattach from any process; `compactEvents` drops ended runs.
  *   Without it, a run can be reattached to only where it runs.
  *
  * Grants (`ServerGrantStore`) and the audit trail (`ChainedAuditLog` over an `AuditChainStorage`) are
@@ -136,7 +136,9 @@ export interface ThreadStore {
    * that lost the stream reads them back). `ended`: the last one ends the run. Writing the same
    * batch again changes nothing. Optional: without it, a run can be reattached to only where it runs.
    * `writer`: the run attempt writing (see {@link LedgerHolder}); the log keeps its last writer, and
-   * follows the rule of {@link logWrite}.
+   * follows the log's write rule: the next batch of that writer goes in; a run that took the thread over
+   * from it writes on from where it read the log (cutting what it wrote after); any other writer's batch
+   * changes nothing.
    */
   appendEvents?(
     threadId: string,

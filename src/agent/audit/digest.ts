@@ -11,7 +11,7 @@ import { canonicalJson } from "../shared/canonical-json.js";
 import { sha256Hex } from "../shared/sha256.js";
 
 /**
- * The SHA-256 of a JSON value's canonical text ({@link canonicalJson}): equal values, equal digests.
+ * The SHA-256 of a JSON value's canonical text (object keys sorted, no whitespace): equal values, equal digests.
  *
  * @param value - A JSON value (`undefined` hashes as `null`).
  * @returns `sha256:` and 64 hex digits.

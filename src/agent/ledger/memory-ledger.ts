@@ -35,7 +35,7 @@ export interface CallName {
  * synchronous step. It lives as long as the agent (a reload forgets it; use
  * `IndexedDbExecutionLedger` in a page and a thread store at the edge).
  *
- * The runner names its calls by {@link CallName} (the synchronous methods and `release` take one): the
+ * The runner names its calls by a `CallName` (internal) (the synchronous methods and `release` take one): the
  * ledger keeps them under their texts, never hashed, until the first string key comes (an execution key a
  * host computed), which hashes the texts kept so far, once; from then on it keeps every call under its
  * execution key. Either way a call's name and its execution key are one record.
@@ -72,7 +72,7 @@ export class MemoryExecutionLedger implements ExecutionLedger {
   /**
    * {@link MemoryExecutionLedger.claim}, answered synchronously: the runner uses it (no promise per call)
    * unless a subclass overrides `claim`.
-   * @param call - The call's execution key, or its {@link CallName}.
+   * @param call - The call's execution key, or its `CallName` (the runner's).
    * @param options - As {@link ExecutionLedger.claim}'s.
    */
   claimNow(call: string | CallName, options?: ClaimOptions): ClaimOutcome {

@@ -30,7 +30,7 @@ export interface DenoKvGrantStoreOptions extends PrincipalGrantStoreOptions {
 }
 
 /**
- * A server {@link GrantStore} on Deno KV. Give it to `createAguiHandler({ stores: { grants } })`.
+ * A server {@link grants!GrantStore | GrantStore} on Deno KV. Give it to `createAguiHandler({ stores: { grants } })`.
  *
  * @example
  * ```ts

@@ -133,7 +133,7 @@ export interface DurableObjectGrantStoreOptions extends PrincipalGrantStoreOptio
 }
 
 /**
- * A server {@link GrantStore} over a {@link KabooGrants} binding: each principal's grants in one
+ * A server {@link grants!GrantStore | GrantStore} over a {@link KabooGrants} binding: each principal's grants in one
  * object. Give it to `createAguiHandler({ stores: { grants } })`.
  *
  * @example

@@ -26,7 +26,7 @@ export interface GrantsHandlerOptions {
   principal: PrincipalLookup;
   /** Where failures go. Default: the console. */
   logger?: Logger;
-  /** Largest body read, in bytes (a revoke is a few hundred). Default {@link DEFAULT_GRANTS_BODY_BYTES}. */
+  /** Largest body read, in bytes (a revoke is a few hundred). Default 64 KiB. */
   maxBodyBytes?: number;
 }
 

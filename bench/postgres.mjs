@@ -8,6 +8,10 @@
 // Rounds alternate the variants; each line gives the median of per-round ratios and the best times, so
 // other load on the machine skews little. On a throwaway PostgreSQL cluster (Debian's binaries, as the
 // tests start one) and on PGlite in process.
+// Then 100 threads: two Node server processes (the tests' bank agent behind createAguiHandler on one
+// PostgreSQL cluster, test/agui/edge/postgres-process.ts), 100 first turns sent at once, half to each;
+// p50 and p99 of a turn's time (request to the response's end) in ms, and as ratios to a turn sent
+// alone; for the plain handler and for the handler behind PostgresRunHost (its sweeper running).
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,7 +25,7 @@ mkdirSync(join(root, ".tmp"), { recursive: true });
 const file = join(root, ".tmp", `bench-postgres-${process.pid}.mjs`);
 await build({
   stdin: {
-    contents: `export * from "./src/stores/postgres.ts"; export { startPostgres } from "./test/stores/pg-server.ts";`,
+    contents: `export * from "./src/stores/postgres.ts"; export { startPostgres } from "./test/stores/pg-server.ts"; export { processes } from "./test/agui/edge/pg-processes.ts";`,
     resolveDir: root,
     loader: "ts",
   },
@@ -124,3 +128,64 @@ try {
   await pool.end();
   server.stop();
 }
+
+/** One first turn of a new thread through `handle`; its time in ms. */
+async function turn(handle, i) {
+  const body = {
+    threadId: `n-${crypto.randomUUID()}`,
+    runId: crypto.randomUUID(),
+    messages: [{ id: "m", role: "user", content: `hello ${i}` }],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+  };
+  const headers = { "content-type": "application/json", accept: "text/event-stream", "x-user": `u${i}` };
+  const t0 = performance.now();
+  const res = await handle(new Request("http://bench/agui", { method: "POST", headers, body: JSON.stringify(body) }));
+  const text = await res.text();
+  if (!text.includes('"RUN_FINISHED"')) throw new Error(`a run did not finish: ${text.slice(-300)}`);
+  return performance.now() - t0;
+}
+
+/** 100 threads' turns at once, half to each process: p50/p99 (ms), against a turn sent alone. */
+async function threads() {
+  const procs = await pgStore.processes(root);
+  try {
+    const hosted = { HOSTED: "1", SWEEP_MS: "1000" };
+    const pairs = {
+      "plain handler": await Promise.all([procs.start("A"), procs.start("B")]),
+      "behind PostgresRunHost": await Promise.all([procs.start("C", hosted), procs.start("D", hosted)]),
+    };
+    const at = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+    const many = Math.max(1, Math.min(rounds, 5));
+    const seen = Object.fromEntries(Object.keys(pairs).map((k) => [k, { alone: [], p50: [], p99: [] }]));
+    // Rounds alternate the two deployments, so other load on the machine skews both alike.
+    for (let round = -1; round < many; round++) {
+      const order = Object.entries(pairs);
+      if (round % 2) order.reverse();
+      for (const [label, [a, b]] of order) {
+        const once = [];
+        for (let i = 0; i < 10; i++) once.push(await turn((i % 2 ? b : a).handle, i));
+        const all = await Promise.all(Array.from({ length: 100 }, (_, i) => turn((i % 2 ? b : a).handle, i)));
+        if (round < 0) continue; // warm-up
+        seen[label].alone.push(at(once, 0.5));
+        seen[label].p50.push(at(all, 0.5));
+        seen[label].p99.push(at(all, 0.99));
+      }
+    }
+    console.log(
+      `\n100 threads at once on two processes, one PostgreSQL 15 cluster (${many} rounds, medians of rounds)`,
+    );
+    for (const [label, { alone, p50, p99 }] of Object.entries(seen)) {
+      const [one, mid, tail] = [at(alone, 0.5), at(p50, 0.5), at(p99, 0.5)];
+      console.log(
+        `  ${label.padEnd(23)} p50 ${mid.toFixed(0).padStart(5)} ms, p99 ${tail.toFixed(0).padStart(5)} ms; one turn alone ${one.toFixed(1)} ms: ${(mid / one).toFixed(1)}× / ${(tail / one).toFixed(1)}×`,
+      );
+    }
+  } finally {
+    await procs.stop();
+  }
+}
+
+await threads();

@@ -35,8 +35,12 @@ export interface Processes {
   stop(): Promise<void>;
 }
 
-/** Starts the cluster, migrates it, makes the test tables and bundles the server script. */
-export async function processes(): Promise<Processes> {
+/**
+ * Starts the cluster, migrates it, makes the test tables and bundles the server script.
+ *
+ * @param root - The repository (where the bundle goes, so its package imports resolve). Default: this file's.
+ */
+export async function processes(root = ROOT): Promise<Processes> {
   const server = await startPostgres();
   const pool = new pg.Pool({ connectionString: server.url, max: 4 });
   const db = fromNodePostgres(pool);
@@ -47,11 +51,11 @@ export async function processes(): Promise<Processes> {
     "test_replays (process text NOT NULL, body text NOT NULL)",
   ])
     await db.query(`CREATE TABLE ${table}`, []);
-  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+  mkdirSync(join(root, ".tmp"), { recursive: true });
   // In the repository, so the bundle's package imports (pg, hono, zod…) resolve from node_modules.
-  const bundle = join(ROOT, ".tmp", `postgres-process-${crypto.randomUUID()}.mjs`);
+  const bundle = join(root, ".tmp", `postgres-process-${crypto.randomUUID()}.mjs`);
   await build({
-    entryPoints: [join(ROOT, "test/agui/edge/postgres-process.ts")],
+    entryPoints: [join(root, "test/agui/edge/postgres-process.ts")],
     bundle: true,
     platform: "node",
     format: "esm",

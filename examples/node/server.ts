@@ -3,7 +3,8 @@
  * PostgreSQL: PGlite (PostgreSQL in WASM, a folder of files, no server to install) by default, a real
  * server when a `databaseUrl` is given. Served with Hono on `@hono/node-server` by serve.mjs
  * (`npm run example:node`); a pending approval survives a restart, and several processes may share
- * one real database.
+ * one real database. The handler is served through `PostgresRunHost`, whose sweeper runs again a run
+ * whose process died (in this process after a restart, or in another one sharing the database).
  */
 import { PGlite } from "@electric-sql/pglite";
 import { Hono } from "hono";
@@ -14,6 +15,7 @@ import {
   migrate,
   PostgresAuditLog,
   PostgresGrantStore,
+  PostgresRunHost,
   PostgresThreadStore,
   type PgQueryable,
 } from "kaboo-workflows/stores/postgres";
@@ -36,7 +38,7 @@ export interface NodeExampleSettings {
 /**
  * The Hono app, its database migrated.
  *
- * @returns The app's `fetch`, and `close()` for its database.
+ * @returns The app's `fetch`, and `close()`: stops the sweeper, then closes the database.
  */
 export async function createApp(settings: NodeExampleSettings) {
   let db: PgQueryable;
@@ -64,7 +66,15 @@ export async function createApp(settings: NodeExampleSettings) {
         bankApiUrl: settings.bankApiUrl,
       }),
   });
+  const host = new PostgresRunHost(db, { handler: handle });
+  const sweeper = host.startSweeper();
   const app = new Hono();
-  app.all("/", (c) => handle(c.req.raw));
-  return { fetch: app.fetch, close };
+  app.all("/", (c) => host.fetch(c.req.raw));
+  return {
+    fetch: app.fetch,
+    close: async () => {
+      await sweeper.stop();
+      await close();
+    },
+  };
 }

@@ -1,94 +1,32 @@
 /**
  * Two Node processes, one PostgreSQL database (a throwaway cluster, see test/stores/pg-server.ts):
- * each runs the bank agent behind createAguiHandler on PostgresThreadStore (postgres-process.ts,
- * bundled here). The same approving resume sent to both at once moves the money once; a client that
- * lost the stream of a run in one process reattaches in the other and gets exactly what it missed;
+ * each runs the bank agent behind createAguiHandler on PostgresThreadStore (postgres-process.ts, bundled
+ * and started by pg-processes.ts). The same approving resume sent to both at once moves the money once;
+ * a client that lost the stream of a run in one process reattaches in the other and gets exactly what
+ * it missed;
  * a grant revoked from a third pool holds in both on their next request; a process killed mid-transfer
  * leaves the question "did it go through?" to the process the same request is sent to next.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { EventType } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
-import { build } from "esbuild";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  fromNodePostgres,
-  migrate,
-  PostgresGrantStore,
-  PostgresThreadStore,
-  type PgQueryable,
-} from "../../../src/stores/postgres.js";
-import { startPostgres, type PgServer } from "../../stores/pg-server.js";
+import { PostgresGrantStore, PostgresThreadStore, type PgQueryable } from "../../../src/stores/postgres.js";
 import { pause, post, resumeBody, send } from "./fixtures.js";
+import { type Handle, type Processes, processes } from "./pg-processes.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-type Handle = (request: Request) => Promise<Response>;
-
-let server: PgServer | undefined;
-let pool: pg.Pool | undefined;
+let p: Processes | undefined;
 let db: PgQueryable;
-let bundle: string | undefined;
-const children: ChildProcess[] = [];
 let a: Handle;
 let b: Handle;
 
-/** Starts one server process; resolves to a handle that forwards a request to it. */
-function start(name: string, url: string, env: Record<string, string> = {}): Promise<Handle> {
-  const child = spawn(process.execPath, [bundle!], {
-    env: { ...process.env, ...env, DATABASE_URL: url, NAME: name },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr!.on("data", (d) => (err += String(d)));
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`process ${name} did not start: ${err}`)), 30_000);
-    child.once("exit", (code, signal) => fail(new Error(`process ${name} exited ${code ?? signal}: ${err}`)));
-    child.stdout!.on("data", (d) => {
-      const port = /listening (\d+)/.exec(String(d))?.[1];
-      if (!port) return;
-      clearTimeout(timer);
-      const target = `http://127.0.0.1:${port}/agui`;
-      ok(async (r) => fetch(target, { method: r.method, headers: r.headers, body: await r.text() }));
-    });
-  });
-}
-
 beforeAll(async () => {
-  server = await startPostgres();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  db = fromNodePostgres(pool);
-  await migrate(db);
-  await db.query(
-    "CREATE TABLE test_transfers (process text NOT NULL, payee text NOT NULL, amount integer NOT NULL)",
-    [],
-  );
-  await db.query("CREATE TABLE test_started (process text NOT NULL, payee text NOT NULL)", []);
-  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
-  // In the repository, so the bundle's package imports (pg, hono, zod…) resolve from node_modules.
-  bundle = join(ROOT, ".tmp", `postgres-process-${crypto.randomUUID()}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, "test/agui/edge/postgres-process.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    target: "node20",
-    outfile: bundle,
-    logLevel: "silent",
-  });
-  [a, b] = await Promise.all([start("A", server.url), start("B", server.url)]);
+  p = await processes();
+  db = p.db;
+  [a, b] = (await Promise.all([p.start("A"), p.start("B")])).map((proc) => proc.handle);
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL");
-  await pool?.end();
-  server?.stop();
-  if (bundle) rmSync(bundle, { force: true });
+  await p?.stop();
 });
 
 /** Processes in which a transfer to `payee` started. */
@@ -189,8 +127,7 @@ describe("two Node processes on one PostgreSQL database", () => {
   }, 60_000);
 
   test("a process killed mid-transfer: the same request sent to the other, once its hold ran out, asks whether it went through", async () => {
-    const c = await start("C", server!.url, { RUN_LEASE_MS: "1000" });
-    const child = children.at(-1)!;
+    const { handle: c, child } = await p!.start("C", { RUN_LEASE_MS: "1000" });
     const payee = `eve${Date.now()}`;
     const thread = `t-${crypto.randomUUID()}`;
     const { turn } = await pause(c, thread, `pay ${payee} 5 taking 60000`);

@@ -102,20 +102,24 @@ export class PostgresThreadStore implements ThreadStore {
     });
   }
 
-  /** Writes the record and who holds the thread (its lease's token, which claims check) in one statement. */
+  /**
+   * Writes the record, who holds the thread (its lease's token, which claims check) and when that
+   * hold runs out (which a sweeper looks for), in one statement.
+   */
   compareAndSet(threadId: string, expectedVersion: number, data: ThreadData): Promise<boolean> {
     return pgStep("thread write", async () => {
       const body = encodeThread(expectedVersion + 1, data);
       const holder = data.lease?.token ?? null;
+      const expires = data.lease?.expiresAt ?? null;
       const { rows } =
         expectedVersion === 0
           ? await this.#db.query(
-              "INSERT INTO kaboo_threads (thread_id, version, body, holder) VALUES ($1, 1, $2, $3) ON CONFLICT (thread_id) DO NOTHING RETURNING version",
-              [threadId, body, holder],
+              "INSERT INTO kaboo_threads (thread_id, version, body, holder, lease_expires_at) VALUES ($1, 1, $2, $3, $4::bigint) ON CONFLICT (thread_id) DO NOTHING RETURNING version",
+              [threadId, body, holder, expires],
             )
           : await this.#db.query(
-              "UPDATE kaboo_threads SET version = version + 1, body = $3, holder = $4 WHERE thread_id = $1 AND version = $2::integer RETURNING version",
-              [threadId, expectedVersion, body, holder],
+              "UPDATE kaboo_threads SET version = version + 1, body = $3, holder = $4, lease_expires_at = $5::bigint WHERE thread_id = $1 AND version = $2::integer RETURNING version",
+              [threadId, expectedVersion, body, holder, expires],
             );
       return rows.length === 1;
     });

@@ -18,6 +18,7 @@ import {
   PostgresThreadStore,
   type PgQueryable,
 } from "../../src/stores/postgres.js";
+import { encodeThread } from "../../src/stores/thread-store.js";
 import { data } from "./contract.js";
 import { postgresContracts } from "./postgres-contracts.js";
 import { startPostgres, type PgServer } from "./pg-server.js";
@@ -223,12 +224,14 @@ describe("two pools (two processes) on one real server", () => {
     await old.query(POSTGRES_VERSION_TABLE, []);
     for (const s of POSTGRES_MIGRATIONS[0]!.statements) await old.query(s, []);
     await old.query("INSERT INTO kaboo_schema_version (version) VALUES (1)", []);
-    expect(await new PostgresThreadStore(old).compareAndSet("t", 0, data("kept"))).toBe(true);
+    await old.query("INSERT INTO kaboo_threads (thread_id, version, body, holder) VALUES ('t', 1, $1, NULL)", [
+      encodeThread(1, data("kept")),
+    ]);
     expect(await Promise.all([migrate(old), migrate(pool(name))])).toEqual(
       expect.arrayContaining([{ from: 1, to: POSTGRES_SCHEMA_VERSION }]),
     );
     expect(await migrate(old)).toEqual({ from: POSTGRES_SCHEMA_VERSION, to: POSTGRES_SCHEMA_VERSION });
-    expect((await new PostgresThreadStore(old).load("t")).version).toBe(1);
+    expect(await new PostgresThreadStore(old).load("t")).toMatchObject({ version: 1, session: { marker: "kept" } });
     expect((await old.query("SELECT count(*)::integer AS n FROM kaboo_hosted_runs", [])).rows).toEqual([{ n: 0 }]);
   });
 

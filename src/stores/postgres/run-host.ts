@@ -57,11 +57,12 @@ const KEEP =
   "ON CONFLICT (thread_id) DO UPDATE SET run_id = excluded.run_id, token = excluded.token, url = excluded.url, " +
   "body = excluded.body, principal = excluded.principal, kept_at = excluded.kept_at, swept_at = NULL";
 
-// The lease's expiry is read from the record's text: `null` (no lease) never matches.
+// A thread's `lease_expires_at` is written with its record (`null`: no lease, never matches); each
+// match is checked again against the record itself before it runs.
 const LAPSED =
   "SELECT h.thread_id, h.run_id, h.token, h.url, h.body, h.principal FROM kaboo_hosted_runs h " +
   "JOIN kaboo_threads t ON t.thread_id = h.thread_id AND t.holder = h.token " +
-  "WHERE (t.body::json -> 'lease' ->> 'expiresAt')::bigint <= $1::bigint AND (h.swept_at IS NULL OR h.swept_at <= $2::bigint) " +
+  "WHERE t.lease_expires_at <= $1::bigint AND (h.swept_at IS NULL OR h.swept_at <= $2::bigint) " +
   `ORDER BY h.kept_at LIMIT ${BATCH}`;
 
 const MARK =
@@ -293,7 +294,7 @@ export class PostgresRunHost {
       );
       const body = encodeThread(record.version + 1, { ...record, lease: null, updatedAt: now });
       await this.#db.query(
-        "UPDATE kaboo_threads SET version = version + 1, body = $3, holder = NULL WHERE thread_id = $1 AND version = $2::integer AND holder = $4",
+        "UPDATE kaboo_threads SET version = version + 1, body = $3, holder = NULL, lease_expires_at = NULL WHERE thread_id = $1 AND version = $2::integer AND holder = $4",
         [threadId, record.version, body, token],
       );
       await this.#db.query("DELETE FROM kaboo_hosted_runs WHERE thread_id = $1 AND token = $2", [threadId, token]);

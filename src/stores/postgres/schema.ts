@@ -28,7 +28,8 @@ export const POSTGRES_VERSION_TABLE =
  *   it, its result), event log (per run: next index, end, last writer; one row per event), audit trail
  *   (one row per entry), grants (per principal, keyed by the SHA-256 of principal and grant id).
  * - 2: hosted runs (per thread: the request of the run that holds it, without headers, and whom it
- *   is for), kept by `PostgresRunHost` so that its sweeper runs again a run whose process died.
+ *   is for), kept by `PostgresRunHost` so that its sweeper runs again a run whose process died; and
+ *   beside each thread's holder, when its lease runs out (what the sweeper looks for).
  */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -47,6 +48,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 2,
     statements: [
       "CREATE TABLE kaboo_hosted_runs (thread_id text PRIMARY KEY, run_id text NOT NULL, token text NOT NULL, url text NOT NULL, body text NOT NULL, principal text, kept_at bigint NOT NULL, swept_at bigint)",
+      "ALTER TABLE kaboo_threads ADD COLUMN lease_expires_at bigint",
     ],
   },
 ];

@@ -6,7 +6,7 @@
  * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#inference
  * @module
  */
-import { SpanKind, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import { SpanKind, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { Agent } from "../agent/agent.js";
 import type { AfterModelCallEvent } from "../agent/events.js";
 import { GEN_AI } from "./attributes.js";
@@ -62,20 +62,23 @@ export class ChatSpan {
    */
   after(e: AfterModelCallEvent): boolean {
     const span = this.#span;
+    // One setAttributes per attempt (the SDK validates each call's attributes): tokens, and when it ended, why.
+    const attrs: Attributes = {};
     if (e.usage) {
       this.#input += e.usage.inputTokens;
       this.#output += e.usage.outputTokens;
-      span.setAttributes({ [GEN_AI.inputTokens]: this.#input, [GEN_AI.outputTokens]: this.#output });
+      attrs[GEN_AI.inputTokens] = this.#input;
+      attrs[GEN_AI.outputTokens] = this.#output;
     }
+    const response = e.retry ? undefined : e.stopResponse;
+    if (response) {
+      attrs[GEN_AI.finishReasons] = [FINISH_REASONS[response.stopReason]];
+      if (this.#content) attrs[GEN_AI.outputMessages] = outputMessages(response.message, response.stopReason);
+    }
+    span.setAttributes(attrs);
     if (e.retry) {
       if (e.error !== undefined) span.addEvent("retry", { [GEN_AI.errorType]: errorType(e.error), attempt: e.attempt });
       return false;
-    }
-    const response = e.stopResponse;
-    if (response) {
-      span.setAttribute(GEN_AI.finishReasons, [FINISH_REASONS[response.stopReason]]);
-      if (this.#content)
-        span.setAttribute(GEN_AI.outputMessages, outputMessages(response.message, response.stopReason));
     }
     if (e.error !== undefined) failed(span, e.error);
     span.end();

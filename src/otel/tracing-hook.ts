@@ -4,7 +4,16 @@
  *
  * @module
  */
-import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { Agent } from "../agent/agent.js";
 import { traceRunAudit, watchRunAudit } from "../agent/audit/audit-record.js";
 import {
@@ -49,6 +58,9 @@ export interface TracingHookOptions {
   /** `gen_ai.provider.name` on model-call spans (`openai`, `anthropic`, …). Default: not set. */
   providerName?: string | undefined;
 }
+
+/** The call spans of a run that does not record: never written to. */
+const NO_SPANS: Map<string, Span> = new Map();
 
 /** One agent invocation's spans. */
 interface RunTrace {
@@ -122,30 +134,28 @@ export class TracingHook implements HookProvider {
     const parent = parentOf(state, this.#parent);
     const threadId = runContext.threadId.find(state);
     const runId = runContext.runId.find(state);
-    const span = this.#tracer.startSpan(
-      agent.name ? `invoke_agent ${agent.name}` : "invoke_agent",
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          [GEN_AI.operation]: "invoke_agent",
-          [GEN_AI.agentName]: agent.name,
-          [GEN_AI.requestModel]: agent.model.modelId,
-          ...(threadId === undefined ? {} : { [GEN_AI.conversationId]: threadId }),
-          ...(runId === undefined ? {} : { [KABOO.runId]: runId }),
-          ...(this.#provider === undefined ? {} : { [GEN_AI.provider]: this.#provider }),
-          [KABOO.resuming]: e.resuming,
-        },
-      },
-      parent,
-    );
+    // Filled in place (no spread temporaries): this runs once per run, traced or not.
+    const attributes: Attributes = {
+      [GEN_AI.operation]: "invoke_agent",
+      [GEN_AI.agentName]: agent.name,
+      [GEN_AI.requestModel]: agent.model.modelId,
+      [KABOO.resuming]: e.resuming,
+    };
+    if (threadId !== undefined) attributes[GEN_AI.conversationId] = threadId;
+    if (runId !== undefined) attributes[KABOO.runId] = runId;
+    if (this.#provider !== undefined) attributes[GEN_AI.provider] = this.#provider;
+    const name = agent.name ? `invoke_agent ${agent.name}` : "invoke_agent";
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
     const ctx = trace.setSpan(parent, span);
+    const recording = span.isRecording();
     const run: RunTrace = {
       span,
       ctx,
-      recording: span.isRecording(),
+      recording,
       resuming: e.resuming,
       chat: undefined,
-      tools: new Map(),
+      // A run that does not record never starts a call's span: it shares one empty map.
+      tools: recording ? new Map() : NO_SPANS,
       asking: undefined,
       cleanups: [],
     };
@@ -197,21 +207,18 @@ export class TracingHook implements HookProvider {
   #toolSpan(run: RunTrace, toolUseId: string, tool: string): Span {
     let span = run.tools.get(toolUseId);
     if (span) return span;
-    const links = run.asking?.byCall.get(toolUseId);
-    span = this.#tracer.startSpan(
-      `execute_tool ${tool}`,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          [GEN_AI.operation]: "execute_tool",
-          [GEN_AI.toolName]: tool,
-          [GEN_AI.toolCallId]: toolUseId,
-          [GEN_AI.toolType]: "function",
-        },
-        ...(links ? { links } : {}),
+    const options: SpanOptions = {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [GEN_AI.operation]: "execute_tool",
+        [GEN_AI.toolName]: tool,
+        [GEN_AI.toolCallId]: toolUseId,
+        [GEN_AI.toolType]: "function",
       },
-      run.ctx,
-    );
+    };
+    const links = run.asking?.byCall.get(toolUseId);
+    if (links) options.links = links;
+    span = this.#tracer.startSpan(`execute_tool ${tool}`, options, run.ctx);
     run.tools.set(toolUseId, span);
     return span;
   }

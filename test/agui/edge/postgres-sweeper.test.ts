@@ -5,15 +5,18 @@
  * open claim reads `unknown`, so the run asks "did it go through?", and a client reattaching in B
  * sees that question; the transfer started once and never moved. A run again that is refused (the
  * process makes no agent) is given up once: the thread freed, its log ended with RUN_NOT_RESUMED.
+ * Four sweepers finding one dead run at once run it once; a request refused while another run holds
+ * the thread does not replace that run's kept request (nor whom it is for).
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
+import { UserError } from "../../../src/errors.js";
 import { fromNodePostgres, PostgresRunHost, PostgresThreadStore } from "../../../src/stores/postgres.js";
 import { bankAgent, newBank } from "../../fixtures/bank.js";
 import { capturingLogger } from "../../fixtures/logger.js";
 import { input } from "../helpers.js";
-import { post, resumeBody, pause } from "./fixtures.js";
+import { post, resumeBody, pause, send } from "./fixtures.js";
 import { type Frame, frames, type Proc, type Processes, processes, until } from "./pg-processes.js";
 
 let p: Processes | undefined;
@@ -160,4 +163,46 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
       await Promise.all(pools.map((pool) => pool.end()));
     }
   }, 60_000);
+
+  test("a request refused while another run holds the thread keeps nothing: the holder's request and person stay kept", async () => {
+    const payee = `gus${Date.now()}`;
+    const thread = `t-${crypto.randomUUID()}`;
+    const { turn } = await pause(b.handle, thread, `pay ${payee} 5 taking 1500`);
+    const body = { ...resumeBody(thread, turn, { approved: true }), runId: crypto.randomUUID() };
+    const running = send(b.handle, body);
+    await until(async () => (await keptOf(thread)).length > 0, "the run was kept");
+    const other = { ...body, runId: crypto.randomUUID() };
+    const refused = await Promise.all([
+      send(c.handle, other),
+      send(b.handle, { ...other, runId: crypto.randomUUID() }),
+      send(c.handle, { ...other, runId: crypto.randomUUID() }, { "x-user": "mallory" }),
+    ]);
+    expect(refused.map((t) => t.error?.code)).toEqual([
+      expect.stringMatching(/IN_PROGRESS/),
+      expect.stringMatching(/IN_PROGRESS/),
+      "THREAD_FORBIDDEN",
+    ]);
+    const { rows } = await p!.db.query("SELECT run_id, principal FROM kaboo_hosted_runs WHERE thread_id = $1", [
+      thread,
+    ]);
+    expect(rows).toEqual([{ run_id: body.runId, principal: "ann" }]);
+    expect((await running).outcome).toBe("success");
+    expect(await transfersTo(payee)).toEqual(["B"]);
+  }, 60_000);
+
+  test("PostgresRunHost refuses what it cannot use, and a sweeper whose signal aborted stops", async () => {
+    const handler = async () => new Response();
+    expect(() => new PostgresRunHost({} as never, { handler })).toThrow(UserError);
+    expect(() => new PostgresRunHost(p!.db, {} as never)).toThrow(/needs `handler`/);
+    expect(() => new PostgresRunHost(p!.db, { handler, leaseMs: 0 })).toThrow(/leaseMs/);
+    const host = new PostgresRunHost(p!.db, { handler });
+    expect(() => host.startSweeper({ everyMs: Number.NaN })).toThrow(/everyMs/);
+    const signal = AbortSignal.abort();
+    await host.startSweeper({ everyMs: 10, signal }).stop();
+    const live = new AbortController();
+    const sweeper = host.startSweeper({ everyMs: 10, signal: live.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    live.abort();
+    await sweeper.stop();
+  });
 });

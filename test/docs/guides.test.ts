@@ -1,7 +1,7 @@
 /**
  * The guides' "Try it" programs run as printed (docs:check only type-checks them): the Node + PostgreSQL
- * guide's server on PGlite, answered with the guide's own curl requests, and the AI SDK guide's one file on
- * the AI SDK's mock model. Only their `kaboo-workflows` imports are pointed at src/ (and PGlite kept in
+ * guide's server on PGlite, answered with the guide's own curl requests, the AI SDK guide's one file on
+ * the AI SDK's mock model, and the page guide's whole loop (in Node, on fake-indexeddb). Only their `kaboo-workflows` imports are pointed at src/ (and PGlite kept in
  * memory, the server not listening); a slip a newcomer would hit (a wrong option, a missing import, a
  * request body the handler refuses, an output the page promises and the program does not print) fails here.
  */
@@ -114,4 +114,16 @@ test("With the AI SDK: the one-file try-out asks, runs the approved transfer onc
   expect(page).toContain("It prints `Allow transfers to bob?`, `Done. Transfers: 1`, `Transfers: 1`.");
   // Each console.log line's comment says what it prints.
   for (const said of logs) expect(program).toContain(`// "${said}"`);
+}, 60_000);
+
+test("Approvals in the page: the whole loop asks, is answered through runAgent({ resume }), and runs the transfer", async () => {
+  const logs: string[] = [];
+  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logs.push(args.join(" ")));
+  const [program] = blocks("approvals-in-the-page.md", "## The whole loop", "js");
+  expect(program).toBeTruthy();
+  // In Node, IndexedDB comes from fake-indexeddb; a page has its own.
+  await runProgram("page", `import "fake-indexeddb/auto";\n${program!}`);
+  expect(logs).toEqual(['Allow a call to "transfer"?', "Done: sent 5 to alice."]);
+  expect(program).toContain(`// 'Allow a call to "transfer"?'`);
+  expect(program).toContain(`// "Done: sent 5 to alice."`);
 }, 60_000);

@@ -19,8 +19,11 @@ const BUDGET = {
   slice: 30 * KiB,
   /** The same slice with zod 3.25's `zod/v4/mini` (what an app with `@ag-ui/client` 1.x resolves). */
   sliceZod3: 30.75 * KiB,
-  /** The core entry alone. */
-  core: 20.75 * KiB,
+  /**
+   * The core entry alone. 21 KiB from round 5 (was 20.75, with 3 bytes to spare): the one claim rule also
+   * takes over an abandoned call for "run it again" under a token of its own (a late result overwrote it).
+   */
+  core: 21 * KiB,
 };
 
 describe(`min+gzip with zod ${zodVersion("4")}`, () => {

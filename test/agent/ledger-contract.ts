@@ -1,6 +1,7 @@
 /** The behaviour every ExecutionLedger shares; run against each store, in Node and in Chromium. */
 import { expect, test } from "vitest";
 import type { ExecutionLedger, LedgerResult } from "../../src/index.js";
+import { abandonedResult } from "../../src/agent/ledger/outcome-answer.js";
 
 const ok = (text: string): LedgerResult => ({ status: "success", content: [{ type: "text", text }] });
 
@@ -95,5 +96,20 @@ export function executionLedgerContract(make: (now: () => number) => ExecutionLe
     if (read.status !== "done") throw new Error("expected done");
     (read.result.content[0] as { text: string }).text = "changed again";
     expect(await ledger.claim("k")).toEqual({ status: "done", result: ok("kept") });
+  });
+
+  test("'run it again' of an abandoned call takes it over under a new token: a late result of the call let go records nothing", async () => {
+    const ledger = make(() => 1000);
+    const first = await ledger.claim("k");
+    if (first.status !== "claimed") throw new Error("expected a claim");
+    await ledger.settle("k", first.token, abandonedResult({ token: first.token, at: 1000 }, "let go"));
+    expect((await ledger.claim("k", { takeOverAbandoned: "another-claim" })).status).toBe("done");
+    const again = await ledger.claim("k", { takeOverAbandoned: first.token });
+    if (again.status !== "claimed") throw new Error(`expected a take-over, got ${again.status}`);
+    expect(again.token).not.toBe(first.token);
+    await ledger.settle("k", first.token, ok("late"));
+    await ledger.settle("k", again.token, ok("again"));
+    await ledger.settle("k", first.token, ok("later still"));
+    expect(await ledger.claim("k")).toEqual({ status: "done", result: ok("again") });
   });
 }

@@ -3,6 +3,7 @@
  * Node (memory), in workerd (Durable Objects) and in Deno (Deno KV). Each check gets fresh thread
  * ids; the result lists every check with its failure, if any.
  */
+import { abandonedResult } from "../../src/agent/ledger/outcome-answer.js";
 import type { ThreadData, ThreadStore } from "../../src/stores/thread-store.js";
 
 /** One check's result. */
@@ -167,6 +168,24 @@ const CHECKS: Record<string, (store: ThreadStore, id: () => string) => Promise<v
     same((await ledger.claim("k", { takeOverUnknown: true })).status, "running", "a live claim is not taken over");
     if (taken.status === "claimed") await ledger.settle("k", taken.token, result("ok"));
     same((await ledger.claim("k", { takeOverUnknown: true })).status, "done", "a settled call is not taken over");
+  },
+  async "run again, a call abandoned under a token is taken over with a new one; a late result settles nothing over it"(
+    store,
+    id,
+  ) {
+    const ledger = store.ledger(id());
+    const first = await ledger.claim("k");
+    assert(first.status === "claimed", "claim");
+    await ledger.settle("k", first.token, abandonedResult({ token: first.token, at: 1 }, "let go"));
+    same((await ledger.claim("k", { takeOverAbandoned: "another" })).status, "done", "another claim's marker");
+    const again = await ledger.claim("k", { takeOverAbandoned: first.token });
+    assert(again.status === "claimed", `take over: ${again.status}`);
+    assert(again.token !== first.token, "a token of its own");
+    await ledger.settle("k", first.token, result("late"));
+    await ledger.settle("k", again.token, result("again"));
+    await ledger.settle("k", first.token, result("later still"));
+    same(await ledger.claim("k"), { status: "done", result: result("again") }, "the run again's result");
+    same((await ledger.claim("k", { takeOverAbandoned: first.token })).status, "done", "a real result is kept");
   },
   async "a result larger than 64 KiB is recorded whole"(store, id) {
     const ledger = store.ledger(id());

@@ -120,13 +120,18 @@ export function openCall(
       if (outcome.status === "claimed" && action !== "run_again") return answered(action, outcome.token);
       if (outcome.status === "claimed") answer = "run_again";
     }
-    // Abandoned with its callback still running: asked as a lost claim is, and answered under its own token
-    // (a late result settles over the marker, and then the ledger answers instead).
+    // Abandoned with its callback still running: asked as a lost claim is. "Treat as done" and "cancel" are
+    // settled under its own token (a late result settles over them, and then the ledger answers instead);
+    // "run it again" takes the call over under a token of its own, so a late result records nothing over it.
     const lost = outcome.status === "done" ? abandonedClaim(outcome.result) : undefined;
     if (lost) {
       const action = ask(lost.at, "abandoned");
       if (action !== "run_again") return answered(action, lost.token);
-      return held(call, ledger, lost.token, name, trail, toolUse.name, "run_again");
+      outcome = await claimIn(ledger, name, { ...lease, takeOverAbandoned: lost.token });
+      // A ledger of one's own that does not know the option answers with the marker again: as before it.
+      if (outcome.status === "done" && abandonedClaim(outcome.result)?.token === lost.token)
+        return held(call, ledger, lost.token, name, trail, toolUse.name, "run_again");
+      if (outcome.status === "claimed") answer = "run_again";
     }
     if (outcome.status === "done") {
       await recordExecution(trail, { ...facts(), claim: "done", result: outcome.result });

@@ -11,6 +11,7 @@
  * @module
  */
 import { DEFAULT_LEASE_MS, type ClaimOptions, type ClaimOutcome, type LedgerResult } from "./ledger.js";
+import { abandonedClaim } from "./outcome-answer.js";
 
 /**
  * One call in a ledger: who claimed it (`token`), when, until when the claim holds without a result,
@@ -32,7 +33,9 @@ export interface LedgerRow {
  *
  * `done` replays the recorded result (a copy); a live claim is `running`; a claim past its lease is
  * `unknown` unless `options.takeOverUnknown` (a person answered "run it again"), which takes it over
- * with a later `claimedAt`.
+ * with a later `claimedAt`. A call settled with the abandoned marker of the claim
+ * `options.takeOverAbandoned` names is taken over the same way (a new token: the late result of the
+ * call let go settles nothing over the run again's).
  *
  * @param row - The stored row, or `undefined` (never claimed).
  * @param now - Epoch ms.
@@ -50,10 +53,14 @@ export function decideClaim(
   token?: string,
   holderAlive?: (row: LedgerRow) => boolean,
 ): { outcome: ClaimOutcome; write?: LedgerRow } {
-  if (row?.result !== undefined) return { outcome: { status: "done", result: copyResult(row.result) } };
-  const expired = row !== undefined && (holderAlive ? !holderAlive(row) : row.leaseExpiresAt <= now);
-  if (row && !expired) return { outcome: { status: "running", leaseExpiresAt: row.leaseExpiresAt } };
-  if (row && !options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
+  if (row?.result !== undefined) {
+    if (!takesOverAbandoned(row.result, options))
+      return { outcome: { status: "done", result: copyResult(row.result) } };
+  } else if (row) {
+    const expired = holderAlive ? !holderAlive(row) : row.leaseExpiresAt <= now;
+    if (!expired) return { outcome: { status: "running", leaseExpiresAt: row.leaseExpiresAt } };
+    if (!options?.takeOverUnknown) return { outcome: { status: "unknown", claimedAt: row.claimedAt } };
+  }
   const write: LedgerRow = {
     token: token ?? crypto.randomUUID(),
     // Later than the lost claim it takes over, even on the same millisecond: an outcome question
@@ -62,6 +69,18 @@ export function decideClaim(
     leaseExpiresAt: now + (options?.leaseMs ?? DEFAULT_LEASE_MS),
   };
   return { outcome: { status: "claimed", token: write.token, leaseExpiresAt: write.leaseExpiresAt }, write };
+}
+
+/**
+ * Whether a claim takes over a settled call: its result is the abandoned marker of the claim
+ * `options.takeOverAbandoned` names. (A store that keeps results apart asks this before it reads the row whole.)
+ * @param result - The call's recorded result.
+ * @param options - The claim's options.
+ * @returns `true` when the claim takes the call over.
+ */
+export function takesOverAbandoned(result: LedgerResult, options: ClaimOptions | undefined): boolean {
+  const token = options?.takeOverAbandoned;
+  return token !== undefined && abandonedClaim(result)?.token === token;
 }
 
 /**

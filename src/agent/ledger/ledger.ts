@@ -45,6 +45,13 @@ export interface ClaimOptions {
    * or a settled call.
    */
   takeOverUnknown?: boolean;
+  /**
+   * Take over the call whose claim was abandoned under this token (its recorded result is the
+   * abandoned marker, and a person answered "run it again"): the run again holds a claim of its own,
+   * so a late result of the call let go, settled under the old token, records nothing over it. A ledger
+   * of your own that does not know this option answers `done` with the marker, as before.
+   */
+  takeOverAbandoned?: string;
 }
 
 /** Default lease of a claim: 15 minutes (a tool that runs longer should renew or raise it). */

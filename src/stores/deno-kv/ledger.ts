@@ -5,7 +5,7 @@
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
-import { decideClaim, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
+import { decideClaim, releasable, takesOverAbandoned, type LedgerRow } from "../../agent/ledger/claim-rule.js";
 import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "../thread-store.js";
 import { deleteChunks, readChunks, writeChunks, type KvKeyLike, type KvLike } from "./chunks.js";
 
@@ -63,13 +63,17 @@ export class KvLedger implements ExecutionLedger {
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       const entry = await this.#kv.get(rowKey);
       const stored = entry.value === null ? undefined : (entry.value as StoredRow);
+      // A settled call's result lives in chunks of its own; read it for the rule (a "run it again" of an
+      // abandoned call takes over its marker).
+      let settled: LedgerResult | undefined;
       if (stored?.result) {
-        const result = await this.#readResult(key, stored.result);
-        if (result) return { status: "done", result };
-        continue;
+        settled = await this.#readResult(key, stored.result);
+        if (!settled) continue;
+        if (!takesOverAbandoned(settled, options)) return { status: "done", result: settled };
       }
       const now = this.#now();
-      const row = stored && parseLedgerRow(stored);
+      const parsed = stored && parseLedgerRow(stored);
+      const row = parsed && settled ? { ...parsed, result: settled } : parsed;
       const cutOff = row !== undefined && row.leaseExpiresAt > now && this.#heldByTheDead(stored);
       const { outcome, write } = decideClaim(cutOff ? { ...row, leaseExpiresAt: now } : row, now, options);
       // A claim of the run this one took over is written cut off: every later claim reads it `unknown` too.

@@ -19,8 +19,9 @@ import { type Turn, post, quietLogger, resumeBody, send } from "./fixtures.js";
 const GRACE_MS = 150;
 const LEASE_MS = 300;
 
-function setup(o: { timeoutMs?: number } = {}) {
+function setup(o: { timeoutMs?: number; again?: string } = {}) {
   const runs: string[] = [];
+  const keys: string[] = [];
   const started = deferred();
   const late = deferred<string>();
   let aborted: unknown;
@@ -44,8 +45,11 @@ function setup(o: { timeoutMs?: number } = {}) {
           inputSchema: z.object({ to: z.string() }),
           ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
           // A bank API without a timeout: it never answers, and it ignores its signal.
-          callback: ({ to }, { signal }) => {
+          callback: ({ to }, { signal, idempotencyKey }) => {
             runs.push(to);
+            keys.push(idempotencyKey);
+            // Run again by a person's answer, the bank answers at once (when the test says so).
+            if (runs.length > 1 && o.again) return Promise.resolve(o.again);
             signal.addEventListener("abort", () => {
               aborted = signal.reason;
             });
@@ -65,7 +69,7 @@ function setup(o: { timeoutMs?: number } = {}) {
     logger: quietLogger(),
   });
   const ann = { "x-user": "ann" };
-  return { runs, started, late, store, audit, handle, ann, aborted: () => aborted };
+  return { runs, keys, started, late, store, audit, handle, ann, aborted: () => aborted };
 }
 
 /** The events of an SSE response, as `send` reads them. */
@@ -147,6 +151,35 @@ describe("a hung tool, stopped", () => {
     expect(executions.some((e) => e.kind === "execution" && e.claim === "claimed" && e.status === "success")).toBe(
       true,
     );
+  });
+
+  test("'run it again' of a call let go runs under a claim of its own: the late result of the call let go overwrites nothing", async () => {
+    const s = setup({ again: "sent 5 to bob (again)" });
+    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
+    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
+    const approving = await s.handle(post(resumeBody("t", asked, { approved: true }), s.ann));
+    await s.started.promise;
+    expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
+    const ended = await read(approving);
+    const question = outcomeQuestion(ended);
+    // The person says it did not go through: it runs again, by their answer, once.
+    const runAgain = { ...resumeBody("t", ended, { action: "run_again" }, question?.id), runId: crypto.randomUUID() };
+    const again = await send(s.handle, runAgain, s.ann);
+    expect(again.outcome).toBe("success");
+    expect(JSON.stringify(again.messages)).toContain("(again)");
+    expect(s.runs).toEqual(["bob", "bob"]);
+    // Then the bank's late answer to the call that was let go arrives.
+    s.late.resolve("sent 5 to bob (late)");
+    await new Promise((r) => setTimeout(r, 20));
+    // The ledger keeps the result of the run again; the same answer sent again replays it and runs nothing.
+    const key = s.keys[0] as string;
+    expect(s.keys[1]).toBe(key);
+    const row = await s.store.ledger("t").claim(key, {});
+    expect(row).toMatchObject({ status: "done", result: { content: [{ text: "sent 5 to bob (again)" }] } });
+    const replayed = await send(s.handle, runAgain, s.ann);
+    expect(JSON.stringify(replayed.messages)).toContain("(again)");
+    expect(JSON.stringify(replayed.messages)).not.toContain("(late)");
+    expect(s.runs).toEqual(["bob", "bob"]);
   });
 
   test("no Stop, only the tool's deadline: the run goes on past it, the model reads that the outcome is unknown", async () => {

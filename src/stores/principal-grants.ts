@@ -136,8 +136,15 @@ export class PrincipalGrantStore implements ServerGrantStore {
     return ids.length ? this.#remove(principal ?? "", ids) : 0;
   }
 
+  /** Revokes every grant of every person; each person's revoked grants are an entry of their audit trail. */
   async revokeAll(): Promise<void> {
-    for (const principal of await this.#backend.principals()) await this.#backend.clear(principal);
+    for (const principal of await this.#backend.principals()) {
+      const ids = (await this.#of(principal)).map(grantId);
+      const n = ids.length ? await this.#backend.remove(principal, ids) : 0;
+      // Then whatever is left (a corrupt row, a grant written meanwhile): revokeAll leaves nothing.
+      await this.#backend.clear(principal);
+      if (n > 0 && this.#audit) await auditRevocation(this.#audit, principal === "" ? undefined : principal, ids);
+    }
     this.#listeners.emit({ type: "clear", ids: [], origin: "local" });
   }
 

@@ -69,4 +69,32 @@ describe("PrincipalGrantStore (memory backend)", () => {
     ]);
     expect(await verifyAuditTrail(entries)).toMatchObject({ ok: true, count: 2 });
   });
+
+  test("revokeAll takes back every person's grants, each revocation an audit entry of that person's trail", async () => {
+    const audit = new MemoryAuditLog();
+    const { backend, rows } = memoryBackend();
+    const store = new PrincipalGrantStore(backend, { audit });
+    const ann = await store.grant({ tool: "pay", scope: "always", principal: "ann" });
+    const bob = await store.grant({ tool: "pay", scope: "always", principal: "bob" });
+    const nobody = await store.grant({ tool: "search", scope: "always" });
+    const changes: string[] = [];
+    store.subscribe((c) => changes.push(c.type));
+    await store.revokeAll();
+    expect(await store.list()).toEqual([]);
+    expect([...rows("ann").keys(), ...rows("bob").keys(), ...rows("").keys()]).toEqual([]);
+    for (const [who, grant] of [
+      ["ann", ann],
+      ["bob", bob],
+    ] as const) {
+      const entries = await audit.entries(grantsAuditThread(who));
+      expect(entries.map((e) => (e.kind === "revocation" ? e.grantIds : []))).toEqual([[grantId(grant)]]);
+      expect(await verifyAuditTrail(entries)).toMatchObject({ ok: true, count: 1 });
+    }
+    const unnamed = await audit.entries(grantsAuditThread(undefined));
+    expect(unnamed.map((e) => (e.kind === "revocation" ? e.grantIds : []))).toEqual([[grantId(nobody)]]);
+    expect(changes).toContain("clear");
+    // Nothing left to take back: no entry.
+    await store.revokeAll();
+    expect(await audit.entries(grantsAuditThread("ann"))).toHaveLength(1);
+  });
 });

@@ -7,6 +7,7 @@
 import {
   SpanKind,
   SpanStatusCode,
+  isSpanContextValid,
   trace,
   type Attributes,
   type Context,
@@ -167,8 +168,8 @@ export class TracingHook implements HookProvider {
       // The entry names the call's span (its ids, hashed with it), and the span the entry (kaboo.approval.audit_seq).
       traceRunAudit(state, (record, who) => {
         if (who !== agent) return undefined;
-        const { traceId, spanId } = this.#toolSpan(run, record.toolUseId, record.tool).spanContext();
-        return { traceId, spanId };
+        const ids = this.#toolSpan(run, record.toolUseId, record.tool).spanContext();
+        return isSpanContextValid(ids) ? { traceId: ids.traceId, spanId: ids.spanId } : undefined;
       }),
       watchRunAudit(state, (record, entry, who) => {
         if (who !== agent || record.kind === "revocation") return;

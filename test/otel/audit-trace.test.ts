@@ -1,7 +1,12 @@
 // The audit entry carries the trace and span ids of its call's execute_tool span (real trace SDK, in-memory
 // exporter), hashed with the entry; without tracing, entries have no such fields; old entries still verify.
 import { describe, expect, test } from "vitest";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { MemoryAuditLog, verifyAuditTrail, type AuditEntry, type AuditTraced } from "../../src/index.js";
 import { TracingHook } from "../../src/otel/index.js";
 import { calls, thread, toRecipient } from "./bank-thread.js";
@@ -128,5 +133,25 @@ describe("audit entries name the call's execute_tool span", () => {
     }
     const all = await trail(audit);
     expect(all.map((e) => e.spanId !== undefined)).toEqual([false, false, false, true, true, true]);
+  });
+  test("ids a tracer makes in another form (upper-case hex: valid to the API, not to an entry) are not written, and the trail verifies", async () => {
+    const exporter = new InMemorySpanExporter();
+    const hex = (n: number) =>
+      Array.from({ length: n }, () => "ABCDEF0123456789"[Math.floor(Math.random() * 16)]).join("");
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+      idGenerator: { generateTraceId: () => hex(32), generateSpanId: () => hex(16) },
+    });
+    const t = { hook: new TracingHook({ tracer: provider.getTracer("upper") }) } as unknown as Tracing;
+    const th = thread(t, { audit: true });
+    await th.ask();
+    await th.answer("bob", { approved: true });
+    const entries = await trail(th.audit);
+    expect(entries.map((e) => e.kind)).toEqual(["request", "decision", "execution"]);
+    expect(entries.filter((e) => "traceId" in e || "spanId" in e)).toEqual([]);
+    // The spans were traced all the same, with the approval on them.
+    const ran = exporter.getFinishedSpans().filter((s) => s.name === "execute_tool transfer")[1];
+    expect(ran?.spanContext().spanId).toMatch(/^[0-9A-F]{16}$/);
+    expect(ran?.attributes["kaboo.approval.decision"]).toBe("approved");
   });
 });

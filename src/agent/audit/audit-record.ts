@@ -6,7 +6,14 @@
  * @module
  */
 import type { Agent } from "../agent.js";
-import type { AuditCallRecord, AuditEntry, AuditLog, AuditRecord, AuditTraceIds } from "./audit.js";
+import {
+  isAuditTraceIds,
+  type AuditCallRecord,
+  type AuditEntry,
+  type AuditLog,
+  type AuditRecord,
+  type AuditTraceIds,
+} from "./audit.js";
 import type { InvocationState } from "../events.js";
 import { privateRunKey, runContext } from "../run-context.js";
 
@@ -37,8 +44,8 @@ export type AuditWatcher = (record: AuditRecord, entry: AuditEntry | undefined, 
 /**
  * Names where a call's entry sits in a trace, before the entry is written (the tracing hook answers with the
  * ids of the call's `execute_tool` span, which it starts if the call has none yet). `undefined` when it does
- * not trace `agent`'s run or the call. It must not throw, and must not import an audit log's format: it
- * answers ids only, and the entry carries them ({@link AuditTraceIds}).
+ * not trace `agent`'s run or the call. Ids that are not lowercase hex of the W3C lengths are not written (the
+ * entry would not parse), nor is anything when it throws: tracing never fails the step that writes the entry.
  */
 export type AuditTraceSource = (record: AuditCallRecord, agent: Agent) => AuditTraceIds | undefined;
 
@@ -78,7 +85,7 @@ function traced(record: AuditRecord, agent: Agent, sources: Set<AuditTraceSource
     } catch {
       // Tracing only annotates: its failure must not fail the step whose record is written.
     }
-    if (ids) return { ...record, traceId: ids.traceId, spanId: ids.spanId };
+    if (ids && isAuditTraceIds(ids)) return { ...record, traceId: ids.traceId, spanId: ids.spanId };
   }
   return record;
 }

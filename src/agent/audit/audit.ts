@@ -194,12 +194,22 @@ const chain = {
   at: z.number(),
   prev: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
 };
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
 const call = {
   tool: str,
   toolUseId: str,
-  traceId: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))),
-  spanId: z.optional(z.string().check(z.regex(/^[0-9a-f]{16}$/))),
+  traceId: z.optional(z.string().check(z.regex(TRACE_ID))),
+  spanId: z.optional(z.string().check(z.regex(SPAN_ID))),
 };
+
+/**
+ * @internal Whether `ids` have the form an entry's `traceId` and `spanId` must have (lowercase hex, 32 and 16
+ * digits): an entry with any other would not parse, and its whole trail would fail verification.
+ */
+export function isAuditTraceIds(ids: AuditTraceIds): boolean {
+  return TRACE_ID.test(ids.traceId) && SPAN_ID.test(ids.spanId);
+}
 
 /** The zod schema of a stored {@link AuditEntry}; unknown keys are kept (they are part of what was hashed). */
 export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([

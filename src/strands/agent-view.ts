@@ -90,13 +90,21 @@ export function strandsTool(tool: AgentTool | undefined): StrandsTool | undefine
  *   (the adapter turns it into Strands' own interrupt at the event).
  */
 export function agentView(agent: StrandsAgent, settings: ViewSettings): Agent {
+  // Own keys only: an id such as "constructor" must not read Object.prototype as an interrupt.
+  const held = (id: string) => {
+    const all = interruptsOf(agent);
+    const key = strandsId(id);
+    return Object.hasOwn(all, key) ? all[key] : undefined;
+  };
   const interrupts = {
     get(id: string) {
-      const found = interruptsOf(agent)[strandsId(id)];
+      const found = held(id);
       return (
         found && { id, name: found.name, reason: found.reason as JsonValue, response: found.response as JsonValue }
       );
     },
+    /** Whether the question was asked already (four eyes asks each round once, and audits it once). */
+    has: (id: string) => held(id) !== undefined,
   };
   const view = {
     name: agent.name ?? "",

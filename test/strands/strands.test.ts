@@ -11,6 +11,7 @@ import type { HookProvider } from "../../src/agent/hooks.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { PRINCIPAL_KEY } from "../../src/agent/run-context.js";
 import { kabooPlugin } from "../../src/strands/index.js";
 import { type Strands, type StrandsRunResult, bank, loadStrands, scriptedModel } from "./strands-sdk.js";
 
@@ -81,6 +82,35 @@ describe("InterruptHook on a Strands agent", () => {
     expect([a.stopReason, b.stopReason]).toEqual(["endTurn", "endTurn"]);
     // The copy that did not run it reads the recorded result, not a second payment.
     expect([lastText(a), lastText(b)]).toEqual(["done: paid bob", "done: paid bob"]);
+  });
+});
+
+describe("four eyes on a Strands agent", () => {
+  it("the requester and one approver twice never make the quorum; two eligible people do, and the call runs once", async () => {
+    const { paid, agent } = bank(strands, call);
+    const audit = new MemoryAuditLog();
+    const eligible = (p: string) => ["bob", "carol"].includes(p);
+    const a = agent({
+      hooks: [new InterruptHook([{ pattern: "pay", approvals: { required: 2, eligible, forbidRequester: true } }])],
+      audit,
+    });
+    const as = (principal: string) => ({ invocationState: { [PRINCIPAL_KEY]: principal } });
+    let paused = await a.invoke("pay bob 5", as("ann"));
+    expect(paused.stopReason).toBe("interrupt");
+    for (const who of ["ann", "bob", "bob"]) {
+      const next = await a.invoke(answer(paused, { approved: true }), as(who));
+      expect(next.stopReason, `after ${who}`).toBe("interrupt");
+      expect(paid).toEqual([]);
+      paused = next;
+    }
+    const done = await a.invoke(answer(paused, { approved: true }), as("carol"));
+    expect(done.stopReason).toBe("endTurn");
+    expect(paid).toEqual([call.input]);
+    // The trail names both approvers, in order, and the one execution.
+    const entries = await audit.entries("");
+    const approvers = entries.flatMap((e) => (e.kind === "decision" && e.principal ? [e.principal] : []));
+    expect(approvers).toEqual(expect.arrayContaining(["bob", "carol"]));
+    expect(entries.filter((e) => e.kind === "execution")).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,110 @@
+/**
+ * The AI SDK adapter in workerd (miniflare): the real `ai` package (`generateText` and `streamText`,
+ * its own mock language model) bundled for a Worker, kabooToolApproval over the Durable Object grant
+ * store and withLedger over the Durable Object thread store's ledger, driven over fetch like an app's
+ * chat endpoint: asked, approved for the thread (a grant saved), the next call not asked; the same
+ * approval replayed, and sent twice at once, runs the tool once.
+ */
+import type { ModelMessage } from "ai";
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { approvalReason } from "../../src/ai-sdk/index.js";
+import type { Grant } from "../../src/grants/grant.js";
+import { bundleEntry } from "./bundle.js";
+
+let mf: Miniflare;
+beforeAll(async () => {
+  mf = new Miniflare({
+    modules: true,
+    script: await bundleEntry("ai-sdk-entry-worker.ts", { browser: true }),
+    compatibilityDate: "2025-04-01",
+    durableObjects: {
+      THREAD: { className: "KabooThread", useSQLite: true },
+      GRANTS: { className: "KabooGrants", useSQLite: true },
+    },
+  });
+  await mf.ready;
+}, 60_000);
+afterAll(() => mf?.dispose());
+
+interface Reply {
+  text: string;
+  messages: ModelMessage[];
+  /** The tool results the model was last sent. */
+  toolResults: { toolCallId: string; output: { type: string; value?: unknown } }[];
+}
+
+async function get<T>(path: string): Promise<T> {
+  return (await (await mf.dispatchFetch(`http://localhost${path}`)).json()) as T;
+}
+
+async function chat(body: { threadId: string; principal: string; messages: ModelMessage[]; mode: string }) {
+  const res = await mf.dispatchFetch("http://localhost/chat", { method: "POST", body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Reply;
+}
+
+/** The approval requests put to the person (the AI SDK also records automatic ones: `isAutomatic`). */
+function requests(messages: readonly ModelMessage[]) {
+  return messages.flatMap((m) =>
+    m.role === "assistant" && typeof m.content !== "string"
+      ? m.content.flatMap((p) => (p.type === "tool-approval-request" && p.isAutomatic !== true ? [p] : []))
+      : [],
+  );
+}
+
+describe.each(["generate", "stream"])("the AI SDK adapter in workerd (%sText)", (mode) => {
+  test("asked, approved for the thread (a grant saved), the next call not asked; replays run once", async () => {
+    const threadId = crypto.randomUUID();
+    const principal = "alice";
+    const send = (messages: ModelMessage[]) => chat({ threadId, principal, messages, mode });
+    const runs = async () => (await get<{ transfer: number }>(`/runs?thread=${threadId}`)).transfer;
+
+    expect(await get<{ process: string }>("/process")).toEqual({ process: "undefined" });
+    const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
+    const first = await send(pay);
+    const [asked] = requests(first.messages);
+    expect(asked).toMatchObject({ toolCallId: "call-1", reason: 'Allow a call to "transfer"?' });
+    expect(await runs()).toBe(0);
+
+    const answer: ModelMessage = {
+      role: "tool",
+      content: [
+        {
+          type: "tool-approval-response",
+          approvalId: asked!.approvalId,
+          approved: true,
+          reason: approvalReason({ scope: "thread" }),
+        },
+      ],
+    };
+    const approved = [...pay, ...first.messages, answer];
+    // The approval sent twice at once: one request runs the call; the other does not run it again.
+    const both = await Promise.all([send(approved), send(approved)]);
+    expect(await runs()).toBe(1);
+    const second = both.find((r) => r.toolResults[0]?.output.type === "json");
+    expect(second?.text).toBe("done");
+    expect(second?.toolResults).toEqual([
+      { toolCallId: "call-1", output: { type: "json", value: { sent: 5, to: "bob" } } },
+    ]);
+    const grants = await get<Grant[]>(`/grants?thread=${threadId}&principal=${principal}`);
+    expect(grants).toMatchObject([{ tool: "transfer", scope: "thread", threadId, principal }]);
+    expect(await get<Grant[]>(`/grants?thread=${threadId}&principal=mallory`)).toEqual([]);
+
+    // The same approval replayed later: the recorded result, no second run.
+    const replayed = await send(approved);
+    expect(replayed.toolResults).toEqual(second?.toolResults);
+    expect(await runs()).toBe(1);
+
+    // The next call in this thread: covered by the grant, not asked, runs.
+    const next = [...approved, ...(second?.messages ?? []), { role: "user", content: "and again" } as ModelMessage];
+    const third = await send(next);
+    expect(requests(third.messages)).toEqual([]);
+    expect(third.toolResults).toMatchObject([{ toolCallId: "call-2" }]);
+    expect(await runs()).toBe(2);
+
+    // Another thread of the same person: the thread grant does not reach it.
+    const elsewhere = await chat({ threadId: crypto.randomUUID(), principal, messages: pay, mode });
+    expect(requests(elsewhere.messages)).toHaveLength(1);
+  }, 60_000);
+});

@@ -82,6 +82,33 @@ export function strandsTool(tool: AgentTool | undefined): StrandsTool | undefine
   return (tool as { strands?: StrandsTool } | undefined)?.strands;
 }
 
+/** Where the view keeps what our hooks keep with a paused run (our runner's `interruptState.context`). */
+export const PAUSED_CONTEXT_KEY = "kaboo_paused_context";
+
+/**
+ * Our runner's `interruptState.context` on a Strands agent: an object whose keys live in the agent's
+ * `appState` under {@link PAUSED_CONTEXT_KEY}, so that what a hook keeps with a paused run (TracingHook's
+ * asking spans) goes wherever Strands' session manager takes the agent's state.
+ */
+function pausedContext(agent: StrandsAgent): Record<string, unknown> {
+  const read = (): Record<string, unknown> => {
+    const kept = agent.appState.get(PAUSED_CONTEXT_KEY);
+    return kept && typeof kept === "object" && !Array.isArray(kept) ? (kept as Record<string, unknown>) : {};
+  };
+  return new Proxy({} as Record<string, unknown>, {
+    get: (_, key) => {
+      if (typeof key !== "string") return undefined;
+      const kept = read();
+      return Object.hasOwn(kept, key) ? kept[key] : undefined;
+    },
+    set: (_, key, value) => {
+      if (typeof key !== "string") return false;
+      agent.appState.set(PAUSED_CONTEXT_KEY, { ...read(), [key]: value });
+      return true;
+    },
+  });
+}
+
 /**
  * Makes our view of a Strands agent.
  * @param agent - The Strands agent.
@@ -108,6 +135,10 @@ export function agentView(agent: StrandsAgent, settings: ViewSettings): Agent {
   };
   const view = {
     name: agent.name ?? "",
+    // Read when an invocation or a model call starts (TracingHook's gen_ai.request.model): the model of that moment.
+    get model() {
+      return { modelId: agent.model?.modelId ?? "" };
+    },
     ledger: settings.ledger,
     audit: settings.audit,
     state: {
@@ -116,6 +147,7 @@ export function agentView(agent: StrandsAgent, settings: ViewSettings): Agent {
     },
     interruptState: {
       interrupts,
+      context: pausedContext(agent),
       raise(id: string, request: InterruptRequest): JsonValue {
         const stored = interrupts.get(id);
         if (stored?.response !== undefined) return stored.response;

@@ -60,6 +60,8 @@ export interface StrandsAgent {
   /** Public on the SDK's `Agent` class (`_interruptState`); where the answers to its interrupts are. */
   readonly _interruptState?: { interrupts: Record<string, StrandsInterrupt>; activated?: boolean };
   readonly cancelSignal?: AbortSignal;
+  /** The SDK's `Agent.model` (its default model under a router): its `modelId` names the model on traces. */
+  readonly model?: { readonly modelId?: string | undefined };
   /** The SDK's `Agent.cancel()`: the run stops at its next safe point (`stopReason: "cancelled"`). */
   cancel?(): void;
 }

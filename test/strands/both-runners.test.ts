@@ -11,6 +11,7 @@ import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { capturingLogger } from "../fixtures/logger.js";
 import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
 import { type Strands, bank, loadStrands } from "./strands-sdk.js";
+import { tracing } from "../otel/trace-fixtures.js";
 
 let strands: Strands;
 beforeAll(async () => {
@@ -135,6 +136,32 @@ describe.each(runners)("the hooks on $name", ({ world }) => {
     const end = events.find((e) => e.type === "tool_end");
     expect(end?.data).toMatchObject({ tool_name: "pay", status: "success", tool_result: "paid bob" });
     expect(events.every((e) => e.data.thread_id === "t1" && e.data.agent_name === "bank")).toBe(true);
+  });
+});
+
+/** A gated run, paused then approved, traced: the span tree by operation (`chat gpt-x` reads `chat`). */
+async function tracedRun(world: (hooks: HookProvider[]) => World) {
+  const t = tracing();
+  const w = world([new InterruptHook(["pay"]), t.hook]);
+  const paused = await w.invoke("pay bob 5", { threadId: "t1" });
+  await w.invoke(approve(paused), { threadId: "t1" });
+  const op = (name: string) => name.split(" ")[0];
+  const tree = t.tree().map((line) => line.split(" < ").map(op).join(" < "));
+  const calls = t.spans().filter((s) => s.name === "execute_tool pay");
+  const decisions = calls.map((s) => s.attributes["kaboo.approval.decision"]);
+  // Across the pause: the call that ran links to the span that asked (kept in the paused run's state).
+  const linked = calls[1]?.links.map((l) => l.context.spanId) ?? [];
+  return { tree, decisions, paid: w.paid, linked: linked.length === 1 && linked[0] === calls[0]?.spanContext().spanId };
+}
+
+describe("TracingHook on both runners", () => {
+  it("gives the same span tree: invoke_agent per invocation, chat and execute_tool under it, asked then approved", async () => {
+    const [ours, theirs] = await Promise.all(runners.map((r) => tracedRun(r.world)));
+    expect(theirs?.paid).toEqual([input]);
+    expect(theirs?.decisions).toEqual(["asked", "approved"]);
+    expect(theirs?.tree).toContain("execute_tool < invoke_agent");
+    expect(theirs?.tree).toEqual(ours?.tree);
+    expect([ours?.linked, theirs?.linked]).toEqual([true, true]);
   });
 });
 

@@ -12,6 +12,12 @@ import { capturingLogger } from "../fixtures/logger.js";
 import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
 import { type Strands, bank, loadStrands } from "./strands-sdk.js";
 import { tracing } from "../otel/trace-fixtures.js";
+import {
+  STATE_EFFECTS_KEY,
+  type StateEffectCall,
+  StateEffectsHook,
+  stateDeltas,
+} from "../../src/hooks/state-effects.js";
 
 let strands: Strands;
 beforeAll(async () => {
@@ -162,6 +168,27 @@ describe("TracingHook on both runners", () => {
     expect(theirs?.tree).toContain("execute_tool < invoke_agent");
     expect(theirs?.tree).toEqual(ours?.tree);
     expect([ours?.linked, theirs?.linked]).toEqual([true, true]);
+  });
+});
+
+describe("StateEffectsHook on both runners", () => {
+  it("turns the call that ran into the same JSON Patch of the shared state", async () => {
+    const deltasOf = async (r: (typeof runners)[number]) => {
+      const state: Record<string, unknown> = {
+        threadId: "t1",
+        [STATE_EFFECTS_KEY]: [
+          { tool: "pay", map: (c: StateEffectCall) => ({ lastPaid: (c.input as { to: string }).to }) },
+        ],
+      };
+      const w = r.world([new StateEffectsHook({ agentName: "bank" })]);
+      await w.invoke("pay bob 5", state);
+      return { paid: w.paid, deltas: stateDeltas(state).map((d) => ({ tool: d.tool, agent: d.agent, ops: d.ops })) };
+    };
+    const [ours, theirs] = await Promise.all(runners.map(deltasOf));
+    expect(ours?.deltas).toEqual([
+      { tool: "pay", agent: "bank", ops: [{ op: "add", path: "/lastPaid", value: "bob" }] },
+    ]);
+    expect(theirs).toEqual(ours);
   });
 });
 

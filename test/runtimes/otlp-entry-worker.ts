@@ -1,5 +1,6 @@
-// workerd entry of the OTLP end-to-end test: the edge app exporting through the test's OTLP JSON exporter.
+// workerd entry of the OTLP end-to-end test: the edge app exporting through the real @opentelemetry/exporter-trace-otlp-http (its Web
+// build: fetch), behind the same BatchSpanProcessor.
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { otlpApp } from "./otlp-app.js";
-import { OtlpJsonExporter } from "./otlp-json-exporter.js";
 
-export default { fetch: otlpApp((url) => new OtlpJsonExporter(url)) };
+export default { fetch: otlpApp((url) => new OTLPTraceExporter({ url })) };

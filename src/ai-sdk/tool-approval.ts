@@ -13,6 +13,7 @@ import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { UserError } from "../errors.js";
 import { grantId, type Grant } from "../grants/grant.js";
+import type { GrantSecret } from "../grants/signing.js";
 import type { GrantStore } from "../grants/store.js";
 import { decideAnswer, offeredScopes, refusalNote, requestDeadline } from "../hooks/approval/decision.js";
 import { gateRules, type GateRule, type Rule } from "../hooks/approval/gate-rule.js";
@@ -24,6 +25,7 @@ import { answerFor, readApprovalReason, type FoundAnswer } from "./answer.js";
 import { questionId, threadAudit } from "./audit.js";
 import { grantReason, saveApprovalGrant, storedCover } from "./grant-steps.js";
 import { decisionKey, keepOnce, questionKey, readKept } from "./records.js";
+import { verifiedScope } from "./signed-answer.js";
 
 /** Options of {@link kabooToolApproval}. */
 export interface KabooToolApprovalOptions {
@@ -39,6 +41,11 @@ export interface KabooToolApprovalOptions {
   remember?: ApprovalScope | undefined;
   /** Deadline of each question, seconds (kept with the question in `ledger`); an answer after it does not run the call. Default: none. */
   ttlSeconds?: number | undefined;
+  /**
+   * HMAC secret: when set, an approval counts only when its reason was made by `signApprovalReason` with
+   * it for this request's principal, the call and the scope; any other throws `ApprovalSignatureError`.
+   */
+  secret?: GrantSecret | undefined;
   /** Let tools whose `metadata.readOnlyHint` is `true` run without asking. Default `false`. */
   skipReadOnly?: boolean | undefined;
   /**
@@ -99,6 +106,8 @@ interface Decided {
  *
  * @param options - See {@link KabooToolApprovalOptions}.
  * @returns The function to pass as `toolApproval`.
+ * @throws ApprovalSignatureError (from the returned function) when `secret` is set and an approval's
+ *   reason does not verify: nothing runs, nothing is granted, and `generateText` fails with it.
  * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`: not supported
  *   here yet), `ttlSeconds` is not positive, `threadId` is empty or `ledger` is missing.
  * @example
@@ -221,7 +230,11 @@ class AiSdkGate {
     subject: CallSubject,
     answer: FoundAnswer,
   ): Promise<ToolApprovalStatus> {
-    const { threadId } = this.#o;
+    const { threadId, principal, secret, audit } = this.#o;
+    const scope =
+      secret === undefined
+        ? readApprovalReason(answer.reason)
+        : await verifiedScope({ secret, threadId, principal, toolCall, audit }, answer.reason);
     const decided = (await keepOnce(this.#ledger, decisionKey(threadId, answer.approvalId), async () => {
       const asked = await readKept(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input));
       // The messages come from the client: an approval counts only for a question this gate asked about
@@ -233,7 +246,7 @@ class AiSdkGate {
       }
       const record = decideAnswer({
         interruptId: answer.approvalId,
-        response: { approved: true, scope: readApprovalReason(answer.reason) },
+        response: { approved: true, scope },
         asked,
         offered: this.#offered(rule, subject, asked),
         now: this.#now(),

@@ -1,0 +1,144 @@
+/**
+ * Signed approvals for the AI SDK: an approval reason that carries an HMAC binding its scope to the
+ * person who answered and to the call (thread, call id, arguments), made where the person is
+ * authenticated and checked by `kabooToolApproval` when it has a `secret`. The AI SDK's own
+ * `experimental_toolApprovalSecret` binds its approval request to the call; the reason (our scope)
+ * is not covered by it. Same HMAC as signed grants (`grants/signing.ts`).
+ *
+ * @module
+ */
+import type { AuditLog } from "../agent/audit/audit.js";
+import { executionKey } from "../agent/ledger/ledger.js";
+import { canonicalJson } from "../agent/shared/canonical-json.js";
+import { UserError } from "../errors.js";
+import { hmacText, verifyHmacText, type GrantSecret } from "../grants/signing.js";
+import { APPROVAL_SCOPES, type ApprovalScope } from "../hooks/approval/request.js";
+import { KabooError } from "../kaboo-error.js";
+import { APPROVAL_REASON_VERSION } from "./answer.js";
+import { questionId, threadAudit } from "./audit.js";
+
+/** The signature version of an approval reason (`sig` is `a1.<base64url HMAC-SHA256>`). */
+const SIG_PREFIX = "a1.";
+
+/** What {@link signApprovalReason} signs: the answer, whose it is, and which call it answers. */
+export interface SignedApprovalInput {
+  /** The server's secret (the one given to `kabooToolApproval` as `secret`). */
+  secret: GrantSecret;
+  /** How far the approval reaches. */
+  scope: ApprovalScope;
+  /** The conversation. */
+  threadId: string;
+  /** The call answered (`toolCallId` of the AI SDK's approval request). */
+  toolCallId: string;
+  /** The call's arguments as the model sent them (any other arguments do not verify). */
+  input: unknown;
+  /** The authenticated person answering (`undefined`: an app without principals). */
+  principal: string | undefined;
+  /** Free text kept beside it (not signed). */
+  note?: string | undefined;
+}
+
+/** The text an approval's HMAC covers: version, the call's execution key, the person, the scope. */
+function signedText(o: Omit<SignedApprovalInput, "secret" | "note">): string {
+  const call = executionKey({ threadId: o.threadId, toolUseId: o.toolCallId, input: o.input });
+  return `kaboo-ai-sdk-approval\n${canonicalJson([APPROVAL_REASON_VERSION, call, o.principal ?? null, o.scope])}`;
+}
+
+/**
+ * The `reason` of an approval signed for one person, one call and one scope. Make it on the server,
+ * where the person is authenticated and was shown the call (an approve endpoint, an approver's
+ * console), and send it with `addToolApprovalResponse({ id, approved: true, reason })`. A
+ * `kabooToolApproval` with the same `secret` counts an approval only when its reason verifies for
+ * the request's principal, the call's thread, id and arguments, and the scope it names.
+ * @param input - See {@link SignedApprovalInput}.
+ * @returns The reason text (`{"kaboo_approval":1,"scope":…,"sig":"a1.…"}`).
+ * @throws UserError when the scope is not `once`, `thread` or `always`, or the secret cannot sign.
+ * @example
+ * ```ts
+ * const reason = await signApprovalReason({ secret, scope: "thread", threadId, toolCallId, input, principal: user });
+ * ```
+ */
+export async function signApprovalReason(input: SignedApprovalInput): Promise<string> {
+  if (!APPROVAL_SCOPES.includes(input.scope)) throw new UserError(`Unknown approval scope ${String(input.scope)}.`);
+  const sig = SIG_PREFIX + (await hmacText(signedText(input), input.secret));
+  const note = input.note === undefined ? {} : { note: input.note };
+  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, sig, ...note });
+}
+
+/**
+ * An approval whose reason does not verify under the gate's secret: unsigned, signed for another
+ * scope, call, arguments or person, or forged. Nothing runs and nothing is granted; the AI SDK's
+ * `generateText`/`streamText` fails with it, as it does for its own invalid approval signatures.
+ */
+export class ApprovalSignatureError extends KabooError {
+  readonly code = "APPROVAL_SIGNATURE_INVALID" as const;
+  readonly tool: string;
+  readonly toolCallId: string;
+  /** `missing`: no signature; `invalid`: one that does not verify for this person, call and scope. */
+  readonly problem: "missing" | "invalid";
+  constructor(tool: string, toolCallId: string, problem: "missing" | "invalid") {
+    const what = problem === "missing" ? "is not signed" : "does not verify for this person, call and scope";
+    super(`The approval of the call to "${tool}" (${toolCallId}) ${what}; it was refused and nothing ran.`);
+    this.tool = tool;
+    this.toolCallId = toolCallId;
+    this.problem = problem;
+  }
+}
+
+/** The call and person an approval is checked against. */
+export interface AnswerCheck {
+  secret: GrantSecret;
+  threadId: string;
+  principal: string | undefined;
+  toolCall: { toolName: string; toolCallId: string; input: unknown };
+  audit: AuditLog | undefined;
+}
+
+/**
+ * Checks an approval's signed reason; a reason that does not verify is recorded in the audit trail
+ * (a `refused` decision) and thrown. Nothing is written to the ledger, so a forged answer cannot take
+ * the place of the person's own.
+ * @param c - The secret, thread, person, call and audit log.
+ * @param reason - The approval response's reason (untrusted).
+ * @returns The scope the signature covers.
+ * @throws ApprovalSignatureError when the reason carries no signature or one that does not verify.
+ */
+export async function verifiedScope(c: AnswerCheck, reason: unknown): Promise<ApprovalScope> {
+  const { scope, sig } = parseSigned(reason);
+  let problem: "missing" | "invalid" | undefined = sig === undefined ? "missing" : undefined;
+  if (sig !== undefined) {
+    const text = signedText({ ...c.toolCall, threadId: c.threadId, principal: c.principal, scope: scope ?? "once" });
+    const ok = scope !== undefined && (await verifyHmacText(text, sig.slice(SIG_PREFIX.length), c.secret));
+    if (!ok) problem = "invalid";
+  }
+  if (problem === undefined && scope !== undefined) return scope;
+  const { toolName, toolCallId } = c.toolCall;
+  await threadAudit(c.audit, c.threadId)?.append({
+    kind: "decision",
+    tool: toolName,
+    toolUseId: toolCallId,
+    interruptId: questionId(toolCallId),
+    principal: c.principal ?? null,
+    decision: "refused",
+    scope: null,
+    editsDigest: null,
+    signature: sig?.slice(0, 4096) ?? null,
+    note: problem === "missing" ? "the approval is not signed" : "the approval's signature does not verify",
+  });
+  throw new ApprovalSignatureError(toolName, toolCallId, problem ?? "invalid");
+}
+
+function parseSigned(reason: unknown): { scope?: ApprovalScope; sig?: string } {
+  if (typeof reason !== "string" || !reason.startsWith("{")) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(reason);
+  } catch {
+    return {};
+  }
+  const r = parsed as { kaboo_approval?: unknown; scope?: unknown; sig?: unknown } | null;
+  if (r?.kaboo_approval !== APPROVAL_REASON_VERSION) return {};
+  const sig = typeof r.sig === "string" && r.sig.startsWith(SIG_PREFIX) ? r.sig : undefined;
+  const scope = APPROVAL_SCOPES.includes(r.scope as ApprovalScope) ? (r.scope as ApprovalScope) : undefined;
+  return { ...(scope ? { scope } : {}), ...(sig ? { sig } : {}) };
+}

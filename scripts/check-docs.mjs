@@ -4,7 +4,8 @@
 // ```ts and ```js blocks are written to .tmp/docs-check/ and checked by the root `tsc`, with `kaboo-workflows/*`
 // mapped to src/ (as tsconfig.test.json does). A block marked ```ts no-check (a fragment) is skipped; lines above
 // `// ---cut---` in a block are checked but not shown by the site (docs/.vitepress/config.ts). With TypeDoc installed
-// (docs/api), the TSDoc's {@link} and {@inheritDoc} targets must resolve too.
+// (docs/api), the TSDoc's {@link} and {@inheritDoc} targets must resolve too. A guide names in an `npm install` the
+// packages its code imports.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -118,6 +119,53 @@ for (const lang of ["sh", "js"]) {
   if (firstBlock(quickStart, lang) !== firstBlock(join(root, "README.md"), lang)) {
     problems.push(
       `docs/guide/quick-start.md: its first \`\`\`${lang} block differs from the README's (copy it from there)`,
+    );
+  }
+}
+
+// A guide says how to install what its code imports: every package its ```ts/```js blocks import at run time (the
+// optional peer of a `kaboo-workflows/*` entry included) is named by an `npm install` on the page, or the page
+// links to the quick start's Install. `kaboo-workflows` itself is installed by the quick start.
+const ENTRY_PEERS = {
+  agui: "@ag-ui/client",
+  mcp: "@modelcontextprotocol/sdk",
+  otel: "@opentelemetry/api",
+  "ai-sdk": "ai",
+  strands: "@strands-agents/sdk",
+};
+for (const [page, { blocks, prose }] of parsed) {
+  if (relative(join(docs, "guide"), page).startsWith("..")) continue;
+  const text = readFileSync(page, "utf8");
+  if (/quick-start\.md#install\)/.test(prose.join("\n"))) continue;
+  const installed = new Set(
+    [...text.matchAll(/npm install ([^\n`#]*)/g)].flatMap((m) =>
+      m[1].split(/\s+/).map((w) => w.replace(/(.)@.*$/, "$1")),
+    ),
+  );
+  const needed = new Set();
+  for (const b of blocks) {
+    if (!["ts", "typescript", "js"].includes(b.info.split(/\s+/)[0])) continue;
+    const shown = b.lines.join("\n").split("// ---cut---").pop();
+    for (const m of shown.matchAll(/^import\s+(?!type\b)[^"]*"([^"]+)"/gm)) {
+      const spec = m[1];
+      if (spec.startsWith(".") || spec.startsWith("node:")) continue;
+      const entry = /^kaboo-workflows\/([\w-]+)/.exec(spec)?.[1];
+      if (entry) {
+        if (ENTRY_PEERS[entry]) needed.add(ENTRY_PEERS[entry]);
+      } else if (!spec.startsWith("kaboo-workflows")) {
+        needed.add(
+          spec
+            .split("/")
+            .slice(0, spec.startsWith("@") ? 2 : 1)
+            .join("/"),
+        );
+      }
+    }
+  }
+  const missing = [...needed].filter((name) => !installed.has(name));
+  if (missing.length > 0) {
+    problems.push(
+      `${relative(root, page)}: its code imports ${missing.join(", ")}, which no \`npm install\` on the page names`,
     );
   }
 }

@@ -17,10 +17,9 @@
 import { describe, UserError } from "../../errors.js";
 import { defaultLogger, type Logger } from "../../logger.js";
 import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "../hosted-request.js";
-import { refusalOf, RunNotResumedError } from "../run-again.js";
-import { decodeThread, encodeThread, type ThreadRecord } from "../thread-store.js";
-import { appendEvents, readEvents } from "./events.js";
-import { needs, pgStep, type PgQueryable, type PgRow } from "./queryable.js";
+import { refusalOf } from "../run-again.js";
+import { giveUp, KEEP, type Kept, keptOf, LAPSED, lapsed, loadThread, MARK } from "./hosted-runs.js";
+import { needs, pgStep, type PgQueryable } from "./queryable.js";
 
 /** Options of {@link PostgresRunHost}. */
 export interface PostgresRunHostOptions {
@@ -46,36 +45,6 @@ export interface SweepResult {
 export interface RunSweeper {
   /** Stops sweeping; resolves once the runs it began again have ended. */
   stop(): Promise<void>;
-}
-
-/** How many kept requests one sweep reads at most. */
-const BATCH = 100;
-
-const KEEP =
-  "INSERT INTO kaboo_hosted_runs (thread_id, run_id, token, url, body, principal, kept_at) " +
-  "SELECT thread_id, $2, holder, $3, $4, $5, $6::bigint FROM kaboo_threads WHERE thread_id = $1 AND holder IS NOT NULL " +
-  "ON CONFLICT (thread_id) DO UPDATE SET run_id = excluded.run_id, token = excluded.token, url = excluded.url, " +
-  "body = excluded.body, principal = excluded.principal, kept_at = excluded.kept_at, swept_at = NULL";
-
-// A thread's `lease_expires_at` is written with its record (`null`: no lease, never matches); each
-// match is checked again against the record itself before it runs.
-const LAPSED =
-  "SELECT h.thread_id, h.run_id, h.token, h.url, h.body, h.principal FROM kaboo_hosted_runs h " +
-  "JOIN kaboo_threads t ON t.thread_id = h.thread_id AND t.holder = h.token " +
-  "WHERE t.lease_expires_at <= $1::bigint AND (h.swept_at IS NULL OR h.swept_at <= $2::bigint) " +
-  `ORDER BY h.kept_at LIMIT ${BATCH}`;
-
-const MARK =
-  "UPDATE kaboo_hosted_runs SET swept_at = $3::bigint WHERE thread_id = $1 AND token = $2 AND (swept_at IS NULL OR swept_at <= $4::bigint) RETURNING 1 AS ok";
-
-/** A kept request: the run's thread, id and token (its lease), and what runs it again. */
-interface Kept {
-  threadId: string;
-  runId: string;
-  token: string;
-  url: string;
-  body: string;
-  principal: string | undefined;
 }
 
 /**
@@ -218,7 +187,7 @@ export class PostgresRunHost {
   /** Runs a kept request again (for the person it was for), and gives up if it was refused. */
   async #runAgain(kept: Kept): Promise<"ran" | "gaveUp" | undefined> {
     // The record itself says the run is dead: its lease, the kept one's, lapsed (read again, whole).
-    if (!lapsed(await this.#load(kept.threadId), kept, this.#now())) return undefined;
+    if (!lapsed(await loadThread(this.#db, kept.threadId), kept, this.#now())) return undefined;
     // The client's headers were not kept: the handler takes the person from the mark.
     const again = new Request(kept.url, {
       method: "POST",
@@ -234,9 +203,9 @@ export class PostgresRunHost {
     }
     // Refused before it took the thread (the lease is still the dead run's): every later sweep would
     // run it again to the same refusal. The sweeper gives up and says why.
-    const after = await this.#load(kept.threadId);
+    const after = await loadThread(this.#db, kept.threadId);
     if (!after || !lapsed(after, kept, this.#now())) return "ran";
-    await this.#giveUp(kept, after, why);
+    await giveUp({ db: this.#db, now: this.#now, log: this.#log }, kept, after, why);
     return "gaveUp";
   }
 
@@ -274,57 +243,4 @@ export class PostgresRunHost {
       );
     }
   }
-
-  async #load(threadId: string): Promise<ThreadRecord | undefined> {
-    const { rows } = await pgStep("thread read", () =>
-      this.#db.query("SELECT body FROM kaboo_threads WHERE thread_id = $1", [threadId]),
-    );
-    const body = rows[0]?.body;
-    return typeof body === "string" ? decodeThread(body) : undefined;
-  }
-
-  /** Ends a run the sweeper could not run again: its open calls cut off, the thread freed, the request dropped, its log ended. */
-  async #giveUp(kept: Kept, record: ThreadRecord, why: string): Promise<void> {
-    const now = this.#now();
-    const { threadId, runId, token } = kept;
-    await pgStep("hosted run give-up", async () => {
-      await this.#db.query(
-        "UPDATE kaboo_ledger SET lease_expires_at = $3::bigint WHERE thread_id = $1 AND holder = $2 AND result IS NULL AND lease_expires_at > $3::bigint",
-        [threadId, token, now],
-      );
-      const body = encodeThread(record.version + 1, { ...record, lease: null, updatedAt: now });
-      await this.#db.query(
-        "UPDATE kaboo_threads SET version = version + 1, body = $3, holder = NULL, lease_expires_at = NULL WHERE thread_id = $1 AND version = $2::integer AND holder = $4",
-        [threadId, record.version, body, token],
-      );
-      await this.#db.query("DELETE FROM kaboo_hosted_runs WHERE thread_id = $1 AND token = $2", [threadId, token]);
-    });
-    const error = new RunNotResumedError(
-      `The run died with its process and was refused when run again (${why}); send it again.`,
-    );
-    const logged = await readEvents(this.#db, threadId, runId, -1);
-    if (logged && !logged.ended) {
-      const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: now };
-      await appendEvents(this.#db, this.#now, threadId, runId, logged.events.length, [event], true);
-    }
-    this.#log.error("kaboo: a hosted run that died was refused when run again; its thread is free", { runId, why });
-  }
-}
-
-/** Whether the thread is held by the kept run, and its hold ran out. */
-function lapsed(record: ThreadRecord | undefined, kept: Kept, now: number): record is ThreadRecord {
-  const lease = record?.lease;
-  return lease?.token === kept.token && lease.runId === kept.runId && lease.expiresAt <= now;
-}
-
-/** A row of `kaboo_hosted_runs`. */
-function keptOf(row: PgRow): Kept {
-  return {
-    threadId: String(row.thread_id),
-    runId: String(row.run_id),
-    token: String(row.token),
-    url: String(row.url),
-    body: String(row.body),
-    principal: typeof row.principal === "string" ? row.principal : undefined,
-  };
 }

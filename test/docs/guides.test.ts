@@ -73,7 +73,7 @@ test("Node with PostgreSQL: the PGlite server pauses, is answered by the guide's
   const [, ask, answer] = blocks("node-postgres.md", "## Try it: a whole server on PGlite", "sh");
   expect(server && ask && answer).toBeTruthy();
   let code = swap(server!, 'PGlite.create("./pgdata")', "PGlite.create()");
-  code = swap(code, "serve({ fetch: handler, port: 8787 });", "export { handler };");
+  code = swap(code, "serve({ fetch: (request) => handler(request), port: 8787 });", "export { handler };");
   const { handler } = (await runProgram("node-postgres", code)) as { handler: (r: Request) => Promise<Response> };
   const transfers = () => logs.filter((l) => l === "transfer ran: 5 to alice").length;
 

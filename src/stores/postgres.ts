@@ -41,7 +41,7 @@ export {
 export type { MigrateResult, PostgresMigration } from "./postgres/schema.js";
 export { fromNeon, fromNodePostgres, fromPglite, fromPostgresJs } from "./postgres/queryable.js";
 export { PostgresRunHost } from "./postgres/run-host.js";
-export type { PostgresRunHostOptions, RunSweeper, SweepResult } from "./postgres/run-host.js";
+export type { PostgresRunHostOptions, RunHostContext, RunSweeper, SweepResult } from "./postgres/run-host.js";
 export { RunNotResumedError } from "./run-again.js";
 export type {
   NodePostgresClientLike,

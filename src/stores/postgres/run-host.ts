@@ -21,10 +21,16 @@ import { refusalOf } from "../run-again.js";
 import { giveUp, KEEP, type Kept, keptOf, LAPSED, lapsed, loadThread, MARK } from "./hosted-runs.js";
 import { needs, pgStep, type PgQueryable } from "./queryable.js";
 
+/** What a serverless host passes with a request (its `waitUntil`): {@link PostgresRunHost.fetch} hands it to the handler. */
+export interface RunHostContext {
+  /** Keeps the function alive until `promise` settles. */
+  waitUntil?(promise: Promise<unknown>): void;
+}
+
 /** Options of {@link PostgresRunHost}. */
 export interface PostgresRunHostOptions {
   /** The request handler (`createAguiHandler({ stores: { thread: new PostgresThreadStore(db) }, … })`) on the same database. */
-  handler: (request: Request) => Promise<Response>;
+  handler: (request: Request, context?: RunHostContext) => Promise<Response>;
   /** The handler's `timing.runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
   leaseMs?: number;
   /** Where the sweeper reports a run it could not run again, or a request it could not keep. Default: the console. */
@@ -64,7 +70,7 @@ export interface RunSweeper {
  */
 export class PostgresRunHost {
   readonly #db: PgQueryable;
-  readonly #handler: (request: Request) => Promise<Response>;
+  readonly #handler: (request: Request, context?: RunHostContext) => Promise<Response>;
   readonly #leaseMs: number;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -97,11 +103,12 @@ export class PostgresRunHost {
    * hosting Durable Object.
    *
    * @param request - The client's request.
+   * @param context - A serverless host's context (its `waitUntil`), handed to the handler as is.
    * @returns The handler's response.
    */
-  readonly fetch = (request: Request): Promise<Response> => {
+  readonly fetch = (request: Request, context?: RunHostContext): Promise<Response> => {
     this.#keepOnceTaken(request, request.url);
-    return this.#handler(request);
+    return context === undefined ? this.#handler(request) : this.#handler(request, context);
   };
 
   /**

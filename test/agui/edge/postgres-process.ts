@@ -50,7 +50,7 @@ const handler = createAguiHandler({
   ...(process.env.RUN_LEASE_MS ? { timing: { runLeaseMs: Number(process.env.RUN_LEASE_MS) } } : {}),
 });
 
-let fetch = handler;
+let fetch: (request: Request) => Promise<Response> = (request) => handler(request);
 if (process.env.HOSTED) {
   const host = new PostgresRunHost(db, {
     handler: async (request) => {
@@ -64,7 +64,7 @@ if (process.env.HOSTED) {
     leaseMs: Number(process.env.RUN_LEASE_MS ?? 1000),
     logger: { warn: () => undefined, error: (m, d) => console.error(m, JSON.stringify(d)) },
   });
-  fetch = host.fetch;
+  fetch = (request) => host.fetch(request);
   if (process.env.SWEEP_MS) host.startSweeper({ everyMs: Number(process.env.SWEEP_MS) });
 }
 

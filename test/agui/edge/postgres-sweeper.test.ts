@@ -205,6 +205,14 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     expect(() => host.startSweeper({ everyMs: Number.NaN })).toThrow(/everyMs/);
     const signal = AbortSignal.abort();
     await host.startSweeper({ everyMs: 10, signal }).stop();
+    // A serverless host's context (its waitUntil) reaches the handler as is.
+    const seen: unknown[] = [];
+    const ctx = { waitUntil: () => undefined };
+    await new PostgresRunHost(p!.db, { handler: async (_, context) => (seen.push(context), new Response()) }).fetch(
+      new Request("http://node.test/agui"),
+      ctx,
+    );
+    expect(seen).toEqual([ctx]);
     const live = new AbortController();
     const sweeper = host.startSweeper({ everyMs: 10, signal: live.signal });
     await new Promise((r) => setTimeout(r, 50));

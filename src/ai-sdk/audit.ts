@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { AuditLog, AuditRecord } from "../agent/audit/audit.js";
+import type { AuditDecisionRecord, AuditLog, AuditRecord } from "../agent/audit/audit.js";
 import type { RunAudit } from "../agent/audit/audit-record.js";
+import type { ApprovalScope } from "../hooks/approval/request.js";
 
 /**
  * The trail of one thread, as the runner's steps write to it.
@@ -32,4 +33,35 @@ export function threadAudit(log: AuditLog | undefined, threadId: string): RunAud
  */
 export function questionId(toolCallId: string): string {
   return `ai-sdk:${toolCallId}`;
+}
+
+/**
+ * Records the decision an answer made about a call.
+ * @param audit - The thread's trail (`undefined`: nothing is written).
+ * @param principal - Whose conversation it is.
+ * @param toolCall - The call.
+ * @param decision - What the answer decided.
+ * @param scope - The scope approved, or `null`.
+ * @param note - Why (a refusal), or who approved (four eyes); `null` when nothing to add.
+ */
+export async function auditAnswer(
+  audit: RunAudit | undefined,
+  principal: string | undefined,
+  toolCall: { toolName: string; toolCallId: string },
+  decision: AuditDecisionRecord["decision"],
+  scope: ApprovalScope | null,
+  note: string | null,
+): Promise<void> {
+  await audit?.append({
+    kind: "decision",
+    tool: toolCall.toolName,
+    toolUseId: toolCall.toolCallId,
+    interruptId: questionId(toolCall.toolCallId),
+    principal: principal ?? null,
+    decision,
+    scope,
+    editsDigest: null,
+    signature: null,
+    note,
+  });
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AuditLog } from "../agent/audit/audit.js";
+import type { RunAudit } from "../agent/audit/audit-record.js";
 import { executionKey } from "../agent/ledger/ledger.js";
 import { canonicalJson } from "../agent/shared/canonical-json.js";
 import { UserError } from "../errors.js";
@@ -15,7 +15,7 @@ import { hmacText, verifyHmacText, type GrantSecret } from "../grants/signing.js
 import { APPROVAL_SCOPES, type ApprovalScope } from "../hooks/approval/request.js";
 import { KabooError } from "../kaboo-error.js";
 import { APPROVAL_REASON_VERSION } from "./answer.js";
-import { questionId, threadAudit } from "./audit.js";
+import { questionId } from "./audit.js";
 
 /** The signature version of an approval reason (`sig` is `a1.<base64url HMAC-SHA256>`). */
 const SIG_PREFIX = "a1.";
@@ -51,7 +51,7 @@ function signedText(o: Omit<SignedApprovalInput, "secret" | "note">): string {
  * `kabooToolApproval` with the same `secret` counts an approval only when its reason verifies for
  * the request's principal, the call's thread, id and arguments, and the scope it names.
  * @param input - See {@link SignedApprovalInput}.
- * @returns The reason text (`{"kaboo_approval":1,"scope":…,"sig":"a1.…"}`).
+ * @returns The reason text (`{"kaboo_approval":1,"scope":…,"by":…,"sig":"a1.…"}`; `by` is informative).
  * @throws UserError when the scope is not `once`, `thread` or `always`, or the secret cannot sign.
  * @example
  * ```ts
@@ -61,8 +61,9 @@ function signedText(o: Omit<SignedApprovalInput, "secret" | "note">): string {
 export async function signApprovalReason(input: SignedApprovalInput): Promise<string> {
   if (!APPROVAL_SCOPES.includes(input.scope)) throw new UserError(`Unknown approval scope ${String(input.scope)}.`);
   const sig = SIG_PREFIX + (await hmacText(signedText(input), input.secret));
+  const by = input.principal === undefined ? {} : { by: input.principal };
   const note = input.note === undefined ? {} : { note: input.note };
-  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, sig, ...note });
+  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, ...by, sig, ...note });
 }
 
 /**
@@ -89,31 +90,41 @@ export class ApprovalSignatureError extends KabooError {
 export interface AnswerCheck {
   secret: GrantSecret;
   threadId: string;
+  /** The request's principal (whose conversation it is). */
   principal: string | undefined;
   toolCall: { toolName: string; toolCallId: string; input: unknown };
-  audit: AuditLog | undefined;
+  /** The thread's audit trail, if any. */
+  audit: RunAudit | undefined;
 }
 
 /**
- * Checks an approval's signed reason; a reason that does not verify is recorded in the audit trail
- * (a `refused` decision) and thrown. Nothing is written to the ledger, so a forged answer cannot take
- * the place of the person's own.
- * @param c - The secret, thread, person, call and audit log.
- * @param reason - The approval response's reason (untrusted).
- * @returns The scope the signature covers.
- * @throws ApprovalSignatureError when the reason carries no signature or one that does not verify.
+ * Whether `sig` signs `scope` for `principal` and the call.
+ * @param c - The secret, thread and call.
+ * @param a - The signer, the scope and the `a1.` signature.
  */
-export async function verifiedScope(c: AnswerCheck, reason: unknown): Promise<ApprovalScope> {
-  const { scope, sig } = parseSigned(reason);
-  let problem: "missing" | "invalid" | undefined = sig === undefined ? "missing" : undefined;
-  if (sig !== undefined) {
-    const text = signedText({ ...c.toolCall, threadId: c.threadId, principal: c.principal, scope: scope ?? "once" });
-    const ok = scope !== undefined && (await verifyHmacText(text, sig.slice(SIG_PREFIX.length), c.secret));
-    if (!ok) problem = "invalid";
-  }
-  if (problem === undefined && scope !== undefined) return scope;
+export async function verifySigned(
+  c: AnswerCheck,
+  a: { principal: string | undefined; scope: ApprovalScope; sig: string },
+): Promise<boolean> {
+  if (!a.sig.startsWith(SIG_PREFIX)) return false;
+  const text = signedText({ ...c.toolCall, threadId: c.threadId, principal: a.principal, scope: a.scope });
+  return verifyHmacText(text, a.sig.slice(SIG_PREFIX.length), c.secret);
+}
+
+/**
+ * Records a refused approval (a `refused` decision) in the audit trail and throws.
+ * @param c - The call.
+ * @param problem - Unsigned, or a signature that does not verify.
+ * @param sig - The signature sent, if any.
+ * @throws ApprovalSignatureError always.
+ */
+export async function auditRefusal(
+  c: AnswerCheck,
+  problem: "missing" | "invalid",
+  sig: string | undefined,
+): Promise<never> {
   const { toolName, toolCallId } = c.toolCall;
-  await threadAudit(c.audit, c.threadId)?.append({
+  await c.audit?.append({
     kind: "decision",
     tool: toolName,
     toolUseId: toolCallId,
@@ -125,7 +136,24 @@ export async function verifiedScope(c: AnswerCheck, reason: unknown): Promise<Ap
     signature: sig?.slice(0, 4096) ?? null,
     note: problem === "missing" ? "the approval is not signed" : "the approval's signature does not verify",
   });
-  throw new ApprovalSignatureError(toolName, toolCallId, problem ?? "invalid");
+  throw new ApprovalSignatureError(toolName, toolCallId, problem);
+}
+
+/**
+ * Checks an approval's signed reason; a reason that does not verify is recorded in the audit trail
+ * (a `refused` decision) and thrown. Nothing is written to the ledger, so a forged answer cannot take
+ * the place of the person's own.
+ * @param c - The secret, thread, person, call and audit trail.
+ * @param reason - The approval response's reason (untrusted).
+ * @returns The scope the signature covers.
+ * @throws ApprovalSignatureError when the reason carries no signature or one that does not verify.
+ */
+export async function verifiedScope(c: AnswerCheck, reason: unknown): Promise<ApprovalScope> {
+  const { scope, sig } = parseSigned(reason);
+  if (sig === undefined) return auditRefusal(c, "missing", undefined);
+  if (scope === undefined || !(await verifySigned(c, { principal: c.principal, scope, sig })))
+    return auditRefusal(c, "invalid", sig);
+  return scope;
 }
 
 function parseSigned(reason: unknown): { scope?: ApprovalScope; sig?: string } {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ModelMessage, ToolApprovalStatus, ToolSet } from "ai";
-import type { AuditDecisionRecord, AuditLog } from "../agent/audit/audit.js";
+import type { AuditLog } from "../agent/audit/audit.js";
 import type { RunAudit } from "../agent/audit/audit-record.js";
 import { jsonDigest } from "../agent/audit/digest.js";
 import type { ExecutionLedger } from "../agent/ledger/ledger.js";
@@ -22,9 +22,10 @@ import { RuleIndex } from "../hooks/approval/rule-index.js";
 import { callSubject, isUnknownSubject, type CallSubject } from "../hooks/approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { answerFor, readApprovalReason, type FoundAnswer } from "./answer.js";
-import { questionId, threadAudit } from "./audit.js";
+import { auditAnswer, questionId, threadAudit } from "./audit.js";
 import { grantReason, saveApprovalGrant, storedCover } from "./grant-steps.js";
 import { decisionKey, keepOnce, questionKey, readKept } from "./records.js";
+import { verifiedQuorum } from "./quorum.js";
 import { verifiedScope } from "./signed-answer.js";
 
 /** Options of {@link kabooToolApproval}. */
@@ -108,8 +109,8 @@ interface Decided {
  * @returns The function to pass as `toolApproval`.
  * @throws ApprovalSignatureError (from the returned function) when `secret` is set and an approval's
  *   reason does not verify: nothing runs, nothing is granted, and `generateText` fails with it.
- * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`: not supported
- *   here yet), `ttlSeconds` is not positive, `threadId` is empty or `ledger` is missing.
+ * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`) without a
+ *   `secret` (see `approvalsReason`), `ttlSeconds` is not positive, `threadId` is empty or `ledger` is missing.
  * @example
  * ```ts
  * const result = await generateText({
@@ -121,10 +122,8 @@ interface Decided {
 export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolApprovalFunction {
   const rules = gateRules(options.rules, options.remember ?? "once");
   for (const r of rules)
-    if (r.approvals !== undefined)
-      throw new UserError(
-        `Gate rule "${r.pattern}" asks for four eyes (approvals), which kabooToolApproval does not support yet.`,
-      );
+    if (r.approvals !== undefined && options.secret === undefined)
+      throw new UserError(`Gate rule "${r.pattern}" asks for four eyes (approvals): approvers sign, so set a secret.`);
   if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0))
     throw new UserError("ttlSeconds must be a positive number.");
   if (typeof options.ledger?.claim !== "function")
@@ -184,7 +183,8 @@ class AiSdkGate {
   /** The grant in the store that covers the call, by the rules every gate shares. */
   async #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> {
     const store = this.#o.grants;
-    if (!store || isUnknownSubject(subject)) return undefined;
+    // No grant covers a four-eyes call (as with InterruptHook).
+    if (!store || isUnknownSubject(subject) || rule.approvals) return undefined;
     const { threadId, principal } = this.#o;
     const call = { tool, subjectKey: subject.key, remember: rule.remember, now: this.#now() };
     return storedCover({ store, threadId, principal }, call);
@@ -207,17 +207,18 @@ class AiSdkGate {
         rule: rule.pattern,
         principal: this.#o.principal ?? null,
         expiresAt: expiresAt ?? null,
-        required: 1,
+        required: rule.approvals?.required ?? 1,
       });
       return asked as unknown as JsonValue;
     });
-    return { type: "user-approval", reason: `Allow ${subject.label}?` };
+    const quorum = rule.approvals ? ` (needs approvals from ${rule.approvals.required} people)` : "";
+    return { type: "user-approval", reason: `Allow ${subject.label}?${quorum}` };
   }
 
   #offered(rule: Rule, subject: CallSubject, asked?: unknown): ApprovalScope[] {
     return offeredScopes({
       remembers: this.#o.grants !== undefined,
-      remember: rule.remember,
+      remember: rule.approvals ? "once" : rule.remember,
       unknownSubject: isUnknownSubject(subject),
       asked,
     });
@@ -230,18 +231,27 @@ class AiSdkGate {
     subject: CallSubject,
     answer: FoundAnswer,
   ): Promise<ToolApprovalStatus> {
-    const { threadId, principal, secret, audit } = this.#o;
-    const scope =
-      secret === undefined
-        ? readApprovalReason(answer.reason)
-        : await verifiedScope({ secret, threadId, principal, toolCall, audit }, answer.reason);
+    const { threadId, principal, secret } = this.#o;
+    const check = secret === undefined ? undefined : { secret, threadId, principal, toolCall, audit: this.#audit };
+    let scope: ApprovalScope = "once";
+    let note: string | null = null;
+    if (check === undefined) scope = readApprovalReason(answer.reason);
+    else if (rule.approvals) note = await verifiedQuorum(check, rule.approvals, answer.reason);
+    else scope = await verifiedScope(check, answer.reason);
     const decided = (await keepOnce(this.#ledger, decisionKey(threadId, answer.approvalId), async () => {
       const asked = await readKept(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input));
       // The messages come from the client: an approval counts only for a question this gate asked about
       // this very call (thread, id, arguments), never for a call or request written into the history.
       if (asked === undefined) {
         const note = `The approval for "${toolCall.toolName}" answers no question asked about this call; it did not run.`;
-        await this.#auditDecision(toolCall, "refused", null, "no question was asked about this call");
+        await auditAnswer(
+          this.#audit,
+          this.#o.principal,
+          toolCall,
+          "refused",
+          null,
+          "no question was asked about this call",
+        );
         return { approved: false, note } satisfies Decided;
       }
       const record = decideAnswer({
@@ -255,38 +265,18 @@ class AiSdkGate {
         principal: this.#o.principal ?? null,
       });
       if (record.decision !== "approved") {
-        await this.#auditDecision(toolCall, record.decision, null, null);
+        await auditAnswer(this.#audit, this.#o.principal, toolCall, record.decision, null, null);
         return { approved: false, note: refusalNote(record, toolCall.toolName) } satisfies Decided;
       }
-      await this.#auditDecision(toolCall, "approved", record.scope, null);
+      await auditAnswer(this.#audit, this.#o.principal, toolCall, "approved", record.scope, note);
       await this.#remember(toolCall, subject, record.scope);
-      return { approved: true, note: `Approved by the person (${record.scope}).` } satisfies Decided;
+      return { approved: true, note: note ?? `Approved by the person (${record.scope}).` } satisfies Decided;
     })) as Decided | undefined;
     if (!decided) {
       const note = `The approval of "${toolCall.toolName}" is being read by another request; the call did not run here.`;
       return { type: "denied", reason: note };
     }
     return decided.approved ? { type: "approved", reason: decided.note } : { type: "denied", reason: decided.note };
-  }
-
-  async #auditDecision(
-    toolCall: ToolApprovalCall["toolCall"],
-    decision: AuditDecisionRecord["decision"],
-    scope: ApprovalScope | null,
-    note: string | null,
-  ): Promise<void> {
-    await this.#audit?.append({
-      kind: "decision",
-      tool: toolCall.toolName,
-      toolUseId: toolCall.toolCallId,
-      interruptId: questionId(toolCall.toolCallId),
-      principal: this.#o.principal ?? null,
-      decision,
-      scope,
-      editsDigest: null,
-      signature: null,
-      note,
-    });
   }
 
   /** Saves the grant an approval wider than `once` makes (logged, never fatal, when it cannot be saved). */

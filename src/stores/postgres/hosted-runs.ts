@@ -80,7 +80,7 @@ export async function giveUp(
     await o.db.query("DELETE FROM kaboo_hosted_runs WHERE thread_id = $1 AND token = $2", [threadId, token]);
   });
   const error = new RunNotResumedError(
-    `The run died with its process and was refused when run again (${why}); send it again.`,
+    `The run died with its process and could not be run again (${why}); send it again.`,
   );
   const logged = await readEvents(o.db, threadId, runId, -1);
   if (logged && !logged.ended) {

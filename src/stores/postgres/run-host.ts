@@ -33,6 +33,11 @@ export interface PostgresRunHostOptions {
   handler: (request: Request, context?: RunHostContext) => Promise<Response>;
   /** The handler's `timing.runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
   leaseMs?: number;
+  /**
+   * How many times a run is run again under its id before the sweeper gives up on it (a run that
+   * kills every process that runs it): after the attempt that held it last. Default 3.
+   */
+  maxAttempts?: number;
   /** Where the sweeper reports a run it could not run again, or a request it could not keep. Default: the console. */
   logger?: Logger;
   /** Clock, epoch ms. Default `Date.now`. */
@@ -72,6 +77,7 @@ export class PostgresRunHost {
   readonly #db: PgQueryable;
   readonly #handler: (request: Request, context?: RunHostContext) => Promise<Response>;
   readonly #leaseMs: number;
+  readonly #maxAttempts: number;
   readonly #log: Logger;
   readonly #now: () => number;
   /** The runs this host is running again, by thread. */
@@ -80,7 +86,7 @@ export class PostgresRunHost {
 
   /**
    * @param db - The database (`migrate(db)` run once before), the one the handler's store is on.
-   * @param options - The `handler`, its `leaseMs`, a `logger`, a clock.
+   * @param options - The `handler`, its `leaseMs`, `maxAttempts`, a `logger`, a clock.
    * @throws {UserError} When `db` is not a database from an adapter, or an option is not what it says.
    */
   constructor(db: PgQueryable, options: PostgresRunHostOptions) {
@@ -92,7 +98,11 @@ export class PostgresRunHost {
       throw new UserError(`PostgresRunHost's leaseMs must be a positive integer of ms; got ${String(leaseMs)}.`);
     this.#db = db;
     this.#handler = options.handler;
+    const maxAttempts = options.maxAttempts ?? 3;
+    if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 0)
+      throw new UserError(`PostgresRunHost's maxAttempts must be a whole number; got ${String(maxAttempts)}.`);
     this.#leaseMs = leaseMs;
+    this.#maxAttempts = maxAttempts;
     this.#log = options.logger ?? defaultLogger;
     this.#now = options.now ?? Date.now;
   }
@@ -194,7 +204,14 @@ export class PostgresRunHost {
   /** Runs a kept request again (for the person it was for), and gives up if it was refused. */
   async #runAgain(kept: Kept): Promise<"ran" | "gaveUp" | undefined> {
     // The record itself says the run is dead: its lease, the kept one's, lapsed (read again, whole).
-    if (!lapsed(await loadThread(this.#db, kept.threadId), kept, this.#now())) return undefined;
+    const dead = await loadThread(this.#db, kept.threadId);
+    if (!lapsed(dead, kept, this.#now())) return undefined;
+    const attempt = dead.lease?.attempt ?? 0;
+    if (attempt >= this.#maxAttempts) {
+      const why = `it died on each of its ${attempt + 1} attempts`;
+      await giveUp({ db: this.#db, now: this.#now, log: this.#log }, kept, dead, why);
+      return "gaveUp";
+    }
     // The client's headers were not kept: the handler takes the person from the mark.
     const again = new Request(kept.url, {
       method: "POST",

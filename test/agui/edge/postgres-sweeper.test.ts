@@ -5,7 +5,8 @@
  * open claim reads `unknown`, so the run asks "did it go through?", and a client reattaching in B
  * sees that question; the transfer started once and never moved. A run again that is refused (the
  * process makes no agent) is given up once: the thread freed, its log ended with RUN_NOT_RESUMED.
- * Four sweepers finding one dead run at once run it once; a request refused while another run holds
+ * Four sweepers finding one dead run at once run it once; a run that died on its last allowed attempt
+ * is given up without running; a request refused while another run holds
  * the thread does not replace that run's kept request (nor whom it is for).
  */
 import pg from "pg";
@@ -164,6 +165,40 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     }
   }, 60_000);
 
+  test("a run that died on its last allowed attempt is given up, not run again: its open call cut off, its log ended", async () => {
+    const hosts = [0, 1].map(
+      () => new PostgresRunHost(p!.db, { handler: async () => new Response("ran"), leaseMs: 1000, maxAttempts: 3 }),
+    );
+    const thread = `t-${crypto.randomUUID()}`;
+    const runId = crypto.randomUUID();
+    const token = crypto.randomUUID();
+    const store = new PostgresThreadStore(p!.db);
+    // Its fourth attempt (attempt 3) died holding the thread, mid-call, its hold lapsed a second ago.
+    const lease = { token, runId, resume: true, expiresAt: Date.now() - 1000, attempt: 3 };
+    const data = { owner: "ann", session: null, messages: [], state: {}, answered: {}, lease, updatedAt: 0 };
+    expect(await store.compareAndSet(thread, 0, data)).toBe(true);
+    await store.appendEvents(thread, runId, 0, [{ type: "RUN_STARTED", threadId: thread, runId }], false);
+    expect((await store.ledger(thread, { token }).claim("call-1")).status).toBe("claimed");
+    await p!.db.query(
+      "INSERT INTO kaboo_hosted_runs (thread_id, run_id, token, url, body, principal, kept_at) VALUES ($1, $2, $3, 'http://node.test/agui', '{}', 'ann', 0)",
+      [thread, runId, token],
+    );
+    // Here, and in B and C (three attempts allowed there too): whichever sweeps, it gives up.
+    const results = await Promise.all(hosts.map((h) => h.sweep()));
+    await until(async () => (await store.load(thread)).lease === null, "the thread was freed");
+    expect(results.flatMap((r) => r.ran)).toEqual([]);
+    expect(await replaysOf(thread)).toEqual([]);
+    expect(await keptOf(thread)).toEqual([]);
+    const logged = await store.readEvents(thread, runId, -1);
+    expect(logged?.ended).toBe(true);
+    expect(logged?.events.at(-1)).toMatchObject({
+      type: "RUN_ERROR",
+      code: "RUN_NOT_RESUMED",
+      message: expect.stringMatching(/each of its 4 attempts/),
+    });
+    expect((await store.ledger(thread).claim("call-1")).status).toBe("unknown");
+  }, 30_000);
+
   test("a request refused while another run holds the thread keeps nothing: the holder's request and person stay kept", async () => {
     const payee = `gus${Date.now()}`;
     const thread = `t-${crypto.randomUUID()}`;
@@ -201,6 +236,7 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     expect(() => new PostgresRunHost({} as never, { handler })).toThrow(UserError);
     expect(() => new PostgresRunHost(p!.db, {} as never)).toThrow(/needs `handler`/);
     expect(() => new PostgresRunHost(p!.db, { handler, leaseMs: 0 })).toThrow(/leaseMs/);
+    expect(() => new PostgresRunHost(p!.db, { handler, maxAttempts: -1 })).toThrow(/maxAttempts/);
     const host = new PostgresRunHost(p!.db, { handler });
     expect(() => host.startSweeper({ everyMs: Number.NaN })).toThrow(/everyMs/);
     const signal = AbortSignal.abort();

@@ -3,9 +3,10 @@
  * when its reason was signed (signApprovalReason) for the request's principal, the call and the scope.
  * Attacks: an altered scope, a signed answer moved to another call or thread, one replayed by another
  * principal, an unsigned one: refused with ApprovalSignatureError, nothing runs, nothing is granted,
- * and the person's own answer still counts afterwards.
+ * and the person's own answer still counts afterwards. Under `streamText` the refusal is the stream's
+ * `error` part.
  */
-import type { ModelMessage } from "ai";
+import { stepCountIs, streamText, type ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
@@ -13,7 +14,9 @@ import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import {
   ApprovalSignatureError,
   approvalReason,
+  kabooToolApproval,
   signApprovalReason,
+  withLedger,
   type ApprovalScope,
 } from "../../src/ai-sdk/index.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
@@ -144,5 +147,45 @@ describe("signed approvals (kabooToolApproval with a secret)", () => {
       Array(3).fill(expect.objectContaining({ decision: "refused", note: "the approval is not signed", scope: null })),
     );
     expect(await verifyAuditTrail(entries, { threadId: "t1" })).toMatchObject({ ok: true });
+  });
+});
+
+describe("signed approvals under streamText", () => {
+  it("streams the refusal as an error part; nothing runs, nothing is granted", async () => {
+    const { runs, tools } = bank();
+    const model = scriptedModel([toBob]);
+    const ledger = new MemoryExecutionLedger();
+    const grants = new MemoryGrantStore();
+    const approval = kabooToolApproval({
+      rules: ["transfer"],
+      grants,
+      ledger,
+      threadId: "t1",
+      principal: "alice",
+      secret,
+      remember: "always",
+    });
+    const run = (messages: ModelMessage[]) =>
+      streamText({
+        model,
+        messages,
+        tools: withLedger(tools, { ledger, threadId: "t1" }),
+        toolApproval: approval,
+        stopWhen: stepCountIs(3),
+        onError: () => {},
+      });
+    const first = (await run(pay).response).messages;
+    const widened = JSON.stringify({ ...JSON.parse(await sign("once")), scope: "always" });
+    const refused = run(answered(pay, first, { approved: true, reason: widened }));
+    const errors: unknown[] = [];
+    for await (const part of refused.fullStream) if (part.type === "error") errors.push(part.error);
+    expect(errors).toEqual([expect.any(ApprovalSignatureError)]);
+    await expect(refused.response).rejects.toThrow(/No output generated/);
+    expect(runs.transfer).toBe(0);
+    expect(await grants.grantsFor("t1", { principal: "alice" })).toEqual([]);
+    const signed = run(answered(pay, first, { approved: true, reason: await sign("always") }));
+    await signed.response;
+    expect(runs.transfer).toBe(1);
+    expect((await grants.grantsFor("t1", { principal: "alice" })).map((g) => g.scope)).toEqual(["always"]);
   });
 });

@@ -26,6 +26,7 @@ export { createGrantsHandler } from "./edge/trust/grants-endpoint.js";
 export type { GrantsHandlerOptions, ListedGrant } from "./edge/trust/grants-endpoint.js";
 export type {
   AguiCorsOptions,
+  AguiExecutionContext,
   AguiHandlerContext,
   AguiHandlerLimits,
   AguiHandlerOptions,

@@ -34,7 +34,7 @@ import {
   tooLongId,
   tooManyEntries,
 } from "./request/limits.js";
-import type { AguiHandlerOptions, HandlerSettings } from "./options.js";
+import type { AguiExecutionContext, AguiHandlerOptions, HandlerSettings } from "./options.js";
 import { resolveHandlerOptions } from "./resolve-options.js";
 import { resolvePrincipal } from "./request/principal.js";
 import { hostedRun, replayedPrincipal, tellHostedRequest } from "../../stores/hosted-request.js";
@@ -50,6 +50,7 @@ import { isResume } from "../spent-answers.js";
 export { GRANTS_EVENT } from "./trust/grants.js";
 export type {
   AguiCorsOptions,
+  AguiExecutionContext,
   AguiHandlerContext,
   AguiHandlerLimits,
   AguiHandlerOptions,
@@ -84,7 +85,9 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  *   `principal`, `acceptUnsignedGrants`, `insecureDevelopmentMode`), `limits` (`maxBodyBytes` 1 MiB,
  *   `maxJsonDepth` 64, …), `timing` (`runLeaseMs` 30 s, `eventLogRetentionMs` 10 min, `heartbeatMs` 15 s),
  *   `cors`, `prepare`, `logger`. See {@link AguiHandlerOptions}.
- * @returns `(request) => Promise<Response>`.
+ * @returns `(request, context?) => Promise<Response>`. `context` is what the host passes beside the request;
+ *   a serverless host's `waitUntil` in it (see {@link AguiExecutionContext}) is given the run, with a thread
+ *   store, so it outlives the response. Anything else there (Deno.serve's info, a Node server's bindings) is ignored.
  * @throws {UserError} Without `stores.thread` and `trust.secret`, unless `trust.insecureDevelopmentMode` is set; for
  *   an unknown or moved option; for a contradictory combination (see `resolveHandlerOptions`).
  * @example
@@ -101,7 +104,9 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
  * };
  * ```
  */
-export function createAguiHandler(grouped: AguiHandlerOptions): (request: Request) => Promise<Response> {
+export function createAguiHandler(
+  grouped: AguiHandlerOptions,
+): (request: Request, context?: unknown) => Promise<Response> {
   const options = resolveHandlerOptions(grouped);
   const settings: Settings = {
     options,
@@ -115,7 +120,7 @@ export function createAguiHandler(grouped: AguiHandlerOptions): (request: Reques
   positiveIntegerOption("maxJsonValues", options.maxJsonValues, DEFAULT_MAX_JSON_VALUES);
   positiveIntegerOption("maxObjectKeys", options.maxObjectKeys, DEFAULT_MAX_OBJECT_KEYS);
   for (const [key, n] of Object.entries(options.maxEntries ?? {})) positiveIntegerOption(`maxEntries.${key}`, n, 1);
-  return async function handleAgui(request) {
+  return async function handleAgui(request, context) {
     const cors = corsHeaders(options.cors, request);
     if (request.method === "OPTIONS" && options.cors)
       return new Response(null, { status: 204, headers: { ...cors, ...preflightHeaders(options.cors) } });
@@ -131,7 +136,7 @@ export function createAguiHandler(grouped: AguiHandlerOptions): (request: Reques
       if ("status" in found) return json(found.status, found.body, cors);
       return sse(found.events, options, cors, undefined, found.idOf);
     }
-    return startRun(request, read.input, read.principal, settings, cors);
+    return startRun(request, read.input, read.principal, settings, cors, context);
   };
 }
 
@@ -223,6 +228,7 @@ async function startRun(
   principal: string | undefined,
   { options, log, maxGrants }: Settings,
   cors: Record<string, string>,
+  context: unknown,
 ): Promise<Response> {
   const grants: EdgeGrantOptions = { ...options, maxGrants, principal, log };
   let input = received;
@@ -257,7 +263,8 @@ async function startRun(
     const begin = (decided?: () => void) => {
       stop.install(agent, { resuming: isResume(input) });
       const events = edgeRun({ ...run, signal: stop.signal, release: () => {}, onApprover, decided });
-      void hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal })).finally(decided);
+      const pumped = hub.pump(sealOutgoing(events, input.threadId, options.secret, { principal })).finally(decided);
+      keepAlive(context, pumped, log);
     };
     // In a hosting object RUN_STARTED goes out first, alone, and the run begins once it has left.
     const started = hostedRun(request) ? beginOnceStarted({ hub, input, store: options.store }, begin) : undefined;
@@ -271,6 +278,24 @@ async function startRun(
   const events = edgeRun({ ...run, signal: controller.signal, release: controller.unlink });
   const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true, inPlace: true });
   return sse(sealed, options, cors, controller);
+}
+
+/** Hands the run to a serverless host's `waitUntil`, so a function frozen after its response is not frozen mid-run. */
+function keepAlive(context: unknown, run: Promise<unknown>, log: ReturnType<typeof boundedLogger>): void {
+  // Any host's second argument is taken (Deno.serve's info, a Node server's bindings): only a waitUntil counts.
+  const waitUntil =
+    typeof context === "object" && context !== null ? (context as AguiExecutionContext).waitUntil : undefined;
+  if (typeof waitUntil !== "function") return;
+  try {
+    waitUntil.call(
+      context,
+      run.catch(() => undefined),
+    );
+  } catch (error) {
+    log.warn("kaboo: the host's waitUntil refused the run; it goes on while the process lives", {
+      error: describe(error),
+    });
+  }
 }
 
 function sse(

@@ -23,6 +23,19 @@ export interface AguiHandlerContext {
   request: Request;
 }
 
+/**
+ * What a serverless host passes with each request so that work may go on after the response is
+ * delivered (Cloudflare's `ctx`, `waitUntil` of `@vercel/functions`, Netlify's `context`): give it as the
+ * handler's second argument, `handle(request, ctx)`.
+ */
+export interface AguiExecutionContext {
+  /**
+   * Keeps the function alive until `promise` settles. With a thread store the handler gives it the run
+   * itself, which settles once the run ended or paused and recorded what ran (not when the client left).
+   */
+  waitUntil?(promise: Promise<unknown>): void;
+}
+
 /** Cross-origin settings. `true`: any origin (`*`). */
 export interface AguiCorsOptions {
   /** Allowed origin(s). A list echoes the request's `Origin` when it is listed. Default `*`. */

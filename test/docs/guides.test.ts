@@ -1,13 +1,16 @@
 /**
  * The guides' "Try it" programs run as printed (docs:check only type-checks them): the Node + PostgreSQL
- * guide's server on PGlite, answered with the guide's own curl requests, the AI SDK guide's one file on
- * the AI SDK's mock model, and the page guide's whole loop (in Node, on fake-indexeddb). Only their `kaboo-workflows` imports are pointed at src/ (and PGlite kept in
- * memory, the server not listening); a slip a newcomer would hit (a wrong option, a missing import, a
- * request body the handler refuses, an output the page promises and the program does not print) fails here.
+ * guide's server on PGlite, answered with the guide's own curl requests and its HttpAgent client, the AI
+ * SDK guide's one file on the AI SDK's mock model, and the page guide's whole loop (in Node, on
+ * fake-indexeddb). Only their `kaboo-workflows` imports are pointed at src/ (and PGlite kept in memory, the
+ * server on a free port); a slip a newcomer would hit (a wrong option, a missing import, a request body
+ * the handler refuses, an output the page promises and the program does not print) fails here.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { afterEach, expect, test, vi } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -101,6 +104,23 @@ test("Node with PostgreSQL: the PGlite server pauses, is answered by the guide's
   const anonymous = await handler(curlRequest(ask!.replace(/-H 'x-user: ann' ?/, "")));
   expect(anonymous.status).toBe(401);
   expect(transfers()).toBe(1);
+
+  // The page's HttpAgent client, against the server listening as the guide has it (on a free port here).
+  const [, client] = blocks("node-postgres.md", "## Try it: a whole server on PGlite", "js");
+  const listening = serve({ fetch: (request) => handler(request), port: 0 });
+  try {
+    await new Promise<void>((done) => (listening.listening ? done() : listening.once("listening", done)));
+    const { port } = listening.address() as AddressInfo;
+    logs.length = 0;
+    await runProgram("node-postgres-client", swap(client!, "http://localhost:8787", `http://127.0.0.1:${port}`));
+    expect(logs.filter((l) => !l.startsWith("transfer ran"))).toEqual([
+      'Allow a call to "transfer"?',
+      "Done: sent 5 to alice.",
+    ]);
+    expect(transfers()).toBe(1); // this client's thread's transfer (logs was emptied before it)
+  } finally {
+    listening.close();
+  }
 }, 120_000);
 
 test("With the AI SDK: the one-file try-out asks, runs the approved transfer once, and prints what the page says", async () => {

@@ -59,6 +59,8 @@ export default defineConfig({
       "fast-json-patch",
       "eventsource-parser",
       "streaming-markdown",
+      "@opentelemetry/api",
+      "@opentelemetry/sdk-trace-base",
     ],
   },
 });

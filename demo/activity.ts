@@ -8,6 +8,7 @@ import type { Message as AguiMessage } from "@ag-ui/core";
 import { OUTCOME_UNKNOWN } from "kaboo-workflows";
 import type { ContextReport, StreamEvent } from "kaboo-workflows/hooks";
 import { actionWords } from "./actions.js";
+import type { TraceView } from "./trace-view.js";
 
 const MAX_EVENTS = 200;
 const KEY = "kaboo-demo:activity:";
@@ -110,6 +111,8 @@ export class ActivityPanels {
   readonly #reports = new Map<string, ContextReport>();
   readonly #list: HTMLOListElement;
   #thread = "";
+  /** The Trace view, once opened (its code and the tracing SDK load then, or with the first run). */
+  #trace: TraceView | undefined;
 
   constructor() {
     this.#list = document.querySelector<HTMLOListElement>("#events")!;
@@ -117,12 +120,31 @@ export class ActivityPanels {
       localStorage.removeItem(KEY + this.#thread);
       this.#list.replaceChildren();
     });
+    const toggle = document.querySelector<HTMLButtonElement>("#show-trace")!;
+    toggle.addEventListener("click", () => void this.#toggleTrace(toggle));
+  }
+
+  /** Switches between the log and the Trace view (the latest runs as a waterfall of their spans). */
+  async #toggleTrace(toggle: HTMLButtonElement): Promise<void> {
+    const on = toggle.getAttribute("aria-pressed") !== "true";
+    toggle.setAttribute("aria-pressed", String(on));
+    const view = document.querySelector<HTMLElement>("#trace")!;
+    this.#list.hidden = on;
+    document.querySelector<HTMLButtonElement>("#clear-log")!.hidden = on;
+    view.hidden = !on;
+    if (!on) return this.#trace?.hide();
+    if (!this.#trace) {
+      const { TraceView } = await import("./trace-view.js");
+      this.#trace ??= new TraceView(view);
+    }
+    if (toggle.getAttribute("aria-pressed") === "true") this.#trace.show(this.#thread);
   }
 
   /** Shows another conversation's panels. */
   showThread(threadId: string, messages: readonly AguiMessage[]): void {
     this.#thread = threadId;
     this.#list.replaceChildren();
+    if (document.querySelector("#show-trace")?.getAttribute("aria-pressed") === "true") this.#trace?.show(threadId);
     for (const e of this.#read(threadId)) this.#show(e);
     this.updateContext(threadId, messages);
   }

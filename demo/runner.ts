@@ -18,6 +18,7 @@ import { TOOL_LABELS } from "./bank.js";
 import { bankTools, cardService } from "./bank-tools.js";
 import { wireGates } from "./four-eyes-gate.js";
 import { accountMove, recipient, wireSubject } from "./subjects.js";
+import { tracingHook } from "./tracing.js";
 
 /** The agent's name: in interrupt names, events and the event log. */
 export const AGENT_NAME = "bank";
@@ -51,6 +52,8 @@ export function createRunner(threadId: string, model: () => Model, hooks: Runner
     systemPrompt: SYSTEM_PROMPT,
     tools: bankTools(),
     hooks: [
+      // First, so its spans see what the gates and the ledger decided (the Trace view draws them).
+      tracingHook(),
       new ToolNameSanitizer(),
       new StopGuard(() => hooks.stopRequested(threadId)),
       new MaxToolCallsGuard({ maxCalls: 8 }),

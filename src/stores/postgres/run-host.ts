@@ -34,8 +34,8 @@ export interface PostgresRunHostOptions {
   /** The handler's `timing.runLeaseMs`: after it without renewal a run is known dead. Default 30 000. */
   leaseMs?: number;
   /**
-   * How many times a run is run again under its id before the sweeper gives up on it (a run that
-   * kills every process that runs it): after the attempt that held it last. Default 3.
+   * How many times the sweeper runs a run again under its id; a run that died on its last allowed
+   * attempt (one that kills every process that runs it) is given up instead. Default 3.
    */
   maxAttempts?: number;
   /** Where the sweeper reports a run it could not run again, or a request it could not keep. Default: the console. */
@@ -48,7 +48,7 @@ export interface PostgresRunHostOptions {
 export interface SweepResult {
   /** Threads whose run this sweep ran again (to its end or its next pause). */
   ran: string[];
-  /** Threads whose run was refused when run again: freed, their run's log ended with RUN_NOT_RESUMED. */
+  /** Threads whose run was refused when run again, or out of attempts: freed, their run's log ended with RUN_NOT_RESUMED. */
   gaveUp: string[];
 }
 
@@ -69,7 +69,7 @@ export interface RunSweeper {
  * await migrate(db);
  * const handler = createAguiHandler({ agent, stores: { thread: new PostgresThreadStore(db) } });
  * const host = new PostgresRunHost(db, { handler });
- * serve({ fetch: host.fetch, port: 8787 });
+ * serve({ fetch: (request) => host.fetch(request), port: 8787 }); // @hono/node-server
  * const sweeper = host.startSweeper({ everyMs: 10_000 });
  * ```
  */

@@ -6,7 +6,7 @@ import { generateText, stepCountIs, streamText, tool, type ModelMessage } from "
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import * as z from "zod/v4";
-import { kabooToolApproval, withLedger } from "../../src/ai-sdk/index.js";
+import { kabooToolApproval, signApprovalReason, withLedger, type ApprovalScope } from "../../src/ai-sdk/index.js";
 import {
   DurableObjectGrantStore,
   DurableObjectThreadStore,
@@ -97,7 +97,12 @@ interface ChatBody {
   principal: string;
   messages: ModelMessage[];
   mode?: "generate" | "stream";
+  /** Approvals must be signed (the gate gets {@link SECRET}). */
+  signed?: boolean;
 }
+
+/** The server's approval secret (a Worker secret in an app). */
+const SECRET = "the worker's approval secret, long enough";
 
 /** The tool results the model was last sent, as it got them (where an approved call's result goes). */
 function lastToolResults(m: MockLanguageModelV4) {
@@ -118,7 +123,11 @@ async function chat(body: ChatBody, env: Env): Promise<Response> {
     model: m,
     messages,
     tools: withLedger(bankTools(threadId), { ledger, threadId }),
-    toolApproval: kabooToolApproval({ rules: ["transfer"], grants, ledger, threadId, principal, remember: "always" }),
+    toolApproval: kabooToolApproval({
+      rules: ["transfer"],
+      ...{ grants, ledger, threadId, principal, remember: "always" as const },
+      secret: body.signed ? SECRET : undefined,
+    }),
     stopWhen: stepCountIs(3),
   };
   if (body.mode === "stream") {
@@ -126,7 +135,13 @@ async function chat(body: ChatBody, env: Env): Promise<Response> {
     const [text, messages] = await Promise.all([result.text, result.responseMessages]);
     return Response.json({ text, messages, toolResults: lastToolResults(m) });
   }
-  const result = await generateText(options);
+  const result = await generateText(options).catch((error: unknown) => error as Error);
+  // A refused approval (ApprovalSignatureError): the app answers 403 with its code.
+  if (result instanceof Error) {
+    const code = (result as { code?: unknown }).code;
+    if (typeof code === "string") return Response.json({ code, error: String(result) }, { status: 403 });
+    throw result;
+  }
   return Response.json({ text: result.text, messages: result.responseMessages, toolResults: lastToolResults(m) });
 }
 
@@ -137,6 +152,12 @@ export default {
     switch (url.pathname) {
       case "/chat":
         return chat((await request.json()) as ChatBody, env);
+      case "/sign": {
+        // The app's approve endpoint: the person (here: the query) is authenticated, and signs.
+        const b = (await request.json()) as { toolCallId: string; input: unknown; scope: ApprovalScope };
+        const principal = url.searchParams.get("principal") ?? undefined;
+        return new Response(await signApprovalReason({ secret: SECRET, threadId, principal, ...b }));
+      }
       case "/runs":
         return Response.json({ transfer: runs.get(threadId) ?? 0 });
       case "/grants": {

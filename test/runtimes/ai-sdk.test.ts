@@ -3,7 +3,8 @@
  * its own mock language model) bundled for a Worker, kabooToolApproval over the Durable Object grant
  * store and withLedger over the Durable Object thread store's ledger, driven over fetch like an app's
  * chat endpoint: asked, approved for the thread (a grant saved), the next call not asked; the same
- * approval replayed, and sent twice at once, runs the tool once.
+ * approval replayed, and sent twice at once, runs the tool once. With a secret, an approval signed in
+ * the Worker (signApprovalReason) counts; an altered scope or another person's replay is refused.
  */
 import type { ModelMessage } from "ai";
 import { Miniflare } from "miniflare";
@@ -38,8 +39,20 @@ async function get<T>(path: string): Promise<T> {
   return (await (await mf.dispatchFetch(`http://localhost${path}`)).json()) as T;
 }
 
-async function chat(body: { threadId: string; principal: string; messages: ModelMessage[]; mode: string }) {
-  const res = await mf.dispatchFetch("http://localhost/chat", { method: "POST", body: JSON.stringify(body) });
+interface ChatBody {
+  threadId: string;
+  principal: string;
+  messages: ModelMessage[];
+  mode: string;
+  signed?: boolean;
+}
+
+async function post(body: ChatBody) {
+  return mf.dispatchFetch("http://localhost/chat", { method: "POST", body: JSON.stringify(body) });
+}
+
+async function chat(body: ChatBody) {
+  const res = await post(body);
   if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Reply;
 }
@@ -106,5 +119,55 @@ describe.each(["generate", "stream"])("the AI SDK adapter in workerd (%sText)", 
     // Another thread of the same person: the thread grant does not reach it.
     const elsewhere = await chat({ threadId: crypto.randomUUID(), principal, messages: pay, mode });
     expect(requests(elsewhere.messages)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("signed answers in workerd", () => {
+  test("an altered scope and another person's replay are refused (403, nothing runs, nothing granted); the signed answer runs once", async () => {
+    const threadId = crypto.randomUUID();
+    const mode = "generate";
+    const body = (principal: string, messages: ModelMessage[]) => ({
+      threadId,
+      principal,
+      messages,
+      mode,
+      signed: true,
+    });
+    const runs = async () => (await get<{ transfer: number }>(`/runs?thread=${threadId}`)).transfer;
+    const grants = (principal: string) => get<Grant[]>(`/grants?thread=${threadId}&principal=${principal}`);
+    const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
+    const first = await chat(body("alice", pay));
+    const [asked] = requests(first.messages);
+    const sign = async (scope: string) => {
+      const call = { toolCallId: "call-1", input: { to: "bob", cents: 5 }, scope };
+      const res = await mf.dispatchFetch(`http://localhost/sign?thread=${threadId}&principal=alice`, {
+        method: "POST",
+        body: JSON.stringify(call),
+      });
+      return res.text();
+    };
+    const answer = (reason: string): ModelMessage[] => [
+      ...pay,
+      ...first.messages,
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: asked!.approvalId, approved: true, reason }],
+      },
+    ];
+    const widened = JSON.stringify({ ...JSON.parse(await sign("once")), scope: "always" });
+    const altered = await post(body("alice", answer(widened)));
+    expect(altered.status).toBe(403);
+    expect(await altered.json()).toMatchObject({ code: "APPROVAL_SIGNATURE_INVALID" });
+    const signed = answer(await sign("thread"));
+    const byMallory = await post(body("mallory", signed));
+    expect(byMallory.status).toBe(403);
+    expect(await runs()).toBe(0);
+    expect(await grants("alice")).toEqual([]);
+    expect((await chat(body("alice", signed))).toolResults).toMatchObject([{ toolCallId: "call-1" }]);
+    expect(await runs()).toBe(1);
+    expect((await grants("alice")).map((g) => g.scope)).toEqual(["thread"]);
+    expect((await post(body("mallory", signed))).status).toBe(403);
+    expect(await grants("mallory")).toEqual([]);
+    expect(await runs()).toBe(1);
   }, 60_000);
 });

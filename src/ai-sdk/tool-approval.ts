@@ -103,7 +103,9 @@ interface Decided {
  * arguments changed since) → `denied`; past the deadline → `denied`; else an approval wider than `once`
  * (clamped to what the rule offered) becomes a grant in `grants`. A replay of the same answer decides
  * the same again and grants nothing more. Pair it with {@link withLedger} so the approved call runs
- * once however often it is replayed.
+ * once however often it is replayed. With `secret`, an approval's reason must be signed on the server
+ * (`signApprovalReason`); a rule with `approvals` takes its approvers' signed approvals in one
+ * response (`approvalsReason`), since the AI SDK cannot ask about an approved call again.
  *
  * @param options - See {@link KabooToolApprovalOptions}.
  * @returns The function to pass as `toolApproval`.

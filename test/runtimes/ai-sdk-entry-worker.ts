@@ -99,6 +99,8 @@ interface ChatBody {
   mode?: "generate" | "stream";
   /** Approvals must be signed (the gate gets {@link SECRET}). */
   signed?: boolean;
+  /** `transfer` needs approvals from this many people (four eyes; implies `signed`). */
+  approvals?: number;
 }
 
 /** The server's approval secret (a Worker secret in an app). */
@@ -124,9 +126,9 @@ async function chat(body: ChatBody, env: Env): Promise<Response> {
     messages,
     tools: withLedger(bankTools(threadId), { ledger, threadId }),
     toolApproval: kabooToolApproval({
-      rules: ["transfer"],
+      rules: [body.approvals ? { pattern: "transfer", approvals: { required: body.approvals } } : "transfer"],
       ...{ grants, ledger, threadId, principal, remember: "always" as const },
-      secret: body.signed ? SECRET : undefined,
+      secret: body.signed || body.approvals ? SECRET : undefined,
     }),
     stopWhen: stepCountIs(3),
   };

@@ -5,11 +5,12 @@
  * chat endpoint: asked, approved for the thread (a grant saved), the next call not asked; the same
  * approval replayed, and sent twice at once, runs the tool once. With a secret, an approval signed in
  * the Worker (signApprovalReason) counts; an altered scope or another person's replay is refused.
+ * Four eyes: two approvers' signed approvals in one response run the call once; one is refused.
  */
 import type { ModelMessage } from "ai";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { approvalReason } from "../../src/ai-sdk/index.js";
+import { approvalReason, approvalsReason } from "../../src/ai-sdk/index.js";
 import type { Grant } from "../../src/grants/grant.js";
 import { bundleEntry } from "./bundle.js";
 
@@ -45,6 +46,7 @@ interface ChatBody {
   messages: ModelMessage[];
   mode: string;
   signed?: boolean;
+  approvals?: number;
 }
 
 async function post(body: ChatBody) {
@@ -168,6 +170,45 @@ describe("signed answers in workerd", () => {
     expect((await grants("alice")).map((g) => g.scope)).toEqual(["thread"]);
     expect((await post(body("mallory", signed))).status).toBe(403);
     expect(await grants("mallory")).toEqual([]);
+    expect(await runs()).toBe(1);
+  }, 60_000);
+});
+
+describe("four eyes in workerd", () => {
+  test("one approver is refused (403, nothing runs); two approvers' signed approvals run the call once", async () => {
+    const threadId = crypto.randomUUID();
+    const body = (messages: ModelMessage[]) => ({
+      threadId,
+      principal: "alice",
+      messages,
+      mode: "generate",
+      approvals: 2,
+    });
+    const runs = async () => (await get<{ transfer: number }>(`/runs?thread=${threadId}`)).transfer;
+    const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
+    const first = await chat(body(pay));
+    const [asked] = requests(first.messages);
+    expect(asked?.reason).toBe('Allow a call to "transfer"? (needs approvals from 2 people)');
+    const signedBy = async (principal: string) => {
+      const call = { toolCallId: "call-1", input: { to: "bob", cents: 5 }, scope: "once" };
+      const url = `http://localhost/sign?thread=${threadId}&principal=${principal}`;
+      return (await mf.dispatchFetch(url, { method: "POST", body: JSON.stringify(call) })).text();
+    };
+    const answer = (reason: string): ModelMessage[] => [
+      ...pay,
+      ...first.messages,
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: asked!.approvalId, approved: true, reason }],
+      },
+    ];
+    const one = await post(body(answer(approvalsReason([await signedBy("ann")]))));
+    expect(one.status).toBe(403);
+    expect(await one.json()).toMatchObject({ code: "APPROVAL_QUORUM_NOT_MET" });
+    expect(await runs()).toBe(0);
+    const two = answer(approvalsReason([await signedBy("ann"), await signedBy("bob")]));
+    expect((await chat(body(two))).toolResults).toMatchObject([{ toolCallId: "call-1" }]);
+    await chat(body(two));
     expect(await runs()).toBe(1);
   }, 60_000);
 });

@@ -23,6 +23,7 @@ import {
   type ThreadStore,
 } from "./thread-store.js";
 import { appendEvents, compactEvents, readEvents } from "./postgres/events.js";
+import { EventWaiters } from "./postgres/listen.js";
 import { PgLedger } from "./postgres/ledger.js";
 import { needs, pgStep, type PgQueryable } from "./postgres/queryable.js";
 
@@ -40,6 +41,13 @@ export {
 } from "./postgres/schema.js";
 export type { MigrateResult, PostgresMigration } from "./postgres/schema.js";
 export { fromNeon, fromNodePostgres, fromPglite, fromPostgresJs } from "./postgres/queryable.js";
+export { EVENTS_CHANNEL } from "./postgres/listen.js";
+export type {
+  NodePostgresListenerLike,
+  PgListen,
+  PgliteListenerLike,
+  PostgresJsListenerLike,
+} from "./postgres/listen.js";
 export { PostgresRunHost } from "./postgres/run-host.js";
 export type { PostgresRunHostOptions, RunHostContext, RunSweeper, SweepResult } from "./postgres/run-host.js";
 export { RunNotResumedError } from "./run-again.js";
@@ -79,6 +87,8 @@ export interface PostgresThreadStoreOptions {
 export class PostgresThreadStore implements ThreadStore {
   readonly #db: PgQueryable;
   readonly #now: () => number;
+  /** The reattaches waiting for runs' next events, on one LISTEN (where the driver can). */
+  readonly #waiters: EventWaiters | undefined;
 
   /**
    * @param db - The database (`migrate(db)` run once before).
@@ -92,6 +102,7 @@ export class PostgresThreadStore implements ThreadStore {
     );
     this.#db = db;
     this.#now = options.now ?? Date.now;
+    this.#waiters = db.listen ? new EventWaiters(db.listen) : undefined;
   }
 
   load(threadId: string): Promise<ThreadRecord> {
@@ -152,5 +163,16 @@ export class PostgresThreadStore implements ThreadStore {
 
   compactEvents(threadId: string, before: number): Promise<void> {
     return compactEvents(this.#db, threadId, before);
+  }
+
+  /**
+   * Waits for the run's next append in any process (LISTEN, where the driver can), or `ms`.
+   * @param threadId - The thread.
+   * @param runId - The run.
+   * @param ms - The longest wait.
+   */
+  waitForEvents(threadId: string, runId: string, ms: number): Promise<void> {
+    if (!this.#waiters) return new Promise((r) => setTimeout(r, ms));
+    return this.#waiters.wait(threadId, runId, ms);
   }
 }

@@ -152,6 +152,12 @@ export interface ThreadStore {
   readEvents?(threadId: string, runId: string, after: number): Promise<LoggedEvents | undefined>;
   /** Drops the logs of the thread's runs that ended before `before` (epoch ms). */
   compactEvents?(threadId: string, before: number): Promise<void>;
+  /**
+   * Optional: waits until the run's log may have grown in another process (a notification, such as
+   * PostgreSQL's NOTIFY) or `ms` passed. A reattach that reads a run going on elsewhere waits with it
+   * between reads; without it, it sleeps `ms`. It only shortens the wait: what is read is `readEvents`'s.
+   */
+  waitForEvents?(threadId: string, runId: string, ms: number): Promise<void>;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import type { JsonValue } from "../../agent/messages/messages.js";
 import { type LedgerHolder, logWrite, type LoggedEvents } from "../thread-store.js";
+import { EVENTS_CHANNEL, eventsPayload } from "./listen.js";
 import { num, pgStep, type PgQuery, type PgQueryable } from "./queryable.js";
 
 /** One try of an append; `undefined` when another first write of the run won (read again). */
@@ -18,6 +19,7 @@ async function appendIn(
   events: JsonValue[],
   ended: boolean,
   writer: LedgerHolder | undefined,
+  notify: boolean,
 ): Promise<true | undefined> {
   const key = [at.thread, at.run];
   const run = (
@@ -56,6 +58,9 @@ async function appendIn(
       "INSERT INTO kaboo_events (thread_id, run_id, idx, body) SELECT $1, $2, $3::integer + (o - 1)::integer, e FROM json_array_elements_text($4::text::json) WITH ORDINALITY AS t(e, o)",
       [...key, from, JSON.stringify(events.map((e) => JSON.stringify(e)))],
     );
+  // Sent at commit: a reattach waiting in another process reads on at once (see listen.ts).
+  const payload = notify ? eventsPayload(at.thread, at.run) : undefined;
+  if (payload !== undefined) await tx.query("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, payload]);
   return true;
 }
 
@@ -70,6 +75,8 @@ async function appendIn(
  * @param events - The batch.
  * @param ended - Whether its last event ends the run.
  * @param writer - The run attempt writing, when known.
+ *
+ * Where the driver can listen (`db.listen`), the append notifies {@link EVENTS_CHANNEL} in its transaction.
  */
 export function appendEvents(
   db: PgQueryable,
@@ -84,7 +91,8 @@ export function appendEvents(
   const at = { thread: threadId, run: runId };
   return pgStep("event log append", async () => {
     for (let attempt = 0; attempt < 8; attempt++)
-      if (await db.transaction((tx) => appendIn(tx, now, at, from, events, ended, writer))) return;
+      if (await db.transaction((tx) => appendIn(tx, now, at, from, events, ended, writer, db.listen !== undefined)))
+        return;
   });
 }
 

@@ -6,6 +6,14 @@
  *
  * @module
  */
+import {
+  listenOnPglite,
+  listenOnPool,
+  listenOnPostgresJs,
+  type PgListen,
+  type PgliteListenerLike,
+  type PostgresJsListenerLike,
+} from "./listen.js";
 import { KabooError, UserError } from "../../errors.js";
 import { ThreadStoreError } from "../thread-store.js";
 
@@ -35,6 +43,11 @@ export interface PgQueryable extends PgQuery {
    * @returns What `fn` resolved to.
    */
   transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN, where the driver can (the adapters of pg, postgres.js and PGlite give it): a reattach in
+   * another process then wakes on an append's NOTIFY instead of waiting out its poll. Optional.
+   */
+  listen?: PgListen;
 }
 
 /** The part of a node-postgres (or Neon) client this adapter uses (its query-config form). */
@@ -69,7 +82,9 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
  *
  * @param pool - `new pg.Pool({ connectionString })`.
  * @param options - `prepare` (default `true`): `false` behind a pooler in transaction mode that does not
- *   keep prepared statements (PgBouncer before 1.21 or without `max_prepared_statements`).
+ *   keep prepared statements (PgBouncer before 1.21 or without `max_prepared_statements`). `listen` (default
+ *   `true`): a reattach's wait for a run's next events holds one client of the pool in LISTEN while it waits;
+ *   `false` behind a pooler in transaction mode, which cannot LISTEN (reattaches then poll).
  * @returns The database.
  * @example
  * ```ts
@@ -77,15 +92,20 @@ export interface NodePostgresPoolLike extends NodePostgresClientLike {
  * const db = fromNodePostgres(new pg.Pool({ connectionString: databaseUrl }) // your connection string);
  * ```
  */
-export function fromNodePostgres(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
+export function fromNodePostgres(
+  pool: NodePostgresPoolLike,
+  options: { prepare?: boolean; listen?: boolean } = {},
+): PgQueryable {
   const prepare = options.prepare ?? true;
   needs(pool, ["query", "connect"], "fromNodePostgres (or fromNeon) needs a Pool of pg or @neondatabase/serverless");
   // Statements with parameters are named, so each connection parses and plans one only once.
   const on = (client: NodePostgresClientLike): PgQuery => ({
     query: async (text, params) => ({ rows: (await client.query(named(text, params, prepare))).rows }),
   });
+  const listen = options.listen === false ? {} : { listen: listenOnPool(() => pool.connect() as never) };
   return {
     ...on(pool),
+    ...listen,
     async transaction(fn) {
       const client = await pool.connect();
       let broken = false;
@@ -117,13 +137,15 @@ export function fromNodePostgres(pool: NodePostgresPoolLike, options: { prepare?
  * @returns The database.
  */
 export function fromNeon(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
-  return fromNodePostgres(pool, { prepare: options.prepare ?? false });
+  // Neon's pooled endpoints cannot LISTEN: reattaches in another process poll.
+  return fromNodePostgres(pool, { prepare: options.prepare ?? false, listen: false });
 }
 
 /** The part of a postgres.js `sql` (or its transaction's `sql`) this adapter uses. */
 export interface PostgresJsLike {
   unsafe(query: string, parameters?: never[]): PromiseLike<readonly PgRow[]>;
   begin<T>(fn: (sql: PostgresJsTransactionLike) => Promise<T>): PromiseLike<unknown>;
+  listen?: PostgresJsListenerLike["listen"];
 }
 
 /** The part of a postgres.js transaction's `sql` this adapter uses. */
@@ -142,8 +164,10 @@ export function fromPostgresJs(sql: PostgresJsLike): PgQueryable {
   const on = (s: PostgresJsTransactionLike): PgQuery => ({
     query: async (text, params) => ({ rows: [...(await s.unsafe(text, [...params] as never[]))] }),
   });
+  const listen = typeof sql.listen === "function" ? { listen: listenOnPostgresJs(sql as PostgresJsListenerLike) } : {};
   return {
     ...on(sql),
+    ...listen,
     transaction: async <T>(fn: (tx: PgQuery) => Promise<T>) => (await sql.begin((tx) => fn(on(tx)))) as T,
   };
 }
@@ -154,6 +178,7 @@ export interface PgliteLike {
   transaction<T>(
     fn: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> }) => Promise<T>,
   ): Promise<T>;
+  listen?: PgliteListenerLike["listen"];
 }
 
 /**
@@ -167,7 +192,8 @@ export function fromPglite(db: PgliteLike): PgQueryable {
   const on = (d: Pick<PgliteLike, "query">): PgQuery => ({
     query: async (text, params) => ({ rows: (await d.query(text, [...params])).rows as PgRow[] }),
   });
-  return { ...on(db), transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
+  const listen = typeof db.listen === "function" ? { listen: listenOnPglite(db as PgliteListenerLike) } : {};
+  return { ...on(db), ...listen, transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
 }
 
 /**

@@ -205,7 +205,9 @@ export async function loggedRun(o: {
           `The log of run "${o.runId}" ends at event ${log.events.length - 1}, before the run's end; ` +
             "the thread's record has its outcome.",
         );
-      await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
+      // Woken early by the store where it can tell (PostgreSQL's NOTIFY); else a poll.
+      const ms = o.pollMs ?? 250;
+      await (o.store.waitForEvents?.(o.threadId, o.runId, ms) ?? new Promise((r) => setTimeout(r, ms)));
       const ahead = sent >= log.events.length;
       logged = (await o.store.readEvents?.(o.threadId, o.runId, log.events.length - 1)) ?? { events: [], ended: true };
       log.take(logged.events);

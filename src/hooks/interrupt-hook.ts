@@ -32,9 +32,10 @@ export interface InterruptHookOptions {
   remember?: ApprovalScope;
   /**
    * HMAC secret for remembered grants. When set, only grants whose signature
-   * verifies are honoured; forged, altered or unsigned ones are ignored (the call asks) and logged.
+   * verifies are honoured; forged, altered or unsigned ones are ignored (the call asks) and logged. `undefined`
+   * is as if not set (the handler's `context.secret` passes straight in).
    */
-  secret?: string | CryptoKey;
+  secret?: string | CryptoKey | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
   logger?: Logger;

@@ -57,7 +57,7 @@ export interface ToolApprovalHookOptions {
    */
   remember?: ApprovalScope;
   /** HMAC secret for remembered grants, as the gate's: only grants whose signature verifies count. */
-  secret?: string | CryptoKey;
+  secret?: string | CryptoKey | undefined;
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
   logger?: Logger;

@@ -57,7 +57,8 @@ export async function loadThread(db: PgQueryable, threadId: string): Promise<Thr
 
 /**
  * Ends a run the sweeper could not run again: its open calls cut off, the thread freed (if the dead
- * run still holds it), the request dropped, its log ended with {@link RunNotResumedError}.
+ * run still holds it), the request dropped, its log ended with {@link RunNotResumedError} (a log
+ * begun with its RUN_STARTED when the run died before it logged anything).
  */
 export async function giveUp(
   o: { db: PgQueryable; now: () => number; log: Logger },
@@ -83,11 +84,17 @@ export async function giveUp(
     `The run died with its process and could not be run again (${why}); send it again.`,
   );
   const logged = await readEvents(o.db, threadId, runId, -1);
-  if (logged && !logged.ended) {
-    const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: now };
-    await appendEvents(o.db, o.now, threadId, runId, logged.events.length, [event], true);
-  }
+  const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: now };
+  // A run that died before its first batch was logged gets a log of its own end, so a client that
+  // reattaches by its id learns why (rather than that there is no such run).
+  if (!logged) await appendEvents(o.db, o.now, threadId, runId, 0, [started(threadId, runId, now), event], true);
+  else if (!logged.ended) await appendEvents(o.db, o.now, threadId, runId, logged.events.length, [event], true);
   o.log.error("kaboo: a hosted run that died was refused when run again; its thread is free", { runId, why });
+}
+
+/** The RUN_STARTED a run's log begins with. */
+function started(threadId: string, runId: string, timestamp: number) {
+  return { type: "RUN_STARTED", threadId, runId, timestamp };
 }
 
 /** Whether the thread is held by the kept run (its token and run id), and its hold ran out. */

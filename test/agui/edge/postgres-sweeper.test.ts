@@ -54,6 +54,9 @@ async function killedMidTransfer(thread: string, payee: string) {
     () => [],
   );
   await until(async () => (await startedTo(payee)).length > 0, "the transfer started");
+  // Killed once its log began: a run again's events are named for their attempt only after a logged one.
+  const store = new PostgresThreadStore(p!.db);
+  await until(async () => ((await store.readEvents(thread, body.runId, -1))?.events.length ?? 0) > 0, "its log began");
   // Kept once the run took its thread, without the client's headers.
   await until(async () => (await keptOf(thread))[0] === body.runId, "the run was kept");
   k.child.kill("SIGKILL");
@@ -91,6 +94,23 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(await replaysOf(thread)).toHaveLength(1);
     expect(await startedTo(payee)).toHaveLength(1);
+  }, 60_000);
+
+  test("the client sends the dead run's request again just as the sweepers find it: one of them runs it, the transfer still never moves", async () => {
+    const payee = `hal${Date.now()}`;
+    const thread = `t-${crypto.randomUUID()}`;
+    const { body } = await killedMidTransfer(thread, payee);
+    const store = new PostgresThreadStore(p!.db);
+    await until(async () => ((await store.load(thread)).lease?.expiresAt ?? 0) <= Date.now(), "the hold lapsed");
+    const [viaB, viaC] = await Promise.all([send(b.handle, body), send(c.handle, body)]);
+    await until(async () => (await store.load(thread)).lease === null, "the run again paused", 20_000);
+    // Each of the two ran it again, was refused, or was answered with the question that run asked.
+    for (const t of [viaB, viaC])
+      if (!t.interrupts.some((i) => i.id.includes("outcome_unknown")))
+        expect(t.error?.code, JSON.stringify(t.events.map((e) => e.type))).toMatch(/IN_PROGRESS|RUN_ID_REUSED/);
+    expect((await store.load(thread)).session).not.toBeNull();
+    expect(await startedTo(payee)).toEqual([`K${thread}`]);
+    expect(await transfersTo(payee)).toEqual([]);
   }, 60_000);
 
   test("a run again that is refused before it takes the thread is given up once: the thread is free and the run's log ends with RUN_NOT_RESUMED", async () => {
@@ -173,11 +193,11 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     const runId = crypto.randomUUID();
     const token = crypto.randomUUID();
     const store = new PostgresThreadStore(p!.db);
-    // Its fourth attempt (attempt 3) died holding the thread, mid-call, its hold lapsed a second ago.
+    // Its fourth attempt (attempt 3) died holding the thread, mid-call, before it logged anything; its
+    // hold lapsed a second ago.
     const lease = { token, runId, resume: true, expiresAt: Date.now() - 1000, attempt: 3 };
     const data = { owner: "ann", session: null, messages: [], state: {}, answered: {}, lease, updatedAt: 0 };
     expect(await store.compareAndSet(thread, 0, data)).toBe(true);
-    await store.appendEvents(thread, runId, 0, [{ type: "RUN_STARTED", threadId: thread, runId }], false);
     expect((await store.ledger(thread, { token }).claim("call-1")).status).toBe("claimed");
     await p!.db.query(
       "INSERT INTO kaboo_hosted_runs (thread_id, run_id, token, url, body, principal, kept_at) VALUES ($1, $2, $3, 'http://node.test/agui', '{}', 'ann', 0)",
@@ -191,6 +211,8 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
     expect(await keptOf(thread)).toEqual([]);
     const logged = await store.readEvents(thread, runId, -1);
     expect(logged?.ended).toBe(true);
+    // It had logged nothing: its log is its RUN_STARTED and its end.
+    expect(logged?.events.map((e) => (e as { type?: unknown }).type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
     expect(logged?.events.at(-1)).toMatchObject({
       type: "RUN_ERROR",
       code: "RUN_NOT_RESUMED",

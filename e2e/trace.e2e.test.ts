@@ -5,7 +5,7 @@
  */
 import type { Page } from "playwright";
 import { expect, test } from "vitest";
-import { ask, axeProblems, counts, fresh, lastAnswer, settle, shot, useDemo } from "./harness.js";
+import { ask, axeProblems, counts, fresh, lastAnswer, newContext, openDemo, settle, shot, useDemo } from "./harness.js";
 
 useDemo();
 
@@ -99,4 +99,24 @@ test("the Trace view before any run says nothing was traced, and is clean for ax
   await expect.poll(() => page.textContent("#trace")).toContain("No run traced yet");
   expect(await axeProblems(page)).toEqual([]);
   await settle(page);
+});
+
+test("in every theme at 375 px, in the drawer: a declined call's rows say denied, axe is clean, nothing is wider than the screen", async () => {
+  for (const theme of ["light", "dark", "ocean", "forest", "sunset"]) {
+    const context = await newContext({ width: 375, height: 812 }, theme === "dark" ? "dark" : "light");
+    await context.addInitScript((t) => localStorage.setItem("kaboo-demo:theme", t), theme);
+    const page = await openDemo(context);
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    expect(await ask(page, "Send 42 to Bob")).toBe("asked");
+    await page.click("#transcript .approval-card [data-decision='deny']");
+    await settle(page);
+    await page.click("#toggle-panel");
+    await page.click("#show-trace");
+    await expect.poll(() => runs(page).then((r) => r.length)).toBe(2);
+    const labels = (await runs(page)).flatMap((r) => r.rows.filter((x) => x.op === "execute_tool").map((x) => x.label));
+    expect(labels, theme).toEqual(["asked", "denied by you · not run"]);
+    expect(await axeProblems(page), `${theme} 375 px trace`).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), theme).toBeLessThanOrEqual(375);
+    await context.close();
+  }
 });

@@ -6,14 +6,8 @@
  * @module
  */
 import type { Agent } from "../agent.js";
-import {
-  isAuditTraceIds,
-  type AuditCallRecord,
-  type AuditEntry,
-  type AuditLog,
-  type AuditRecord,
-  type AuditTraceIds,
-} from "./audit.js";
+import type { AuditCallRecord, AuditEntry, AuditLog, AuditRecord, AuditTraceIds } from "./audit.js";
+import { isAuditTraceIds } from "./trace-ids.js";
 import type { InvocationState } from "../events.js";
 import { privateRunKey, runContext } from "../run-context.js";
 

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { SPAN_ID, TRACE_ID } from "./trace-ids.js";
 import * as z from "zod/v4/mini";
 import { looseObject } from "../shared/lean-schemas.js";
 import { canonicalJson } from "../shared/canonical-json.js";
@@ -194,8 +195,6 @@ const chain = {
   at: z.number(),
   prev: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
 };
-const TRACE_ID = /^[0-9a-f]{32}$/;
-const SPAN_ID = /^[0-9a-f]{16}$/;
 const call = {
   tool: str,
   toolUseId: str,
@@ -203,13 +202,7 @@ const call = {
   spanId: z.optional(z.string().check(z.regex(SPAN_ID))),
 };
 
-/**
- * @internal Whether `ids` have the form an entry's `traceId` and `spanId` must have (lowercase hex, 32 and 16
- * digits): an entry with any other would not parse, and its whole trail would fail verification.
- */
-export function isAuditTraceIds(ids: AuditTraceIds): boolean {
-  return TRACE_ID.test(ids.traceId) && SPAN_ID.test(ids.spanId);
-}
+export { isAuditTraceIds } from "./trace-ids.js";
 
 /** The zod schema of a stored {@link AuditEntry}; unknown keys are kept (they are part of what was hashed). */
 export const auditEntrySchema: z.ZodMiniType<AuditEntry> = z.union([

@@ -86,7 +86,7 @@ describe("the layer rule", () => {
     expect(violation("src/agent/run-context.ts", "src/hooks/approval/run.ts")).toMatch(/layer above/);
     expect(violation("src/grants/index.ts", "src/indexeddb/ledger.ts")).toBeUndefined();
     expect(violation("src/agui/edge/trust/seal.ts", "src/agui/page/kaboo-agent.ts")).toMatch(/never import each other/);
-    expect(violation("src/agui/run.ts", "src/agui/edge/request/sse.ts")).toMatch(/layer above/);
+    expect(violation("src/agui/core/run.ts", "src/agui/edge/request/sse.ts")).toMatch(/layer above/);
     expect(violation("src/agui/index.ts", "src/agui/edge/handler.ts")).toBeUndefined();
     expect(violation("src/errors.ts", "src/agent/agent.ts")).toMatch(/layer above/);
   });

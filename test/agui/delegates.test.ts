@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
 import { bankAgent, newBank, type Bank } from "../fixtures/bank.js";
 import { agentAsTool } from "../../src/multiagent/delegate.js";
-import { runAgui } from "../../src/agui/run.js";
+import { runAgui } from "../../src/agui/core/run.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
 
 /** A lead that delegates to a clerk: the shared bank's payee-only transfer, gated in the clerk. */

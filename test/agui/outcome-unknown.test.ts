@@ -2,7 +2,7 @@
 // silently; a batch that fails part way says in RUN_ERROR which calls ran.
 import { EventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
-import { runAgui } from "../../src/agui/run.js";
+import { runAgui } from "../../src/agui/core/run.js";
 import { BeforeToolCallEvent, MemoryExecutionLedger, ScriptedModel, type ExecutionLedger } from "../../src/index.js";
 import { bankRunner } from "./fixtures.js";
 import { bankAgent, newBank } from "../fixtures/bank.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent, MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
 import { AfterModelCallEvent } from "../../src/agent/events.js";
-import { runAgui } from "../../src/agui/run.js";
+import { runAgui } from "../../src/agui/core/run.js";
 import { bankRunner } from "./fixtures.js";
 import { newBank } from "../fixtures/bank.js";
 import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";

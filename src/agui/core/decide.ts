@@ -15,7 +15,7 @@
  *    `UNKNOWN_INTERRUPT_ID`.
  * 4. **A run id names one run.** A new request under a run id the thread already ran is refused.
  * 5. **The stored transcript is the history.** A resume goes on from it, whatever the client shows;
- *    a new turn must continue it (`HISTORY_CONFLICT` otherwise; see `../history.ts`).
+ *    a new turn must continue it (`HISTORY_CONFLICT` otherwise; see `./history.ts`).
  *
  * What stays with each host is only what its transport needs: who may answer (principals, at the
  * edge), how it takes the thread (a lock, a lease written by compare-and-set) and how it tells the
@@ -26,8 +26,8 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import { KabooError, UnknownInterruptIdError } from "../../errors.js";
 import type { RecordedOutcome } from "../../stores/thread-store.js";
-import { continueHistory, HistoryConflictError, type StoredHistory } from "../history.js";
-import { answersOf, spentInRecord } from "../spent-answers.js";
+import { continueHistory, HistoryConflictError, type StoredHistory } from "./history.js";
+import { answersOf, spentInRecord } from "./spent-answers.js";
 
 /** The run answers questions the thread no longer has open (its view is out of date); nothing ran. */
 export class StaleThreadError extends KabooError {

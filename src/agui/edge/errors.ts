@@ -35,7 +35,7 @@ export class ThreadConflictError extends KabooError {
 }
 
 // The history rule and its error are shared with the page (its session store holds the transcript too).
-export { HistoryConflictError } from "../history.js";
+export { HistoryConflictError } from "../core/history.js";
 
 /**
  * A run's event log ends before its last event (a write to it was lost): a client reattaching from

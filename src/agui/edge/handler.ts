@@ -45,7 +45,7 @@ import { SafeStop } from "./run/safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./trust/seal.js";
 import { SSE_HEADERS, sseStream } from "./request/sse.js";
 import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
-import { isResume } from "../spent-answers.js";
+import { isResume } from "../core/spent-answers.js";
 
 export { GRANTS_EVENT } from "./trust/grants.js";
 export type {

@@ -9,7 +9,7 @@
  */
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../agent/interrupts/session.js";
 import type { ThreadView } from "../core/decide.js";
-import type { StoredHistory } from "../history.js";
+import type { StoredHistory } from "../core/history.js";
 import type { ThreadSnapshot } from "../../indexeddb/session-store.js";
 import { RunInProgressError } from "./errors.js";
 

@@ -10,7 +10,7 @@ import type { Agent } from "../../agent/agent.js";
 import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
 import { describe } from "../../errors.js";
 import { defaultLogger } from "../../logger.js";
-import { runAgui } from "../run.js";
+import { runAgui } from "../core/run.js";
 import type { KabooAgentConfig } from "./config.js";
 import type { RunFailure } from "./reattach.js";
 import type { RunRecorder } from "./run-record.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Interrupt as AguiInterrupt, Message as AguiMessage, RunAgentInput } from "@ag-ui/core";
-import type { RunCheckpoint } from "../checkpoint.js";
+import type { RunCheckpoint } from "../core/checkpoint.js";
 import {
   THREAD_SNAPSHOT_VERSION,
   type RunRecord,

@@ -8,7 +8,7 @@ import type { Message, RunAgentInput } from "@ag-ui/core";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { decideRun, RunIdReusedError, StaleThreadError, type ThreadView } from "../../../src/agui/core/decide.js";
-import { HistoryConflictError } from "../../../src/agui/history.js";
+import { HistoryConflictError } from "../../../src/agui/core/history.js";
 import { KabooError, UnknownInterruptIdError } from "../../../src/errors.js";
 import type { RecordedOutcome } from "../../../src/stores/thread-store.js";
 

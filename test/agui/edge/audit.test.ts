@@ -73,7 +73,7 @@ describe("the edge handler's audit trail", () => {
 
 describe("a run that fails after an answer was read", () => {
   test("still sends the entries it wrote before the RUN_ERROR", async () => {
-    const { runAgui } = await import("../../../src/agui/run.js");
+    const { runAgui } = await import("../../../src/agui/core/run.js");
     const { bankRunner } = await import("../fixtures.js");
     const { collect, input: runInput, interruptsOf, snap, stateOf, user } = await import("../helpers.js");
     const bank = newBank();

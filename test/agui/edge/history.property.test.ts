@@ -8,7 +8,7 @@
 import type { Message } from "@ag-ui/core";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { comparable } from "../../../src/agui/history.js";
+import { comparable } from "../../../src/agui/core/history.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import { input } from "../helpers.js";
 import { bankHandler, newBank, resumeBody, send, type Turn } from "./fixtures.js";

@@ -2,7 +2,7 @@
 import { EventType } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
 import { KabooAgent } from "../../../src/agui/page/kaboo-agent.js";
-import { runAgui } from "../../../src/agui/run.js";
+import { runAgui } from "../../../src/agui/core/run.js";
 import { IndexedDbExecutionLedger } from "../../../src/grants/index.js";
 import { bankRunner } from "../fixtures.js";
 import { newBank } from "../../fixtures/bank.js";

@@ -11,7 +11,7 @@ import { runContext } from "../../../agent/run-context.js";
 import type { Logger } from "../../../logger.js";
 import type { ExecutionLedger } from "../../../agent/ledger/ledger.js";
 import { SESSION_STATE_KEY } from "../../../agent/interrupts/session.js";
-import { runAgui } from "../../run.js";
+import { runAgui } from "../../core/run.js";
 import { runError, runStarted } from "../../run-events.js";
 import { spendAnswers } from "../trust/spend-answers.js";
 import { handOutGrants, type EdgeGrantOptions } from "../trust/grants.js";
@@ -22,7 +22,7 @@ import { storedRun } from "./stored-run.js";
 import { approverRefusal } from "../../../hooks/approval/approver-check.js";
 import { hostedRun } from "../../../stores/hosted-request.js";
 import type { LedgerHolder } from "../../../stores/thread-store.js";
-import { answersOf } from "../../spent-answers.js";
+import { answersOf } from "../../core/spent-answers.js";
 
 /** What one run of the handler needs. */
 export interface EdgeRun {

@@ -34,7 +34,7 @@ import type { SafeStop } from "./safe-stop.js";
 import { DEFAULT_RUN_LEASE_MS, ThreadHold } from "./thread-hold.js";
 import { busy, type Decision, type DecideOptions, decideStoredRun, type ToTake, writeLease } from "./take-thread.js";
 import { finishedRecord, inputOnThread, replayed, type RunOutput, sessionAndState } from "./thread-record.js";
-import { isResume } from "../../spent-answers.js";
+import { isResume } from "../../core/spent-answers.js";
 
 /** Options of {@link storedRun}. */
 export interface StoredRunOptions {

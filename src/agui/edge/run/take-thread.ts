@@ -25,7 +25,7 @@ import { ResumeInProgressError, ThreadBusyError } from "../errors.js";
 import { decideRun } from "../../core/decide.js";
 import { liveRuns } from "./live-runs.js";
 import type { RunHub } from "./run-hub.js";
-import { answersOf } from "../../spent-answers.js";
+import { answersOf } from "../../core/spent-answers.js";
 
 /** What {@link decideStoredRun} reads the thread for. */
 export interface DecideOptions {

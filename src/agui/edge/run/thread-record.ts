@@ -17,7 +17,7 @@ import {
 } from "../../../stores/thread-store.js";
 import { messagesSnapshot, runFinished, stateSnapshot } from "../../run-events.js";
 import type { Answerer } from "../trust/answerer.js";
-import { answersOf } from "../../spent-answers.js";
+import { answersOf } from "../../core/spent-answers.js";
 
 /** What the run's snapshots said so far (what the store saves when it ends). */
 export interface RunOutput {

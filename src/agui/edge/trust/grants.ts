@@ -12,7 +12,7 @@ import { grantRefusalSummary, parseGrants, type Grant } from "../../../grants/gr
 import { signGrant, type GrantSecret } from "../../../grants/signing.js";
 import type { GrantStore } from "../../../grants/store.js";
 import { forwardedPropsWithGrants, GRANTS_PROP } from "../../../agent/run-context.js";
-import { newGrants, saveNewGrants } from "../../new-grants.js";
+import { newGrants, saveNewGrants } from "../../core/new-grants.js";
 import type { Logger } from "../../../logger.js";
 import { customEvent } from "../../run-events.js";
 

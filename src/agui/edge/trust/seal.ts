@@ -16,7 +16,7 @@ import { HistoryConflictError, InvalidSessionError } from "../errors.js";
 import { claimsHistory, continueSealed, transcriptDigests } from "./sealed-history.js";
 import { SESSION_STATE_KEY, sessionPausedCallIds } from "../../../agent/interrupts/session.js";
 import { isObject } from "../../../agent/shared/guards.js";
-import { isResume } from "../../spent-answers.js";
+import { isResume } from "../../core/spent-answers.js";
 
 /**
  * Version of the seal.

@@ -1,15 +1,15 @@
 /**
  * The stateless edge's history rule (no thread store): the seal covers a digest of the transcript,
- * and a turn must begin with the sealed transcript. The rule with a store is `../history.ts`
+ * and a turn must begin with the sealed transcript. The rule with a store is `../../core/history.ts`
  * (shared with the page).
  *
  * @module
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
 import { sha256Hex } from "../../../agent/shared/sha256.js";
-import { checkNew, comparable, conflict, instructions } from "../../history.js";
+import { checkNew, comparable, conflict, instructions } from "../../core/history.js";
 
-export { continueHistory, type StoredHistory } from "../../history.js";
+export { continueHistory, type StoredHistory } from "../../core/history.js";
 
 type Loose = Record<string, unknown>;
 

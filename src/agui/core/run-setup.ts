@@ -5,22 +5,22 @@
  *
  * @module
  */
-import type { InvocationState } from "../agent/events.js";
-import type { Agent } from "../agent/agent.js";
-import { InterruptExpiredError } from "../errors.js";
-import { pausedCallIds } from "../agent/interrupts/paused-calls.js";
-import { createSessionExchange } from "../agent/interrupts/session-exchange.js";
-import { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
-import { forwardedPropsWithGrants, runContext } from "../agent/run-context.js";
-import { isObject } from "../agent/shared/guards.js";
-import { isPastDeadline } from "../hooks/approval/decision.js";
-import { restoreSessionState } from "../hooks/session-state-hook.js";
-import { createReferenceRegistry } from "../hooks/references/registry.js";
-import { defaultLogger } from "../logger.js";
-import { watchAudit, type WatchedAudit } from "./audit-events.js";
+import type { InvocationState } from "../../agent/events.js";
+import type { Agent } from "../../agent/agent.js";
+import { InterruptExpiredError } from "../../errors.js";
+import { pausedCallIds } from "../../agent/interrupts/paused-calls.js";
+import { createSessionExchange } from "../../agent/interrupts/session-exchange.js";
+import { SESSION_STATE_KEY } from "../../agent/interrupts/session.js";
+import { forwardedPropsWithGrants, runContext } from "../../agent/run-context.js";
+import { isObject } from "../../agent/shared/guards.js";
+import { isPastDeadline } from "../../hooks/approval/decision.js";
+import { restoreSessionState } from "../../hooks/session-state-hook.js";
+import { createReferenceRegistry } from "../../hooks/references/registry.js";
+import { defaultLogger } from "../../logger.js";
+import { watchAudit, type WatchedAudit } from "../audit-events.js";
 import { assertContinuable } from "./checkpoint.js";
-import { installClientTools } from "./client-tools.js";
-import { collectReferences, fromAguiMessages } from "./messages.js";
+import { installClientTools } from "../client-tools.js";
+import { collectReferences, fromAguiMessages } from "../messages.js";
 import type { AguiRunOptions } from "./run.js";
 import { answersOf } from "./spent-answers.js";
 

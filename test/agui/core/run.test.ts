@@ -2,11 +2,11 @@ import { verifyEvents } from "@ag-ui/client";
 import { EventType, type BaseEvent, type RunAgentInput } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, test } from "vitest";
-import { runAgui, SESSION_STATE_KEY } from "../../src/agui/run.js";
-import { MemoryExecutionLedger, ScriptedModel } from "../../src/index.js";
-import { bankRunner, types, user } from "./fixtures.js";
-import { bankAgent, newBank, type Bank } from "../fixtures/bank.js";
-import { input } from "./helpers.js";
+import { runAgui, SESSION_STATE_KEY } from "../../../src/agui/core/run.js";
+import { MemoryExecutionLedger, ScriptedModel } from "../../../src/index.js";
+import { bankRunner, types, user } from "../fixtures.js";
+import { bankAgent, newBank, type Bank } from "../../fixtures/bank.js";
+import { input } from "../helpers.js";
 
 async function collect(gen: AsyncIterable<BaseEvent>): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
@@ -149,7 +149,7 @@ describe("runAgui resume errors", () => {
 
 describe("runAgui state", () => {
   test("state effects stream as STATE_DELTA and the final STATE_SNAPSHOT carries the new state", async () => {
-    const { StateEffectsHook, STATE_EFFECTS_KEY } = await import("../../src/hooks/state-effects.js");
+    const { StateEffectsHook, STATE_EFFECTS_KEY } = await import("../../../src/hooks/state-effects.js");
     const ledger = newBank();
     const agent = bankRunner(ledger);
     agent.hooks.addHook(new StateEffectsHook());
@@ -181,7 +181,7 @@ describe("runAgui state", () => {
 
 describe("runAgui attachments", () => {
   test("image and document parts of user messages fill the ReferenceHook's registry", async () => {
-    const { getReferenceRegistry } = await import("../../src/hooks/references/registry.js");
+    const { getReferenceRegistry } = await import("../../../src/hooks/references/registry.js");
     let seen: unknown;
     const agent = bankRunner(newBank());
     const png = btoa("fake png bytes");

@@ -13,9 +13,9 @@
  * @module
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
-import { canonicalJson } from "../agent/shared/canonical-json.js";
-import type { JsonValue } from "../agent/messages/messages.js";
-import { KabooError } from "../errors.js";
+import { canonicalJson } from "../../agent/shared/canonical-json.js";
+import type { JsonValue } from "../../agent/messages/messages.js";
+import { KabooError } from "../../errors.js";
 
 /** A new turn's messages do not continue the thread's stored transcript (rewritten, dropped or injected history). */
 export class HistoryConflictError extends KabooError {

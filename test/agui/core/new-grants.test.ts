@@ -5,16 +5,16 @@
  */
 import { EventType, type BaseEvent } from "@ag-ui/core";
 import { describe, expect, test } from "vitest";
-import { runAgui } from "../../src/agui/run.js";
-import { GRANT_NOT_SAVED_EVENT, saveNewGrants } from "../../src/agui/new-grants.js";
-import { recordDecision } from "../../src/hooks/approval/run.js";
-import type { Logger } from "../../src/logger.js";
-import { capturingLogger } from "../fixtures/logger.js";
-import type { InvocationState } from "../../src/agent/events.js";
-import { MemoryGrantStore, type GrantInput } from "../../src/grants/store.js";
-import { bankRunner } from "./fixtures.js";
-import { collect, input, interruptsOf, snap, stateOf, user } from "./helpers.js";
-import { bankHandler, newBank, pause, resumeBody, send } from "./edge/fixtures.js";
+import { runAgui } from "../../../src/agui/core/run.js";
+import { GRANT_NOT_SAVED_EVENT, saveNewGrants } from "../../../src/agui/core/new-grants.js";
+import { recordDecision } from "../../../src/hooks/approval/run.js";
+import type { Logger } from "../../../src/logger.js";
+import { capturingLogger } from "../../fixtures/logger.js";
+import type { InvocationState } from "../../../src/agent/events.js";
+import { MemoryGrantStore, type GrantInput } from "../../../src/grants/store.js";
+import { bankRunner } from "../fixtures.js";
+import { collect, input, interruptsOf, snap, stateOf, user } from "../helpers.js";
+import { bankHandler, newBank, pause, resumeBody, send } from "../edge/fixtures.js";
 
 /** A grant store whose writes fail (a quota, a closed database), with the log lines it caused. */
 function failingStore() {

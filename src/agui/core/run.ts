@@ -5,32 +5,32 @@
  * @module
  */
 import type { AGUIEvent, RunAgentInput, RunFinishedOutcome, JsonPatchOperation } from "@ag-ui/core";
-import type { Agent } from "../agent/agent.js";
-import type { InvocationState } from "../agent/events.js";
-import type { Message } from "../agent/messages/messages.js";
-import type { AgentResult } from "../agent/result.js";
-import { InvalidStateError, ToolBatchError } from "../errors.js";
-import type { GrantStore } from "../grants/store.js";
-import type { ExecutionLedger } from "../agent/ledger/ledger.js";
-import type { AuditLog } from "../agent/audit/audit.js";
-import type { WatchedAudit } from "./audit-events.js";
-import { pausedBatchMessages } from "../agent/interrupts/paused-batch.js";
-import { runContext } from "../agent/run-context.js";
-import { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
-import { defaultLogger, type Logger } from "../logger.js";
-import { sessionStateSnapshot } from "../hooks/session-state-hook.js";
-import { stateDeltas } from "../hooks/state-effects.js";
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import type { Message } from "../../agent/messages/messages.js";
+import type { AgentResult } from "../../agent/result.js";
+import { InvalidStateError, ToolBatchError } from "../../errors.js";
+import type { GrantStore } from "../../grants/store.js";
+import type { ExecutionLedger } from "../../agent/ledger/ledger.js";
+import type { AuditLog } from "../../agent/audit/audit.js";
+import type { WatchedAudit } from "../audit-events.js";
+import { pausedBatchMessages } from "../../agent/interrupts/paused-batch.js";
+import { runContext } from "../../agent/run-context.js";
+import { SESSION_STATE_KEY } from "../../agent/interrupts/session.js";
+import { defaultLogger, type Logger } from "../../logger.js";
+import { sessionStateSnapshot } from "../../hooks/session-state-hook.js";
+import { stateDeltas } from "../../hooks/state-effects.js";
 import { runCheckpoints, type CheckpointTracker, type RunCheckpoint } from "./checkpoint.js";
-import type { ClientToolHandler } from "./client-tools.js";
-import { AguiEventMapper } from "./events.js";
-import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "./interrupts.js";
-import { fromAguiMessages, toAguiMessages } from "./messages.js";
+import type { ClientToolHandler } from "../client-tools.js";
+import { AguiEventMapper } from "../events.js";
+import { CLIENT_TOOL_INTERRUPT, toAguiInterrupt, toInterruptResponses } from "../interrupts.js";
+import { fromAguiMessages, toAguiMessages } from "../messages.js";
 import { saveNewGrants } from "./new-grants.js";
-import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "./run-events.js";
+import { messagesSnapshot, runError, runFinished, runStarted, stateDelta, stateSnapshot } from "../run-events.js";
 import { contextOf, prepareAgent } from "./run-setup.js";
 import { answersOf, isResume, spentBySnapshot } from "./spent-answers.js";
 
-export { SESSION_STATE_KEY } from "../agent/interrupts/session.js";
+export { SESSION_STATE_KEY } from "../../agent/interrupts/session.js";
 
 /** Options of {@link runAgui}. */
 export interface AguiRunOptions {

@@ -14,8 +14,8 @@
  * @module
  */
 import type { Message as AguiMessage, ResumeEntry } from "@ag-ui/core";
-import { sessionPausedCallIds } from "../agent/interrupts/session.js";
-import type { RecordedOutcome, ThreadRecord } from "../stores/thread-store.js";
+import { sessionPausedCallIds } from "../../agent/interrupts/session.js";
+import type { RecordedOutcome, ThreadRecord } from "../../stores/thread-store.js";
 
 /**
  * A run's answers to the questions it was shown (`input.resume`), empty when it answers none.

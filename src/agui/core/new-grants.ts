@@ -9,12 +9,12 @@
  * @module
  */
 import type { CustomEvent } from "@ag-ui/core";
-import type { InvocationState } from "../agent/events.js";
-import { describe } from "../errors.js";
-import type { GrantInput, GrantStore } from "../grants/store.js";
-import { approvalDecisions, grantsFromDecisions } from "../hooks/approval/run.js";
-import type { Logger } from "../logger.js";
-import { customEvent } from "./run-events.js";
+import type { InvocationState } from "../../agent/events.js";
+import { describe } from "../../errors.js";
+import type { GrantInput, GrantStore } from "../../grants/store.js";
+import { approvalDecisions, grantsFromDecisions } from "../../hooks/approval/run.js";
+import type { Logger } from "../../logger.js";
+import { customEvent } from "../run-events.js";
 
 /**
  * Name of the CUSTOM event sent for each remembered decision that could not be saved. Its value:

@@ -6,22 +6,22 @@
  * @module
  */
 import type { Message as AguiMessage } from "@ag-ui/core";
-import type { Agent } from "../agent/agent.js";
-import type { InvocationState } from "../agent/events.js";
-import { InterruptState } from "../agent/interrupts/interrupt.js";
-import { interruptCallId } from "../agent/interrupts/interrupt-id.js";
-import type { Message, ToolResultBlock, ToolUseBlock } from "../agent/messages/messages.js";
-import { writePausedBatch, type PausedBatch } from "../agent/interrupts/paused-batch.js";
-import { runContext } from "../agent/run-context.js";
-import type { AgentStreamEvent } from "../agent/stream-events.js";
-import { sessionStateSnapshot, type SessionSnapshot } from "../hooks/session-state-hook.js";
-import { sessionHoldsPause, sessionSnapshot } from "../agent/interrupts/session.js";
-import { describe, InvalidStateError } from "../errors.js";
-import { defaultLogger, type Logger } from "../logger.js";
-import type { GrantStore } from "../grants/store.js";
-import { approvalDecisions } from "../hooks/approval/run.js";
+import type { Agent } from "../../agent/agent.js";
+import type { InvocationState } from "../../agent/events.js";
+import { InterruptState } from "../../agent/interrupts/interrupt.js";
+import { interruptCallId } from "../../agent/interrupts/interrupt-id.js";
+import type { Message, ToolResultBlock, ToolUseBlock } from "../../agent/messages/messages.js";
+import { writePausedBatch, type PausedBatch } from "../../agent/interrupts/paused-batch.js";
+import { runContext } from "../../agent/run-context.js";
+import type { AgentStreamEvent } from "../../agent/stream-events.js";
+import { sessionStateSnapshot, type SessionSnapshot } from "../../hooks/session-state-hook.js";
+import { sessionHoldsPause, sessionSnapshot } from "../../agent/interrupts/session.js";
+import { describe, InvalidStateError } from "../../errors.js";
+import { defaultLogger, type Logger } from "../../logger.js";
+import type { GrantStore } from "../../grants/store.js";
+import { approvalDecisions } from "../../hooks/approval/run.js";
 import { saveNewGrants } from "./new-grants.js";
-import { toAguiMessages } from "./messages.js";
+import { toAguiMessages } from "../messages.js";
 
 /**
  * One checkpoint of a run: the AG-UI messages and state a continuation starts from. While a

@@ -80,13 +80,9 @@ async function ranAgain(
   const lease = { token: "dead", runId: request.runId, resume: false, expiresAt: Date.now() - 1, ...o.lease };
   const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: at };
   expect(await store.compareAndSet("t1", 0, record)).toBe(true);
-  await store.appendEvents(
-    "t1",
-    request.runId,
-    0,
-    o.logged?.(request.runId) ?? sent(request.runId).slice(0, LOGGED),
-    false,
-  );
+  const logged = o.logged?.(request.runId) ?? sent(request.runId).slice(0, LOGGED);
+  // An attempt that died before its first batch reached the log left nothing of the run there.
+  if (logged.length) await store.appendEvents("t1", request.runId, 0, logged, false);
   const { handle, other } = twoIsolates(store);
   await (await handle(post(request))).text();
   const whole = await frames(await other(post({ kaboo_connect: { threadId: "t1", runId: request.runId } })));
@@ -109,6 +105,19 @@ describe("a reattach from an event the dead attempt never logged", () => {
         // The client starts its view of the run over: a fresh verifier (a new HttpAgent run) accepts it.
         await verified(rest.map((f) => f.event));
       }
+    }
+  });
+
+  test("an attempt that logged nothing: its ids get the run from its RUN_STARTED, and the run again's ids name it", async () => {
+    const { handle, other, runId, whole } = await ranAgain({ logged: () => [] });
+    await verified(whole.map((f) => f.event));
+    expect(whole[1]?.event).toMatchObject({ type: EventType.CUSTOM, name: "kaboo_run_again", value: { attempt: 1 } });
+    expect(whole.map((f) => f.id)).toEqual(whole.map((_, i) => (i === 0 ? `${runId}:0` : `${runId}:${i}.1`)));
+    for (const h of [handle, other]) {
+      // Its RUN_STARTED is the run's: from it, the rest.
+      expect(await frames(await reattach(h, `${runId}:0`))).toEqual(whole.slice(1));
+      // Anything else it sent was never logged: the run again took those indexes.
+      for (const n of [1, 3, 9]) expect(await frames(await reattach(h, `${runId}:${n}`))).toEqual(whole);
     }
   });
 

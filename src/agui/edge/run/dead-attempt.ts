@@ -32,16 +32,24 @@ export interface DeadAttempt {
  * @param runId - The run, run again under its own id.
  * @param attempt - Which attempt the run again is by its lease (see `ThreadLease.attempt`). Default 0:
  *   one after the latest the log names.
- * @returns The attempt, or `undefined` when the log holds nothing of the run, already holds its end
- *   (nothing more can be logged), or holds an event that does not read back (the run is logged no further).
+ * @param started - The run again's own RUN_STARTED: where a dead attempt logged nothing (it died before its
+ *   first batch reached the log, its client holding ids of events the log never had), the run again's log
+ *   begins with it and the marker, so that those ids are told from the run again's. Without it, or for a
+ *   first attempt (`attempt` 0), such a log is left to the run as a new one.
+ * @returns The attempt, or `undefined` when the log holds nothing of the run (and no `started`), already
+ *   holds its end (nothing more can be logged), or holds an event that does not read back (the run is logged
+ *   no further).
  */
 export async function deadAttempt(
   store: ThreadStore,
   threadId: string,
   runId: string,
   attempt = 0,
+  started?: AGUIEvent,
 ): Promise<DeadAttempt | undefined> {
   const read = await store.readEvents?.(threadId, runId, -1);
+  if (store.readEvents && (!read || read.events.length === 0) && started && attempt >= 1)
+    return { events: [started, runAgainMarker(attempt, Date.now())], logged: 0, attempt };
   if (!read || read.ended || read.events.length === 0) return undefined;
   const back = new ReadBack(runId);
   back.take(read.events);

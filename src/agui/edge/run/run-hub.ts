@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AGUIEvent } from "@ag-ui/core";
+import { type AGUIEvent, EventType } from "@ag-ui/core";
 import { runError } from "../../run-events.js";
 import { AttemptStarts, type Resolved } from "./attempts.js";
 import { isTerminal } from "../../run-events.js";
@@ -70,6 +70,12 @@ export class RunHub {
   /** Whether the run has ended (its last event is in). */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** The run's RUN_STARTED, once it went out (its first event). */
+  get started(): AGUIEvent | undefined {
+    const first = this.#events[0];
+    return first?.type === EventType.RUN_STARTED ? first : undefined;
   }
 
   /** How many events the run has sent so far. */

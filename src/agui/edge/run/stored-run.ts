@@ -220,7 +220,7 @@ async function* heldRun(
 async function attemptOf(o: StoredRunOptions, attempt: number | undefined): Promise<DeadAttempt | undefined> {
   const { store, input, log } = o;
   try {
-    return await deadAttempt(store, input.threadId, input.runId, attempt);
+    return await deadAttempt(store, input.threadId, input.runId, attempt, o.hub.started);
   } catch (error) {
     log.warn("kaboo: could not read the log of a run run again", { threadId: input.threadId, error: describe(error) });
     return undefined;

@@ -43,8 +43,9 @@ import { plainRunInput } from "./request/run-input.js";
 import { RunHub } from "./run/run-hub.js";
 import { SafeStop } from "./run/safe-stop.js";
 import { openIncomingState, sealOutgoing } from "./trust/seal.js";
-import { SSE_HEADERS, sseStream } from "./request/sse.js";
-import { linkedAbort, type LinkedAbort } from "../../agent/shared/abort.js";
+import { sseResponse } from "./request/sse.js";
+import { keepAlive } from "./run/keep-alive.js";
+import { linkedAbort } from "../../agent/shared/abort.js";
 import { isResume } from "../core/spent-answers.js";
 
 export { GRANTS_EVENT } from "./trust/grants.js";
@@ -134,7 +135,7 @@ export function createAguiHandler(
       const lastEventId = request.headers.get("last-event-id");
       const found = await connectRun(read.connect, { store: options.store, principal: read.principal, lastEventId });
       if ("status" in found) return json(found.status, found.body, cors);
-      return sse(found.events, options, cors, undefined, found.idOf);
+      return sseResponse(found.events, options, cors, undefined, found.idOf);
     }
     return startRun(request, read.input, read.principal, settings, cors, context);
   };
@@ -241,7 +242,7 @@ async function startRun(
     });
     if (opened instanceof InvalidSessionError || opened instanceof HistoryConflictError) {
       log.warn("kaboo: session refused", { reason: opened.message, threadId: input.threadId });
-      return sse(refusal(input, opened), options, cors);
+      return sseResponse(refusal(input, opened), options, cors);
     }
     input = { ...input, state: opened, forwardedProps: await trustedGrants(input, grants) };
     agent = await options.agent(input.threadId, { secret: options.secret, request });
@@ -271,48 +272,13 @@ async function startRun(
     if (!started) begin();
     const shownFor = new WeakMap<AGUIEvent, AGUIEvent>();
     const shown = approverView(hub.watch(started ? 0 : -1, true), () => approver, shownFor);
-    return sse(shown, options, cors, undefined, (e) => hub.idOf(shownFor.get(e) ?? e), started);
+    return sseResponse(shown, options, cors, undefined, (e) => hub.idOf(shownFor.get(e) ?? e), started);
   }
   const controller = linkedAbort(request.signal);
   // Deno aborts request.signal once a response is delivered: only an abort during the run counts.
   const events = edgeRun({ ...run, signal: controller.signal, release: controller.unlink });
   const sealed = sealOutgoing(events, input.threadId, options.secret, { principal, everyTurn: true, inPlace: true });
-  return sse(sealed, options, cors, controller);
-}
-
-/** Hands the run to a serverless host's `waitUntil`, so a function frozen after its response is not frozen mid-run. */
-function keepAlive(context: unknown, run: Promise<unknown>, log: ReturnType<typeof boundedLogger>): void {
-  // Any host's second argument is taken (Deno.serve's info, a Node server's bindings): only a waitUntil counts.
-  const waitUntil =
-    typeof context === "object" && context !== null ? (context as AguiExecutionContext).waitUntil : undefined;
-  if (typeof waitUntil !== "function") return;
-  try {
-    waitUntil.call(
-      context,
-      run.catch(() => undefined),
-    );
-  } catch (error) {
-    log.warn("kaboo: the host's waitUntil refused the run; it goes on while the process lives", {
-      error: describe(error),
-    });
-  }
-}
-
-function sse(
-  events: AsyncIterable<AGUIEvent>,
-  options: HandlerSettings,
-  cors: Record<string, string>,
-  controller?: LinkedAbort,
-  id?: (event: AGUIEvent) => string | undefined,
-  started?: { first: AGUIEvent; onFirstRead: () => void },
-): Response {
-  const stream = sseStream(events, {
-    heartbeatMs: options.heartbeatMs,
-    onCancel: (reason) => controller?.abort(reason),
-    eventId: id,
-    ...started,
-  });
-  return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
+  return sseResponse(sealed, options, cors, controller);
 }
 
 async function* refusal(

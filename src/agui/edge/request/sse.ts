@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { BaseEvent } from "@ag-ui/core";
+import type { AGUIEvent, BaseEvent } from "@ag-ui/core";
 import { isTerminal, runError } from "../../run-events.js";
 
 const encoder = new TextEncoder();
@@ -237,4 +237,31 @@ class SsePump<E extends BaseEvent> {
     }
     if (end) this.#finish(controller);
   }
+}
+
+/**
+ * The handler's SSE response: `events` as a stream (heartbeats while quiet), with the SSE headers and `cors`.
+ * @param events - The run's events.
+ * @param options - The handler's `heartbeatMs`.
+ * @param cors - CORS headers.
+ * @param controller - Aborted when the reader cancels (a run that is the request's).
+ * @param id - Each event's SSE id.
+ * @param started - A RUN_STARTED that went out first, and what its first read starts.
+ * @returns The response.
+ */
+export function sseResponse(
+  events: AsyncIterable<AGUIEvent>,
+  options: { heartbeatMs?: number | undefined },
+  cors: Record<string, string>,
+  controller?: { abort(reason?: unknown): void },
+  id?: (event: AGUIEvent) => string | undefined,
+  started?: { first: AGUIEvent; onFirstRead: () => void },
+): Response {
+  const stream = sseStream(events, {
+    heartbeatMs: options.heartbeatMs,
+    onCancel: (reason) => controller?.abort(reason),
+    eventId: id,
+    ...started,
+  });
+  return new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...cors } });
 }

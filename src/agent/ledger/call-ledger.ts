@@ -101,19 +101,8 @@ export function openCall(
           reason: unknownRequest(toolUse, input, at, why),
         }),
       );
-    const answered = async (action: "treat_as_done" | "cancel", token: string) => {
-      const text =
-        action === "treat_as_done"
-          ? `The person confirmed that the call to "${toolUse.name}" already ran; its result was not recorded.`
-          : `The person chose not to run the call to "${toolUse.name}" again; whether it ran before is unknown.`;
-      const result: LedgerResult = {
-        status: action === "treat_as_done" ? "success" : "error",
-        content: [{ type: "text", text }],
-      };
-      await settleIn(ledger, name, token, result);
-      await recordExecution(trail, { ...facts(), claim: "unknown", result, answer: action });
-      return { result: toResultBlock(toolUse.toolUseId, result) };
-    };
+    const answered = (action: "treat_as_done" | "cancel", token: string) =>
+      settleAnswer(action, { ledger, name, token, trail, toolUse, facts: facts() });
     if (outcome.status === "unknown") {
       const action = ask(outcome.claimedAt);
       outcome = await claimIn(ledger, name, { ...lease, takeOverUnknown: true });
@@ -142,6 +131,35 @@ export function openCall(
     if (outcome.status === "unknown") throw new CallInProgressError(toolUse.name, toolUse.toolUseId, outcome.claimedAt);
     return held(call, ledger, outcome.token, name, trail, toolUse.name, answer);
   })();
+}
+
+/**
+ * Settles a call whose outcome was unknown with the person's answer ("it went through" or "do not run it
+ * again"), under `token`, and records the answer in the trail.
+ */
+async function settleAnswer(
+  action: "treat_as_done" | "cancel",
+  o: {
+    ledger: ExecutionLedger;
+    name: string | CallName;
+    token: string;
+    trail: RunAudit | undefined;
+    toolUse: ToolUseBlock;
+    facts: { tool: string; toolUseId: string; idempotencyKey: string };
+  },
+): Promise<{ result: ToolResultBlock }> {
+  const tool = o.toolUse.name;
+  const text =
+    action === "treat_as_done"
+      ? `The person confirmed that the call to "${tool}" already ran; its result was not recorded.`
+      : `The person chose not to run the call to "${tool}" again; whether it ran before is unknown.`;
+  const result: LedgerResult = {
+    status: action === "treat_as_done" ? "success" : "error",
+    content: [{ type: "text", text }],
+  };
+  await settleIn(o.ledger, o.name, o.token, result);
+  await recordExecution(o.trail, { ...o.facts, claim: "unknown", result, answer: action });
+  return { result: toResultBlock(o.toolUse.toolUseId, result) };
 }
 
 /** `call`, now held by the caller. */

@@ -72,6 +72,17 @@ function setup(o: { timeoutMs?: number; again?: string } = {}) {
   return { runs, keys, started, late, store, audit, handle, ann, aborted: () => aborted };
 }
 
+/** Asks, approves and Stops the transfer while its callback hangs: the run that ends, and its outcome question. */
+async function stoppedMidTransfer(s: ReturnType<typeof setup>) {
+  const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
+  const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
+  const approving = await s.handle(post(resumeBody("t", asked, { approved: true }), s.ann));
+  await s.started.promise;
+  expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
+  const ended = await read(approving);
+  return { ended, question: outcomeQuestion(ended) };
+}
+
 /** The events of an SSE response, as `send` reads them. */
 async function read(res: Response): Promise<Turn> {
   const text = await res.text();
@@ -127,13 +138,7 @@ describe("a hung tool, stopped", () => {
 
   test("a result that comes after the call was let go is recorded: 'run it again' replays it, nothing runs twice", async () => {
     const s = setup();
-    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
-    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
-    const approving = await s.handle(post(resumeBody("t", asked, { approved: true }), s.ann));
-    await s.started.promise;
-    expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
-    const ended = await read(approving);
-    const question = outcomeQuestion(ended);
+    const { ended, question } = await stoppedMidTransfer(s);
     expect(question).toBeDefined();
     s.late.resolve("sent 5 to bob (late)");
     await new Promise((r) => setTimeout(r, 20));
@@ -155,13 +160,7 @@ describe("a hung tool, stopped", () => {
 
   test("'run it again' of a call let go runs under a claim of its own: the late result of the call let go overwrites nothing", async () => {
     const s = setup({ again: "sent 5 to bob (again)" });
-    const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };
-    const asked = await send(s.handle, input({ threadId: "t", messages: [say] }), s.ann);
-    const approving = await s.handle(post(resumeBody("t", asked, { approved: true }), s.ann));
-    await s.started.promise;
-    expect((await s.handle(post({ kaboo_cancel: { threadId: "t" } }, s.ann))).status).toBe(202);
-    const ended = await read(approving);
-    const question = outcomeQuestion(ended);
+    const { ended, question } = await stoppedMidTransfer(s);
     // The person says it did not go through: it runs again, by their answer, once.
     const runAgain = { ...resumeBody("t", ended, { action: "run_again" }, question?.id), runId: crypto.randomUUID() };
     const again = await send(s.handle, runAgain, s.ann);

@@ -8,6 +8,9 @@
 // Rounds alternate the variants; each line gives the median of per-round ratios and the best times, so
 // other load on the machine skews little. On a throwaway PostgreSQL cluster (Debian's binaries, as the
 // tests start one) and on PGlite in process.
+// Then, in this process on the same cluster: a run's first byte through createAguiHandler on the store
+// against a handler that reads the body, makes one query and answers one SSE event; and a whole run with
+// the event log against the same store without one (its cost per run).
 // Then 100 threads: two Node server processes (the tests' bank agent behind createAguiHandler on one
 // PostgreSQL cluster, test/agui/edge/postgres-process.ts), 100 first turns sent at once, half to each;
 // p50 and p99 of a turn's time (request to the response's end) in ms, and as ratios to a turn sent
@@ -25,7 +28,7 @@ mkdirSync(join(root, ".tmp"), { recursive: true });
 const file = join(root, ".tmp", `bench-postgres-${process.pid}.mjs`);
 await build({
   stdin: {
-    contents: `export * from "./src/stores/postgres.ts"; export { startPostgres } from "./test/stores/pg-server.ts"; export { processes } from "./test/agui/edge/pg-processes.ts";`,
+    contents: `export * from "./src/stores/postgres.ts"; export { startPostgres } from "./test/stores/pg-server.ts"; export { processes } from "./test/agui/edge/pg-processes.ts"; export { createAguiHandler } from "./src/agui/index.ts"; export { Agent, ScriptedModel } from "./src/index.ts";`,
     resolveDir: root,
     loader: "ts",
   },
@@ -122,11 +125,87 @@ await lite.close();
 
 const server = await pgStore.startPostgres();
 const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+const handlerPool = new pg.Pool({ connectionString: server.url, max: 4 });
 try {
   await measure("PostgreSQL 15 on 127.0.0.1 through pg, one connection", pgStore.fromNodePostgres(pool));
+  await runs(pgStore.fromNodePostgres(handlerPool));
 } finally {
-  await pool.end();
+  await Promise.all([pool.end(), handlerPool.end()]);
   server.stop();
+}
+
+/** A run's first byte against a one-query handler, and a whole run with the event log against without it. */
+async function runs(db) {
+  const quiet = { debug() {}, warn() {}, error() {} };
+  const agent = () =>
+    new pgStore.Agent({ model: new pgStore.ScriptedModel({ script: () => ({ text: "Hello! ".repeat(20) }) }) });
+  const store = new pgStore.PostgresThreadStore(db);
+  // The same store with no event log: the runs are the same, nothing is logged.
+  const unlogged = {
+    load: (t) => store.load(t),
+    compareAndSet: (t, v, d) => store.compareAndSet(t, v, d),
+    ledger: (t, h) => store.ledger(t, h),
+  };
+  const logged = pgStore.createAguiHandler({ agent, stores: { thread: store }, logger: quiet });
+  const plain = pgStore.createAguiHandler({ agent, stores: { thread: unlogged }, logger: quiet });
+  const sse = new TextEncoder().encode('data: {"type":"RUN_STARTED"}\n\n');
+  const oneQuery = async (request) => {
+    await request.json();
+    await db.query("SELECT 1", []);
+    return new Response(sse, { headers: { "content-type": "text/event-stream" } });
+  };
+  const request = () =>
+    new Request("http://bench/agui", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        threadId: `r-${crypto.randomUUID()}`,
+        runId: crypto.randomUUID(),
+        messages: [{ id: "m", role: "user", content: "hello" }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      }),
+    });
+  /** ms to the response's first byte, then the rest read (so the run ends before the next). */
+  const firstByte = async (handle) => {
+    const t0 = performance.now();
+    const reader = (await handle(request())).body.getReader();
+    await reader.read();
+    const at = performance.now() - t0;
+    while (!(await reader.read()).done);
+    return at;
+  };
+  const whole = async (handle) => {
+    const t0 = performance.now();
+    await (await handle(request())).text();
+    return performance.now() - t0;
+  };
+  const n = 40;
+  const ratios = { first: [], log: [] };
+  const best = { first: Infinity, oneQuery: Infinity, logged: Infinity, plain: Infinity };
+  for (let round = -1; round < rounds; round++) {
+    const t = { first: 0, oneQuery: 0, logged: 0, plain: 0 };
+    for (let i = 0; i < n; i++) {
+      t.first += await firstByte(logged);
+      t.oneQuery += await firstByte(oneQuery);
+      t.logged += await whole(logged);
+      t.plain += await whole(plain);
+    }
+    if (round < 0) continue; // warm-up
+    ratios.first.push(t.first / t.oneQuery);
+    ratios.log.push(t.logged / t.plain);
+    for (const k of Object.keys(best)) best[k] = Math.min(best[k], t[k] / n);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`\nA run through createAguiHandler on PostgreSQL 15 (pg, a pool of 4; ${rounds} rounds of ${n})`);
+  console.log(
+    `  first byte  ${best.first.toFixed(2)} ms against ${best.oneQuery.toFixed(2)} ms for a handler that answers after one query: ${median(ratios.first).toFixed(2)}× (median)`,
+  );
+  console.log(
+    `  event log   a whole run ${best.logged.toFixed(2)} ms with it, ${best.plain.toFixed(2)} ms without: ${median(ratios.log).toFixed(2)}× per run (median; goal ≤ 1.2×)`,
+  );
 }
 
 /** One first turn of a new thread through `handle`; its time in ms. */

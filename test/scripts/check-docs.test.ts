@@ -54,7 +54,8 @@ test("good pages pass: links to pages, headings and source files, a checked bloc
   const r = check(dir);
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
-  expect(r.stdout).toMatch(/3 pages, 3 links, 3 code blocks type-checked: ok/);
+  // The TSDoc link check runs only where docs/api (TypeDoc) is installed: either line is a pass.
+  expect(r.stdout).toMatch(/3 pages, 3 links, 3 code blocks type-checked, TSDoc links (resolve|not checked [^:]*): ok/);
 }, 60_000);
 
 test("a broken link, a missing heading, a type error and a drifted quick start each fail, named by page and line", () => {

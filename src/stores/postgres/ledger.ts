@@ -3,13 +3,13 @@
  * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; for any other, an answer that
  * writes nothing is read without a lock; a claim that writes reads the row `FOR UPDATE`
  * and applies the shared rule (`decideClaim`) in the same transaction, so two processes claiming one
- * call get one `claimed`. A settle and a release read the row, apply `decideSettle` / `releasable`,
- * and write only if the row still holds the token they read (compare-and-set).
+ * call get one `claimed`. A settle is the settle rule in one `UPDATE` (the row's token compared in it);
+ * a release reads the row, applies `releasable`, and deletes only if the row is still as read.
  *
  * @module
  */
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
-import { decideClaim, decideSettle, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
+import { decideClaim, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
 import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "../thread-store.js";
 import { num, pgStep, type PgQuery, type PgQueryable, type PgRow } from "./queryable.js";
 
@@ -140,24 +140,18 @@ export class PgLedger implements ExecutionLedger {
   }
 
   /**
-   * Reads the row, applies the settle rule, and writes the result only if the row still has the token
-   * it was read with (a compare-and-set, two statements, no transaction): a row taken over, released
-   * or claimed anew in between is read again.
+   * The settle rule (`decideSettle`: only the claim that holds the call records its result, and a repeat by
+   * it replaces the result) in one atomic statement: the row's token is compared in the `UPDATE` itself, so a
+   * row taken over, released or claimed anew records nothing, without a read first.
    */
   settle(key: string, token: string, result: LedgerResult): Promise<void> {
     return pgStep("ledger settle", async () => {
-      for (let attempt = 0; attempt < RETRIES; attempt++) {
-        const stored = (await this.#db.query(READ_ROW, [this.#thread, key])).rows[0];
-        // Only the holder records; a repeat by the holder replaces the result (the call was retried).
-        const row = decideSettle(stored && toRow(stored), token, result);
-        if (!row) return;
-        const { rows } = await this.#db.query(
-          "UPDATE kaboo_ledger SET result = $3 WHERE thread_id = $1 AND key = $2 AND token = $4 RETURNING 1 AS ok",
-          [this.#thread, key, JSON.stringify(row.result), String(stored?.token)],
-        );
-        if (rows.length === 1) return;
-      }
-      throw new ThreadStoreError(`The settle of "${key}" kept losing races.`);
+      await this.#db.query("UPDATE kaboo_ledger SET result = $3 WHERE thread_id = $1 AND key = $2 AND token = $4", [
+        this.#thread,
+        key,
+        JSON.stringify(result),
+        token,
+      ]);
     });
   }
 

@@ -19,6 +19,7 @@ import type {
   StrandsToolResult,
   StrandsToolUse,
 } from "./sdk.js";
+import { ourMedia, strandsMedia } from "./media.js";
 
 /**
  * A Strands tool call as ours.
@@ -32,7 +33,9 @@ export function ourToolUse(toolUse: StrandsToolUse): ToolUseBlock {
 function ourPart(part: StrandsResultPart): ToolResultContent {
   if (part.type === "textBlock" && typeof part.text === "string") return { type: "text", text: part.text };
   if (part.type === "jsonBlock") return { type: "json", json: (part.json ?? null) as JsonValue };
-  // Media and other blocks are kept as their JSON (the ledger records what the model read).
+  const media = ourMedia(part);
+  if (media) return media;
+  // Other blocks are kept as their JSON (the ledger records what the model read).
   return { type: "json", json: JSON.parse(JSON.stringify(part)) as JsonValue };
 }
 
@@ -60,7 +63,7 @@ export function strandsResult(sdk: StrandsSdk, result: ToolResultBlock): Strands
   const content = result.content.map((part) => {
     if (part.type === "text") return new sdk.TextBlock(part.text);
     if (part.type === "json") return new sdk.JsonBlock({ json: part.json as StrandsJson });
-    return new sdk.TextBlock(JSON.stringify(part));
+    return strandsMedia(sdk, part) ?? new sdk.TextBlock(JSON.stringify(part));
   });
   return new sdk.ToolResultBlock({ toolUseId: result.toolUseId, status: result.status, content });
 }

@@ -89,6 +89,11 @@ export interface StrandsResultPart {
   readonly json?: unknown;
 }
 
+/** The image formats of Strands' `ImageBlock` the adapter writes. */
+export type StrandsImageFormat = "png" | "jpeg" | "gif" | "webp";
+/** The document formats of Strands' `DocumentBlock` the adapter writes. */
+export type StrandsDocumentFormat = "pdf" | "json" | "txt" | "csv" | "md" | "html";
+
 /** A Strands `ToolResultBlock`. */
 export interface StrandsToolResult {
   readonly toolUseId: string;
@@ -193,4 +198,13 @@ export interface StrandsSdk {
   }) => StrandsToolResult;
   readonly TextBlock: new (text: string) => StrandsResultPart;
   readonly JsonBlock: new (data: { json: StrandsJson }) => StrandsResultPart;
+  readonly ImageBlock: new (data: {
+    format: StrandsImageFormat;
+    source: { bytes: Uint8Array } | { url: string };
+  }) => StrandsResultPart;
+  readonly DocumentBlock: new (data: {
+    name: string;
+    format: StrandsDocumentFormat;
+    source: { bytes: Uint8Array };
+  }) => StrandsResultPart;
 }

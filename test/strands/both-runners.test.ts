@@ -10,6 +10,7 @@ import { signGrant } from "../../src/grants/signing.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
 import { capturingLogger } from "../fixtures/logger.js";
 import { MaxToolCallsGuard } from "../../src/hooks/max-calls-guard.js";
+import { ToolAttachmentsHook } from "../../src/hooks/tool-attachments-hook.js";
 import { type Strands, bank, loadStrands } from "./strands-sdk.js";
 import { tracing } from "../otel/trace-fixtures.js";
 import {
@@ -33,42 +34,92 @@ interface Run {
   stopReason: string;
   interrupts?: { id: string; reason?: unknown }[] | undefined;
 }
+/** A tool result as the model read it: its parts by kind (`text`, `json`, `image`, …), text and image bytes. */
+interface ResultRead {
+  kinds: string[];
+  text: string;
+  /** The image's bytes, base64. */
+  image: string | undefined;
+  json: string;
+}
 interface World {
   paid: unknown[];
   invoke(args: unknown, invocationState?: Record<string, unknown>): Promise<Run>;
+  /** The last tool result the model was given. */
+  resultRead(): ResultRead | undefined;
 }
 
-const runners: { name: string; world(hooks: HookProvider[]): World }[] = [
+/** A Strands tool result part's image bytes, base64 (Web APIs, as the browser would). */
+const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+
+const runners: { name: string; world(hooks: HookProvider[], result?: string): World }[] = [
   {
     name: "our runner",
-    world(hooks) {
+    world(hooks, result) {
       const paid: unknown[] = [];
+      let read: ResultRead | undefined;
       const pay = tool({
         name: "pay",
         description: "Pays someone.",
         inputSchema: z.object({ to: z.string(), cents: z.number() }),
         callback: (i) => {
           paid.push(i);
-          return `paid ${i.to}`;
+          return result ?? `paid ${i.to}`;
         },
       });
       const model = new ScriptedModel({
-        script: [{ toolCalls: [{ name: "pay", input }] }, { text: "done" }],
+        script: [
+          { toolCalls: [{ name: "pay", input }] },
+          ({ lastToolResults }) => {
+            const parts = lastToolResults.at(-1)?.content ?? [];
+            read = {
+              kinds: parts.map((p) => p.type),
+              text: parts.map((p) => (p.type === "text" ? p.text : "")).join(""),
+              image: parts.flatMap((p) => (p.type === "image" ? [p.data] : []))[0],
+              json: JSON.stringify(lastToolResults.at(-1)),
+            };
+            return { text: "done" };
+          },
+        ],
         ids: "sequential",
       });
       const agent = new Agent({ name: "bank", model, tools: [pay], hooks });
-      return { paid, invoke: (args, invocationState = {}) => agent.invoke(args as never, { invocationState }) };
+      return {
+        paid,
+        invoke: (args, invocationState = {}) => agent.invoke(args as never, { invocationState }),
+        resultRead: () => read,
+      };
     },
   },
   {
     name: "Strands",
-    world(hooks) {
-      const b = bank(strands, { name: "pay", toolUseId: "call_1", input });
+    world(hooks, result) {
+      const b = bank(strands, { name: "pay", toolUseId: "call_1", input }, result);
       const agent = b.agent({ hooks });
-      return { paid: b.paid, invoke: (args, invocationState = {}) => agent.invoke(args, { invocationState }) };
+      type Part = { type: string; text?: string; source?: { bytes?: Uint8Array } };
+      const resultRead = () => {
+        const blocks = (b.seen.at(-1) ?? []).flatMap((m) => (m as { content: { type: string }[] }).content);
+        const last = blocks.filter((x) => x.type === "toolResultBlock").at(-1) as { content: Part[] } | undefined;
+        if (!last) return undefined;
+        const image = last.content.find((p) => p.type === "imageBlock")?.source?.bytes;
+        return {
+          kinds: last.content.map((p) => p.type.replace(/Block$/, "")),
+          text: last.content.map((p) => (p.type === "textBlock" ? p.text : "")).join(""),
+          image: image ? base64(image) : undefined,
+          json: JSON.stringify(last),
+        };
+      };
+      return {
+        paid: b.paid,
+        invoke: (args, invocationState = {}) => agent.invoke(args, { invocationState }),
+        resultRead,
+      };
     },
   },
 ];
+
+// A 1×1 PNG (valid chunks and CRCs).
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const approve = (paused: Run) => [
   { interruptResponse: { interruptId: paused.interrupts?.[0]?.id, response: { approved: true } } },
@@ -124,6 +175,15 @@ describe.each(runners)("the hooks on $name", ({ world }) => {
     const w = world([new MaxToolCallsGuard({ maxCalls: 0 })]);
     await w.invoke("pay bob 5");
     expect(w.paid).toEqual([]);
+  });
+
+  it("ToolAttachmentsHook: the model reads the tool's attachment as an image, without the field", async () => {
+    const shot = { ok: true, attachments: [{ name: "shot.png", mimeType: "image/png", data: PNG }] };
+    const w = world([new ToolAttachmentsHook()], JSON.stringify(shot));
+    expect((await w.invoke("pay bob 5")).stopReason).toBe("endTurn");
+    const read = w.resultRead();
+    expect(read).toMatchObject({ kinds: ["text", "image"], text: '{"ok":true}', image: PNG });
+    expect(read?.json).not.toContain("attachments");
   });
 
   it("EventPublisher: start, interrupt; then start, tool start and end, complete", async () => {

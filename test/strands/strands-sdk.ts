@@ -67,8 +67,13 @@ export interface ScriptedCall {
  * first call of `script` the conversation has no result for, one a turn, then answers with the text of the
  * last call's result.
  * It reads the transcript only, so a second agent restored from a snapshot gets the same script.
+ * Each call's messages (what the model read) are pushed to `seen` when given.
  */
-export function scriptedModel(strands: Strands, script: ScriptedCall | readonly ScriptedCall[]): object {
+export function scriptedModel(
+  strands: Strands,
+  script: ScriptedCall | readonly ScriptedCall[],
+  seen?: unknown[][],
+): object {
   const calls = Array.isArray(script) ? script : [script];
   const Base = strands.Model as unknown as new () => object;
   class Scripted extends Base {
@@ -80,6 +85,7 @@ export function scriptedModel(strands: Strands, script: ScriptedCall | readonly 
       return this.#config;
     }
     async *stream(messages: { content: (Block & { content?: { text?: string }[] })[] }[]) {
+      seen?.push([...messages]);
       const blocks = messages.flatMap((m) => m.content);
       const resultOf = (id: string) => blocks.find((b) => b.type === "toolResultBlock" && b.toolUseId === id);
       const call = calls.find((c) => !resultOf(c.toolUseId));
@@ -109,27 +115,28 @@ export function scriptedModel(strands: Strands, script: ScriptedCall | readonly 
 }
 
 /**
- * A bank whose `pay` tool counts what it really ran, and Strands agents on it driven by `script`, with
- * `kabooPlugin(strands, options)`.
+ * A bank whose `pay` tool counts what it really ran (and returns `result`, default `paid <to>`), and Strands
+ * agents on it driven by `script`, with `kabooPlugin(strands, options)`; `seen` holds each model call's messages.
  */
-export function bank(strands: Strands, script: ScriptedCall | readonly ScriptedCall[]) {
+export function bank(strands: Strands, script: ScriptedCall | readonly ScriptedCall[], result?: string) {
   const paid: unknown[] = [];
+  const seen: unknown[][] = [];
   const pay = new strands.FunctionTool({
     name: "pay",
     description: "Pays someone.",
     inputSchema: { type: "object", properties: { to: { type: "string" }, cents: { type: "number" } } },
     callback: (input) => {
       paid.push(input);
-      return `paid ${(input as { to: string }).to}`;
+      return result ?? `paid ${(input as { to: string }).to}`;
     },
   });
   const agent = (options: KabooPluginOptions, sessionManager?: object) =>
     new strands.Agent({
-      model: scriptedModel(strands, script),
+      model: scriptedModel(strands, script, seen),
       tools: [pay],
       printer: false,
       plugins: [kabooPlugin(strands, options)],
       ...(sessionManager ? { sessionManager } : {}),
     });
-  return { paid, agent };
+  return { paid, seen, agent };
 }

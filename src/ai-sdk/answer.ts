@@ -10,7 +10,8 @@ import { APPROVAL_SCOPES, type ApprovalScope } from "../hooks/approval/request.j
 
 /**
  * Version of the approval reason's form.
- * - 1: `{"kaboo_approval":1,"scope":"once"|"thread"|"always"}`, plus an optional `note` (text).
+ * - 1: `{"kaboo_approval":1,"scope":"once"|"thread"|"always"}`, plus an optional `note` (text) and
+ *   optional `editedArgs` (an object: the arguments the call runs with instead of the model's).
  */
 export const APPROVAL_REASON_VERSION = 1;
 
@@ -20,13 +21,18 @@ export interface ApprovalReasonInput {
   scope: ApprovalScope;
   /** Free text kept beside it (for the person's own record). */
   note?: string | undefined;
+  /**
+   * The arguments the person edited, replacing the model's whole input (checked against the tool's
+   * input schema on the server; an edit that changes what the call is about is denied, to be asked again).
+   */
+  editedArgs?: Record<string, unknown> | undefined;
 }
 
 /**
  * The `reason` to send with an approval (`addToolApprovalResponse({ id, approved: true, reason })`)
  * so that the server remembers it as widely as the person chose. The server clamps the scope to what
- * the rule allows.
- * @param input - The scope, and an optional note.
+ * the rule allows; edited arguments run instead of the model's when they pass the tool's schema.
+ * @param input - The scope, an optional note and optional edited arguments.
  * @returns The reason text.
  * @example
  * ```ts
@@ -35,7 +41,35 @@ export interface ApprovalReasonInput {
  */
 export function approvalReason(input: ApprovalReasonInput): string {
   const note = input.note === undefined ? {} : { note: input.note };
-  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, ...note });
+  const edits = input.editedArgs === undefined ? {} : { editedArgs: input.editedArgs };
+  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, ...note, ...edits });
+}
+
+/**
+ * The fields of an approval reason in {@link approvalReason}'s form (or the signed form), or
+ * `undefined` when the reason is not one (free text, another version, not JSON).
+ * @param reason - The response's reason (untrusted).
+ */
+export function reasonFields(reason: unknown): Record<string, unknown> | undefined {
+  if (typeof reason !== "string" || !reason.startsWith("{")) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(reason);
+  } catch {
+    return undefined;
+  }
+  const r = parsed as Record<string, unknown> | null;
+  return r?.kaboo_approval === APPROVAL_REASON_VERSION ? r : undefined;
+}
+
+/**
+ * The edited arguments an approval's reason carries, as sent (untrusted: not yet checked against the
+ * tool's schema; any JSON value, an object when well formed).
+ * @param reason - The response's reason (untrusted).
+ * @returns The edit, or `undefined` when the reason carries none.
+ */
+export function reasonEdit(reason: unknown): unknown {
+  return reasonFields(reason)?.editedArgs;
 }
 
 /**
@@ -45,16 +79,8 @@ export function approvalReason(input: ApprovalReasonInput): string {
  * @returns The scope asked for; `once` when the reason does not say.
  */
 export function readApprovalReason(reason: unknown): ApprovalScope {
-  if (typeof reason !== "string" || !reason.startsWith("{")) return "once";
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(reason);
-  } catch {
-    return "once";
-  }
-  const r = parsed as { kaboo_approval?: unknown; scope?: unknown } | null;
-  if (r?.kaboo_approval !== APPROVAL_REASON_VERSION) return "once";
-  return APPROVAL_SCOPES.includes(r.scope as ApprovalScope) ? (r.scope as ApprovalScope) : "once";
+  const scope = reasonFields(reason)?.scope;
+  return APPROVAL_SCOPES.includes(scope as ApprovalScope) ? (scope as ApprovalScope) : "once";
 }
 
 /** A person's answer to the approval request of one call, as found in the messages. */

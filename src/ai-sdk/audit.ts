@@ -7,6 +7,7 @@
  */
 import type { AuditDecisionRecord, AuditLog, AuditRecord } from "../agent/audit/audit.js";
 import type { RunAudit } from "../agent/audit/audit-record.js";
+import { jsonDigest } from "../agent/audit/digest.js";
 import type { ApprovalScope } from "../hooks/approval/request.js";
 
 /**
@@ -43,6 +44,7 @@ export function questionId(toolCallId: string): string {
  * @param decision - What the answer decided.
  * @param scope - The scope approved, or `null`.
  * @param note - Why (a refusal), or who approved (four eyes); `null` when nothing to add.
+ * @param editedArgs - The person's edited arguments, when the answer carried some (their digest is recorded).
  */
 export async function auditAnswer(
   audit: RunAudit | undefined,
@@ -51,6 +53,7 @@ export async function auditAnswer(
   decision: AuditDecisionRecord["decision"],
   scope: ApprovalScope | null,
   note: string | null,
+  editedArgs?: unknown,
 ): Promise<void> {
   await audit?.append({
     kind: "decision",
@@ -60,7 +63,7 @@ export async function auditAnswer(
     principal: principal ?? null,
     decision,
     scope,
-    editsDigest: null,
+    editsDigest: editedArgs === undefined ? null : jsonDigest(editedArgs),
     signature: null,
     note,
   });

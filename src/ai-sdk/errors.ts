@@ -40,3 +40,24 @@ export class RecordedCallFailureError extends KabooError {
     this.toolCallId = toolCallId;
   }
 }
+
+/**
+ * A person's edited arguments that cannot run: `invalid` (they do not pass the tool's input schema,
+ * or are not an object), `four-eyes` (a rule with `approvals` takes no edits: its approvers signed the
+ * model's arguments), or `not-recorded` (the approval's decision, with its checked edit, is not in the
+ * ledger `withLedger` reads: give `kabooToolApproval` and `withLedger` the same ledger). Nothing runs;
+ * the AI SDK's `generateText`/`streamText` fails with it (thrown by `kabooToolApproval`) or the call's
+ * `tool-error` carries it (thrown by a ledgered `execute`).
+ */
+export class ApprovalEditError extends KabooError {
+  readonly code = "APPROVAL_EDIT_REFUSED" as const;
+  readonly tool: string;
+  readonly toolCallId: string;
+  readonly problem: "invalid" | "four-eyes" | "not-recorded";
+  constructor(tool: string, toolCallId: string, problem: ApprovalEditError["problem"], detail: string) {
+    super(`The edited arguments of the call to "${tool}" (${toolCallId}) were refused and nothing ran: ${detail}`);
+    this.tool = tool;
+    this.toolCallId = toolCallId;
+    this.problem = problem;
+  }
+}

@@ -16,6 +16,6 @@ export type { ApprovalReasonInput, FoundAnswer } from "./answer.js";
 export { ApprovalSignatureError, signApprovalReason } from "./signed-answer.js";
 export type { SignedApprovalInput } from "./signed-answer.js";
 export { ApprovalQuorumError, approvalsReason } from "./quorum.js";
-export { CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
+export { ApprovalEditError, CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
 export type { GateRule, SubjectFn } from "../hooks/interrupt-hook.js";
 export type { ApprovalScope } from "../hooks/approval/request.js";

@@ -86,3 +86,16 @@ export async function readKept(ledger: ExecutionLedger, key: string): Promise<Js
   }
   return undefined;
 }
+
+/**
+ * The decision an answer made, kept in the ledger under {@link decisionKey}: read by
+ * `kabooToolApproval` on a replay, and by `withLedger` for the edit it runs with.
+ */
+export type Decided = {
+  approved: boolean;
+  note: string;
+  /** The call decided (its `executionKey`): the decision answers this call only. Absent in older records. */
+  call?: string;
+  /** The person's edited arguments, checked against the tool's schema, that the call runs with. */
+  editedArgs?: JsonValue;
+};

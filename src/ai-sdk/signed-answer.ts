@@ -3,7 +3,7 @@
  * person who answered and to the call (thread, call id, arguments), made where the person is
  * authenticated and checked by `kabooToolApproval` when it has a `secret`. The AI SDK's own
  * `experimental_toolApprovalSecret` binds its approval request to the call; the reason (our scope)
- * is not covered by it. Same HMAC as signed grants (`grants/signing.ts`).
+ * is not covered by it. Edited arguments, when the person sent some, are signed with the scope. Same HMAC as signed grants (`grants/signing.ts`).
  *
  * @module
  */
@@ -14,7 +14,7 @@ import { UserError } from "../errors.js";
 import { hmacText, verifyHmacText, type GrantSecret } from "../grants/signing.js";
 import { APPROVAL_SCOPES, type ApprovalScope } from "../hooks/approval/request.js";
 import { KabooError } from "../kaboo-error.js";
-import { APPROVAL_REASON_VERSION } from "./answer.js";
+import { APPROVAL_REASON_VERSION, reasonFields } from "./answer.js";
 import { questionId } from "./audit.js";
 
 /** The signature version of an approval reason (`sig` is `a1.<base64url HMAC-SHA256>`). */
@@ -36,12 +36,17 @@ export interface SignedApprovalInput {
   principal: string | undefined;
   /** Free text kept beside it (not signed). */
   note?: string | undefined;
+  /** The arguments the person edited (signed: an altered edit does not verify). */
+  editedArgs?: Record<string, unknown> | undefined;
 }
 
-/** The text an approval's HMAC covers: version, the call's execution key, the person, the scope. */
-function signedText(o: Omit<SignedApprovalInput, "secret" | "note">): string {
+/** The text an approval's HMAC covers: version, the call's execution key, the person, the scope, the edit. */
+function signedText(o: Omit<SignedApprovalInput, "secret" | "note" | "editedArgs"> & { editedArgs?: unknown }): string {
   const call = executionKey({ threadId: o.threadId, toolUseId: o.toolCallId, input: o.input });
-  return `kaboo-ai-sdk-approval\n${canonicalJson([APPROVAL_REASON_VERSION, call, o.principal ?? null, o.scope])}`;
+  const signed: unknown[] = [APPROVAL_REASON_VERSION, call, o.principal ?? null, o.scope];
+  // An edit is signed after the scope; an approval without one signs what it always did.
+  if (o.editedArgs !== undefined) signed.push(o.editedArgs);
+  return `kaboo-ai-sdk-approval\n${canonicalJson(signed)}`;
 }
 
 /**
@@ -49,7 +54,7 @@ function signedText(o: Omit<SignedApprovalInput, "secret" | "note">): string {
  * where the person is authenticated and was shown the call (an approve endpoint, an approver's
  * console), and send it with `addToolApprovalResponse({ id, approved: true, reason })`. A
  * `kabooToolApproval` with the same `secret` counts an approval only when its reason verifies for
- * the request's principal, the call's thread, id and arguments, and the scope it names.
+ * the request's principal, the call's thread, id and arguments, the scope it names and the edit it carries.
  * @param input - See {@link SignedApprovalInput}.
  * @returns The reason text (`{"kaboo_approval":1,"scope":…,"by":…,"sig":"a1.…"}`; `by` is informative).
  * @throws UserError when the scope is not `once`, `thread` or `always`, or the secret cannot sign.
@@ -63,7 +68,8 @@ export async function signApprovalReason(input: SignedApprovalInput): Promise<st
   const sig = SIG_PREFIX + (await hmacText(signedText(input), input.secret));
   const by = input.principal === undefined ? {} : { by: input.principal };
   const note = input.note === undefined ? {} : { note: input.note };
-  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, ...by, sig, ...note });
+  const edits = input.editedArgs === undefined ? {} : { editedArgs: input.editedArgs };
+  return JSON.stringify({ kaboo_approval: APPROVAL_REASON_VERSION, scope: input.scope, ...by, sig, ...note, ...edits });
 }
 
 /**
@@ -98,16 +104,17 @@ export interface AnswerCheck {
 }
 
 /**
- * Whether `sig` signs `scope` for `principal` and the call.
+ * Whether `sig` signs `scope` (and the edit, if any) for `principal` and the call.
  * @param c - The secret, thread and call.
- * @param a - The signer, the scope and the `a1.` signature.
+ * @param a - The signer, the scope, the edit sent and the `a1.` signature.
  */
 export async function verifySigned(
   c: AnswerCheck,
-  a: { principal: string | undefined; scope: ApprovalScope; sig: string },
+  a: { principal: string | undefined; scope: ApprovalScope; sig: string; editedArgs?: unknown },
 ): Promise<boolean> {
   if (!a.sig.startsWith(SIG_PREFIX)) return false;
-  const text = signedText({ ...c.toolCall, threadId: c.threadId, principal: a.principal, scope: a.scope });
+  const { principal, scope, editedArgs } = a;
+  const text = signedText({ ...c.toolCall, threadId: c.threadId, principal, scope, editedArgs });
   return verifyHmacText(text, a.sig.slice(SIG_PREFIX.length), c.secret);
 }
 
@@ -145,28 +152,19 @@ export async function auditRefusal(
  * the place of the person's own.
  * @param c - The secret, thread, person, call and audit trail.
  * @param reason - The approval response's reason (untrusted).
- * @returns The scope the signature covers.
+ * @returns The scope the signature covers, and the edit it covers (`undefined`: none).
  * @throws ApprovalSignatureError when the reason carries no signature or one that does not verify.
  */
-export async function verifiedScope(c: AnswerCheck, reason: unknown): Promise<ApprovalScope> {
-  const { scope, sig } = parseSigned(reason);
+export async function verifiedScope(
+  c: AnswerCheck,
+  reason: unknown,
+): Promise<{ scope: ApprovalScope; editedArgs: unknown }> {
+  const r = reasonFields(reason);
+  const sig = typeof r?.sig === "string" && r.sig.startsWith(SIG_PREFIX) ? r.sig : undefined;
+  const scope = APPROVAL_SCOPES.includes(r?.scope as ApprovalScope) ? (r?.scope as ApprovalScope) : undefined;
   if (sig === undefined) return auditRefusal(c, "missing", undefined);
-  if (scope === undefined || !(await verifySigned(c, { principal: c.principal, scope, sig })))
+  const editedArgs = r?.editedArgs;
+  if (scope === undefined || !(await verifySigned(c, { principal: c.principal, scope, sig, editedArgs })))
     return auditRefusal(c, "invalid", sig);
-  return scope;
-}
-
-function parseSigned(reason: unknown): { scope?: ApprovalScope; sig?: string } {
-  if (typeof reason !== "string" || !reason.startsWith("{")) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(reason);
-  } catch {
-    return {};
-  }
-  const r = parsed as { kaboo_approval?: unknown; scope?: unknown; sig?: unknown } | null;
-  if (r?.kaboo_approval !== APPROVAL_REASON_VERSION) return {};
-  const sig = typeof r.sig === "string" && r.sig.startsWith(SIG_PREFIX) ? r.sig : undefined;
-  const scope = APPROVAL_SCOPES.includes(r.scope as ApprovalScope) ? (r.scope as ApprovalScope) : undefined;
-  return { ...(scope ? { scope } : {}), ...(sig ? { sig } : {}) };
+  return { scope, editedArgs };
 }

@@ -9,7 +9,7 @@ import type { ModelMessage, ToolApprovalStatus, ToolSet } from "ai";
 import type { AuditLog } from "../agent/audit/audit.js";
 import type { RunAudit } from "../agent/audit/audit-record.js";
 import { jsonDigest } from "../agent/audit/digest.js";
-import type { ExecutionLedger } from "../agent/ledger/ledger.js";
+import { executionKey, type ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { UserError } from "../errors.js";
 import { grantId, type Grant } from "../grants/grant.js";
@@ -21,10 +21,11 @@ import type { ApprovalScope } from "../hooks/approval/request.js";
 import { RuleIndex } from "../hooks/approval/rule-index.js";
 import { callSubject, isUnknownSubject, type CallSubject } from "../hooks/approval/subject.js";
 import { defaultLogger, type Logger } from "../logger.js";
-import { answerFor, readApprovalReason, type FoundAnswer } from "./answer.js";
+import { answerFor, readApprovalReason, reasonEdit, type FoundAnswer } from "./answer.js";
 import { auditAnswer, questionId, threadAudit } from "./audit.js";
 import { grantReason, saveApprovalGrant, storedCover } from "./grant-steps.js";
-import { decisionKey, keepOnce, questionKey, readKept } from "./records.js";
+import { changedSubjectDecision, checkedEdit, type CheckedEdit } from "./edits.js";
+import { decisionKey, keepOnce, questionKey, readKept, type Decided } from "./records.js";
 import { verifiedQuorum } from "./quorum.js";
 import { verifiedScope } from "./signed-answer.js";
 
@@ -80,12 +81,6 @@ interface Asked {
   expiresAt?: string;
   scopes: ApprovalScope[];
   subject: string | null;
-}
-
-/** The decision an answer made, kept in the ledger. */
-interface Decided {
-  approved: boolean;
-  note: string;
 }
 
 /**
@@ -165,7 +160,7 @@ class AiSdkGate {
     const subject = callSubject(rule.subject, toolName, input, this.#log);
     if (subject === null) return "not-applicable";
     const answer = answerFor(messages, toolCallId);
-    if (answer?.approved === true) return this.#answered(toolCall, rule, subject, answer);
+    if (answer?.approved === true) return this.#answered({ toolCall, tools, rule, subject }, answer);
     const grant = await this.#cover(toolName, rule, subject);
     if (grant) {
       const principal = this.#o.principal ?? null;
@@ -226,20 +221,23 @@ class AiSdkGate {
     });
   }
 
-  /** An approval the messages carry: decided once (deadline, scope), its grant saved once. */
+  /** An approval the messages carry: decided once (deadline, scope, edit), its grant saved once. */
   async #answered(
-    toolCall: ToolApprovalCall["toolCall"],
-    rule: Rule,
-    subject: CallSubject,
+    c: { toolCall: ToolApprovalCall["toolCall"]; tools: ToolSet | undefined; rule: Rule; subject: CallSubject },
     answer: FoundAnswer,
   ): Promise<ToolApprovalStatus> {
+    const { toolCall, rule, subject } = c;
     const { threadId, principal, secret } = this.#o;
     const check = secret === undefined ? undefined : { secret, threadId, principal, toolCall, audit: this.#audit };
     let scope: ApprovalScope = "once";
     let note: string | null = null;
+    let edit = reasonEdit(answer.reason);
     if (check === undefined) scope = readApprovalReason(answer.reason);
     else if (rule.approvals) note = await verifiedQuorum(check, rule.approvals, answer.reason);
-    else scope = await verifiedScope(check, answer.reason);
+    else ({ scope, editedArgs: edit } = await verifiedScope(check, answer.reason));
+    const editCheck = { ...c, principal, audit: this.#audit, log: this.#log };
+    const edited: CheckedEdit | undefined = edit === undefined ? undefined : await checkedEdit(editCheck, edit);
+    const call = executionKey({ threadId, toolUseId: toolCall.toolCallId, input: toolCall.input });
     const decided = (await keepOnce(this.#ledger, decisionKey(threadId, answer.approvalId), async () => {
       const asked = await readKept(this.#ledger, questionKey(threadId, toolCall.toolCallId, toolCall.input));
       // The messages come from the client: an approval counts only for a question this gate asked about
@@ -267,15 +265,22 @@ class AiSdkGate {
         principal: this.#o.principal ?? null,
       });
       if (record.decision !== "approved") {
-        await auditAnswer(this.#audit, this.#o.principal, toolCall, record.decision, null, null);
-        return { approved: false, note: refusalNote(record, toolCall.toolName) } satisfies Decided;
+        await auditAnswer(this.#audit, this.#o.principal, toolCall, record.decision, null, null, edit);
+        return { approved: false, note: refusalNote(record, toolCall.toolName), call } satisfies Decided;
       }
-      await auditAnswer(this.#audit, this.#o.principal, toolCall, "approved", record.scope, note);
+      if (edited?.changed) return changedSubjectDecision(editCheck, edited, call);
+      await auditAnswer(this.#audit, principal, toolCall, "approved", record.scope, note, edited?.editedArgs);
       await this.#remember(toolCall, subject, record.scope);
-      return { approved: true, note: note ?? `Approved by the person (${record.scope}).` } satisfies Decided;
+      const editedArgs = edited === undefined ? {} : { editedArgs: edited.editedArgs };
+      return { approved: true, note: note ?? `Approved by the person (${record.scope}).`, call, ...editedArgs };
     })) as Decided | undefined;
     if (!decided) {
       const note = `The approval of "${toolCall.toolName}" is being read by another request; the call did not run here.`;
+      return { type: "denied", reason: note };
+    }
+    // A decision answers the call it was made for; the same approval id put on another call approves nothing.
+    if (decided.call !== undefined && decided.call !== call) {
+      const note = `This approval was given for another call to "${toolCall.toolName}"; the call did not run.`;
       return { type: "denied", reason: note };
     }
     return decided.approved ? { type: "approved", reason: decided.note } : { type: "denied", reason: decided.note };

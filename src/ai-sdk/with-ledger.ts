@@ -12,7 +12,8 @@ import type { JsonValue } from "../agent/messages/messages.js";
 import { CallInProgressError, UserError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { threadAudit } from "./audit.js";
-import { CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
+import { approvedEdit } from "./edits.js";
+import { type ApprovalEditError, CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
 
 /** Options of {@link withLedger}. */
 export interface WithLedgerOptions {
@@ -48,6 +49,10 @@ type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unkno
  * - `unknown` (claimed, never settled: a crash mid-call) → {@link CallOutcomeUnknownError}: not run
  *   again; the model reads the "did this go through?" question from the tool error.
  *
+ * A call approved with edited arguments (`approvalReason({ scope, editedArgs })`) runs with the edit
+ * `kabooToolApproval` checked and recorded in the same `ledger`, under the model's call's key; an
+ * edit no decision recorded for the call throws {@link ApprovalEditError} (it does not run at all).
+ *
  * Tools without `execute` (client-side tools) are kept as they are. A streaming `execute` (an
  * `async function*`) still streams, and its last value is recorded (a replay yields that value once);
  * a plain function that returns an async iterable is not supported (its promise is not streamed).
@@ -68,18 +73,20 @@ export function withLedger<TOOLS extends ToolSet>(tools: TOOLS, options: WithLed
   const out: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
     const execute = (tool as { execute?: Execute }).execute;
-    out[name] = typeof execute === "function" ? { ...tool, execute: ledgered(name, execute, options) } : tool;
+    out[name] = typeof execute === "function" ? { ...tool, execute: ledgered(name, tool, execute, options) } : tool;
   }
   return out as TOOLS;
 }
 
-/** A claimed call: run it with `options` (they carry the idempotency key), then `settle` its outcome. */
+/** A claimed call: run it with `input` and `options` (they carry the idempotency key), then `settle` its outcome. */
 interface Claimed {
+  /** The model's arguments, or the person's edit when the approval carries one. */
+  input: unknown;
   options: LedgeredExecutionOptions;
   settle: (result: LedgerResult) => Promise<void>;
 }
 
-function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute {
+function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o: WithLedgerOptions): Execute {
   const log = o.logger ?? defaultLogger;
   const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
   const audit = threadAudit(o.audit, o.threadId);
@@ -87,6 +94,8 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
   async function claim(input: unknown, options: ToolExecutionOptions<unknown>): Promise<{ done: unknown } | Claimed> {
     const { toolCallId } = options;
     const key = executionKey({ threadId: o.threadId, toolUseId: toolCallId, input });
+    // An approved edit runs under the approved call's key: a replay of the approval runs nothing again.
+    const edit = await approvedEdit({ ...o, name: tool, tool: definition, key }, options);
     const outcome = await o.ledger.claim(key, claimOptions);
     const record = (claim: "claimed" | "done" | "unknown", result?: LedgerResult) =>
       recordExecution(audit, { tool, toolUseId: toolCallId, idempotencyKey: key, claim, result });
@@ -113,7 +122,7 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
       }
       await record("claimed", result);
     };
-    return { options: { ...options, idempotencyKey: key }, settle };
+    return { input: edit ?? input, options: { ...options, idempotencyKey: key }, settle };
   }
   // The AI SDK streams a tool only when `execute` itself returns an async iterable (it does not await
   // it first): a streaming tool stays an async generator, the others return a promise.
@@ -126,7 +135,7 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
       }
       let last: unknown;
       try {
-        for await (const value of execute(input, claimed.options) as AsyncIterable<unknown>) {
+        for await (const value of execute(claimed.input, claimed.options) as AsyncIterable<unknown>) {
           last = value;
           yield value;
         }
@@ -142,7 +151,7 @@ function ledgered(tool: string, execute: Execute, o: WithLedgerOptions): Execute
     if ("done" in claimed) return claimed.done;
     let result: unknown;
     try {
-      result = await execute(input, claimed.options);
+      result = await execute(claimed.input, claimed.options);
     } catch (error) {
       await claimed.settle(failure(error));
       throw error;

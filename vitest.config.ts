@@ -8,6 +8,7 @@ import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
+import { installStrandsOrWarn } from "./test/strands/install.js";
 
 /**
  * The edge tests the `edge-postgres` project runs on the PostgreSQL store. Left out: tests whose timing
@@ -35,6 +36,9 @@ const EDGE_ON_POSTGRES = [
 
 export default defineConfig(async () => {
   const executablePath = await findChromium();
+  // test/strands' own package (the Strands SDK, installed there when missing): its browser entry for
+  // strands.browser.test.ts, pre-bundled with the rest.
+  const strandsSdk = installStrandsOrWarn();
   // More runs of the property tests that read it (`inject("propertyRuns")`; 0 = each test's default).
   const provide = { propertyRuns: Number(process.env.KABOO_PROPERTY_RUNS) || 0 };
   return {
@@ -65,6 +69,7 @@ export default defineConfig(async () => {
               "@ag-ui/core/schemas",
               "@opentelemetry/api",
               "@opentelemetry/sdk-trace-base",
+              "@strands-agents/sdk",
               "eventsource-parser",
               "fast-check",
               "fast-json-patch",
@@ -77,6 +82,7 @@ export default defineConfig(async () => {
               "zod/v4/mini",
             ],
           },
+          resolve: { alias: { "@strands-agents/sdk": strandsSdk } },
           test: {
             name: "browser",
             include: ["test/**/*.browser.test.ts"],

@@ -1,142 +1,16 @@
 // The real @strands-agents/sdk for these tests, from this folder's own package (test/strands/package.json),
 // kept out of the root's dependency tree as bench/peers is: the SDK wants zod 4 (the root has zod 3 for
 // @ag-ui/client) and declares Node >= 22 (it runs on Node 20, npm warns). Installed with `npm ci` here
-// the first time a test needs it.
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { type KabooPluginOptions, type StrandsSdk, kabooPlugin } from "../../src/strands/index.js";
+// when missing (install.ts).
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { installStrands } from "./install.js";
+import type { Strands } from "./strands-world.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const sdkDir = join(here, "node_modules/@strands-agents/sdk");
+export * from "./strands-world.js";
 
-/** A content block of a Strands message, as the scripted model reads it. */
-interface Block {
-  type: string;
-  toolUseId?: string;
-}
-
-/** The SDK's classes these tests use, besides the ones the adapter types ({@link StrandsSdk}). */
-export interface Strands extends StrandsSdk {
-  Agent: new (config: Record<string, unknown>) => StrandsAgentUnderTest;
-  Model: abstract new () => object;
-  FunctionTool: new (config: {
-    name: string;
-    description: string;
-    inputSchema: Record<string, unknown>;
-    callback: (input: unknown, context: unknown) => unknown;
-  }) => { name: string };
-  NullConversationManager: new () => object;
-  SessionManager: new (config: { sessionId: string; storage: { snapshot: object } }) => object;
-  FileStorage: new (baseDir: string) => object;
-}
-
-/** What the tests read of a Strands agent and its results. */
-export interface StrandsAgentUnderTest {
-  invoke(args: unknown, options?: { invocationState?: Record<string, unknown> }): Promise<StrandsRunResult>;
-  messages: { role: string; content: Block[] }[];
-  takeSnapshot(options: { preset: "session" }): unknown;
-  loadSnapshot(snapshot: unknown): void;
-}
-
-/** A Strands `AgentResult`, as the tests read it. */
-export interface StrandsRunResult {
-  stopReason: string;
-  interrupts?: { id: string; name: string; reason?: unknown; toJSON(): unknown }[];
-  lastMessage: { content: { type: string; text?: string }[] };
-}
-
-/** Loads the SDK, installing this folder's packages first when they are missing. */
+/** Loads the SDK (its Node entry), installing this folder's packages first when they are missing. */
 export async function loadStrands(): Promise<Strands> {
-  if (!existsSync(join(sdkDir, "package.json")))
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "ignore" });
-  const entry = join(sdkDir, "dist/src/index.node.js");
+  const entry = join(installStrands(), "dist/src/index.node.js");
   return (await import(pathToFileURL(entry).href)) as Strands;
-}
-
-/** One scripted call: the tool the model calls, with these arguments, under this id. */
-export interface ScriptedCall {
-  name: string;
-  toolUseId: string;
-  input: Record<string, unknown>;
-}
-
-/**
- * A Strands model (a subclass of the SDK's own `Model`, its streaming events, no network) that makes the
- * first call of `script` the conversation has no result for, one a turn, then answers with the text of the
- * last call's result.
- * It reads the transcript only, so a second agent restored from a snapshot gets the same script.
- * Each call's messages (what the model read) are pushed to `seen` when given.
- */
-export function scriptedModel(
-  strands: Strands,
-  script: ScriptedCall | readonly ScriptedCall[],
-  seen?: unknown[][],
-): object {
-  const calls = Array.isArray(script) ? script : [script];
-  const Base = strands.Model as unknown as new () => object;
-  class Scripted extends Base {
-    #config: Record<string, unknown> = { modelId: "scripted" };
-    updateConfig(config: Record<string, unknown>) {
-      this.#config = { ...this.#config, ...config };
-    }
-    getConfig() {
-      return this.#config;
-    }
-    async *stream(messages: { content: (Block & { content?: { text?: string }[] })[] }[]) {
-      seen?.push([...messages]);
-      const blocks = messages.flatMap((m) => m.content);
-      const resultOf = (id: string) => blocks.find((b) => b.type === "toolResultBlock" && b.toolUseId === id);
-      const call = calls.find((c) => !resultOf(c.toolUseId));
-      const result = resultOf(calls.at(-1)?.toolUseId ?? "");
-      yield { type: "modelMessageStartEvent", role: "assistant" };
-      if (call) {
-        yield {
-          type: "modelContentBlockStartEvent",
-          start: { type: "toolUseStart", name: call.name, toolUseId: call.toolUseId },
-        };
-        yield {
-          type: "modelContentBlockDeltaEvent",
-          delta: { type: "toolUseInputDelta", input: JSON.stringify(call.input) },
-        };
-        yield { type: "modelContentBlockStopEvent" };
-        yield { type: "modelMessageStopEvent", stopReason: "toolUse" };
-      } else {
-        const text = (result?.content ?? []).map((c) => c.text ?? "").join("");
-        yield { type: "modelContentBlockStartEvent" };
-        yield { type: "modelContentBlockDeltaEvent", delta: { type: "textDelta", text: `done: ${text}` } };
-        yield { type: "modelContentBlockStopEvent" };
-        yield { type: "modelMessageStopEvent", stopReason: "endTurn" };
-      }
-    }
-  }
-  return new Scripted();
-}
-
-/**
- * A bank whose `pay` tool counts what it really ran (and returns `result`, default `paid <to>`), and Strands
- * agents on it driven by `script`, with `kabooPlugin(strands, options)`; `seen` holds each model call's messages.
- */
-export function bank(strands: Strands, script: ScriptedCall | readonly ScriptedCall[], result?: string) {
-  const paid: unknown[] = [];
-  const seen: unknown[][] = [];
-  const pay = new strands.FunctionTool({
-    name: "pay",
-    description: "Pays someone.",
-    inputSchema: { type: "object", properties: { to: { type: "string" }, cents: { type: "number" } } },
-    callback: (input) => {
-      paid.push(input);
-      return result ?? `paid ${(input as { to: string }).to}`;
-    },
-  });
-  const agent = (options: KabooPluginOptions, sessionManager?: object) =>
-    new strands.Agent({
-      model: scriptedModel(strands, script, seen),
-      tools: [pay],
-      printer: false,
-      plugins: [kabooPlugin(strands, options)],
-      ...(sessionManager ? { sessionManager } : {}),
-    });
-  return { paid, seen, agent };
 }

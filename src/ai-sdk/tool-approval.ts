@@ -100,12 +100,14 @@ interface Asked {
  * the same again and grants nothing more. Pair it with {@link withLedger} so the approved call runs
  * once however often it is replayed. With `secret`, an approval's reason must be signed on the server
  * (`signApprovalReason`); a rule with `approvals` takes its approvers' signed approvals in one
- * response (`approvalsReason`), since the AI SDK cannot ask about an approved call again.
+ * response (`approvalsReason`), since the AI SDK cannot ask about an approved call again. Edited
+ * arguments in the reason are checked against the tool's schema; one changing the subject → `denied`.
  *
  * @param options - See {@link KabooToolApprovalOptions}.
  * @returns The function to pass as `toolApproval`.
  * @throws ApprovalSignatureError (from the returned function) when `secret` is set and an approval's
  *   reason does not verify: nothing runs, nothing is granted, and `generateText` fails with it.
+ * @throws ApprovalEditError (from the returned function) when an approval's edit fails the tool's schema.
  * @throws UserError when a rule is malformed, a rule asks for four eyes (`approvals`) without a
  *   `secret` (see `approvalsReason`), `ttlSeconds` is not positive, `threadId` is empty or `ledger` is missing.
  * @example

@@ -6,6 +6,7 @@
  * approval replayed, and sent twice at once, runs the tool once. With a secret, an approval signed in
  * the Worker (signApprovalReason) counts; an altered scope or another person's replay is refused.
  * Four eyes: two approvers' signed approvals in one response run the call once; one is refused.
+ * Edits: an invalid edit is refused; a valid one runs once with the edited arguments.
  */
 import type { ModelMessage } from "ai";
 import { Miniflare } from "miniflare";
@@ -209,6 +210,43 @@ describe("four eyes in workerd", () => {
     const two = answer(approvalsReason([await signedBy("ann"), await signedBy("bob")]));
     expect((await chat(body(two))).toolResults).toMatchObject([{ toolCallId: "call-1" }]);
     await chat(body(two));
+    expect(await runs()).toBe(1);
+  }, 60_000);
+});
+
+describe("edited arguments in workerd", () => {
+  test("an invalid edit is refused (403, nothing runs); a valid one runs once with the edit, replays run nothing", async () => {
+    const threadId = crypto.randomUUID();
+    const body = (messages: ModelMessage[]) => ({ threadId, principal: "alice", messages, mode: "generate" });
+    const runs = async () => (await get<{ transfer: number }>(`/runs?thread=${threadId}`)).transfer;
+    const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
+    const first = await chat(body(pay));
+    const [asked] = requests(first.messages);
+    const answer = (editedArgs: Record<string, unknown>): ModelMessage[] => [
+      ...pay,
+      ...first.messages,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: asked!.approvalId,
+            approved: true,
+            reason: approvalReason({ scope: "once", editedArgs }),
+          },
+        ],
+      },
+    ];
+    const invalid = await post(body(answer({ to: "bob", cents: "3" })));
+    expect(invalid.status).toBe(403);
+    expect(await invalid.json()).toMatchObject({ code: "APPROVAL_EDIT_REFUSED" });
+    expect(await runs()).toBe(0);
+    const edited = answer({ to: "bob", cents: 3 });
+    const done = await chat(body(edited));
+    expect(done.toolResults).toEqual([
+      { toolCallId: "call-1", output: { type: "json", value: { sent: 3, to: "bob" } } },
+    ]);
+    await Promise.all([chat(body(edited)), chat(body(edited))]);
     expect(await runs()).toBe(1);
   }, 60_000);
 });

@@ -14,10 +14,18 @@ import { importBundle } from "./bundle.mjs";
 
 const rounds = Number(process.argv[2] ?? 15);
 const RUNS = 300;
-// The adapter imports only types from "ai": the bundle holds this package's code alone.
+// The bundle holds this package's code alone: "ai" (a peer; the adapter imports its asSchema to check edits)
+// is the one this script runs, imported from where it is installed.
+const aiExternal = {
+  name: "ai-external",
+  setup(b) {
+    b.onResolve({ filter: /^ai$/ }, () => ({ path: import.meta.resolve("ai"), external: true }));
+  },
+};
 const { kabooToolApproval, withLedger, MemoryExecutionLedger, MemoryGrantStore } = await importBundle(
   `export * from "./src/ai-sdk/index.ts"; export { MemoryExecutionLedger } from "./src/agent/ledger/memory-ledger.ts";
    export { MemoryGrantStore } from "./src/grants/store.ts";`,
+  [aiExternal],
 );
 
 const usage = {

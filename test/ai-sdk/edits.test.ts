@@ -4,7 +4,7 @@
  * `editedArgs`); kabooToolApproval checks it against the tool's schema and re-gates a changed subject;
  * withLedger runs the edit once, under the approved call's key, and the model reads that result.
  */
-import { stepCountIs, streamText, type ModelMessage } from "ai";
+import { stepCountIs, streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
@@ -21,11 +21,18 @@ import {
   type KabooToolApprovalOptions,
 } from "../../src/ai-sdk/index.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
-import { answered, approvalRequests, bank, lastToolResults, request, scriptedModel } from "./fixtures.js";
+import {
+  answered,
+  approvalRequests,
+  bank,
+  lastToolResults,
+  request,
+  scriptedModel,
+  pay,
+  secret,
+  toBob,
+} from "./fixtures.js";
 
-const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
-const toBob = { toolName: "transfer", input: { to: "bob", cents: 5 } };
-const secret = "the server's approval secret, long enough";
 const bySubject = {
   pattern: "transfer",
   remember: "thread" as const,

@@ -146,3 +146,8 @@ export function answered(
     { role: "tool", content: [{ type: "tool-approval-response", approvalId: req.approvalId, ...answer }] },
   ];
 }
+
+/** The person's request the signed-answer, four-eyes and edit tests share, the call it leads to, and the server's secret. */
+export const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
+export const toBob = { toolName: "transfer", input: { to: "bob", cents: 5 } };
+export const secret = "the server's approval secret, long enough";

@@ -1,10 +1,3 @@
-/**
- * Four eyes through the real AI SDK: a rule with `approvals` is met in one approval response carrying
- * the approvers' signed approvals (signApprovalReason each, approvalsReason together), counted by the
- * quorum rules InterruptHook uses. Too few, repeated, ineligible or forged approvals: nothing runs,
- * nothing is granted, and the question can still be answered with a full set.
- */
-import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../src/agent/audit/audit.js";
 import { verifyAuditTrail } from "../../src/agent/audit/audit-verify.js";
@@ -19,11 +12,7 @@ import {
 } from "../../src/ai-sdk/index.js";
 import { UserError } from "../../src/errors.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
-import { answered, approvalRequests, bank, request, scriptedModel } from "./fixtures.js";
-
-const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
-const toBob = { toolName: "transfer", input: { to: "bob", cents: 5 } };
-const secret = "the server's approval secret, long enough";
+import { answered, approvalRequests, bank, request, scriptedModel, pay, secret, toBob } from "./fixtures.js";
 
 /** Alice's thread, asked about call-1 under a two-person rule. */
 async function asked(rule: Partial<GateRule> = {}) {

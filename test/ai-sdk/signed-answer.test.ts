@@ -20,11 +20,7 @@ import {
   type ApprovalScope,
 } from "../../src/ai-sdk/index.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
-import { answered, approvalRequests, bank, request, scriptedModel } from "./fixtures.js";
-
-const pay: ModelMessage[] = [{ role: "user", content: "pay bob 5 cents" }];
-const toBob = { toolName: "transfer", input: { to: "bob", cents: 5 } };
-const secret = "the server's approval secret, long enough";
+import { answered, approvalRequests, bank, request, scriptedModel, pay, secret, toBob } from "./fixtures.js";
 
 /** A thread where alice was asked about call-1 (transfer 5 to bob), with a gate that has `secret`. */
 async function asked(threadId = "t1") {

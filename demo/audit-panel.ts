@@ -63,10 +63,14 @@ export function describeEntry(e: AuditEntry, who: (principal: string) => string)
   }
 }
 
-/** What an entry records, without its place in the chain: two entries alike are one event recorded twice. */
+/**
+ * What an entry records, without its place in the chain or in a trace: two entries alike are one event recorded
+ * twice (a run continued after a reload records its answer again, under a span of its own).
+ */
 function sameEvent(e: AuditEntry): string {
   const { v: _v, seq: _seq, at: _at, prev: _prev, threadId: _thread, ...record } = e;
-  return JSON.stringify(record);
+  const { traceId: _trace, spanId: _span, ...event } = record as typeof record & { traceId?: string; spanId?: string };
+  return JSON.stringify(event);
 }
 
 /** The entries to list: an event recorded again (a reload mid-call replays it) is listed once, with its count. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { asSchema, type ToolExecutionOptions, type ToolSet } from "ai";
+import type { ToolExecutionOptions, ToolSet } from "ai";
 import type { RunAudit } from "../agent/audit/audit-record.js";
 import type { ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
@@ -32,7 +32,11 @@ type Checked = { ok: true; value: unknown } | { ok: false; error: string };
 export async function validateEdit(tool: ToolSet[string] | undefined, edited: unknown): Promise<Checked> {
   if (edited === null || typeof edited !== "object" || Array.isArray(edited))
     return { ok: false, error: "the edited arguments are not an object" };
-  const validate = tool?.inputSchema == null ? undefined : asSchema(tool.inputSchema).validate;
+  if (tool?.inputSchema == null) return { ok: true, value: edited };
+  // Loaded with the first edit only: the entry itself imports nothing of "ai" but its types, so it loads
+  // (and a bundle carries it) without the AI SDK until an answer edits a call.
+  const { asSchema } = await import("ai");
+  const validate = asSchema(tool.inputSchema).validate;
   if (!validate) return { ok: true, value: edited };
   const result = await validate(structuredClone(edited));
   return result.success ? { ok: true, value: result.value } : { ok: false, error: result.error.message };

@@ -53,7 +53,7 @@ export function listenOnPool(connect: () => Promise<NodePostgresListenerLike>): 
       throw new Error("the pool's client cannot listen");
     }
     let broken = false;
-    // A listening connection that fails ends the listen; readers poll. It must never crash the process.
+    // A listening connection that fails ends the listen; readers poll. An unhandled "error" event would be fatal to the host.
     client.on("error", () => {
       broken = true;
     });
@@ -165,7 +165,7 @@ export class EventWaiters {
       if (this.#waits.size === 0) void stop?.then((s) => s?.().catch(() => undefined));
       else this.#stop = stop;
     }, LINGER_MS);
-    // Never keeps a Node process alive by itself (a Web runtime's timers have no unref).
+    // Never keeps a Node host alive by itself (a Web runtime's timers have no unref).
     (this.#idle as { unref?: () => void }).unref?.();
   }
 }

@@ -181,6 +181,29 @@ describe("a hung tool, stopped", () => {
     expect(s.runs).toEqual(["bob", "bob"]);
   });
 
+  test("'run it again' of a call let go, sent twice at once and by another person: it runs once more, once", async () => {
+    const s = setup({ again: "sent 5 to bob (again)" });
+    const { ended, question } = await stoppedMidTransfer(s);
+    const runAgain = { ...resumeBody("t", ended, { action: "run_again" }, question?.id), runId: crypto.randomUUID() };
+    // Another person may not answer the owner's question: refused, nothing runs.
+    const mallory = await send(s.handle, { ...runAgain, runId: crypto.randomUUID() }, { "x-user": "mallory" });
+    expect(mallory.error).toBeDefined();
+    expect(s.runs).toEqual(["bob"]);
+    // The same answer twice at once: one runs the transfer again, the other is refused or replays it.
+    const both = await Promise.all([
+      send(s.handle, runAgain, s.ann),
+      send(s.handle, { ...runAgain, runId: crypto.randomUUID() }, s.ann),
+    ]);
+    expect(both.some((t) => t.outcome === "success")).toBe(true);
+    expect(s.runs).toEqual(["bob", "bob"]);
+    // The late result of the call let go, then the answer again: still the run again's result, nothing more runs.
+    s.late.resolve("sent 5 to bob (late)");
+    await new Promise((r) => setTimeout(r, 20));
+    const replayed = await send(s.handle, runAgain, s.ann);
+    expect(JSON.stringify(replayed.messages)).not.toContain("(late)");
+    expect(s.runs).toEqual(["bob", "bob"]);
+  });
+
   test("no Stop, only the tool's deadline: the run goes on past it, the model reads that the outcome is unknown", async () => {
     const s = setup({ timeoutMs: 50 });
     const say = { id: crypto.randomUUID(), role: "user" as const, content: "pay bob" };

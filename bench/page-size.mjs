@@ -5,6 +5,9 @@
 // zod (3.25, what `@ag-ui/client` 1.x resolves), every chunk minified by vite and gzipped at level 9:
 // what loads at start (the entry and its static imports), what loads with the first run (the runner, the
 // gate's steps and the rest the first gated run imports), and everything.
+// Then, built the same way in the same run, the baseline: a page that runs a bare AG-UI agent (an
+// `AbstractAgent` subclass from `@ag-ui/client` emitting one event), what any AG-UI page (CopilotKit's
+// included) already ships; the difference is what this package adds to such a page.
 // Needs `npm run build` first (dist/).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -13,7 +16,6 @@ import { gzipSync } from "node:zlib";
 import { build } from "vite";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const app = join(root, ".tmp/page-size/app");
 const outDir = join(root, ".tmp/page-size/out");
 
 const MAIN = `
@@ -46,35 +48,64 @@ document.querySelector("button").addEventListener("click", async () => {
 `;
 
 /** Gzip size of a built file. */
-const gz = (file) => gzipSync(readFileSync(join(outDir, file)), { level: 9 }).byteLength;
+const gz = (file, dir = outDir) => gzipSync(readFileSync(join(dir, file)), { level: 9 }).byteLength;
+
+const BARE = `
+import { AbstractAgent } from "@ag-ui/client";
+import { EventType } from "@ag-ui/core";
+import { Observable } from "rxjs";
+class Bare extends AbstractAgent {
+  run(input) {
+    return new Observable((s) => {
+      s.next({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId });
+      s.complete();
+    });
+  }
+}
+const agent = new Bare({ threadId: "t1" });
+document.querySelector("button").addEventListener("click", () => agent.runAgent());
+`;
+
+/** Builds `main` as a page's script with vite into `out`; the manifest read back. */
+async function buildPage(main, out, alias = []) {
+  const dir = join(out, "..", "app");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "index.html"),
+    '<!doctype html><button>Pay</button><script type="module" src="./main.js"></script>\n',
+  );
+  writeFileSync(join(dir, "main.js"), main);
+  await build({
+    root: dir,
+    configFile: false,
+    logLevel: "silent",
+    resolve: { alias },
+    build: { outDir: out, emptyOutDir: true, manifest: "manifest.json", modulePreload: false },
+  });
+  return JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+}
+
+/** Gzip size of every chunk of the bare AG-UI page (the baseline), built in this run. */
+export async function barePageSize() {
+  const out = join(root, ".tmp/page-size-bare/out");
+  const manifest = await buildPage(BARE, out);
+  return Object.values(manifest)
+    .filter((m) => m.file.endsWith(".js"))
+    .reduce((n, m) => n + gz(m.file, out), 0);
+}
 
 /**
  * Builds the page and returns the gzip sizes of what it loads at start, with the first run, and in all.
  * @returns {Promise<{ start: number, firstRun: number, all: number, chunks: { file: string, gzip: number, when: string }[] }>}
  */
 export async function pageSize() {
-  mkdirSync(app, { recursive: true });
-  writeFileSync(
-    join(app, "index.html"),
-    '<!doctype html><button>Pay</button><script type="module" src="./main.js"></script>\n',
-  );
-  writeFileSync(join(app, "main.js"), MAIN);
   const dist = (entry) => join(root, "dist", entry);
-  await build({
-    root: app,
-    configFile: false,
-    logLevel: "silent",
-    resolve: {
-      alias: [
-        { find: /^kaboo-workflows$/, replacement: dist("index.js") },
-        { find: /^kaboo-workflows\/hooks$/, replacement: dist("hooks/index.js") },
-        { find: /^kaboo-workflows\/grants$/, replacement: dist("grants/index.js") },
-        { find: /^kaboo-workflows\/agui$/, replacement: dist("agui/index.js") },
-      ],
-    },
-    build: { outDir, emptyOutDir: true, manifest: "manifest.json", modulePreload: false },
-  });
-  const manifest = JSON.parse(readFileSync(join(outDir, "manifest.json"), "utf8"));
+  const manifest = await buildPage(MAIN, outDir, [
+    { find: /^kaboo-workflows$/, replacement: dist("index.js") },
+    { find: /^kaboo-workflows\/hooks$/, replacement: dist("hooks/index.js") },
+    { find: /^kaboo-workflows\/grants$/, replacement: dist("grants/index.js") },
+    { find: /^kaboo-workflows\/agui$/, replacement: dist("agui/index.js") },
+  ]);
   const entry = Object.keys(manifest).find((k) => manifest[k].isEntry);
   const start = new Set();
   const walk = (key, into) => {
@@ -112,4 +143,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   console.log(`${kib(firstRun)}  with the first run (the runner, the gate, …)`);
   console.log(`${kib(start + firstRun)}  what the page loads through its first gated run`);
   console.log(`${kib(all)}  every chunk (gzip), minimatch (loaded only for a glob rule) included`);
+  const bare = await barePageSize();
+  console.log(`${kib(bare)}  a bare AG-UI page (an AbstractAgent subclass), built in this run: the baseline`);
+  console.log(
+    `${kib(start + firstRun - bare)}  what this package adds to it through the first gated run (${((start + firstRun) / bare).toFixed(2)}×); ${kib(all - bare).trim()} every chunk (${(all / bare).toFixed(2)}×)`,
+  );
 }

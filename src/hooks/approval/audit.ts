@@ -6,7 +6,7 @@
  * @module
  */
 import { runAudit } from "../../agent/audit/audit-record.js";
-import type { AuditDecisionRecord } from "../../agent/audit/audit.js";
+import type { AuditDecisionRecord, AuditLog } from "../../agent/audit/audit.js";
 import { jsonDigest } from "../../agent/audit/digest.js";
 import type { BeforeToolCallEvent } from "../../agent/events.js";
 
@@ -77,7 +77,7 @@ export async function auditDecision(event: AuditedCall, read: ReadDecision): Pro
   if (!audit) return;
   const metadata = runContext.resumeMetadata.find(event.invocationState)?.[read.interruptId];
   const signature = (metadata as { signature?: unknown } | undefined)?.signature;
-  await audit.append({
+  const record: AuditDecisionRecord = {
     kind: "decision",
     tool: event.toolUse.name,
     toolUseId: event.toolUse.toolUseId,
@@ -88,7 +88,32 @@ export async function auditDecision(event: AuditedCall, read: ReadDecision): Pro
     editsDigest: read.editedArgs === undefined ? null : jsonDigest(read.editedArgs),
     signature: typeof signature === "string" ? signature.slice(0, 4096) : null,
     note: read.note ?? null,
-  });
+  };
+  // A run continued after a reload (or after an outcome question) reads the answers it was given again: the
+  // answer stands in the trail once. Watchers still see it, on the run that acts on it.
+  if (read.decision !== "refused" && audit.log && (await recorded(audit.log, audit.threadId, record)))
+    return audit.tell?.(record);
+  await audit.append(record);
+}
+
+/**
+ * Whether the thread's trail already holds this answer: the same person's same answer to the same question
+ * (its scope, edits and signature included). A refusal is not looked up: each attempt that did not count is its
+ * own event. Read only when an answer is acted on, at the pace people answer.
+ */
+async function recorded(log: AuditLog, threadId: string, record: AuditDecisionRecord): Promise<boolean> {
+  const entries = await log.entries(threadId);
+  return entries.some(
+    (e) =>
+      e.kind === "decision" &&
+      e.interruptId === record.interruptId &&
+      e.toolUseId === record.toolUseId &&
+      e.principal === record.principal &&
+      e.decision === record.decision &&
+      e.scope === record.scope &&
+      e.editsDigest === record.editsDigest &&
+      e.signature === record.signature,
+  );
 }
 
 /**

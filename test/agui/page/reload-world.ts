@@ -12,7 +12,7 @@ import { IndexedDbSessionStore, type SessionStore, type ThreadSnapshot } from ".
 import { IndexedDbExecutionLedger } from "../../../src/indexeddb/ledger.js";
 import { MemoryGrantStore, type GrantStore } from "../../../src/grants/store.js";
 import { InterruptHook } from "../../../src/hooks/interrupt-hook.js";
-import { Agent, ScriptedModel, type ExecutionLedger, type Model } from "../../../src/index.js";
+import { Agent, ScriptedModel, type AuditLog, type ExecutionLedger, type Model } from "../../../src/index.js";
 import { newBank, transferTool } from "../../fixtures/bank.js";
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
@@ -94,6 +94,8 @@ export interface ReloadWorldOptions {
   killWhen?: (op: number, label: string) => boolean;
   /** Awaited before each operation (to hold a run at a step), with its number and label. */
   onOp?: (op: number, label: string) => void | Promise<void>;
+  /** The thread's audit trail, shared by every page; each append is an operation a page can die at. Default: none. */
+  audit?: AuditLog;
 }
 
 /** A transfer that ran: the bank's own record (the truth a test compares against). */
@@ -120,8 +122,10 @@ export class ReloadWorld {
   readonly #killAt: Set<number>;
   readonly #onOp: ReloadWorldOptions["onOp"];
   readonly #killWhen: ReloadWorldOptions["killWhen"];
+  readonly #audit: AuditLog | undefined;
 
   constructor(o: ReloadWorldOptions) {
+    this.#audit = o.audit;
     this.#locks = o.locks;
     this.#killAt = new Set(o.killAt ?? []);
     this.#onOp = o.onOp;
@@ -161,6 +165,7 @@ export class ReloadWorld {
       grantStore: gatedGrants(this.grants, gate),
       ledger: gatedLedger(new IndexedDbExecutionLedger({ dbName: `${this.#db}-ledger`, locks }), gate),
       locks,
+      ...(this.#audit ? { audit: gatedAudit(this.#audit, gate) } : {}),
     });
     return page;
   }
@@ -222,6 +227,13 @@ function gatedLedger(inner: ExecutionLedger, gate: Gate): ExecutionLedger {
     claim: (key, options) => gate("ledger:claim", () => inner.claim(key, options)),
     settle: (key, token, result) => gate("ledger:settle", () => inner.settle(key, token, result)),
     release: (key, token) => gate("ledger:release", () => inner.release(key, token)),
+  };
+}
+
+function gatedAudit(inner: AuditLog, gate: Gate): AuditLog {
+  return {
+    append: (threadId, record) => gate(`audit:append:${record.kind}`, () => inner.append(threadId, record)),
+    entries: (threadId) => gate("audit:entries", () => inner.entries(threadId)),
   };
 }
 

@@ -114,6 +114,16 @@ export async function changedSubjectDecision(c: EditCheck, edit: CheckedEdit, ca
 }
 
 /**
+ * Whether a call's messages end with an approval of it that carries edited arguments (checked without
+ * a promise, so a call without one is claimed at once).
+ * @param options - The AI SDK's execution options (the call id and the messages it runs after).
+ */
+export function carriesEdit(options: Pick<ToolExecutionOptions<unknown>, "toolCallId" | "messages">): boolean {
+  const answer = Array.isArray(options.messages) ? answerFor(options.messages, options.toolCallId) : undefined;
+  return answer?.approved === true && reasonEdit(answer.reason) !== undefined;
+}
+
+/**
  * The arguments a ledgered call runs with: the person's edit when the approval it runs under carries
  * one (found by the approval in the call's messages, read from the decision `kabooToolApproval`
  * recorded for this very call), else `undefined` (the model's own).

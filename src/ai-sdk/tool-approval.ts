@@ -130,7 +130,7 @@ export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolA
   if (typeof options.threadId !== "string" || options.threadId === "")
     throw new UserError("kabooToolApproval needs a threadId (the conversation its grants and records belong to).");
   const gate = new AiSdkGate(options, new RuleIndex(rules));
-  return async function kabooToolApproval(call) {
+  return function kabooToolApproval(call) {
     return gate.decide(call);
   };
 }
@@ -155,7 +155,8 @@ class AiSdkGate {
 
   async decide({ toolCall, tools, messages }: ToolApprovalCall): Promise<ToolApprovalStatus> {
     const { toolName, toolCallId, input } = toolCall;
-    const rule = await this.#rules.ruleOf(toolName);
+    const found = this.#rules.ruleOf(toolName);
+    const rule = found instanceof Promise ? await found : found;
     if (!rule) return "not-applicable";
     const metadata = tools && Object.hasOwn(tools, toolName) ? tools[toolName]?.metadata : undefined;
     if (this.#o.skipReadOnly && metadata?.readOnlyHint === true) return "not-applicable";

@@ -7,12 +7,13 @@
 import type { ToolExecutionOptions, ToolSet } from "ai";
 import type { AuditLog } from "../agent/audit/audit.js";
 import { recordExecution } from "../agent/audit/audit-execution.js";
-import { executionKey, type ExecutionLedger, type LedgerResult } from "../agent/ledger/ledger.js";
+import { asShipped, claimIn, NamedCall, settleIn } from "../agent/ledger/memory-sync.js";
+import { callText, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { CallInProgressError, UserError } from "../errors.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { threadAudit } from "./audit.js";
-import { approvedEdit } from "./edits.js";
+import { approvedEdit, carriesEdit } from "./edits.js";
 import { type ApprovalEditError, CallOutcomeUnknownError, RecordedCallFailureError } from "./errors.js";
 
 /** Options of {@link withLedger}. */
@@ -83,46 +84,88 @@ interface Claimed {
   /** The model's arguments, or the person's edit when the approval carries one. */
   input: unknown;
   options: LedgeredExecutionOptions;
-  settle: (result: LedgerResult) => Promise<void>;
+  /** Settles the outcome (a failed write is logged); a promise only when the ledger or the trail answers later. */
+  settle: (result: LedgerResult) => undefined | Promise<void>;
 }
+
+/** What a claim leads to: the recorded outcome of a finished call, or the call to run now. */
+type Claim = { done: unknown } | Claimed;
 
 function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o: WithLedgerOptions): Execute {
   const log = o.logger ?? defaultLogger;
   const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
   const audit = threadAudit(o.audit, o.threadId);
-  /** Claims the call: the recorded outcome of a finished one, or what the claimed one needs. */
-  async function claim(input: unknown, options: ToolExecutionOptions<unknown>): Promise<{ done: unknown } | Claimed> {
-    const { toolCallId } = options;
-    const key = executionKey({ threadId: o.threadId, toolUseId: toolCallId, input });
+  const { ledger, threadId } = o;
+  /**
+   * Claims the call: the recorded outcome of a finished one, or what the claimed one needs. Synchronous
+   * when the ledger answers so (a memory ledger as it ships) and the call carries no edit: no promise
+   * before the tool runs. The call is named as the runner names it (its text; the key is hashed when read).
+   */
+  function claim(input: unknown, options: ToolExecutionOptions<unknown>): Claim | Promise<Claim> {
+    const call = new NamedCall(callText({ threadId, toolUseId: options.toolCallId, input }));
     // An approved edit runs under the approved call's key: a replay of the approval runs nothing again.
-    const edit = await approvedEdit({ ...o, name: tool, tool: definition, key }, options);
-    const outcome = await o.ledger.claim(key, claimOptions);
+    if (!carriesEdit(options)) return claimed(call, input, options);
+    return approvedEdit({ ...o, name: tool, tool: definition, key: call.key }, options).then((edit) =>
+      claimed(call, edit ?? input, options),
+    );
+  }
+  function claimed(call: NamedCall, input: unknown, options: ToolExecutionOptions<unknown>): Claim | Promise<Claim> {
+    // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
+    const name = asShipped(ledger) ? call : call.key;
+    const outcome = claimIn(ledger, name, claimOptions);
+    if (outcome instanceof Promise) return outcome.then((x) => held(x, call, name, input, options));
+    return held(outcome, call, name, input, options);
+  }
+  function held(
+    outcome: ClaimOutcome,
+    call: NamedCall,
+    name: string | NamedCall,
+    input: unknown,
+    options: ToolExecutionOptions<unknown>,
+  ): Claim | Promise<Claim> {
+    const { toolCallId } = options;
     const record = (claim: "claimed" | "done" | "unknown", result?: LedgerResult) =>
-      recordExecution(audit, { tool, toolUseId: toolCallId, idempotencyKey: key, claim, result });
+      recordExecution(audit, { tool, toolUseId: toolCallId, idempotencyKey: call.key, claim, result });
     switch (outcome.status) {
       case "done":
-        await record("done", outcome.result);
-        return { done: replay(tool, toolCallId, outcome.result) };
+        return record("done", outcome.result).then(() => ({ done: replay(tool, toolCallId, outcome.result) }));
       case "running":
         throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
       case "unknown":
-        await record("unknown");
-        throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
+        return record("unknown").then(() => {
+          throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
+        });
       case "claimed":
         break;
       default:
         throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
     }
-    const settle = async (result: LedgerResult) => {
+    const { token } = outcome;
+    const unsaved = (error: unknown) =>
+      // The call ran: its result goes back to the model; the claim's outcome becomes unknown later.
+      log.error("kaboo: could not record a tool call's result", { tool, toolCallId, error: String(error) });
+    const settle = (result: LedgerResult): undefined | Promise<void> => {
+      const recorded = () => (audit ? record("claimed", result) : undefined);
+      let settled: Promise<void> | undefined;
       try {
-        await o.ledger.settle(key, outcome.token, result);
+        settled = settleIn(ledger, name, token, result);
       } catch (error) {
-        // The call ran: its result goes back to the model; the claim's outcome becomes unknown later.
-        log.error("kaboo: could not record a tool call's result", { tool, toolCallId, error: String(error) });
+        unsaved(error);
       }
-      await record("claimed", result);
+      if (!settled) return recorded();
+      return settled.then(recorded, (error) => {
+        unsaved(error);
+        return recorded();
+      });
     };
-    return { input: edit ?? input, options: { ...options, idempotencyKey: key }, settle };
+    // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
+    const ledgeredOptions = {
+      ...options,
+      get idempotencyKey() {
+        return call.key;
+      },
+    };
+    return { input, options: ledgeredOptions, settle };
   }
   // The AI SDK streams a tool only when `execute` itself returns an async iterable (it does not await
   // it first): a streaming tool stays an async generator, the others return a promise.
@@ -147,16 +190,19 @@ function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o
     };
   }
   return async function ledgeredExecute(input, options) {
-    const claimed = await claim(input, options);
+    const pending = claim(input, options);
+    const claimed = pending instanceof Promise ? await pending : pending;
     if ("done" in claimed) return claimed.done;
     let result: unknown;
     try {
       result = await execute(claimed.input, claimed.options);
     } catch (error) {
-      await claimed.settle(failure(error));
+      const settled = claimed.settle(failure(error));
+      if (settled) await settled;
       throw error;
     }
-    await claimed.settle(success(result));
+    const settled = claimed.settle(success(result));
+    if (settled) await settled;
     return result;
   };
 }

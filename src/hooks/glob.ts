@@ -15,6 +15,7 @@ export type NameMatcher = (name: string) => boolean;
 const MAGIC = /[*?[\]{}()!+@]/;
 
 let loading: Promise<typeof import("minimatch")> | undefined;
+let minimatch: typeof import("minimatch") | undefined;
 
 /** Whether the pattern needs glob matching (otherwise it is an exact name). */
 export function isGlob(pattern: string): boolean {
@@ -28,8 +29,19 @@ export function isGlob(pattern: string): boolean {
  * @returns A matcher; an exact name also matches itself when it looks like a glob.
  */
 export async function compileGlob(pattern: string): Promise<NameMatcher> {
+  if (isGlob(pattern)) minimatch ??= await (loading ??= import("minimatch"));
+  return compileGlobNow(pattern) as NameMatcher;
+}
+
+/**
+ * {@link compileGlob}, synchronously once minimatch is loaded (a gate built per request compiles its
+ * patterns without a promise).
+ * @param pattern - The pattern.
+ * @returns A matcher, or `undefined` when the pattern is a glob and minimatch is not loaded yet.
+ */
+export function compileGlobNow(pattern: string): NameMatcher | undefined {
   if (!isGlob(pattern)) return (name) => name === pattern;
-  const { filter } = await (loading ??= import("minimatch"));
-  const matches = filter(pattern, { nocomment: true, nonegate: true });
+  if (!minimatch) return undefined;
+  const matches = minimatch.filter(pattern, { nocomment: true, nonegate: true });
   return (name) => name === pattern || matches(name);
 }

@@ -1,8 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compileGlob, isGlob } from "../../src/hooks/glob.js";
+import { compileGlob, compileGlobNow, isGlob } from "../../src/hooks/glob.js";
 
 describe("tool-name globs", () => {
+  // First in the file: minimatch is not loaded yet.
+  test("compileGlobNow: exact names at once, globs once minimatch is loaded, matching as compileGlob", async () => {
+    expect(compileGlobNow("transfer")?.("transfer")).toBe(true);
+    expect(compileGlobNow("merchant___*")).toBeUndefined();
+    await compileGlob("merchant___*");
+    const glob = compileGlobNow("merchant___*");
+    expect([glob?.("merchant___pay"), glob?.("other___pay"), compileGlobNow("!x")?.("y")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
   test("exact names match only themselves; globs match by minimatch rules", async () => {
     expect(isGlob("transfer")).toBe(false);
     expect(isGlob("merchant___*")).toBe(true);

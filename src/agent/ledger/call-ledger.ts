@@ -12,20 +12,22 @@ import type { InvocationState } from "../events.js";
 import { InterruptSignal } from "../interrupts/interrupt.js";
 import { toolInterruptId } from "../interrupts/interrupt-id.js";
 import { callId, runLedger } from "../run-context.js";
-import { keyOfCall, type ClaimOptions, type ClaimOutcome, type ExecutionLedger, type LedgerResult } from "./ledger.js";
-import { MemoryExecutionLedger, type CallName } from "./memory-ledger.js";
+import type { ExecutionLedger, LedgerResult } from "./ledger.js";
+import type { CallName } from "./memory-ledger.js";
+import { asShipped, claimIn, NamedCall, releaseIn, settleIn } from "./memory-sync.js";
 import type { JsonValue, ToolResultBlock, ToolUseBlock } from "../messages/messages.js";
 import { OUTCOME_UNKNOWN, abandonedClaim, readOutcomeAnswer, type OutcomeUnknownRequest } from "./outcome-answer.js";
 import { toResultBlock } from "../tools/result-block.js";
 import { errorResult, type AgentTool, type ToolOutput } from "../tools/tools.js";
 
+export { settleIn } from "./memory-sync.js";
+
 /** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
-export class OpenCall implements CallName {
+export class OpenCall extends NamedCall {
   /** The claim, and what the ledger is asked with: the call itself (a memory ledger as it ships), else its key. */
   claim?: { ledger: ExecutionLedger; token: string; name: string | CallName };
   /** Where its execution is recorded once it settles, and how an unknown outcome was answered. */
   audit?: { trail: RunAudit; tool: string; answer: "run_again" | null };
-  #key: string | undefined;
 
   /**
    * @param input - The validated input.
@@ -33,16 +35,9 @@ export class OpenCall implements CallName {
    */
   constructor(
     readonly input: unknown,
-    readonly text: string,
-  ) {}
-
-  /**
-   * The call's execution key (the tool's idempotency key): hashed when first read, since the default
-   * ledger knows the call by its text, and most tools never read it.
-   */
-  get key(): string {
-    this.#key ??= keyOfCall(this.text);
-    return this.#key;
+    text: string,
+  ) {
+    super(text);
   }
 }
 
@@ -175,58 +170,6 @@ function held(
   call.claim = { ledger, token, name };
   if (trail) call.audit = { trail, tool, answer };
   return call;
-}
-
-const memory = MemoryExecutionLedger.prototype;
-
-/**
- * Whether `ledger` is a memory ledger whose `method` is its own: it is asked through its synchronous form
- * (`claimNow`, `settleNow`), which also takes a CallName. A subclass that overrides the method is always asked
- * through it, with the key.
- */
-function answersNow(ledger: ExecutionLedger, method: "claim" | "settle" | "release"): ledger is MemoryExecutionLedger {
-  return ledger instanceof MemoryExecutionLedger && ledger[method] === memory[method];
-}
-
-/**
- * Whether `ledger` is a `MemoryExecutionLedger` as it ships (not a subclass, no method replaced): it is
- * asked with the call itself. Any other ledger is asked with execution keys, as it always was.
- */
-function asShipped(ledger: ExecutionLedger): boolean {
-  return (
-    Object.getPrototypeOf(ledger) === memory &&
-    answersNow(ledger, "claim") &&
-    answersNow(ledger, "settle") &&
-    answersNow(ledger, "release")
-  );
-}
-
-const keyOf = (name: string | CallName) => (typeof name === "string" ? name : name.key);
-
-/** Claims `name` in `ledger`: synchronously where a memory ledger's `claim` is its own. */
-function claimIn(
-  ledger: ExecutionLedger,
-  name: string | CallName,
-  options: ClaimOptions | undefined,
-): ClaimOutcome | Promise<ClaimOutcome> {
-  return answersNow(ledger, "claim") ? ledger.claimNow(name, options) : ledger.claim(keyOf(name), options ?? {});
-}
-
-/** Settles `name` in `ledger`: synchronously where a memory ledger's `settle` is its own. */
-export function settleIn(
-  ledger: ExecutionLedger,
-  name: string | CallName,
-  token: string,
-  result: LedgerResult,
-): undefined | Promise<void> {
-  if (!answersNow(ledger, "settle")) return ledger.settle(keyOf(name), token, result);
-  ledger.settleNow(name, token, result);
-  return undefined;
-}
-
-/** Releases `name`'s claim in `ledger`. */
-function releaseIn(ledger: ExecutionLedger, name: string | CallName, token: string): Promise<void> {
-  return answersNow(ledger, "release") ? ledger.release(name, token) : ledger.release(keyOf(name), token);
 }
 
 /** The `reason` of an {@link OUTCOME_UNKNOWN} question about a call (`abandoned`: let go still running). */

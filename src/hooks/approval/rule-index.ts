@@ -5,7 +5,7 @@
  * @module
  */
 import type { Rule } from "./gate-rule.js";
-import { compileGlob, type NameMatcher } from "../glob.js";
+import { compileGlob, compileGlobNow, type NameMatcher } from "../glob.js";
 
 /** A gate's checked rules, their patterns compiled on the first lookup. */
 export class RuleIndex {
@@ -30,6 +30,9 @@ export class RuleIndex {
       return i < 0 ? undefined : this.#rules[i];
     };
     if (this.#compiled) return find(this.#compiled);
+    // Exact names, and globs once minimatch is loaded, compile at once: no promise for the first lookup.
+    const now = this.#rules.map((r) => compileGlobNow(r.pattern));
+    if (now.every((m) => m !== undefined)) return find((this.#compiled = now as NameMatcher[]));
     this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {
       this.#compiled = m;
       return m;

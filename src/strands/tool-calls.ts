@@ -103,7 +103,18 @@ async function asking<T>(event: StrandsBeforeToolCallEvent, step: () => T | Prom
  * @param b - The adapter's parts.
  */
 export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void {
-  host.addHook(b.sdk.BeforeToolCallEvent, async (event) => {
+  host.addHook(b.sdk.BeforeToolCallEvent, throughOurHooksBefore(b));
+  if (b.ledger) host.addHook(b.sdk.BeforeToolCallEvent, claimCall(b), { order: CLAIM_ORDER });
+  host.addHook(b.sdk.AfterToolCallEvent, settleResult(b), { order: SETTLE_ORDER });
+  // A tool that asks a question itself (Strands' `ToolContext.interrupt`) ends without an AfterToolCallEvent:
+  // its claim is released, as our runner releases it, so the resumed run claims and runs it again.
+  host.addHook(b.sdk.AfterInvocationEvent, releasePaused, { order: SETTLE_ORDER });
+  host.addHook(b.sdk.AfterToolCallEvent, throughOurHooksAfter(b));
+}
+
+/** Step 1 (see the module): the call through our hooks, what they decide written back. */
+function throughOurHooksBefore(b: ToolCallBridge) {
+  return async (event: StrandsBeforeToolCallEvent): Promise<void> => {
     const state = event.invocationState;
     let map = calls.get(state);
     if (!map) calls.set(state, (map = new Map()));
@@ -122,78 +133,73 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
       event.toolUse = { name: ours.toolUse.name, toolUseId: event.toolUse.toolUseId, input: ours.toolUse.input };
     if (ours.selectedTool !== selected) event.selectedTool = strandsTool(ours.selectedTool);
     if (ours.stopLoop) stop(event.agent);
-  });
+  };
+}
 
-  if (b.ledger)
-    host.addHook(
-      b.sdk.BeforeToolCallEvent,
-      async (event) => {
-        const record = recordOf(event.invocationState, event.toolUse.toolUseId);
-        // Strands runs every callback of an event before it pauses (it collects their interrupts): a
-        // call with a question still open is not claimed, or its resume would find its own claim running.
-        if (event.cancel !== false || !record || record.call || waiting(event)) return;
-        const tool = ourTool(event.selectedTool ?? event.tool);
-        if (!tool) return; // Strands answers an unknown tool with an error result: nothing runs.
-        const toolUse = ourToolUse(event.toolUse);
-        const options = {
-          agent: b.view(event.agent),
-          invocationState: event.invocationState,
-          recordAll: false,
-          leaseMs: b.leaseMs,
-          callInput: record.modelInput,
-        };
-        try {
-          const opened = await asking(event, () => openCall(tool, toolUse, toolUse.input, options));
-          if ("result" in opened) {
-            record.replay = opened.result;
-            event.cancel = true;
-          } else record.call = opened;
-        } catch (error) {
-          if (!(error instanceof CallInProgressError)) throw error;
-          event.cancel = `The call to "${toolUse.name}" is running elsewhere now; it was not started again.`;
-        }
-      },
-      { order: CLAIM_ORDER },
-    );
+/** Step 2: the call claimed in the ledger, after every other hook. */
+function claimCall(b: ToolCallBridge) {
+  return async (event: StrandsBeforeToolCallEvent): Promise<void> => {
+    const record = recordOf(event.invocationState, event.toolUse.toolUseId);
+    // Strands runs every callback of an event before it pauses (it collects their interrupts): a
+    // call with a question still open is not claimed, or its resume would find its own claim running.
+    if (event.cancel !== false || !record || record.call || waiting(event)) return;
+    const tool = ourTool(event.selectedTool ?? event.tool);
+    if (!tool) return; // Strands answers an unknown tool with an error result: nothing runs.
+    const toolUse = ourToolUse(event.toolUse);
+    const options = {
+      agent: b.view(event.agent),
+      invocationState: event.invocationState,
+      recordAll: false,
+      leaseMs: b.leaseMs,
+      callInput: record.modelInput,
+    };
+    try {
+      const opened = await asking(event, () => openCall(tool, toolUse, toolUse.input, options));
+      if ("result" in opened) {
+        record.replay = opened.result;
+        event.cancel = true;
+      } else record.call = opened;
+    } catch (error) {
+      if (!(error instanceof CallInProgressError)) throw error;
+      event.cancel = `The call to "${toolUse.name}" is running elsewhere now; it was not started again.`;
+    }
+  };
+}
 
-  host.addHook(
-    b.sdk.AfterToolCallEvent,
-    async (event) => {
-      const record = recordOf(event.invocationState, event.toolUse.toolUseId);
-      if (!record) return;
-      if (record.replay) {
-        event.result = strandsResult(b.sdk, record.replay);
-        return;
-      }
-      const call = record.call;
-      if (!call) return;
-      record.settled = true;
-      const id = event.toolUse.toolUseId;
-      await settleCall(call, id, (output) => toResultBlock(id, output), ourResult(event.result));
-    },
-    { order: SETTLE_ORDER },
-  );
+/** Step 3: the tool's result settled under the claim (or the recorded result replayed). */
+function settleResult(b: ToolCallBridge) {
+  return async (event: StrandsAfterToolCallEvent): Promise<void> => {
+    const record = recordOf(event.invocationState, event.toolUse.toolUseId);
+    if (!record) return;
+    if (record.replay) {
+      event.result = strandsResult(b.sdk, record.replay);
+      return;
+    }
+    const call = record.call;
+    if (!call) return;
+    record.settled = true;
+    const id = event.toolUse.toolUseId;
+    await settleCall(call, id, (output) => toResultBlock(id, output), ourResult(event.result));
+  };
+}
 
-  // A tool that asks a question itself (Strands' `ToolContext.interrupt`) ends without an AfterToolCallEvent:
-  // its claim is released, as our runner releases it, so the resumed run claims and runs it again.
-  host.addHook(
-    b.sdk.AfterInvocationEvent,
-    async (event) => {
-      const held = calls.get(event.invocationState);
-      if (!held) return;
-      const interrupts = event.agent._interruptState?.interrupts ?? {};
-      const open = Object.values(interrupts).filter((i) => i.response === undefined);
-      for (const [toolUseId, record] of held) {
-        const call = record.call;
-        if (!call || record.settled || !open.some((i) => i.id.startsWith(`tool:${toolUseId}:`))) continue;
-        record.call = undefined;
-        await releaseCall(call);
-      }
-    },
-    { order: SETTLE_ORDER },
-  );
+/** Step 5: the claim of a call whose tool paused the run with its own question, released. */
+async function releasePaused(event: { invocationState: InvocationState; agent: StrandsAgent }): Promise<void> {
+  const held = calls.get(event.invocationState);
+  if (!held) return;
+  const interrupts = event.agent._interruptState?.interrupts ?? {};
+  const open = Object.values(interrupts).filter((i) => i.response === undefined);
+  for (const [toolUseId, record] of held) {
+    const call = record.call;
+    if (!call || record.settled || !open.some((i) => i.id.startsWith(`tool:${toolUseId}:`))) continue;
+    record.call = undefined;
+    await releaseCall(call);
+  }
+}
 
-  host.addHook(b.sdk.AfterToolCallEvent, async (event: StrandsAfterToolCallEvent) => {
+/** Step 4: the result through our hooks; a rewritten result or `retry` written back. */
+function throughOurHooksAfter(b: ToolCallBridge) {
+  return async (event: StrandsAfterToolCallEvent): Promise<void> => {
     if (!b.registry.has(AfterToolCallEvent)) return;
     const result = ourResult(event.result);
     const ours = new AfterToolCallEvent({
@@ -208,5 +214,5 @@ export function bridgeToolCalls(host: StrandsHookHost, b: ToolCallBridge): void 
     if (ours.result !== result) event.result = strandsResult(b.sdk, ours.result);
     if (ours.retry) event.retry = true;
     if (ours.stopLoop) stop(event.agent);
-  });
+  };
 }

@@ -134,18 +134,18 @@ export class HookRegistry {
   dispatch<E extends HookEvent<any>>(event: E): E | Promise<E> {
     const cls = event.constructor as HookEventClass<E>;
     const list = this.#entries.get(cls as never);
-    return list ? runFrom(event, cls, list, 0, []) : event;
+    return list ? runFrom(event, cls, list, 0, undefined) : event;
   }
 }
 
-/** Runs `list[i…]` on the event; see {@link HookRegistry.dispatch}. */
+/** Runs `list[i…]` on the event; see {@link HookRegistry.dispatch}. `failures` is made at the first one (a `runsAll` event's). */
 // biome-ignore lint/suspicious/noExplicitAny: any event class
 function runFrom<E extends HookEvent<any>>(
   event: E,
   cls: HookEventClass<E>,
   list: readonly Entry[],
   i: number,
-  failures: HookError[],
+  failures: HookError[] | undefined,
 ): E | Promise<E> {
   for (; i < list.length; i++) {
     const entry = list[i] as Entry;
@@ -153,28 +153,31 @@ function runFrom<E extends HookEvent<any>>(
       const out = (entry.callback as HookCallback<E>)(event);
       if (out && typeof (out as PromiseLike<unknown>).then === "function") {
         const next = i + 1;
+        let kept = failures;
         return Promise.resolve(out)
-          .then(undefined, (error: unknown) => fail(error, entry, cls, failures))
-          .then(() => runFrom(event, cls, list, next, failures));
+          .then(undefined, (error: unknown) => {
+            kept = [...(kept ?? []), fail(error, entry, cls)];
+          })
+          .then(() => runFrom(event, cls, list, next, kept));
       }
     } catch (error) {
-      fail(error, entry, cls, failures);
+      failures = [...(failures ?? []), fail(error, entry, cls)];
     }
   }
-  if (failures.length > 1) throw new HookErrors(failures);
-  if (failures.length) throw failures[0];
-  return event;
+  if (!failures) return event;
+  throw failures.length > 1 ? new HookErrors(failures) : failures[0];
 }
 
 /**
- * Throws a callback's error as the dispatch fails with it (an InterruptSignal as is, else as a
- * {@link HookError}). Cleanup events (AfterInvocation) run every callback, as one that throws must not skip
- * the session save or the publisher close registered beside it: there it is kept to throw after the last.
+ * A callback's error as the dispatch fails with it: thrown at once (an InterruptSignal as is, else as a
+ * {@link HookError}), except on cleanup events (AfterInvocation), which run every callback, as one that throws
+ * must not skip the session save or the publisher close registered beside it: there it is returned, to be
+ * thrown after the last.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any event class
-function fail(error: unknown, entry: Entry, cls: HookEventClass<HookEvent<any>>, failures: HookError[]): void {
+function fail(error: unknown, entry: Entry, cls: HookEventClass<HookEvent<any>>): HookError {
   if (error instanceof InterruptSignal && !cls.runsAll) throw error;
   const failure = error instanceof HookError ? error : new HookError(entry.hookName, cls.eventType, error);
   if (!cls.runsAll) throw failure;
-  failures.push(failure);
+  return failure;
 }

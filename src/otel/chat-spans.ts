@@ -13,12 +13,9 @@ import { GEN_AI } from "./attributes.js";
 import { FINISH_REASONS, inputMessages, outputMessages, systemInstructions } from "./content.js";
 import { errorType, failed } from "./span-status.js";
 
-/** What a chat span is started with. */
+/** How a hook starts its chat spans (made once per hook, shared by its model calls). */
 export interface ChatSpanOptions {
   tracer: Tracer;
-  /** The run's context (its `invoke_agent` span). */
-  parent: Context;
-  agent: Agent;
   /** `gen_ai.provider.name`, when known. */
   provider: string | undefined;
   /** Whether to record the transcript, the system prompt and the answer. */
@@ -32,25 +29,21 @@ export class ChatSpan {
   #input = 0;
   #output = 0;
 
-  /** @param o - See {@link ChatSpanOptions}. */
-  constructor(o: ChatSpanOptions) {
-    const model = o.agent.model.modelId;
+  /**
+   * @param o - See {@link ChatSpanOptions}.
+   * @param parent - The run's context (its `invoke_agent` span).
+   * @param agent - The running agent.
+   */
+  constructor(o: ChatSpanOptions, parent: Context, agent: Agent) {
+    const model = agent.model.modelId;
     this.#content = o.content;
-    this.#span = o.tracer.startSpan(
-      `chat ${model}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          [GEN_AI.operation]: "chat",
-          [GEN_AI.requestModel]: model,
-          ...(o.provider === undefined ? {} : { [GEN_AI.provider]: o.provider }),
-        },
-      },
-      o.parent,
-    );
+    // Filled in place (no spread temporaries): one per model call of every traced run.
+    const attributes: Attributes = { [GEN_AI.operation]: "chat", [GEN_AI.requestModel]: model };
+    if (o.provider !== undefined) attributes[GEN_AI.provider] = o.provider;
+    this.#span = o.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, parent);
     if (o.content) {
-      this.#span.setAttribute(GEN_AI.inputMessages, inputMessages(o.agent.messages));
-      const prompt = o.agent.systemPrompt;
+      this.#span.setAttribute(GEN_AI.inputMessages, inputMessages(agent.messages));
+      const prompt = agent.systemPrompt;
       if (prompt !== undefined) this.#span.setAttribute(GEN_AI.systemInstructions, systemInstructions(prompt));
     }
   }

@@ -12,6 +12,7 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
   type SpanOptions,
   type Tracer,
 } from "@opentelemetry/api";
@@ -27,10 +28,11 @@ import {
 } from "../agent/events.js";
 import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { interruptCallId } from "../agent/interrupts/interrupt-id.js";
+import type { AgentResult } from "../agent/result.js";
 import { runContext } from "../agent/run-context.js";
 import { openQuestionOnSpan, recordOnSpan, type PrincipalMode } from "./approval-spans.js";
 import { GEN_AI, KABOO } from "./attributes.js";
-import { ChatSpan } from "./chat-spans.js";
+import { ChatSpan, type ChatSpanOptions } from "./chat-spans.js";
 import { jsonText, resultContent } from "./content.js";
 import { callSpansKey, parentOf, parentSpanKey, scoped, type ParentOption } from "./parents.js";
 import { askingSpans, keepAskingSpans, type AskingSpans } from "./trace-links.js";
@@ -107,6 +109,7 @@ export class TracingHook implements HookProvider {
   readonly #content: boolean;
   readonly #principals: PrincipalMode;
   readonly #provider: string | undefined;
+  readonly #chat: ChatSpanOptions;
   readonly #runs = new WeakMap<Agent, RunTrace>();
   readonly #workflows: WorkflowSpans;
 
@@ -116,6 +119,7 @@ export class TracingHook implements HookProvider {
     this.#content = options.captureContent ?? false;
     this.#principals = options.principals ?? "plain";
     this.#provider = options.providerName;
+    this.#chat = { tracer: this.#tracer, provider: this.#provider, content: this.#content };
     this.#workflows = new WorkflowSpans(this.#tracer, this.#parent);
   }
 
@@ -195,8 +199,7 @@ export class TracingHook implements HookProvider {
     const run = this.#runs.get(e.agent);
     // Open already: a retry of the same call.
     if (!run?.recording || run.chat) return;
-    const o = { tracer: this.#tracer, parent: run.ctx, agent: e.agent, provider: this.#provider };
-    run.chat = new ChatSpan({ ...o, content: this.#content });
+    run.chat = new ChatSpan(this.#chat, run.ctx, e.agent);
   }
 
   #modelEnd(e: AfterModelCallEvent): void {
@@ -259,20 +262,8 @@ export class TracingHook implements HookProvider {
       return;
     }
     const result = e.result;
-    const asked = new Map<string, ReturnType<Span["spanContext"]>>();
-    for (const question of result?.interrupts ?? []) {
-      const call = interruptCallId(question.id);
-      if (call === undefined) {
-        asked.set(question.id, span.spanContext());
-        continue;
-      }
-      const reason = question.reason;
-      const tool = reason && typeof reason === "object" && !Array.isArray(reason) ? reason.tool : undefined;
-      const callSpan = this.#toolSpan(run, call, typeof tool === "string" ? tool : "unknown");
-      openQuestionOnSpan(callSpan, question.id, reason);
-      asked.set(question.id, callSpan.spanContext());
-    }
-    keepAskingSpans(e.agent, asked);
+    // Most runs end with no question open: nothing to keep, and no map made for it.
+    if (result?.interrupts.length) this.#keepQuestions(run, e.agent, result.interrupts);
     run.chat?.abandon(e.error);
     // Calls still open: paused on a question, or cut off when the run failed or stopped.
     for (const open of run.tools.values()) open.end();
@@ -287,5 +278,23 @@ export class TracingHook implements HookProvider {
     }
     if (e.error !== undefined) failed(span, e.error);
     span.end();
+  }
+
+  /** Puts the run's open questions on their calls' spans, and keeps the spans that asked for the run that resumes. */
+  #keepQuestions(run: RunTrace, agent: Agent, questions: AgentResult["interrupts"]): void {
+    const asked = new Map<string, SpanContext>();
+    for (const question of questions) {
+      const call = interruptCallId(question.id);
+      if (call === undefined) {
+        asked.set(question.id, run.span.spanContext());
+        continue;
+      }
+      const reason = question.reason;
+      const tool = reason && typeof reason === "object" && !Array.isArray(reason) ? reason.tool : undefined;
+      const callSpan = this.#toolSpan(run, call, typeof tool === "string" ? tool : "unknown");
+      openQuestionOnSpan(callSpan, question.id, reason);
+      asked.set(question.id, callSpan.spanContext());
+    }
+    keepAskingSpans(agent, asked);
   }
 }

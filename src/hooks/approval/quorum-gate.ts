@@ -59,28 +59,13 @@ export async function gateQuorum(
   const { principal, requestedBy } = g;
   const state: QuorumState = latest.state ?? { required: g.quorum.required, approvedBy: [], requestedBy };
   const expiresAt = latest.expiresAt ?? requestDeadline({ ttlSeconds: g.ttlSeconds, now: g.now() });
-  const ask = async (round: number, approvals: QuorumState) => {
-    const name = round === latest.round ? latest.name : `${g.name}:quorum:${round}`;
-    const request: ApprovalRequest = {
-      kind: "tool_approval",
-      agent: g.agentName,
-      tool: toolUse.name,
-      toolUseId: toolUse.toolUseId,
-      input: input as JsonValue,
-      subject: subject.key === null ? null : { key: subject.key, label: subject.label },
-      scopes: ["once"],
-      message: `Allow ${subject.label}? (${approvals.approvedBy.length} of ${approvals.required} approvals)`,
-      approvals,
-    };
-    if (expiresAt !== undefined) request.expiresAt = expiresAt;
-    const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
-    if (!event.agent.interruptState.interrupts.has(interruptId)) {
-      const shown = { interruptId, rule: g.pattern };
-      const { required, requestedBy } = approvals;
-      await auditRequest(event, { ...shown, input, subject: request.subject, expiresAt, required, requestedBy });
-    }
-    event.interrupt({ name, reason: request as unknown as JsonObject });
-  };
+  const ask = (round: number, approvals: QuorumState) =>
+    askRound(
+      event,
+      g,
+      { input, subject, expiresAt, approvals },
+      round === latest.round ? latest.name : `${g.name}:quorum:${round}`,
+    );
   if (latest.stored?.response === undefined) return ask(latest.round, state);
   const asked = (latest.stored.reason ?? {}) as Partial<ApprovalRequest>;
   if ((asked.subject?.key ?? null) !== subject.key) {
@@ -121,6 +106,39 @@ export async function gateQuorum(
       throw new Error(`unknown quorum step ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** One round's question: what it shows. */
+interface Round {
+  input: unknown;
+  subject: CallSubject;
+  expiresAt: string | undefined;
+  approvals: QuorumState;
+}
+
+/** Asks one round of a quorum question (named `name`), recorded in the trail the first time it is shown. */
+async function askRound(event: BeforeToolCallEvent, g: QuorumGate, r: Round, name: string): Promise<void> {
+  const { toolUse } = event;
+  const { approvals, expiresAt } = r;
+  const request: ApprovalRequest = {
+    kind: "tool_approval",
+    agent: g.agentName,
+    tool: toolUse.name,
+    toolUseId: toolUse.toolUseId,
+    input: r.input as JsonValue,
+    subject: r.subject.key === null ? null : { key: r.subject.key, label: r.subject.label },
+    scopes: ["once"],
+    message: `Allow ${r.subject.label}? (${approvals.approvedBy.length} of ${approvals.required} approvals)`,
+    approvals,
+  };
+  if (expiresAt !== undefined) request.expiresAt = expiresAt;
+  const interruptId = toolHookInterruptId(toolUse.toolUseId, name);
+  if (!event.agent.interruptState.interrupts.has(interruptId)) {
+    const shown = { interruptId, rule: g.pattern, input: r.input, subject: request.subject, expiresAt };
+    const { required, requestedBy } = approvals;
+    await auditRequest(event, { ...shown, required, requestedBy });
+  }
+  event.interrupt({ name, reason: request as unknown as JsonObject });
 }
 
 function progress(state: QuorumState): string {

@@ -116,19 +116,7 @@ function bound(block: ToolResultBlock, b: Bounds, logger: Logger): ToolResultBlo
     cuts.chars += text.length - kept.length;
     chars -= kept.length;
   }
-  let structuredContent = block.structuredContent;
-  if (structuredContent !== undefined) {
-    if (!withinDepth(structuredContent, b.maxDepth)) {
-      cuts.deepStructured = true;
-      structuredContent = undefined;
-    } else {
-      const size = JSON.stringify(structuredContent).length;
-      if (size > b.maxChars) {
-        cuts.chars += size;
-        structuredContent = undefined;
-      }
-    }
-  }
+  const structuredContent = boundStructured(block.structuredContent, b, cuts);
   const note = noteOf(cuts, b);
   if (note === undefined) return block;
   const out: ToolResultBlock = { ...block, content: content ?? [...parts] };
@@ -141,6 +129,19 @@ function bound(block: ToolResultBlock, b: Bounds, logger: Logger): ToolResultBlo
     note,
   });
   return out;
+}
+
+/** The structured result as kept: dropped (`undefined`, the cut noted) when too deep or over `maxChars`. */
+function boundStructured(value: unknown, b: Bounds, cuts: Cuts): unknown {
+  if (value === undefined) return undefined;
+  if (!withinDepth(value, b.maxDepth)) {
+    cuts.deepStructured = true;
+    return undefined;
+  }
+  const size = JSON.stringify(value).length;
+  if (size <= b.maxChars) return value;
+  cuts.chars += size;
+  return undefined;
 }
 
 function noteOf(c: Cuts, b: Bounds): string | undefined {

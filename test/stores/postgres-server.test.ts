@@ -28,6 +28,7 @@ const closers: (() => Promise<unknown>)[] = [];
 let viaPg: PgQueryable;
 let viaPostgresJs: PgQueryable;
 let viaPgUnprepared: PgQueryable;
+let viaPostgresJsUnprepared: PgQueryable;
 
 /** A pool of its own (as another process has) on `database`. */
 function pool(database = "postgres", prepare = true): PgQueryable {
@@ -43,6 +44,9 @@ beforeAll(async () => {
   const sql = postgres(server.url, { max: 8, onnotice: () => {} });
   closers.push(() => sql.end());
   viaPostgresJs = fromPostgresJs(sql);
+  const unprepared = postgres(server.url, { max: 2, prepare: false, onnotice: () => {} });
+  closers.push(() => unprepared.end());
+  viaPostgresJsUnprepared = fromPostgresJs(unprepared);
   await migrate(viaPg);
 }, 120_000);
 
@@ -57,10 +61,13 @@ postgresContracts("a real server (pg, statements not prepared)", () => viaPgUnpr
 
 describe("the adapters' transactions on a real server", () => {
   test.each([
-    [true, 1],
-    [false, 0],
-  ])("pg with prepare %s: the store's statements are prepared by name on the connection (%i)", async (prepare, n) => {
-    const db = prepare ? viaPg : viaPgUnprepared;
+    ["pg", true, 1],
+    ["pg", false, 0],
+    ["postgres.js", true, 1],
+    ["postgres.js", false, 0],
+  ])("%s with prepare %s: the store's statements are prepared on the connection (%i)", async (driver, prepare, n) => {
+    const db =
+      driver === "pg" ? (prepare ? viaPg : viaPgUnprepared) : prepare ? viaPostgresJs : viaPostgresJsUnprepared;
     const names = await db.transaction(async (tx) => {
       await new PostgresThreadStore({ query: tx.query, transaction: (fn) => fn(tx) }).load(`t-${crypto.randomUUID()}`);
       return (
@@ -70,6 +77,16 @@ describe("the adapters' transactions on a real server", () => {
       ).rows;
     });
     expect(names.length).toBe(n);
+  });
+
+  test("pg: statements of your own built on the fly are named only up to a bound, then sent unnamed", async () => {
+    const prepared = await viaPg.transaction(async (tx) => {
+      for (let i = 0; i < 300; i++)
+        expect((await tx.query(`SELECT $1::integer AS n${i}`, [i])).rows).toEqual([{ [`n${i}`]: i }]);
+      return (await tx.query("SELECT count(*)::integer AS n FROM pg_prepared_statements", [])).rows[0]?.n;
+    });
+    expect(prepared).toBeGreaterThan(200);
+    expect(prepared).toBeLessThanOrEqual(256);
   });
 
   test.each(["pg", "postgres.js"])(

@@ -1,9 +1,10 @@
 /**
- * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim of a
- * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; for any other, an answer that
- * writes nothing is read without a lock; a claim that writes reads the row `FOR UPDATE`
- * and applies the shared rule (`decideClaim`) in the same transaction, so two processes claiming one
- * call get one `claimed`. A settle is the settle rule in one `UPDATE` (the row's token compared in it);
+ * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim is
+ * first one statement: an `INSERT … ON CONFLICT DO NOTHING` of the call's row that, when the row
+ * exists, reads it instead (as it was when the statement began), so a call nobody claimed is claimed
+ * and an answer that writes nothing (done, running, unknown) is read in one round trip, without a lock;
+ * a claim that writes reads the row `FOR UPDATE` and applies the shared rule (`decideClaim`) in the
+ * same transaction, so two processes claiming one call get one `claimed`. A settle is the settle rule in one `UPDATE` (the row's token compared in it);
  * a release reads the row, applies `releasable`, and deletes only if the row is still as read.
  *
  * @module
@@ -11,7 +12,7 @@
 import type { ClaimOptions, ClaimOutcome, ExecutionLedger, LedgerResult } from "../../agent/ledger/ledger.js";
 import { decideClaim, releasable, type LedgerRow } from "../../agent/ledger/claim-rule.js";
 import { type LedgerHolder, parseLedgerRow, ThreadStoreError } from "../thread-store.js";
-import { num, pgStep, type PgQuery, type PgQueryable, type PgRow } from "./queryable.js";
+import { num, pgStep, type PgParam, type PgQuery, type PgQueryable, type PgRow } from "./queryable.js";
 
 /** How many times a claim that lost an insert race reads again. */
 const RETRIES = 8;
@@ -30,6 +31,13 @@ const INSERT_ROW =
   "SELECT $1::text, $2::text, $3::text, $4::bigint, $5::bigint, $6::text WHERE $6::text IS NULL OR EXISTS " +
   "(SELECT 1 FROM kaboo_threads WHERE thread_id = $1::text AND holder = $6::text FOR SHARE) " +
   "ON CONFLICT (thread_id, key) DO NOTHING RETURNING 1 AS ok";
+
+// The insert, or else the row as the statement's snapshot saw it (`ok` null). Neither (no row): another
+// insert of the call committed after that snapshot (a lost race), or the run no longer holds the thread.
+const CLAIM_ROW =
+  `WITH fresh AS (${INSERT_ROW}) SELECT ok, NULL AS token, NULL AS claimed_at, NULL AS lease_expires_at, ` +
+  "NULL AS holder, NULL AS result FROM fresh UNION ALL SELECT NULL, token, claimed_at, lease_expires_at, holder, " +
+  "result FROM kaboo_ledger WHERE thread_id = $1::text AND key = $2::text";
 
 /** A stored row read back, validated (a corrupt one reads as an unknown claim). */
 function toRow(r: PgRow): LedgerRow {
@@ -70,15 +78,19 @@ export class PgLedger implements ExecutionLedger {
 
   claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
     return pgStep("ledger claim", async () => {
-      // A call nobody claimed yet (the usual case): one statement.
+      // One statement for the usual cases: a call nobody claimed is claimed; another's row is read.
       const fresh = decideClaim(undefined, this.#now(), options);
-      if (fresh.write && (await this.#insert(this.#db, key, fresh.write))) return fresh.outcome;
+      const write = fresh.write as LedgerRow;
+      const [row] = (await this.#db.query(CLAIM_ROW, this.#rowParams(key, write))).rows;
+      if (row !== undefined && row.ok !== null) return fresh.outcome;
+      // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
+      let seen = row && (await this.#decide(this.#db, key, row, options, false));
       for (let attempt = 0; attempt < RETRIES; attempt++) {
-        // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
-        const seen = await this.#claimIn(this.#db, key, options, false);
+        seen ??= await this.#claimIn(this.#db, key, options, false);
         if (seen !== WRITES && seen !== undefined) return seen;
         const outcome = await this.#db.transaction((tx) => this.#claimIn(tx, key, options, true));
         if (outcome !== WRITES && outcome !== undefined) return outcome;
+        seen = undefined;
       }
       throw new ThreadStoreError(`The claim of "${key}" kept losing races.`);
     });
@@ -96,6 +108,17 @@ export class PgLedger implements ExecutionLedger {
     locked: boolean,
   ): Promise<ClaimOutcome | typeof WRITES | undefined> {
     const stored = (await tx.query(locked ? SELECT_ROW : READ_ROW, [this.#thread, key])).rows[0];
+    return this.#decide(tx, key, stored, options, locked);
+  }
+
+  /** {@link PgLedger.#claimIn} once the row is read (`undefined`: there is none). */
+  async #decide(
+    tx: PgQuery,
+    key: string,
+    stored: PgRow | undefined,
+    options: ClaimOptions | undefined,
+    locked: boolean,
+  ): Promise<ClaimOutcome | typeof WRITES | undefined> {
     const now = this.#now();
     const row = stored && toRow(stored);
     const dead = this.#holder?.tookOver;
@@ -127,10 +150,14 @@ export class PgLedger implements ExecutionLedger {
     return outcome;
   }
 
+  /** The parameters of {@link INSERT_ROW} and {@link CLAIM_ROW}: the call's row, claimed by this run. */
+  #rowParams(key: string, row: LedgerRow): PgParam[] {
+    return [this.#thread, key, row.token, row.claimedAt, row.leaseExpiresAt, this.#holder?.token ?? null];
+  }
+
   /** Inserts the call's row unless it exists (or the claiming run no longer holds the thread). */
   async #insert(q: PgQuery, key: string, row: LedgerRow): Promise<boolean> {
-    const params = [this.#thread, key, row.token, row.claimedAt, row.leaseExpiresAt, this.#holder?.token ?? null];
-    return (await q.query(INSERT_ROW, params)).rows.length === 1;
+    return (await q.query(INSERT_ROW, this.#rowParams(key, row))).rows.length === 1;
   }
 
   /** Whether the thread's record still names this run's lease (its row locked until the transaction ends). */

@@ -55,8 +55,15 @@ export interface NodePostgresClientLike {
   query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: PgRow[] }>;
 }
 
-/** Statement names by text: the store's statements are a fixed few, each prepared once per connection. */
+/**
+ * Statement names by text: the store's statements are a fixed few, each prepared once per connection.
+ * Bounded, so that statements of your own sent through the same database (texts built on the fly) do not
+ * prepare without end: past {@link MAX_NAMED} texts, a new one is sent unnamed.
+ */
 const names = new Map<string, string>();
+
+/** How many distinct statement texts are named (the store has a few dozen). */
+const MAX_NAMED = 256;
 
 function named(
   text: string,
@@ -64,10 +71,10 @@ function named(
   prepare: boolean,
 ): { text: string; values?: unknown[]; name?: string } {
   if (params.length === 0) return { text };
-  if (!prepare) return { text, values: [...params] };
-  let name = names.get(text);
-  if (name === undefined) names.set(text, (name = `kaboo_${names.size + 1}`));
-  return { name, text, values: [...params] };
+  let name = prepare ? names.get(text) : undefined;
+  if (name === undefined && prepare && names.size < MAX_NAMED) names.set(text, (name = `kaboo_${names.size + 1}`));
+  const values = [...params];
+  return name === undefined ? { text, values } : { name, text, values };
 }
 
 /** The part of a node-postgres `Pool` (or Neon's `Pool`) this adapter uses. */
@@ -143,18 +150,27 @@ export function fromNeon(pool: NodePostgresPoolLike, options: { prepare?: boolea
 
 /** The part of a postgres.js `sql` (or its transaction's `sql`) this adapter uses. */
 export interface PostgresJsLike {
-  unsafe(query: string, parameters?: never[]): PromiseLike<readonly PgRow[]>;
+  unsafe(query: string, parameters?: never[], options?: { prepare?: boolean }): PromiseLike<readonly PgRow[]>;
   begin<T>(fn: (sql: PostgresJsTransactionLike) => Promise<T>): PromiseLike<unknown>;
   listen?: PostgresJsListenerLike["listen"];
 }
 
 /** The part of a postgres.js transaction's `sql` this adapter uses. */
 export interface PostgresJsTransactionLike {
-  unsafe(query: string, parameters?: never[]): PromiseLike<readonly PgRow[]>;
+  unsafe(query: string, parameters?: never[], options?: { prepare?: boolean }): PromiseLike<readonly PgRow[]>;
 }
 
 /**
+ * `sql.unsafe`'s options for a statement with parameters: prepared (postgres.js's `unsafe` does not by
+ * default), once per connection, unless the connection was made with `prepare: false`.
+ */
+const PREPARE = { prepare: true };
+
+/**
  * A postgres.js `sql` as a {@link PgQueryable} (`sql.unsafe` for statements, `sql.begin` for transactions).
+ * Statements with parameters are prepared, once per connection: unprepared, postgres.js asks the server
+ * to describe each one first, a second round trip. Behind a pooler in transaction mode that does not keep
+ * prepared statements, make the `sql` with `postgres(url, { prepare: false })`: that turns it off here too.
  *
  * @param sql - `postgres(databaseUrl)`, with your connection string.
  * @returns The database.
@@ -162,7 +178,9 @@ export interface PostgresJsTransactionLike {
 export function fromPostgresJs(sql: PostgresJsLike): PgQueryable {
   needs(sql, ["unsafe", "begin"], "fromPostgresJs needs the sql function that postgres(url) returns");
   const on = (s: PostgresJsTransactionLike): PgQuery => ({
-    query: async (text, params) => ({ rows: [...(await s.unsafe(text, [...params] as never[]))] }),
+    query: async (text, params) => ({
+      rows: [...(await (params.length ? s.unsafe(text, [...params] as never[], PREPARE) : s.unsafe(text)))],
+    }),
   });
   const listen = typeof sql.listen === "function" ? { listen: listenOnPostgresJs(sql as PostgresJsListenerLike) } : {};
   return {

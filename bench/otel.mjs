@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `node bench/otel.mjs [rounds]`: what TracingHook costs a tool loop, in one run, with interleaved rounds and
-// the best time of each variant kept (other load on the machine skews little). One run = a model turn of
-// 10 tool calls, then the final answer: two cycles, 13 spans when traced.
+// `node bench/otel.mjs [rounds]`: what TracingHook costs a tool loop, in one run, with interleaved rounds. Two
+// figures per variant: the ratio of the best times (each variant's fastest round ÷ the fastest `none` round), and
+// the median over rounds of the ratio within a round (each round times every variant back to back, so a slow
+// spell of a loaded machine weighs on both sides of that ratio; the best times may come from different spells).
+// One run = a model turn of 10 tool calls, then the final answer: two cycles, 13 spans when traced.
 //   none:   the agent without the hook
 //   empty:  a hook whose callbacks on the same six events do nothing (what subscribing alone costs)
 //   noop:   the hook with the API's no-op tracer (no SDK registered): spans that record nothing
@@ -88,7 +90,11 @@ const run = async (hooks, provider) => {
   if (provider) await provider.forceFlush();
   exporter.reset();
 };
-const traced = (provider) => () => [new lib.TracingHook({ tracer: provider.getTracer("bench") })];
+// The tracer is got once, as an app does (the SDK looks a tracer up by name and version on every getTracer).
+const traced = (provider) => {
+  const tracer = provider.getTracer("bench");
+  return () => [new lib.TracingHook({ tracer })];
+};
 // The same events with callbacks that do nothing: what subscribing alone costs, whatever a hook does.
 const empty = {
   registerHooks(registry) {
@@ -145,24 +151,55 @@ if (exporter.getFinishedSpans().length !== CALLS + 3) throw new Error("the trace
 // skews less: time spent waiting for a core is not counted.
 const names = Object.keys(variants);
 const best = { wall: {}, cpu: {} };
-for (const name of names) best.wall[name] = best.cpu[name] = Number.POSITIVE_INFINITY;
+const rounds$ = { wall: {}, cpu: {} }; // per variant, its time in each round
+for (const name of names) {
+  best.wall[name] = best.cpu[name] = Number.POSITIVE_INFINITY;
+  rounds$.wall[name] = [];
+  rounds$.cpu[name] = [];
+}
 for (const fn of Object.values(variants)) await fn(); // warm up
+// Each round runs the variants in another order (shuffled, seeded: the same orders every time). The variant after
+// the in-memory ones pays for part of their garbage: rotating a fixed order, as this bench did before, always put
+// `none` right after `simple`, so `none` paid for garbage of the SDK's, and every ratio to it could look better.
+let seed = 0x9e3779b9;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const shuffled = (xs) => {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+};
 for (let round = 0; round < rounds; round++) {
-  // Each round starts with another variant: the one after the in-memory ones pays for their garbage.
-  for (const name of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
+  for (const name of shuffled(names)) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     await variants[name]();
     const wall = performance.now() - t0;
     const c = process.cpuUsage(c0);
+    const cpu = (c.user + c.system) / 1000;
     best.wall[name] = Math.min(best.wall[name], wall);
-    best.cpu[name] = Math.min(best.cpu[name], (c.user + c.system) / 1000);
+    best.cpu[name] = Math.min(best.cpu[name], cpu);
+    rounds$.wall[name].push(wall);
+    rounds$.cpu[name].push(cpu);
   }
 }
 const perCycle = (ms) => ((ms * 1000) / (RUNS * CYCLES)).toFixed(1).padStart(7);
 const ratio = (kind, name) => `${(best[kind][name] / best[kind].none).toFixed(3)}×`.padStart(7);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const paired = (kind, name) =>
+  `${median(rounds$[kind][name].map((t, i) => t / rounds$[kind].none[i])).toFixed(3)}×`.padStart(7);
 console.log(`${RUNS} runs × ${CYCLES} cycles (${CALLS} tool calls each run), best of ${rounds} interleaved rounds`);
-console.log("                      wall µs/cycle   cpu µs/cycle   wall ÷ none   cpu ÷ none");
+console.log("                   best: wall µs/cycle  cpu µs/cycle  wall ÷ none  cpu ÷ none | round median: wall  cpu");
 const rows = {
   none: "none (no hook)   ",
   empty: "6 empty callbacks",
@@ -173,6 +210,6 @@ const rows = {
 };
 for (const [name, label] of Object.entries(rows))
   console.log(
-    `${label}     ${perCycle(best.wall[name])}        ${perCycle(best.cpu[name])}       ${ratio("wall", name)}      ${ratio("cpu", name)}`,
+    `${label}         ${perCycle(best.wall[name])}       ${perCycle(best.cpu[name])}      ${ratio("wall", name)}     ${ratio("cpu", name)} |          ${paired("wall", name)} ${paired("cpu", name)}`,
   );
 console.log("goals: no-op ≤ 1.05×, in-memory ≤ 1.3×");

@@ -166,15 +166,11 @@ class AiSdkGate {
     if (answer?.approved === true) return this.#answered({ toolCall, tools, rule, subject }, answer);
     const grant = await this.#cover(toolName, rule, subject);
     if (grant) {
-      const principal = this.#o.principal ?? null;
-      const used = {
-        tool: toolName,
-        toolUseId: toolCallId,
-        grantId: grantId(grant),
-        source: "grant" as const,
-        principal,
-      };
-      await this.#audit?.append({ kind: "grant_use", ...used });
+      if (this.#audit) {
+        const principal = this.#o.principal ?? null;
+        const used = { tool: toolName, toolUseId: toolCallId, grantId: grantId(grant), source: "grant" as const };
+        await this.#audit.append({ kind: "grant_use", ...used, principal });
+      }
       return { type: "approved", reason: grantReason(grant) };
     }
     return this.#ask(toolCall, rule, subject);

@@ -16,6 +16,8 @@ const MAGIC = /[*?[\]{}()!+@]/;
 
 let loading: Promise<typeof import("minimatch")> | undefined;
 let minimatch: typeof import("minimatch") | undefined;
+/** Matchers compiled so far, by pattern (a gate built per request compiles the same patterns again). */
+const compiled = new Map<string, NameMatcher>();
 
 /** Whether the pattern needs glob matching (otherwise it is an exact name). */
 export function isGlob(pattern: string): boolean {
@@ -40,8 +42,16 @@ export async function compileGlob(pattern: string): Promise<NameMatcher> {
  * @returns A matcher, or `undefined` when the pattern is a glob and minimatch is not loaded yet.
  */
 export function compileGlobNow(pattern: string): NameMatcher | undefined {
-  if (!isGlob(pattern)) return (name) => name === pattern;
-  if (!minimatch) return undefined;
-  const matches = minimatch.filter(pattern, { nocomment: true, nonegate: true });
-  return (name) => name === pattern || matches(name);
+  let matcher = compiled.get(pattern);
+  if (matcher) return matcher;
+  if (!isGlob(pattern)) matcher = (name) => name === pattern;
+  else if (!minimatch) return undefined;
+  else {
+    const matches = minimatch.filter(pattern, { nocomment: true, nonegate: true });
+    matcher = (name) => name === pattern || matches(name);
+  }
+  // Patterns are a gate's configuration, a few per app: kept, and forgotten all at once past a bound.
+  if (compiled.size >= 256) compiled.clear();
+  compiled.set(pattern, matcher);
+  return matcher;
 }

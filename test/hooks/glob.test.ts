@@ -7,6 +7,8 @@ describe("tool-name globs", () => {
   test("compileGlobNow: exact names at once, globs once minimatch is loaded, matching as compileGlob", async () => {
     expect(compileGlobNow("transfer")?.("transfer")).toBe(true);
     expect(compileGlobNow("merchant___*")).toBeUndefined();
+    // Compiled once per pattern: a gate built per request reuses the matcher.
+    expect(compileGlobNow("transfer")).toBe(compileGlobNow("transfer"));
     await compileGlob("merchant___*");
     const glob = compileGlobNow("merchant___*");
     expect([glob?.("merchant___pay"), glob?.("other___pay"), compileGlobNow("!x")?.("y")]).toEqual([

@@ -26,8 +26,8 @@ export class RuleIndex {
    */
   ruleOf(toolName: string): Rule | undefined | Promise<Rule | undefined> {
     const find = (matchers: NameMatcher[]) => {
-      const i = matchers.findIndex((m) => m(toolName));
-      return i < 0 ? undefined : this.#rules[i];
+      for (let i = 0; i < matchers.length; i++) if ((matchers[i] as NameMatcher)(toolName)) return this.#rules[i];
+      return undefined;
     };
     if (this.#compiled) return find(this.#compiled);
     // Exact names, and globs once minimatch is loaded, compile at once: no promise for the first lookup.

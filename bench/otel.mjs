@@ -11,8 +11,11 @@
 //   batch:  the hook with the real trace SDK, a BatchSpanProcessor (as an app would export) and the
 //           in-memory exporter, flushed after each batch of runs
 //   simple: the same with a SimpleSpanProcessor (one export per span)
-// Prints µs per cycle and the ratios to `none` (goals: noop ≤ 1.05×, with the in-memory exporter ≤ 1.3×).
-import { mkdirSync, rmSync } from "node:fs";
+// Prints µs per cycle and the ratios to `none` (goals: noop ≤ 1.05×, with the in-memory exporter ≤ 1.3×); then,
+// from CPU and allocation profiles of each variant, the hook's share of the run and the ratio it implies (a floor
+// that the machine's other load skews much less than the times; see the end of this file). About 30 s.
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { trace } from "@opentelemetry/api";
@@ -43,7 +46,16 @@ await build({
   outfile,
   logLevel: "error",
 });
-const lib = await import(pathToFileURL(outfile).href);
+const bundleUrl = pathToFileURL(outfile).href;
+const lib = await import(bundleUrl);
+// Which source file each line of the bundle came from (esbuild heads each module with a `// <path>` comment).
+const lineFile = [];
+let file = "";
+for (const line of readFileSync(outfile, "utf8").split("\n")) {
+  const head = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(line);
+  if (head) file = head[1].includes("node_modules") ? "" : head[1].replace(/^(?:.*\/)?(?=src\/)/, "");
+  lineFile.push(file);
+}
 rmSync(dir, { recursive: true, force: true });
 
 const CALLS = 10;
@@ -213,3 +225,68 @@ for (const [name, label] of Object.entries(rows))
     `${label}         ${perCycle(best.wall[name])}       ${perCycle(best.cpu[name])}      ${ratio("wall", name)}     ${ratio("cpu", name)} |          ${paired("wall", name)} ${paired("cpu", name)}`,
   );
 console.log("goals: no-op ≤ 1.05×, in-memory ≤ 1.3×");
+
+// The hook's share of the work, from profiles of each variant (taken after the timed rounds): the CPU profiler's
+// samples in the hook's frames (its callbacks and whatever they call, the SDK's spans included; the registry
+// running callbacks and registering them), and the (garbage collector) samples in the share of the bytes
+// allocated under those frames (the sampling heap profiler, collected objects included). A share of the same
+// profile is not skewed by the machine's other load as the times above are (a slow spell slows both parts),
+// but it leaves out what the runner does only for a listener (its events kept, audit records handed to a
+// watcher): a floor. Printed as share and as the ratio it implies, 1 ÷ (1 − share).
+const isHookFrame = (f) =>
+  f.url === bundleUrl &&
+  (lineFile[f.lineNumber]?.startsWith("src/otel/") ||
+    (lineFile[f.lineNumber] === "src/agent/hooks.ts" &&
+      (f.functionName === "runFrom" || f.functionName === "addHook")));
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+await session.post("Profiler.setSamplingInterval", { interval: 200 });
+const shares = {};
+for (const name of names.filter((n) => n !== "none")) {
+  await session.post("Profiler.start");
+  for (let i = 0; i < 2; i++) await variants[name]();
+  const { profile } = await session.post("Profiler.stop");
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const hook = new Map(); // node id → whether it or a caller is a hook frame
+  const visit = (node, under) => {
+    const h = under || isHookFrame(node.callFrame);
+    hook.set(node.id, h);
+    for (const id of node.children ?? []) visit(byId.get(id), h);
+  };
+  visit(profile.nodes[0], false);
+  const t = { total: 0, hook: 0, gc: 0 };
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = byId.get(profile.samples[i]);
+    const dt = profile.timeDeltas[i] ?? 0;
+    if (node.callFrame.functionName === "(idle)") continue;
+    t.total += dt;
+    if (node.callFrame.functionName === "(garbage collector)") t.gc += dt;
+    else if (hook.get(node.id)) t.hook += dt;
+  }
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await variants[name]();
+  const { profile: heap } = await session.post("HeapProfiler.stopSampling");
+  const bytes = { total: 0, hook: 0 };
+  const walk = (node, under) => {
+    const h = under || isHookFrame(node.callFrame);
+    bytes.total += node.selfSize;
+    if (h) bytes.hook += node.selfSize;
+    for (const child of node.children) walk(child, h);
+  };
+  walk(heap.head, false);
+  const alloc = bytes.hook / bytes.total;
+  shares[name] = { cpu: t.hook / t.total, alloc, share: (t.hook + t.gc * alloc) / t.total };
+}
+session.disconnect();
+console.log(
+  "\nthe hook's share of a profiled run: its frames' CPU, allocation, and with its share of GC → implied ratio",
+);
+for (const [name, x] of Object.entries(shares))
+  console.log(
+    `${rows[name]}   cpu ${(x.cpu * 100).toFixed(1).padStart(5)}%   allocated ${(x.alloc * 100).toFixed(1).padStart(5)}%   share ${(x.share * 100).toFixed(1).padStart(5)}%  → ${(1 / (1 - x.share)).toFixed(3)}×`,
+  );

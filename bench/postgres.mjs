@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 // `node bench/postgres.mjs [rounds]` (npm run bench:postgres): what the PostgreSQL store costs, as ratios
 // against bare round trips measured in the same run, on the same single connection (a pool of one):
-//   claim+settle: a fresh call claimed and settled (3 statements) ÷ two bare `SELECT 1` round trips
-//   replay:       a settled call claimed again (answered "done") ÷ two bare round trips
+//   claim+settle: a fresh call claimed and settled (2 statements: the claim's insert, the settle's
+//                 update) ÷ two bare `SELECT 1` round trips
+//   as a run's:   the same, claimed as a run that holds the thread (the thread's record names its lease,
+//                 which the claim checks and locks FOR SHARE): what a handler's runs do
+//   replay:       a settled call claimed again (answered "done"; 1 statement) ÷ two bare round trips
+//   two writes:   no store: a plain single-row INSERT and an UPDATE of that row (a scratch table, its
+//                 primary key text) ÷ two bare round trips: what any two committed writes cost, the floor
+//                 under claim+settle
 //   write:        a thread record's compare-and-set (one statement) ÷ one bare round trip
 //   log batch:    one batch of 5 events appended to a run's log (one transaction) ÷ one bare round trip
-// Rounds alternate the variants; each line gives the median of per-round ratios and the best times, so
-// other load on the machine skews little. On a throwaway PostgreSQL cluster (Debian's binaries, as the
-// tests start one) and on PGlite in process.
+// Each variant runs N times in blocks of K alternating with blocks of its baseline, and rounds alternate the
+// variants' order; each line gives the median of per-round ratios and the best times, so other load on the
+// machine skews little. On PGlite in process, then on a throwaway PostgreSQL cluster
+// (Debian's binaries, fsync and synchronous_commit off, as the tests start one) through pg and through
+// postgres.js (both prepare the store's statements).
 // Then, in this process on the same cluster: a run's first byte through createAguiHandler on the store
 // against a handler that reads the body, makes one query and answers one SSE event; and a whole run with
 // the event log against the same store without one (its cost per run).
@@ -23,6 +31,7 @@ import { root } from "./bundle.mjs";
 
 const rounds = Number(process.argv[2] ?? 9);
 const N = 200;
+const K = 10;
 
 mkdirSync(join(root, ".tmp"), { recursive: true });
 const file = join(root, ".tmp", `bench-postgres-${process.pid}.mjs`);
@@ -43,15 +52,20 @@ const pgStore = await import(pathToFileURL(file).href);
 rmSync(file, { force: true });
 const { PGlite } = await import("@electric-sql/pglite");
 const { default: pg } = await import("pg");
+const { default: postgres } = await import("postgres");
 
 const result = { status: "success", content: [{ type: "text", text: "sent 5 to bob" }] };
 
 /** Times each variant `N` times per round, alternating; the median ratio of each to its baseline. */
 async function measure(label, db) {
   await pgStore.migrate(db);
+  await db.query("CREATE TABLE IF NOT EXISTS bench_rows (k text PRIMARY KEY, v text)", []);
   const store = new pgStore.PostgresThreadStore(db);
   let thread = "";
   let n = 0;
+  const run = { token: "bench-run" };
+  const lease = { ...run, runId: "bench-run", resume: false, expiresAt: Date.now() + 3_600_000 };
+  const record = { owner: null, session: null, messages: [], state: {}, answered: {}, lease, updatedAt: 1 };
   const variants = {
     bare1: async () => void (await db.query("SELECT 1", [])),
     bare2: async () => {
@@ -64,7 +78,19 @@ async function measure(label, db) {
       const c = await ledger.claim(key);
       await ledger.settle(key, c.token, result);
     },
+    "as a run's": async () => {
+      const key = `k${n++}`;
+      const ledger = store.ledger(thread, run);
+      const c = await ledger.claim(key);
+      if (c.status !== "claimed") throw new Error(`a run's claim read ${c.status}`);
+      await ledger.settle(key, c.token, result);
+    },
     replay: async () => void (await store.ledger(thread).claim(`k${n++ % 50}`)),
+    "two writes": async () => {
+      const k = `${thread}/${n++}`;
+      await db.query("INSERT INTO bench_rows (k, v) VALUES ($1, $2)", [k, "claimed"]);
+      await db.query("UPDATE bench_rows SET v = $2 WHERE k = $1", [k, JSON.stringify(result)]);
+    },
     write: async () => {
       const t = `w-${crypto.randomUUID()}`;
       await store.compareAndSet(t, 0, {
@@ -88,26 +114,42 @@ async function measure(label, db) {
       );
     },
   };
-  const base = { "claim+settle": "bare2", replay: "bare2", write: "bare1", "log batch": "bare1" };
+  const base = {
+    "claim+settle": "bare2",
+    "as a run's": "bare2",
+    replay: "bare2",
+    "two writes": "bare2",
+    write: "bare1",
+    "log batch": "bare1",
+  };
   const ratios = Object.fromEntries(Object.keys(base).map((k) => [k, []]));
   const best = Object.fromEntries(Object.keys(variants).map((k) => [k, Number.POSITIVE_INFINITY]));
   for (let round = -1; round < rounds; round++) {
-    const order = Object.keys(variants);
+    const order = Object.keys(base);
     if (round % 2) order.reverse();
-    const times = {};
     for (const name of order) {
-      thread = `b-${round}-${name}`;
+      thread = `b-${label}-${round}-${name}`;
       n = 0;
       // A replay needs settled calls to replay.
       if (name === "replay") for (let i = 0; i < 50; i++) await variants["claim+settle"]();
+      // A run's claims check that the thread's record names its lease.
+      if (name === "as a run's") await store.compareAndSet(thread, 0, record);
       n = 0;
-      const t0 = performance.now();
-      for (let i = 0; i < N; i++) await variants[name]();
-      times[name] = (performance.now() - t0) / N;
+      // The variant and its baseline in alternating blocks of K, so that load coming and going in
+      // between (other processes on the machine) falls on both alike.
+      const against = base[name];
+      const spent = { [name]: 0, [against]: 0 };
+      for (let block = 0; block < N / K; block++) {
+        for (const which of block % 2 ? [name, against] : [against, name]) {
+          const t0 = performance.now();
+          for (let i = 0; i < K; i++) await variants[which]();
+          spent[which] += performance.now() - t0;
+        }
+      }
+      if (round < 0) continue; // warm-up
+      ratios[name].push(spent[name] / spent[against]);
+      for (const which of [name, against]) best[which] = Math.min(best[which], spent[which] / N);
     }
-    if (round < 0) continue; // warm-up
-    for (const [name, against] of Object.entries(base)) ratios[name].push(times[name] / times[against]);
-    for (const name of Object.keys(variants)) best[name] = Math.min(best[name], times[name]);
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
@@ -126,11 +168,13 @@ await lite.close();
 const server = await pgStore.startPostgres();
 const pool = new pg.Pool({ connectionString: server.url, max: 1 });
 const handlerPool = new pg.Pool({ connectionString: server.url, max: 4 });
+const sql = postgres(server.url, { max: 1, onnotice: () => {} });
 try {
   await measure("PostgreSQL 15 on 127.0.0.1 through pg, one connection", pgStore.fromNodePostgres(pool));
+  await measure("PostgreSQL 15 on 127.0.0.1 through postgres.js, one connection", pgStore.fromPostgresJs(sql));
   await runs(pgStore.fromNodePostgres(handlerPool));
 } finally {
-  await Promise.all([pool.end(), handlerPool.end()]);
+  await Promise.all([pool.end(), handlerPool.end(), sql.end()]);
   server.stop();
 }
 

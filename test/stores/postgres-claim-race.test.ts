@@ -3,6 +3,8 @@
  * and not yet committed, on a real server (pg-server.ts): the claim's statement waits on that row, and
  * its snapshot was taken before the other committed, so it neither inserts nor sees the row (a lost
  * insert race). It must then read again, never answer `claimed`; when the other rolls back, it claims.
+ * Both claim paths: the one statement (insert, or else read) and, with the in-process hint that PGlite's
+ * adapter sets, the insert and the read as two statements.
  */
 import pg from "pg";
 import postgres from "postgres";
@@ -28,7 +30,9 @@ beforeAll(async () => {
     () => pool.end(),
     () => sql.end(),
   );
-  drivers = { pg: fromNodePostgres(pool), "postgres.js": fromPostgresJs(sql) };
+  const viaPg = fromNodePostgres(pool);
+  // The same pool with the in-process hint: the claim's insert and read as two statements (as on PGlite).
+  drivers = { pg: viaPg, "postgres.js": fromPostgresJs(sql), "pg as two statements": { ...viaPg, inProcess: true } };
   await migrate(drivers.pg!);
 }, 120_000);
 
@@ -56,6 +60,8 @@ describe("a claim racing another connection's uncommitted insert of the same cal
     ["pg", "ROLLBACK", "claimed"],
     ["postgres.js", "COMMIT", "running"],
     ["postgres.js", "ROLLBACK", "claimed"],
+    ["pg as two statements", "COMMIT", "running"],
+    ["pg as two statements", "ROLLBACK", "claimed"],
   ])("through %s, the other's %s: the claim reads %s", async (driver, end, status) => {
     const other = new pg.Client({ connectionString: server!.url });
     await other.connect();

@@ -2,7 +2,8 @@
  * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim is
  * first one statement: an `INSERT … ON CONFLICT DO NOTHING` of the call's row that, when the row
  * exists, reads it instead (as it was when the statement began), so a call nobody claimed is claimed
- * and an answer that writes nothing (done, running, unknown) is read in one round trip, without a lock;
+ * and an answer that writes nothing (done, running, unknown) is read in one round trip, without a lock
+ * (in process, on PGlite, the insert and the read are two plain statements: no round trip to save);
  * a claim that writes reads the row `FOR UPDATE` and applies the shared rule (`decideClaim`) in the
  * same transaction, so two processes claiming one call get one `claimed`. A settle is the settle rule in one `UPDATE` (the row's token compared in it);
  * a release reads the row, applies `releasable`, and deletes only if the row is still as read.
@@ -81,10 +82,16 @@ export class PgLedger implements ExecutionLedger {
       // One statement for the usual cases: a call nobody claimed is claimed; another's row is read.
       const fresh = decideClaim(undefined, this.#now(), options);
       const write = fresh.write as LedgerRow;
-      const [row] = (await this.#db.query(CLAIM_ROW, this.#rowParams(key, write))).rows;
-      if (row !== undefined && row.ok !== null) return fresh.outcome;
-      // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
-      let seen = row && (await this.#decide(this.#db, key, row, options, false));
+      let seen: ClaimOutcome | typeof WRITES | undefined;
+      // In process (PGlite), every statement is planned again and a second one costs no round trip.
+      if (this.#db.inProcess) {
+        if (await this.#insert(this.#db, key, write)) return fresh.outcome;
+      } else {
+        const [row] = (await this.#db.query(CLAIM_ROW, this.#rowParams(key, write))).rows;
+        if (row !== undefined && row.ok !== null) return fresh.outcome;
+        // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
+        seen = row && (await this.#decide(this.#db, key, row, options, false));
+      }
       for (let attempt = 0; attempt < RETRIES; attempt++) {
         seen ??= await this.#claimIn(this.#db, key, options, false);
         if (seen !== WRITES && seen !== undefined) return seen;

@@ -48,6 +48,13 @@ export interface PgQueryable extends PgQuery {
    * another process then wakes on an append's NOTIFY instead of waiting out its poll. Optional.
    */
   listen?: PgListen;
+  /**
+   * A hint: the database runs in this process (PGlite), so a statement costs no round trip, and each is
+   * parsed and planned again. The store then sends two short statements where it would otherwise fold
+   * them into one longer one to save a round trip (a ledger claim that finds its call's row). Optional;
+   * absent, statements are taken to be round trips (`fromPglite` sets it).
+   */
+  inProcess?: boolean;
 }
 
 /** The part of a node-postgres (or Neon) client this adapter uses (its query-config form). */
@@ -211,7 +218,7 @@ export function fromPglite(db: PgliteLike): PgQueryable {
     query: async (text, params) => ({ rows: (await d.query(text, [...params])).rows as PgRow[] }),
   });
   const listen = typeof db.listen === "function" ? { listen: listenOnPglite(db as PgliteListenerLike) } : {};
-  return { ...on(db), ...listen, transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
+  return { ...on(db), ...listen, inProcess: true, transaction: (fn) => db.transaction((tx) => fn(on(tx))) };
 }
 
 /**

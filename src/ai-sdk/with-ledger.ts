@@ -113,8 +113,10 @@ function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o
     // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
     const name = asShipped(ledger) ? call : call.key;
     const outcome = claimIn(ledger, name, claimOptions);
-    if (outcome instanceof Promise) return outcome.then((x) => held(x, call, name, input, options));
-    return held(outcome, call, name, input, options);
+    // Any thenable a ledger of one's own answers with is awaited, as before.
+    if (typeof (outcome as Partial<PromiseLike<ClaimOutcome>>).then === "function")
+      return Promise.resolve(outcome).then((x) => held(x, call, name, input, options));
+    return held(outcome as ClaimOutcome, call, name, input, options);
   }
   function held(
     outcome: ClaimOutcome,

@@ -123,6 +123,22 @@ describe("withLedger's claim, synchronous and by the call's text", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("awaits a ledger of one's own that answers with a thenable that is not a Promise", async () => {
+    class Thenable extends MemoryExecutionLedger {
+      override claim(k: string, options?: ClaimOptions): Promise<ClaimOutcome> {
+        const outcome = this.claimNow(k, options);
+        return {
+          then: (resolve: (o: ClaimOutcome) => unknown) => resolve(outcome),
+        } as unknown as Promise<ClaimOutcome>;
+      }
+    }
+    const { seen, run } = bank();
+    const ledger = new Thenable();
+    expect(await run(ledger)(input, opts("c1"))).toEqual({ sent: 5, to: "bob", run: 1 });
+    expect(await run(ledger)(input, opts("c1"))).toEqual({ sent: 5, to: "bob", run: 1 });
+    expect(seen).toHaveLength(1);
+  });
+
   it("returns the result of a call whose settle failed, logs it, and still records the execution", async () => {
     const errors: string[] = [];
     const logger: Logger = { ...console, error: (message: string) => errors.push(message) } as Logger;

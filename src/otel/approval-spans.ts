@@ -22,6 +22,11 @@ function shown(principal: string | null, mode: PrincipalMode): string | undefine
   return mode === "sha256" ? sha256Hex(principal) : principal;
 }
 
+/** The entry's sequence number as an attribute, for the gates' records (the ledger's, one per call, makes no object for it). */
+function seqOf(entry: AuditEntry | undefined): Attributes {
+  return entry === undefined ? {} : { [KABOO.auditSeq]: entry.seq };
+}
+
 /** Sets every defined attribute of `attrs`. */
 function setDefined(span: Span, attrs: Record<string, string | number | boolean | undefined>): Attributes {
   const out: Attributes = {};
@@ -47,7 +52,6 @@ export function recordOnSpan(
   mode: PrincipalMode,
 ): void {
   const at = entry?.at;
-  const seq = entry === undefined ? {} : { [KABOO.auditSeq]: entry.seq };
   switch (record.kind) {
     case "request": {
       const attrs = setDefined(span, {
@@ -57,7 +61,7 @@ export function recordOnSpan(
         [KABOO.subject]: record.subject?.key,
         [KABOO.required]: record.required,
         [KABOO.expiresAt]: record.expiresAt ?? undefined,
-        ...seq,
+        ...seqOf(entry),
       });
       span.addEvent(KABOO_EVENTS.asked, attrs, at);
       return;
@@ -69,7 +73,7 @@ export function recordOnSpan(
         [KABOO.scope]: record.scope ?? undefined,
         [KABOO.principal]: shown(record.principal, mode),
         [KABOO.note]: record.note ?? undefined,
-        ...seq,
+        ...seqOf(entry),
       });
       span.addEvent(KABOO_EVENTS.decided, attrs, at);
       return;
@@ -79,7 +83,7 @@ export function recordOnSpan(
         [KABOO.decision]: "granted",
         [KABOO.grantId]: record.grantId,
         [KABOO.principal]: shown(record.principal, mode),
-        ...seq,
+        ...seqOf(entry),
       });
       span.addEvent(KABOO_EVENTS.granted, attrs, at);
       return;

@@ -2,10 +2,11 @@
 // `node bench/postgres.mjs [rounds]` (npm run bench:postgres): what the PostgreSQL store costs, as ratios
 // against bare round trips measured in the same run, on the same single connection (a pool of one):
 //   claim+settle: a fresh call claimed and settled (2 statements: the claim's insert, the settle's
-//                 update) ÷ two bare `SELECT 1` round trips
+//                 update) ÷ two bare `SELECT 1` round trips; a run claims all its calls in one ledger
 //   as a run's:   the same, claimed as a run that holds the thread (the thread's record names its lease,
 //                 which the claim checks and locks FOR SHARE): what a handler's runs do
-//   replay:       a settled call claimed again (answered "done"; 1 statement) ÷ two bare round trips
+//   replay:       settled calls claimed again in a row, as a resumed run does (answered "done"; one
+//                 statement each, two for the first) ÷ two bare round trips
 //   two writes:   no store: a plain single-row INSERT and an UPDATE of that row (a scratch table, its
 //                 primary key text) ÷ two bare round trips: what any two committed writes cost, the floor
 //                 under claim+settle
@@ -62,6 +63,8 @@ async function measure(label, db) {
   await db.query("CREATE TABLE IF NOT EXISTS bench_rows (k text PRIMARY KEY, v text)", []);
   const store = new pgStore.PostgresThreadStore(db);
   let thread = "";
+  // A run claims all its calls in one ledger of its thread (and a resumed run replays its earlier ones).
+  let ledger;
   let n = 0;
   const run = { token: "bench-run" };
   const lease = { ...run, runId: "bench-run", resume: false, expiresAt: Date.now() + 3_600_000 };
@@ -74,18 +77,16 @@ async function measure(label, db) {
     },
     "claim+settle": async () => {
       const key = `k${n++}`;
-      const ledger = store.ledger(thread);
       const c = await ledger.claim(key);
       await ledger.settle(key, c.token, result);
     },
     "as a run's": async () => {
       const key = `k${n++}`;
-      const ledger = store.ledger(thread, run);
       const c = await ledger.claim(key);
       if (c.status !== "claimed") throw new Error(`a run's claim read ${c.status}`);
       await ledger.settle(key, c.token, result);
     },
-    replay: async () => void (await store.ledger(thread).claim(`k${n++ % 50}`)),
+    replay: async () => void (await ledger.claim(`k${n++ % 50}`)),
     "two writes": async () => {
       const k = `${thread}/${n++}`;
       await db.query("INSERT INTO bench_rows (k, v) VALUES ($1, $2)", [k, "claimed"]);
@@ -129,9 +130,11 @@ async function measure(label, db) {
     if (round % 2) order.reverse();
     for (const name of order) {
       thread = `b-${label}-${round}-${name}`;
+      ledger = store.ledger(thread, name === "as a run's" ? run : undefined);
       n = 0;
-      // A replay needs settled calls to replay.
+      // A replay needs settled calls to replay (made by another run: its own ledger).
       if (name === "replay") for (let i = 0; i < 50; i++) await variants["claim+settle"]();
+      ledger = store.ledger(thread, name === "as a run's" ? run : undefined);
       // A run's claims check that the thread's record names its lease.
       if (name === "as a run's") await store.compareAndSet(thread, 0, record);
       n = 0;

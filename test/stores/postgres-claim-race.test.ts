@@ -3,8 +3,9 @@
  * and not yet committed, on a real server (pg-server.ts): the claim's statement waits on that row, and
  * its snapshot was taken before the other committed, so it neither inserts nor sees the row (a lost
  * insert race). It must then read again, never answer `claimed`; when the other rolls back, it claims.
- * Both claim paths: the one statement (insert, or else read) and, with the in-process hint that PGlite's
- * adapter sets, the insert and the read as two statements.
+ * Both claim paths: the bare insert (a ledger's first claim), and the one statement that inserts or else
+ * reads (a claim after one that found its row, as in a resumed run); and the in-process hint that
+ * PGlite's adapter sets (always the bare insert).
  */
 import pg from "pg";
 import postgres from "postgres";
@@ -55,14 +56,14 @@ async function waitingOnLock(db: PgQueryable): Promise<void> {
 }
 
 describe("a claim racing another connection's uncommitted insert of the same call", () => {
-  test.each([
-    ["pg", "COMMIT", "running"],
-    ["pg", "ROLLBACK", "claimed"],
-    ["postgres.js", "COMMIT", "running"],
-    ["postgres.js", "ROLLBACK", "claimed"],
-    ["pg as two statements", "COMMIT", "running"],
-    ["pg as two statements", "ROLLBACK", "claimed"],
-  ])("through %s, the other's %s: the claim reads %s", async (driver, end, status) => {
+  test.each(
+    ["pg", "postgres.js", "pg as two statements"].flatMap((driver) =>
+      [false, true].flatMap((replaying) => [
+        [driver, replaying ? "after a replay" : "first", "COMMIT", "running"],
+        [driver, replaying ? "after a replay" : "first", "ROLLBACK", "claimed"],
+      ]),
+    ),
+  )("through %s, the ledger's claim %s, the other's %s: the claim reads %s", async (driver, when, end, status) => {
     const other = new pg.Client({ connectionString: server!.url });
     await other.connect();
     try {
@@ -74,7 +75,14 @@ describe("a claim racing another connection's uncommitted insert of the same cal
         [thread, now, now + 60_000],
       );
       const store = new PostgresThreadStore(drivers[driver]!);
-      const claim = store.ledger(thread).claim("pay");
+      const ledger = store.ledger(thread);
+      if (when === "after a replay") {
+        const earlier = await store.ledger(thread).claim("earlier");
+        if (earlier.status !== "claimed") throw new Error(earlier.status);
+        await store.ledger(thread).settle("earlier", earlier.token, { status: "success", content: [] });
+        expect((await ledger.claim("earlier")).status).toBe("done");
+      }
+      const claim = ledger.claim("pay");
       await waitingOnLock(drivers.pg!);
       await other.query(end);
       const outcome = await claim;

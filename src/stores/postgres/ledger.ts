@@ -1,12 +1,13 @@
 /**
- * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim is
- * first one statement: an `INSERT … ON CONFLICT DO NOTHING` of the call's row that, when the row
- * exists, reads it instead (as it was when the statement began), so a call nobody claimed is claimed
- * and an answer that writes nothing (done, running, unknown) is read in one round trip, without a lock
- * (in process, on PGlite, the insert and the read are two plain statements: no round trip to save);
+ * The execution ledger of one thread on PostgreSQL: one row per call in `kaboo_ledger`. A claim of a
+ * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; for any other, an answer that writes
+ * nothing (done, running, unknown) is read without a lock. Once a claim found its call's row, the next
+ * ones on the same ledger (a resumed run replaying its earlier calls) are each one statement that
+ * inserts or else reads the row, until one inserts (not in process, on PGlite: no round trip to save);
  * a claim that writes reads the row `FOR UPDATE` and applies the shared rule (`decideClaim`) in the
- * same transaction, so two processes claiming one call get one `claimed`. A settle is the settle rule in one `UPDATE` (the row's token compared in it);
- * a release reads the row, applies `releasable`, and deletes only if the row is still as read.
+ * same transaction, so two processes claiming one call get one `claimed`. A settle is the settle rule
+ * in one `UPDATE` (the row's token compared in it); a release reads the row, applies `releasable`, and
+ * deletes only if the row is still as read.
  *
  * @module
  */
@@ -62,6 +63,12 @@ export class PgLedger implements ExecutionLedger {
   readonly #thread: string;
   readonly #now: () => number;
   readonly #holder: LedgerHolder | undefined;
+  /**
+   * Whether the last claim found its call's row: claims of calls already made come in a row (a resumed
+   * run replays its earlier calls), so the next claim inserts or else reads in one statement ({@link
+   * CLAIM_ROW}, a little dearer than the bare insert when the call is new).
+   */
+  #replaying = false;
 
   /**
    * @param db - The database.
@@ -79,16 +86,18 @@ export class PgLedger implements ExecutionLedger {
 
   claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome> {
     return pgStep("ledger claim", async () => {
-      // One statement for the usual cases: a call nobody claimed is claimed; another's row is read.
+      // One statement for the usual cases: a call nobody claimed is claimed; after a replay, another's row is read.
       const fresh = decideClaim(undefined, this.#now(), options);
       const write = fresh.write as LedgerRow;
       let seen: ClaimOutcome | typeof WRITES | undefined;
-      // In process (PGlite), every statement is planned again and a second one costs no round trip.
-      if (this.#db.inProcess) {
+      if (!this.#replaying) {
         if (await this.#insert(this.#db, key, write)) return fresh.outcome;
+        // In process (PGlite) every statement is planned again, and a second one costs no round trip.
+        this.#replaying = !this.#db.inProcess;
       } else {
         const [row] = (await this.#db.query(CLAIM_ROW, this.#rowParams(key, write))).rows;
-        if (row !== undefined && row.ok !== null) return fresh.outcome;
+        this.#replaying = row === undefined || row.ok === null;
+        if (!this.#replaying) return fresh.outcome;
         // An answer that writes nothing (done, running, unknown) stands as read, without a transaction.
         seen = row && (await this.#decide(this.#db, key, row, options, false));
       }

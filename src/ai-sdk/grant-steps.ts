@@ -27,14 +27,15 @@ export interface GrantContext {
  * @param call - The tool, its subject key (`null`: the whole tool), the rule's `remember`, epoch ms.
  * @returns The grant, or `undefined`: ask.
  */
-export async function storedCover(
+export function storedCover(
   c: GrantContext,
   call: { tool: string; subjectKey: string | null; remember: ApprovalScope; now: number },
 ): Promise<Grant | undefined> {
   const { threadId, principal } = c;
-  const grants = await c.store.grantsFor(threadId, { now: call.now, principal });
   const query = { ...call, subjectKey: call.subjectKey ?? undefined, threadId, principal };
-  return coveringGrant((q) => findGrant(grants, q), query);
+  return c.store
+    .grantsFor(threadId, { now: call.now, principal })
+    .then((grants) => coveringGrant((q) => findGrant(grants, q), query));
 }
 
 /**
@@ -69,9 +70,10 @@ export async function saveApprovalGrant(
 /**
  * The reason an approval by grant carries: which grant.
  * @param grant - The covering grant.
+ * @param id - Its id (`grantId`), when already known.
  */
-export function grantReason(grant: Grant): string {
+export function grantReason(grant: Grant, id: string = grantId(grant)): string {
   const what = grant.subjectLabel ?? `calls to "${grant.tool}"`;
   const where = grant.scope === "thread" ? "in this conversation" : "from now on";
-  return `Approved by a remembered grant: ${what}, ${where} (grant ${grantId(grant)}).`;
+  return `Approved by a remembered grant: ${what}, ${where} (grant ${id}).`;
 }

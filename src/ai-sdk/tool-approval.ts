@@ -164,20 +164,22 @@ class AiSdkGate {
     if (subject === null) return "not-applicable";
     const answer = answerFor(messages, toolCallId);
     if (answer?.approved === true) return this.#answered({ toolCall, tools, rule, subject }, answer);
-    const grant = await this.#cover(toolName, rule, subject);
+    const covering = this.#cover(toolName, rule, subject);
+    const grant = covering && (await covering);
     if (grant) {
+      const id = grantId(grant);
       if (this.#audit) {
         const principal = this.#o.principal ?? null;
-        const used = { tool: toolName, toolUseId: toolCallId, grantId: grantId(grant), source: "grant" as const };
+        const used = { tool: toolName, toolUseId: toolCallId, grantId: id, source: "grant" as const };
         await this.#audit.append({ kind: "grant_use", ...used, principal });
       }
-      return { type: "approved", reason: grantReason(grant) };
+      return { type: "approved", reason: grantReason(grant, id) };
     }
     return this.#ask(toolCall, rule, subject);
   }
 
-  /** The grant in the store that covers the call, by the rules every gate shares. */
-  async #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> {
+  /** The grant in the store that covers the call, by the rules every gate shares (`undefined`: no store or none can). */
+  #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> | undefined {
     const store = this.#o.grants;
     // No grant covers a four-eyes call (as with InterruptHook).
     if (!store || isUnknownSubject(subject) || rule.approvals) return undefined;

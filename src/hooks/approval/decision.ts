@@ -95,12 +95,12 @@ export interface CoveredCall {
  * to `once` asks again), a `thread` grant only in its thread, only the call's person's grants.
  * @param find - Looks a grant up in the gate's grants (a run's `kaboo_grants`, a grant store's list).
  * @param call - See {@link CoveredCall}.
- * @returns The covering grant, or `undefined`: ask.
+ * @returns The covering grant, or `undefined`: ask; a promise of it only when `find` answers with one.
  */
-export async function coveringGrant(
+export function coveringGrant(
   find: (query: GrantQuery) => Grant | undefined | Promise<Grant | undefined>,
   call: CoveredCall,
-): Promise<Grant | undefined> {
+): Grant | undefined | Promise<Grant | undefined> {
   const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(call.remember));
   if (scopes.length === 0) return undefined;
   const { tool, subjectKey, threadId, principal, now } = call;

@@ -151,27 +151,9 @@ async function modelTurn(run: Invocation, callIndex: number): Promise<{ stop: St
  */
 async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: boolean): Promise<StopReason | undefined> {
   const { agent, signal } = run;
-  // A stream's reader sees the model's reply before the batch's hooks run (it merges hook side effects,
-  // such as published events and state deltas, with the stream in run order). A run that checkpoints
-  // its batch waits until the reader has read the reply: the checkpoint must name the message as the
-  // reader named it, or a tab watching the run (which gets the checkpoint first) and the run's last
-  // snapshot would hold one message under two ids, and the watcher would show it out of order.
-  const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
-  const reading = checkpoint ? run.reader?.read?.(signal) : run.reader?.caughtUp?.();
-  if (reading) await reading;
-  run.lastAssistant = pending.message;
+  await checkpointBatch(run, pending, stopAfterBatch);
   const calls = pending.message.content.filter((b): b is ToolUseBlock => b.type === "toolUse");
   const answered = new Set(pending.done.map((r) => r.toolUseId));
-  // Saved before any call is claimed: a reload continues this batch, never a new one.
-  if (checkpoint)
-    await checkpoint(
-      {
-        toolUseMessage: pending.message,
-        toolResults: [...pending.done],
-        ...(stopAfterBatch ? { stopLoop: true } : {}),
-      },
-      agent,
-    );
   let batch: BatchOutcome;
   try {
     batch = await runToolBatch(
@@ -196,17 +178,8 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   run.lastAssistant = message;
   // A question left open pauses the batch; in a stopped run only an outcome question is left open.
   if (batch.outcomes.some((o) => o.kind === "interrupted" && !results.has(o.toolUse.toolUseId))) {
-    const state = agent.interruptState;
-    writePausedBatch(state, {
-      toolUseMessage: message,
-      toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
-      // A stop decided in this batch (StopGuard, MaxToolCallsGuard, a Stop) must survive the pause.
-      stopLoop: batch.stopLoop || stopAfterBatch || aborted,
-    });
-    // Interrupts of calls that have now completed (answered, or cancelled by a Stop) are spent; keep only live ones.
-    for (const [id, i] of state.interrupts)
-      if ((i.response !== undefined || aborted) && completedBy(id, results)) state.interrupts.delete(id);
-    run.emit({ type: "interrupt", interrupts: state.pending() });
+    // A stop decided in this batch (StopGuard, MaxToolCallsGuard, a Stop) must survive the pause.
+    pauseBatch(run, message, calls, results, batch.stopLoop || stopAfterBatch || aborted);
     return "interrupt";
   }
   agent.interruptState.clear();
@@ -219,6 +192,55 @@ async function toolBatch(run: Invocation, pending: Pending, stopAfterBatch: bool
   if (signal.aborted) return "cancelled";
   if (batch.stopLoop || stopAfterBatch) return "stopped";
   return undefined;
+}
+
+/**
+ * Before a batch runs: the stream's reader has seen the model's reply, and a run that checkpoints its batch
+ * has saved it (before any call is claimed: a reload continues this batch, never a new one).
+ */
+async function checkpointBatch(run: Invocation, pending: Pending, stopAfterBatch: boolean): Promise<void> {
+  // A stream's reader sees the model's reply before the batch's hooks run (it merges hook side effects,
+  // such as published events and state deltas, with the stream in run order). A run that checkpoints
+  // its batch waits until the reader has read the reply: the checkpoint must name the message as the
+  // reader named it, or a tab watching the run (which gets the checkpoint first) and the run's last
+  // snapshot would hold one message under two ids, and the watcher would show it out of order.
+  const checkpoint = runContext.batchCheckpoint.find(run.invocationState);
+  const reading = checkpoint ? run.reader?.read?.(run.signal) : run.reader?.caughtUp?.();
+  if (reading) await reading;
+  run.lastAssistant = pending.message;
+  if (checkpoint)
+    await checkpoint(
+      {
+        toolUseMessage: pending.message,
+        toolResults: [...pending.done],
+        ...(stopAfterBatch ? { stopLoop: true } : {}),
+      },
+      run.agent,
+    );
+}
+
+/**
+ * Pauses the run on a batch with open questions: the batch as far as it got is kept in the interrupt state
+ * (with whether the run stops after it), spent questions dropped, and the open ones emitted.
+ */
+function pauseBatch(
+  run: Invocation,
+  message: Message,
+  calls: readonly ToolUseBlock[],
+  results: Map<string, ToolResultBlock>,
+  stopLoop: boolean,
+): void {
+  const state = run.agent.interruptState;
+  const aborted = run.signal.aborted;
+  writePausedBatch(state, {
+    toolUseMessage: message,
+    toolResults: calls.flatMap((c) => results.get(c.toolUseId) ?? []),
+    stopLoop,
+  });
+  // Interrupts of calls that have now completed (answered, or cancelled by a Stop) are spent; keep only live ones.
+  for (const [id, i] of state.interrupts)
+    if ((i.response !== undefined || aborted) && completedBy(id, results)) state.interrupts.delete(id);
+  run.emit({ type: "interrupt", interrupts: state.pending() });
 }
 
 /**

@@ -36,18 +36,10 @@ export interface CallModelOptions {
 export async function callModel(o: CallModelOptions): Promise<ModelResponse | { partial: true; message: Message }> {
   const { agent, invocationState, metrics } = o;
   for (let attempt = 1; ; attempt++) {
-    // Estimated only if a hook reads it: most runs never do, and a long transcript makes it the
-    // costliest thing in a cycle even with cached message sizes.
     const sums = sumsOf(agent);
-    if (agent.hooks.has(BeforeModelCallEvent)) {
-      const projected = () =>
-        Math.ceil(((agent.systemPrompt?.length ?? 0) + transcriptChars(agent.messages, sums.chars)) / 4);
-      const before = new BeforeModelCallEvent(agent, invocationState, projected);
-      const pending = agent.hooks.dispatch(before);
-      if (pending !== before) await pending;
-      // A hook stopped the run (the edge's Stop at its safe point): the model is not asked at all.
-      if (o.signal?.aborted) return { partial: true, message: { role: "assistant", content: [] } };
-    }
+    // A hook stopped the run (the edge's Stop at its safe point): the model is not asked at all.
+    if (agent.hooks.has(BeforeModelCallEvent) && (await stoppedBefore(o, sums)))
+      return { partial: true, message: { role: "assistant", content: [] } };
     const input = await agent.modelInput.apply(
       // A shallow copy of the array: middleware may add, drop or replace messages without touching the
       // transcript, but must copy a message before changing it (see ModelInputMiddleware). A deep copy
@@ -55,28 +47,11 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
       { messages: agent.messages.slice(), systemPrompt: agent.systemPrompt, toolSpecs: agent.toolSpecs() },
       { agent, invocationState, callIndex: o.callIndex },
     );
-    const options: ModelStreamOptions = { toolSpecs: input.toolSpecs };
-    if (input.systemPrompt !== undefined) options.systemPrompt = input.systemPrompt;
-    if (o.signal) options.signal = o.signal;
     metrics.modelCalls++;
     // What this attempt adds to the run's usage is the event's `usage` (a tracing hook's per-call tokens).
     const { inputTokens: in0, outputTokens: out0, totalTokens: total0 } = metrics.usage;
     const started = performance.now();
-    let response: Awaited<ReturnType<typeof assembleResponse>> | undefined;
-    let error: unknown;
-    try {
-      // After the middleware: whatever ContextHook cleared no longer counts against the budget.
-      const sent = withinMediaBudget(input.messages, o.maxMediaBytes, sums.media);
-      response = await assembleResponse(
-        o.model.stream(Array.isArray(sent) ? sent : await sent, options),
-        (event) => o.emit({ type: "model", event }),
-        metrics,
-        o.signal,
-        () => transcriptCallIds(agent.messages),
-      );
-    } catch (e) {
-      error = e;
-    }
+    const { response, error } = await streamOnce(o, input, sums.media);
     if (o.signal?.aborted)
       return response?.partial ? response : { partial: true, message: { role: "assistant", content: [] } };
     if (response && !response.partial) metrics.modelLatencyMs.push(performance.now() - started);
@@ -98,6 +73,44 @@ export async function callModel(o: CallModelOptions): Promise<ModelResponse | { 
     if (error !== undefined || !full) throw error;
     metrics.cycles++;
     return full;
+  }
+}
+
+/** Dispatches `BeforeModelCallEvent` (a hook listens). @returns Whether a hook stopped the run. */
+async function stoppedBefore(o: CallModelOptions, sums: { chars: MessageSums }): Promise<boolean> {
+  const { agent } = o;
+  // The projected tokens are estimated only if a hook reads them: most runs never do, and a long transcript
+  // makes it the costliest thing in a cycle even with cached message sizes.
+  const projected = () =>
+    Math.ceil(((agent.systemPrompt?.length ?? 0) + transcriptChars(agent.messages, sums.chars)) / 4);
+  const before = new BeforeModelCallEvent(agent, o.invocationState, projected);
+  const pending = agent.hooks.dispatch(before);
+  if (pending !== before) await pending;
+  return o.signal?.aborted === true;
+}
+
+/** One attempt's stream, assembled: the response (partial when the signal aborted it), or the error it failed with. */
+async function streamOnce(
+  o: CallModelOptions,
+  input: { messages: Message[]; systemPrompt?: string | undefined; toolSpecs: ModelStreamOptions["toolSpecs"] },
+  media: MessageSums,
+): Promise<{ response?: Awaited<ReturnType<typeof assembleResponse>>; error?: unknown }> {
+  const options: ModelStreamOptions = { toolSpecs: input.toolSpecs };
+  if (input.systemPrompt !== undefined) options.systemPrompt = input.systemPrompt;
+  if (o.signal) options.signal = o.signal;
+  try {
+    // After the middleware: whatever ContextHook cleared no longer counts against the budget.
+    const sent = withinMediaBudget(input.messages, o.maxMediaBytes, media);
+    const response = await assembleResponse(
+      o.model.stream(Array.isArray(sent) ? sent : await sent, options),
+      (event) => o.emit({ type: "model", event }),
+      o.metrics,
+      o.signal,
+      () => transcriptCallIds(o.agent.messages),
+    );
+    return { response };
+  } catch (error) {
+    return { error };
   }
 }
 

@@ -135,6 +135,8 @@ export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolA
   };
 }
 
+const NOT_APPLICABLE: Promise<ToolApprovalStatus> = Promise.resolve("not-applicable");
+
 /** The state and steps behind one {@link kabooToolApproval} function. */
 class AiSdkGate {
   readonly #o: KabooToolApprovalOptions;
@@ -153,10 +155,15 @@ class AiSdkGate {
     this.#audit = threadAudit(options.audit, options.threadId);
   }
 
-  async decide({ toolCall, tools, messages }: ToolApprovalCall): Promise<ToolApprovalStatus> {
+  decide(call: ToolApprovalCall): Promise<ToolApprovalStatus> {
+    // A tool no rule covers is answered without a step of its own (the usual call of an app's many tools).
+    const found = this.#rules.ruleOf(call.toolCall.toolName);
+    if (found === undefined) return NOT_APPLICABLE;
+    return found instanceof Promise ? found.then((rule) => this.#decide(call, rule)) : this.#decide(call, found);
+  }
+
+  async #decide({ toolCall, tools, messages }: ToolApprovalCall, rule: Rule | undefined): Promise<ToolApprovalStatus> {
     const { toolName, toolCallId, input } = toolCall;
-    const found = this.#rules.ruleOf(toolName);
-    const rule = found instanceof Promise ? await found : found;
     if (!rule) return "not-applicable";
     const metadata = tools && Object.hasOwn(tools, toolName) ? tools[toolName]?.metadata : undefined;
     if (this.#o.skipReadOnly && metadata?.readOnlyHint === true) return "not-applicable";
@@ -245,14 +252,8 @@ class AiSdkGate {
       // this very call (thread, id, arguments), never for a call or request written into the history.
       if (asked === undefined) {
         const note = `The approval for "${toolCall.toolName}" answers no question asked about this call; it did not run.`;
-        await auditAnswer(
-          this.#audit,
-          this.#o.principal,
-          toolCall,
-          "refused",
-          null,
-          "no question was asked about this call",
-        );
+        const why = "no question was asked about this call";
+        await auditAnswer(this.#audit, this.#o.principal, toolCall, "refused", null, why);
         return { approved: false, note } satisfies Decided;
       }
       const record = decideAnswer({

@@ -48,7 +48,17 @@ export function compileGlobNow(pattern: string): NameMatcher | undefined {
   else if (!minimatch) return undefined;
   else {
     const matches = minimatch.filter(pattern, { nocomment: true, nonegate: true });
-    matcher = (name) => name === pattern || matches(name);
+    // A glob's answer for a name is kept: a gate asks about the same few tools on every call.
+    const answers = new Map<string, boolean>();
+    matcher = (name) => {
+      let answer = answers.get(name);
+      if (answer === undefined) {
+        answer = name === pattern || matches(name);
+        if (answers.size >= 256) answers.clear();
+        answers.set(name, answer);
+      }
+      return answer;
+    };
   }
   // Patterns are a gate's configuration, a few per app: kept, and forgotten all at once past a bound.
   if (compiled.size >= 256) compiled.clear();

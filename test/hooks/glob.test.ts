@@ -16,6 +16,8 @@ describe("tool-name globs", () => {
       false,
       false,
     ]);
+    // Asked again (its answer for a name is kept): the same answers.
+    expect([glob?.("merchant___pay"), glob?.("other___pay")]).toEqual([true, false]);
   });
   test("exact names match only themselves; globs match by minimatch rules", async () => {
     expect(isGlob("transfer")).toBe(false);

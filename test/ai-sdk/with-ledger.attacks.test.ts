@@ -128,6 +128,7 @@ describe("withLedger's claim, synchronous and by the call's text", () => {
       override claim(k: string, options?: ClaimOptions): Promise<ClaimOutcome> {
         const outcome = this.claimNow(k, options);
         return {
+          // biome-ignore lint/suspicious/noThenProperty: the test's point is a thenable that is not a Promise.
           then: (resolve: (o: ClaimOutcome) => unknown) => resolve(outcome),
         } as unknown as Promise<ClaimOutcome>;
       }

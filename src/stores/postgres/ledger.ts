@@ -3,9 +3,9 @@
  * call nobody claimed is one `INSERT … ON CONFLICT DO NOTHING`; for any other, an answer that writes
  * nothing (done, running, unknown) is read without a lock. Once a claim found its call's row, the next
  * ones on the same ledger (a resumed run replaying its earlier calls) are each one statement that
- * inserts or else reads the row, until one inserts (not in process, on PGlite: no round trip to save);
+ * inserts or else reads the row, until one inserts (not on PGlite, embedded: no round trip to save);
  * a claim that writes reads the row `FOR UPDATE` and applies the shared rule (`decideClaim`) in the
- * same transaction, so two processes claiming one call get one `claimed`. A settle is the settle rule
+ * same transaction, so two servers claiming one call get one `claimed`. A settle is the settle rule
  * in one `UPDATE` (the row's token compared in it); a release reads the row, applies `releasable`, and
  * deletes only if the row is still as read.
  *
@@ -92,7 +92,7 @@ export class PgLedger implements ExecutionLedger {
       let seen: ClaimOutcome | typeof WRITES | undefined;
       if (!this.#replaying) {
         if (await this.#insert(this.#db, key, write)) return fresh.outcome;
-        // In process (PGlite) every statement is planned again, and a second one costs no round trip.
+        // Embedded (PGlite) every statement is planned again, and a second one costs no round trip.
         this.#replaying = !this.#db.inProcess;
       } else {
         const [row] = (await this.#db.query(CLAIM_ROW, this.#rowParams(key, write))).rows;

@@ -45,11 +45,11 @@ export interface PgQueryable extends PgQuery {
   transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
   /**
    * LISTEN, where the driver can (the adapters of pg, postgres.js and PGlite give it): a reattach in
-   * another process then wakes on an append's NOTIFY instead of waiting out its poll. Optional.
+   * another server then wakes on an append's NOTIFY instead of waiting out its poll. Optional.
    */
   listen?: PgListen;
   /**
-   * A hint: the database runs in this process (PGlite), so a statement costs no round trip, and each is
+   * A hint: the database is embedded in this runtime (PGlite), so a statement costs no round trip, and each is
    * parsed and planned again. The store then sends two short statements where it would otherwise fold
    * them into one longer one to save a round trip (a ledger claim that finds its call's row). Optional;
    * absent, statements are taken to be round trips (`fromPglite` sets it).
@@ -151,7 +151,7 @@ export function fromNodePostgres(
  * @returns The database.
  */
 export function fromNeon(pool: NodePostgresPoolLike, options: { prepare?: boolean } = {}): PgQueryable {
-  // Neon's pooled endpoints cannot LISTEN: reattaches in another process poll.
+  // Neon's pooled endpoints cannot LISTEN: reattaches on another server poll.
   return fromNodePostgres(pool, { prepare: options.prepare ?? false, listen: false });
 }
 
@@ -207,7 +207,7 @@ export interface PgliteLike {
 }
 
 /**
- * A PGlite database (PostgreSQL in WASM, in process: no server) as a {@link PgQueryable}.
+ * A PGlite database (PostgreSQL in WASM, embedded: no server) as a {@link PgQueryable}.
  *
  * @param db - `await PGlite.create(dataDir?)`.
  * @returns The database.

@@ -136,6 +136,9 @@ export class RunChannel {
    * task later, as the other tabs do.
    */
   readonly #local = { event: new Set<(data: unknown) => void>(), join: new Set<(data: unknown) => void>() };
+  /** Echoes not yet delivered, in the order posted. */
+  readonly #echoes: { local: Set<(data: unknown) => void>; listeners: ((data: unknown) => void)[]; copy: unknown }[] =
+    [];
 
   /**
    * @param threadId - The thread.
@@ -200,14 +203,33 @@ export class RunChannel {
     };
   }
 
-  /** Hands this tab's `local` listeners a copy of `data` (none listening: nothing is copied). */
+  /**
+   * Hands this tab's `local` listeners a copy of `data` (none listening: nothing is copied), a task later and in the
+   * order posted. One timer per message would not keep that order: a timer set from deeply nested timers (a model
+   * streaming on timers) is clamped to 4 ms, so a live event could reach a watcher after the driver's answer to its
+   * join that already holds it, and the watcher would show it twice.
+   */
   #echo(local: Set<(data: unknown) => void>, data: unknown): void {
     if (local.size === 0) return;
-    const copy = structuredClone(data);
-    const listeners = [...local];
-    setTimeout(() => {
-      for (const listener of listeners) if (local.has(listener)) listener(copy);
-    }, 0);
+    this.#echoes.push({ local, listeners: [...local], copy: structuredClone(data) });
+    if (this.#echoes.length === 1) setTimeout(() => this.#deliver(), 0);
+  }
+
+  /** Delivers the queued echoes, oldest first (one a listener posts while it runs joins the end of the queue). */
+  #deliver(): void {
+    for (let next = this.#echoes[0]; next; next = this.#echoes[0]) {
+      for (const listener of next.listeners) {
+        try {
+          if (next.local.has(listener)) listener(next.copy);
+        } catch (error) {
+          // As a timer's callback would: reported, and the other listeners and messages still delivered.
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
+      this.#echoes.shift();
+    }
   }
 
   close(): void {

@@ -91,84 +91,132 @@ interface Claimed {
 /** What a claim leads to: the recorded outcome of a finished call, or the call to run now. */
 type Claim = { done: unknown } | Claimed;
 
-function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o: WithLedgerOptions): Execute {
-  const log = o.logger ?? defaultLogger;
-  const claimOptions = o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs };
-  const audit = threadAudit(o.audit, o.threadId);
-  const { ledger, threadId } = o;
-  /**
-   * Claims the call: the recorded outcome of a finished one, or what the claimed one needs. Synchronous
-   * when the ledger answers so (a memory ledger as it ships) and the call carries no edit: no promise
-   * before the tool runs. The call is named as the runner names it (its text; the key is hashed when read).
-   */
-  function claim(input: unknown, options: ToolExecutionOptions<unknown>): Claim | Promise<Claim> {
-    const call = new NamedCall(callText({ threadId, toolUseId: options.toolCallId, input }));
-    // An approved edit runs under the approved call's key: a replay of the approval runs nothing again.
-    if (!carriesEdit(options)) return claimed(call, input, options);
-    return approvedEdit({ ...o, name: tool, tool: definition, key: call.key }, options).then((edit) =>
-      claimed(call, edit ?? input, options),
-    );
-  }
-  function claimed(call: NamedCall, input: unknown, options: ToolExecutionOptions<unknown>): Claim | Promise<Claim> {
-    // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
-    const name = asShipped(ledger) ? call : call.key;
-    const outcome = claimIn(ledger, name, claimOptions);
-    // Any thenable a ledger of one's own answers with is awaited, as before.
-    if (typeof (outcome as Partial<PromiseLike<ClaimOutcome>>).then === "function")
-      return Promise.resolve(outcome).then((x) => held(x, call, name, input, options));
-    return held(outcome as ClaimOutcome, call, name, input, options);
-  }
-  function held(
-    outcome: ClaimOutcome,
-    call: NamedCall,
-    name: string | NamedCall,
-    input: unknown,
-    options: ToolExecutionOptions<unknown>,
-  ): Claim | Promise<Claim> {
-    const { toolCallId } = options;
-    const record = (claim: "claimed" | "done" | "unknown", result?: LedgerResult) =>
-      recordExecution(audit, { tool, toolUseId: toolCallId, idempotencyKey: call.key, claim, result });
-    switch (outcome.status) {
-      case "done":
-        return record("done", outcome.result).then(() => ({ done: replay(tool, toolCallId, outcome.result) }));
-      case "running":
-        throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
-      case "unknown":
-        return record("unknown").then(() => {
-          throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
-        });
-      case "claimed":
-        break;
-      default:
-        throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
-    }
-    const { token } = outcome;
-    const unsaved = (error: unknown) =>
-      // The call ran: its result goes back to the model; the claim's outcome becomes unknown later.
-      log.error("kaboo: could not record a tool call's result", { tool, toolCallId, error: String(error) });
-    const settle = (result: LedgerResult): undefined | Promise<void> => {
-      const recorded = () => (audit ? record("claimed", result) : undefined);
-      let settled: Promise<void> | undefined;
-      try {
-        settled = settleIn(ledger, name, token, result);
-      } catch (error) {
-        unsaved(error);
-      }
-      if (!settled) return recorded();
-      return settled.then(recorded, (error) => {
-        unsaved(error);
-        return recorded();
+/** What every call of one wrapped tool shares. */
+interface ToolLedger {
+  tool: string;
+  definition: ToolSet[string];
+  o: WithLedgerOptions;
+  log: Logger;
+  claimOptions: { leaseMs: number } | undefined;
+  audit: ReturnType<typeof threadAudit>;
+}
+
+/**
+ * Claims the call: the recorded outcome of a finished one, or what the claimed one needs. Synchronous
+ * when the ledger answers so (a memory ledger as it ships) and the call carries no edit: no promise
+ * before the tool runs. The call is named as the runner names it (its text; the key is hashed when read).
+ */
+function claimCall(t: ToolLedger, input: unknown, options: ToolExecutionOptions<unknown>): Claim | Promise<Claim> {
+  const call = new NamedCall(callText({ threadId: t.o.threadId, toolUseId: options.toolCallId, input }));
+  // An approved edit runs under the approved call's key: a replay of the approval runs nothing again.
+  if (!carriesEdit(options)) return claimNamed(t, call, input, options);
+  return approvedEdit({ ...t.o, name: t.tool, tool: t.definition, key: call.key }, options).then((edit) =>
+    claimNamed(t, call, edit ?? input, options),
+  );
+}
+
+function claimNamed(
+  t: ToolLedger,
+  call: NamedCall,
+  input: unknown,
+  options: ToolExecutionOptions<unknown>,
+): Claim | Promise<Claim> {
+  // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
+  const name = asShipped(t.o.ledger) ? call : call.key;
+  const outcome = claimIn(t.o.ledger, name, t.claimOptions);
+  const at = { call, name, input, options };
+  // Any thenable a ledger of one's own answers with is awaited, as before.
+  if (typeof (outcome as Partial<PromiseLike<ClaimOutcome>>).then === "function")
+    return Promise.resolve(outcome).then((x) => heldCall(t, x, at));
+  return heldCall(t, outcome as ClaimOutcome, at);
+}
+
+/** The call as the ledger named it, with what it runs with. */
+interface NamedAt {
+  call: NamedCall;
+  name: string | NamedCall;
+  input: unknown;
+  options: ToolExecutionOptions<unknown>;
+}
+
+/** What the ledger's answer leads to: the recorded outcome, a refusal (thrown), or the claimed call. */
+function heldCall(t: ToolLedger, outcome: ClaimOutcome, at: NamedAt): Claim | Promise<Claim> {
+  const { tool } = t;
+  const { toolCallId } = at.options;
+  switch (outcome.status) {
+    case "done":
+      return recordCall(t, at, "done", outcome.result).then(() => ({
+        done: replay(tool, toolCallId, outcome.result),
+      }));
+    case "running":
+      throw new CallInProgressError(tool, toolCallId, outcome.leaseExpiresAt);
+    case "unknown":
+      return recordCall(t, at, "unknown").then(() => {
+        throw new CallOutcomeUnknownError(tool, toolCallId, outcome.claimedAt);
       });
-    };
-    // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
-    const ledgeredOptions = {
-      ...options,
-      get idempotencyKey() {
-        return call.key;
-      },
-    };
-    return { input, options: ledgeredOptions, settle };
+    case "claimed":
+      break;
+    default:
+      throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
   }
+  const { call } = at;
+  // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
+  const ledgeredOptions = {
+    ...at.options,
+    get idempotencyKey() {
+      return call.key;
+    },
+  };
+  return { input: at.input, options: ledgeredOptions, settle: (result) => settleCall(t, at, outcome.token, result) };
+}
+
+/** Records what the ledger answered for the call in the trail. */
+function recordCall(
+  t: ToolLedger,
+  at: NamedAt,
+  claim: "claimed" | "done" | "unknown",
+  result?: LedgerResult,
+): Promise<void> {
+  const facts = { tool: t.tool, toolUseId: at.options.toolCallId, idempotencyKey: at.call.key };
+  return recordExecution(t.audit, { ...facts, claim, result });
+}
+
+/**
+ * Settles the claimed call's outcome under `token`, then records it; a failed settle is logged (the call ran: its
+ * result goes back to the model, and the claim's outcome becomes unknown later). A promise only when the ledger or
+ * the trail answers later.
+ */
+function settleCall(t: ToolLedger, at: NamedAt, token: string, result: LedgerResult): undefined | Promise<void> {
+  const unsaved = (error: unknown) =>
+    t.log.error("kaboo: could not record a tool call's result", {
+      tool: t.tool,
+      toolCallId: at.options.toolCallId,
+      error: String(error),
+    });
+  const recorded = () => (t.audit ? recordCall(t, at, "claimed", result) : undefined);
+  let settled: Promise<void> | undefined;
+  try {
+    settled = settleIn(t.o.ledger, at.name, token, result);
+  } catch (error) {
+    unsaved(error);
+  }
+  if (!settled) return recorded();
+  return settled.then(recorded, (error) => {
+    unsaved(error);
+    return recorded();
+  });
+}
+
+function ledgered(tool: string, definition: ToolSet[string], execute: Execute, o: WithLedgerOptions): Execute {
+  const t: ToolLedger = {
+    tool,
+    definition,
+    o,
+    log: o.logger ?? defaultLogger,
+    claimOptions: o.leaseMs === undefined ? undefined : { leaseMs: o.leaseMs },
+    audit: threadAudit(o.audit, o.threadId),
+  };
+  const claim = (input: unknown, options: ToolExecutionOptions<unknown>) => claimCall(t, input, options);
   // The AI SDK streams a tool only when `execute` itself returns an async iterable (it does not await
   // it first): a streaming tool stays an async generator, the others return a promise.
   if (Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]") {

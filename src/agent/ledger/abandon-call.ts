@@ -12,7 +12,8 @@ import { InterruptSignal } from "../interrupts/interrupt.js";
 import { toolInterruptId } from "../interrupts/interrupt-id.js";
 import type { ToolResultBlock, ToolUseBlock } from "../messages/messages.js";
 import type { ToolOutput } from "../tools/tools.js";
-import { type OpenCall, settleCall, settleIn, unknownRequest } from "./call-ledger.js";
+import { type OpenCall, settleCall, unknownRequest } from "./call-ledger.js";
+import { settleIn } from "./memory-sync.js";
 import { OUTCOME_UNKNOWN, abandonedResult } from "./outcome-answer.js";
 
 const ignore = () => undefined;

@@ -20,8 +20,6 @@ import { OUTCOME_UNKNOWN, abandonedClaim, readOutcomeAnswer, type OutcomeUnknown
 import { toResultBlock } from "../tools/result-block.js";
 import { errorResult, type AgentTool, type ToolOutput } from "../tools/tools.js";
 
-export { settleIn } from "./memory-sync.js";
-
 /** A call the runner may execute: its validated input, its key, and its claim (absent when it skips the ledger). */
 export class OpenCall extends NamedCall {
   /** The claim, and what the ledger is asked with: the call itself (a memory ledger as it ships), else its key. */

@@ -22,7 +22,8 @@ function flakyAudit(failing: Set<string>): AuditLog & { inner: MemoryAuditLog } 
         return Promise.reject(new Error("audit storage is down"));
       return inner.append(threadId, record);
     },
-    entries: (threadId: string) => inner.entries(threadId),
+    entries: (threadId: string) =>
+      failing.has("entries") ? Promise.reject(new Error("audit storage is down")) : inner.entries(threadId),
   };
 }
 
@@ -76,6 +77,26 @@ describe("the audit trail fails closed", () => {
       );
     });
   }
+
+  // Before it records an answer, the gate looks it up in the thread's trail (a run continued after a reload reads
+  // its answers again): a trail that cannot be read fails the step as a failed write does.
+  test("an approval whose trail cannot be read runs nothing; once it can, it runs once and is recorded once", async () => {
+    const bank = newBank();
+    const failing = new Set<string>();
+    const audit = flakyAudit(failing);
+    const handle = bankHandler(bank, withOptions(modes.store(), { stores: { audit } }));
+    const who = { "x-user": "ann" };
+    const { turn } = await pause(handle, "t", "pay bob 5", who);
+    failing.add("entries");
+    const r = await send(handle, resumeBody("t", turn, { approved: true }), who);
+    expect(["AUDIT_WRITE_FAILED", "HOOK_FAILED"]).toContain(r.error?.code);
+    expect(bank.transfers).toEqual([]);
+    failing.clear();
+    const again = await send(handle, { ...resumeBody("t", turn, { approved: true }), runId: crypto.randomUUID() }, who);
+    expect(again.error).toBeUndefined();
+    expect(bank.transfers).toEqual([{ to: "bob", amount: 5 }]);
+    expect((await audit.entries("t")).filter((e) => e.kind === "decision")).toHaveLength(1);
+  });
 
   test("a grant that would skip the question, when its use cannot be recorded, does not run the call", async () => {
     const bank = newBank();

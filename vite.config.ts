@@ -25,17 +25,17 @@ const entryAliases = Object.entries(pkg.exports).flatMap(([key, target]) => {
 });
 
 /**
- * The demo's gates name their tools exactly, so the hooks never load minimatch for a glob: the
+ * The demo's gates name their tools exactly, so the hooks never load the glob engine: the
  * production build leaves that lazily loaded chunk out instead of shipping code nobody runs.
  */
 const noGlobChunk: Plugin = {
   name: "demo-no-glob-chunk",
   apply: "build",
   enforce: "pre",
-  resolveId: (id) => (id === "minimatch" ? "\0demo-no-minimatch" : undefined),
+  resolveId: (id) => (id === "@isaacs/nonrecursive-glob-match" ? "\0demo-no-glob" : undefined),
   load: (id) =>
-    id === "\0demo-no-minimatch"
-      ? 'export function filter() { throw new Error("The demo build has no glob support: name tools exactly."); }'
+    id === "\0demo-no-glob"
+      ? 'export class Matcher { constructor() { throw new Error("The demo build has no glob support: name tools exactly."); } }'
       : undefined,
 };
 
@@ -55,7 +55,7 @@ export default defineConfig({
       "rxjs",
       "zod/v4",
       "idb-keyval",
-      "minimatch",
+      "@isaacs/nonrecursive-glob-match",
       "fast-json-patch",
       "eventsource-parser",
       "streaming-markdown",

@@ -74,7 +74,7 @@ export default defineConfig(async () => {
               "fast-check",
               "fast-json-patch",
               "idb-keyval",
-              "minimatch",
+              "@isaacs/nonrecursive-glob-match",
               "rxjs",
               "zod",
               "zod/v4",

@@ -115,7 +115,7 @@ export async function pageSize() {
   };
   walk(entry, start);
   // What a gated run loads: every chunk reachable through dynamic imports (the runner, the gate's steps,
-  // the converter of zod mini schemas); minimatch loads only for a glob rule, and this page names its tool.
+  // the converter of zod mini schemas); the glob engine loads only for a glob rule, and this page names its tool.
   const later = new Set();
   for (const key of start) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
   for (const key of [...later]) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
@@ -124,7 +124,7 @@ export async function pageSize() {
     .map((k) => ({
       file: manifest[k].file,
       gzip: gz(manifest[k].file),
-      when: start.has(k) ? "start" : /minimatch/.test(k) ? "glob rules only" : "later",
+      when: start.has(k) ? "start" : /nonrecursive-glob-match/.test(k) ? "glob rules only" : "later",
     }));
   const sum = (when) => chunks.filter((c) => when(c.when)).reduce((n, c) => n + c.gzip, 0);
   return {
@@ -142,7 +142,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   console.log(`${kib(start)}  at start`);
   console.log(`${kib(firstRun)}  with the first run (the runner, the gate, …)`);
   console.log(`${kib(start + firstRun)}  what the page loads through its first gated run`);
-  console.log(`${kib(all)}  every chunk (gzip), minimatch (loaded only for a glob rule) included`);
+  console.log(`${kib(all)}  every chunk (gzip), the glob engine (loaded only for a glob rule) included`);
   const bare = await barePageSize();
   console.log(`${kib(bare)}  a bare AG-UI page (an AbstractAgent subclass), built in this run: the baseline`);
   console.log(

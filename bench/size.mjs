@@ -48,7 +48,7 @@ for (const { name, file } of entries) {
     });
 }
 // Loaded on demand: the runner (the loop, model calls, tool batches, the ledger's steps), EventPublisher's
-// lifecycle events and ContextHook's rewrite (all three with the first run), minimatch (the first glob
+// lifecycle events and ContextHook's rewrite (all three with the first run), the glob engine (the first glob
 // pattern), the approval gate's steps (the first call a rule covers), grant matching (a run that sends
 // grants) and signature checks (a gate with a secret), four-eyes approvals (the first rule with
 // `approvals`), ContextHook's views (a hook with views), and media trimming (a model request over its
@@ -62,7 +62,7 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const head = zods.map((z) => `zod ${zodVersion(z)}`);
 console.log(
   "\nmin+gzip, what loads with the page (+ what loads later, on first use: the runner, EventPublisher's" +
-    " lifecycle events, ContextHook's rewrite, minimatch, the approval gate's steps, grant matching and" +
+    " lifecycle events, ContextHook's rewrite, the glob engine, the approval gate's steps, grant matching and" +
     " signing, four eyes, views, media trimming)\n",
 );
 console.log(`| bundle | ${head.join(" | ")} |`);

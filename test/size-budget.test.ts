@@ -13,7 +13,7 @@ const KiB = 1024;
 const BUDGET = {
   /**
    * The slice with zod mini tools, what loads with the page (the runner, EventPublisher's lifecycle
-   * events and ContextHook's rewrite load with the first run; minimatch, the approval gate's steps, grant
+   * events and ContextHook's rewrite load with the first run; the glob engine, the approval gate's steps, grant
    * matching and signing, four eyes, ContextHook's views and media trimming on first use).
    */
   slice: 30 * KiB,

@@ -52,7 +52,7 @@ export interface StateEffectCall {
  */
 export type StateChange = Operation[] | JsonObject | null | undefined;
 
-/** One rule: calls of tools matching `tool` (a name or minimatch glob) change the state through `map`. */
+/** One rule: calls of tools matching `tool` (a name or a glob, see `glob.ts`) change the state through `map`. */
 export interface StateEffect {
   tool: string;
   /** Synchronous, so effects of concurrent calls apply one at a time and none is lost. */
@@ -76,7 +76,8 @@ export interface StateDelta {
 }
 
 const effectSchema = z.object({
-  tool: sizedString(1),
+  // A brace does not expand in a tool-name glob (see glob.ts): such an effect is malformed.
+  tool: sizedString(1).check(z.refine((t) => !/[{}]/.test(t))),
   map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
 });
 const opSchema = looseObject({
@@ -245,7 +246,7 @@ export class StateEffectsHook implements HookProvider {
     const effects = list.filter((r): r is StateEffect => effectSchema.safeParse(r).success);
     if (effects.length < list.length)
       this.#logger.warn(
-        `kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string, map: function }.`,
+        `kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string (no braces), map: function }.`,
       );
     const onDelta = !Array.isArray(raw) && typeof obj.onDelta === "function" ? obj.onDelta : undefined;
     return onDelta === undefined ? { effects } : { effects, onDelta };

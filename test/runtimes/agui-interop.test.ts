@@ -14,7 +14,7 @@ import { signGrant } from "../../src/grants/signing.js";
 import type { Bank } from "../fixtures/bank.js";
 import { INTEROP_SECRET } from "./agui-app.js";
 import { bundleEntry } from "./bundle.js";
-import { denoServer, MINIMATCH_ENV } from "./deno-process.js";
+import { denoServer } from "./deno-process.js";
 
 interface Runtime {
   name: string;
@@ -49,7 +49,7 @@ const deno: Runtime = {
   async start() {
     const file = join(dir, "agui-server.mjs");
     writeFileSync(file, await bundleEntry("agui-entry-deno.ts"));
-    const { url, stop } = await denoServer(file, dir, [], { flags: [MINIMATCH_ENV] });
+    const { url, stop } = await denoServer(file, dir, [], { flags: [] });
     return { url, stop };
   },
 };

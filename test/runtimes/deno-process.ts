@@ -11,9 +11,6 @@ import { ROOT } from "./bundle.js";
 /** Deno KV on files in `dir`: the entry may read and write that folder. */
 export const kvFlags = (dir: string) => ["--unstable-kv", `--allow-read=${dir}`, `--allow-write=${dir}`];
 
-/** minimatch reads this variable when it loads; Deno asks for a permission for any env read. */
-export const MINIMATCH_ENV = "--allow-env=__MINIMATCH_TESTING_PLATFORM__";
-
 /** A Deno process serving an entry. */
 export interface DenoServer {
   url: string;

@@ -14,6 +14,10 @@ export interface ScenarioOutcome {
   toolInputs: JsonValue[];
   finalText: string;
   transcriptRoles: string[];
+  /** A gate on the glob `tran@(s|z)fer*`: whether it paused the call (the glob engine loaded and matched). */
+  globGateStop: string;
+  /** The same gate's glob against a tool it does not cover: how that run ended. */
+  globMissStop: string;
 }
 
 /** What a correct runner produces, whatever the runtime (userAgent aside). */
@@ -28,4 +32,6 @@ export const expectedOutcome: Omit<ScenarioOutcome, "userAgent"> = {
   toolInputs: [{ to: "bob", amount: 42 }],
   finalText: "Done: sent 42 to bob.",
   transcriptRoles: ["user", "assistant", "user", "assistant"],
+  globGateStop: "interrupt",
+  globMissStop: "endTurn",
 };

@@ -18,7 +18,7 @@ import { signGrant } from "../../src/grants/signing.js";
 import { AUDIT_CONTRACT_CHECKS } from "../agent/audit-contract.js";
 import type { ContractResult } from "../stores/contract.js";
 import { bundleEntry } from "./bundle.js";
-import { denoServer, kvFlags, MINIMATCH_ENV } from "./deno-process.js";
+import { denoServer, kvFlags } from "./deno-process.js";
 import { GOVERNANCE_SECRET } from "./governance-app.js";
 import { GRANT_CHECKS } from "../stores/server-grant-contract.js";
 
@@ -52,8 +52,7 @@ async function workerd(persist?: string): Promise<Deployment> {
   return { a: call, b: call, stop: () => mf.dispose() };
 }
 
-const denoProcess = (file: string, db: string) =>
-  denoServer(file, dir, [db], { flags: [...kvFlags(dir), MINIMATCH_ENV] });
+const denoProcess = (file: string, db: string) => denoServer(file, dir, [db], { flags: kvFlags(dir) });
 
 async function deno(): Promise<Deployment> {
   const file = join(dir, "governance-server.mjs");

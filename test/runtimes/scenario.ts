@@ -16,9 +16,10 @@ import {
   type JsonValue,
   type Message,
 } from "kaboo-workflows";
+import { InterruptHook } from "kaboo-workflows/hooks";
 import type { ScenarioOutcome } from "./expected.js";
 
-function makeAgent(messages: Message[], record: JsonValue[]): Agent {
+function makeAgent(messages: Message[], record: JsonValue[], pattern?: string): Agent {
   const transfer = tool({
     name: "transfer",
     description: "Sends money to someone.",
@@ -37,6 +38,9 @@ function makeAgent(messages: Message[], record: JsonValue[]): Agent {
       return { toolCalls: [{ name: "transfer", input: { to: "bob", amount: 42 } }] };
     },
   });
+  // With a pattern, the package's own gate decides (a glob loads the glob engine: under Deno with no permissions).
+  if (pattern !== undefined)
+    return new Agent({ model, tools: [transfer], messages, hooks: [new InterruptHook([pattern])] });
   const agent = new Agent({ model, tools: [transfer], messages });
   agent.hooks.addCallback(BeforeToolCallEvent, (event) => {
     const answer = event.interrupt({
@@ -80,5 +84,7 @@ export async function runScenario(): Promise<ScenarioOutcome> {
     toolInputs,
     finalText: messageText(resumed.message),
     transcriptRoles: second.messages.map((m) => m.role),
+    globGateStop: (await makeAgent([], [], "tran@(s|z)fer*").invoke("Send 42 to bob")).stopReason,
+    globMissStop: (await makeAgent([], [], "refund_*").invoke("Send 42 to bob")).stopReason,
   };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { UserError } from "../../errors.js";
+import { checkGlob } from "../glob.js";
 import { checkScopeOption } from "./decision.js";
 import type { ApprovalQuorum } from "./quorum.js";
 import type { ApprovalScope } from "./request.js";
@@ -12,7 +13,7 @@ import type { SubjectFn } from "./subject.js";
 
 /** Which tools a gate covers, and how far a decision about them may reach. */
 export interface GateRule {
-  /** Tool name or minimatch glob (`merchant___*`). */
+  /** Tool name or glob (`merchant___*`, `@(pay|refund)_*`; braces are refused, see `glob.ts`). */
   pattern: string;
   /** Widest scope for these tools; default: the hook's `remember`. */
   remember?: ApprovalScope;
@@ -39,7 +40,7 @@ export interface Rule {
  * @param tools - Tool names, globs or rules.
  * @param remember - The hook's default widest scope.
  * @returns The rules, in order.
- * @throws UserError when a scope is unknown, a pattern is empty, a subject is not a function, or
+ * @throws UserError when a scope is unknown, a pattern is empty or has a brace, a subject is not a function, or
  *   `approvals` is malformed.
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
@@ -48,6 +49,7 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
   for (const r of rules) {
     if (typeof r.pattern !== "string" || r.pattern === "")
       throw new UserError("Every gate rule needs a non-empty pattern.");
+    checkGlob(r.pattern, `gate rule "${r.pattern}"`);
     if (r.subject !== undefined && typeof r.subject !== "function") {
       throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
     }

@@ -20,7 +20,7 @@ export class RuleIndex {
 
   /**
    * The rule covering a tool (first match wins), answered synchronously once the patterns are
-   * compiled (a glob loads minimatch on the first lookup).
+   * compiled (a glob loads the glob engine on the first lookup).
    * @param toolName - The called tool's name.
    * @returns The rule, `undefined` when none covers the tool, or a promise of either.
    */
@@ -30,7 +30,7 @@ export class RuleIndex {
       return undefined;
     };
     if (this.#compiled) return find(this.#compiled);
-    // Exact names, and globs once minimatch is loaded, compile at once: no promise for the first lookup.
+    // Exact names, and globs once the engine is loaded, compile at once: no promise for the first lookup.
     const now = this.#rules.map((r) => compileGlobNow(r.pattern));
     if (now.every((m) => m !== undefined)) return find((this.#compiled = now as NameMatcher[]));
     this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {

@@ -121,7 +121,8 @@ export class InterruptHook implements HookProvider {
     const tool = event.question.tool;
     const quorum = typeof tool === "string" ? (await this.ruleFor(tool))?.approvals : undefined;
     if (!quorum) return;
-    const { checkApprover } = await import("./approval/quorum-gate.js");
+    // In the gate's chunk (four eyes is loaded with the gate).
+    const { checkApprover } = await import("./approval/gate.js");
     checkApprover(event, this.#agentName, quorum);
   }
 

@@ -6,8 +6,8 @@
  *
  * @module
  */
-// Loaded on demand (the gate imports it when a rule with `approvals` meets a call); it imports the
-// helpers it shares with the gate plainly.
+// Loaded on demand with the gate (gate.ts imports it, and re-exports checkApprover for InterruptHook);
+// it imports the helpers it shares with the gate plainly.
 import type { BeforeToolCallEvent } from "../../agent/events.js";
 import { toolHookInterruptId } from "../../agent/interrupts/interrupt-id.js";
 import type { JsonObject, JsonValue } from "../../agent/messages/messages.js";

@@ -5,12 +5,10 @@
  * @module
  */
 import type { Message } from "../agent/messages/messages.js";
-import { ModelStreamError } from "../errors.js";
 import { toAnthropicMessages, toAnthropicTools } from "./anthropic-messages.js";
 import { AnthropicStreamDecoder } from "./anthropic-stream.js";
-import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "../agent/model.js";
-import { fetchWithRetry, type RetrySetting } from "./retry.js";
+import { openEventStream, type RetrySetting } from "./retry.js";
 import { decodeSse, type StreamTimeouts } from "./sse.js";
 
 /** Options of {@link AnthropicModel}. */
@@ -131,22 +129,15 @@ export class AnthropicModel implements Model {
     };
     if (o.apiKey) headers["x-api-key"] = o.apiKey;
     if (o.dangerouslyAllowBrowser === true) headers["anthropic-dangerous-direct-browser-access"] = "true";
-    const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const init: RequestInit = { method: "POST", headers, body, signal };
-    const response = await fetchWithRetry(() => doFetch(this.#url, init), {
+    return openEventStream({
       provider: "anthropic",
-      retry: o.retry,
+      url: this.#url,
+      headers,
+      body,
       signal,
+      retry: o.retry,
+      fetch: o.fetch,
     });
-    if (!response.body) throw new ModelStreamError("The model's response has no body.");
-    if ((response.headers.get("content-type") ?? "").includes("application/json")) {
-      const json: unknown = await response.json().catch(() => undefined);
-      const fields = readErrorFields(json);
-      if (fields.message !== undefined)
-        throw errorFromFields("anthropic", fields, { status: response.status, body: json });
-      throw new ModelStreamError("The model answered with JSON instead of an event stream.");
-    }
-    return response.body;
   }
 }
 

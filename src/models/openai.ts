@@ -5,12 +5,10 @@
  * @module
  */
 import type { Message } from "../agent/messages/messages.js";
-import { ModelStreamError } from "../errors.js";
-import { errorFromFields, readErrorFields } from "./errors.js";
 import type { Model, ModelStreamEvent, ModelStreamOptions } from "../agent/model.js";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages.js";
 import { OpenAIStreamDecoder } from "./openai-stream.js";
-import { fetchWithRetry, type RetrySetting } from "./retry.js";
+import { openEventStream, type RetrySetting } from "./retry.js";
 import { decodeSse, type StreamTimeouts } from "./sse.js";
 
 /** Options of {@link OpenAIChatModel}. */
@@ -131,23 +129,15 @@ export class OpenAIChatModel implements Model {
       ...o.headers,
     };
     if (o.apiKey) headers["authorization"] = `Bearer ${o.apiKey}`;
-    const doFetch = o.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const init: RequestInit = { method: "POST", headers, body, signal };
-    const response = await fetchWithRetry(() => doFetch(this.#url, init), {
+    return openEventStream({
       provider: "openai",
-      retry: o.retry,
+      url: this.#url,
+      headers,
+      body,
       signal,
+      retry: o.retry,
+      fetch: o.fetch,
     });
-    if (!response.body) throw new ModelStreamError("The model's response has no body.");
-    if ((response.headers.get("content-type") ?? "").includes("application/json")) {
-      // A server that ignored `stream: true`, or one that reports errors with status 200.
-      const json: unknown = await response.json().catch(() => undefined);
-      const fields = readErrorFields(json);
-      if (fields.message !== undefined)
-        throw errorFromFields("openai", fields, { status: response.status, body: json });
-      throw new ModelStreamError("The model answered with JSON instead of an event stream; is streaming supported?");
-    }
-    return response.body;
   }
 }
 

@@ -6,7 +6,15 @@
  *
  * @module
  */
-import { type ContextWindowOverflowError, errorFromResponse, ModelError, type ModelProvider } from "./errors.js";
+import { ModelStreamError } from "../errors.js";
+import {
+  type ContextWindowOverflowError,
+  errorFromFields,
+  errorFromResponse,
+  ModelError,
+  type ModelProvider,
+  readErrorFields,
+} from "./errors.js";
 
 /** What {@link RetryOptions.onRetry} is told before each wait. */
 export interface RetryInfo {
@@ -120,4 +128,40 @@ export async function fetchWithRetry(send: () => Promise<Response>, options: Fet
     r.onRetry?.({ attempt, delayMs, error });
     await abortableSleep(delayMs, signal);
   }
+}
+
+/** What {@link openEventStream} sends. */
+export interface EventStreamRequest {
+  provider: ModelProvider;
+  url: string;
+  headers: Record<string, string>;
+  /** The JSON body (sent again as is on a retry). */
+  body: string;
+  signal: AbortSignal;
+  retry: RetrySetting;
+  /** Default: the global `fetch`. */
+  fetch?: typeof globalThis.fetch | undefined;
+}
+
+/**
+ * POSTs a streaming model request (retried as {@link fetchWithRetry} retries) and opens its event stream.
+ * @param r - See {@link EventStreamRequest}.
+ * @returns The response's body.
+ * @throws ModelError (or ContextWindowOverflowError) for an HTTP error, or for a JSON answer that carries an
+ *   error (a server that reports errors with status 200); ModelStreamError for no body, or a JSON answer
+ *   instead of a stream (a server that ignored `stream: true`).
+ */
+export async function openEventStream(r: EventStreamRequest): Promise<ReadableStream<Uint8Array>> {
+  const doFetch = r.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const init: RequestInit = { method: "POST", headers: r.headers, body: r.body, signal: r.signal };
+  const response = await fetchWithRetry(() => doFetch(r.url, init), r);
+  if (!response.body) throw new ModelStreamError("The model's response has no body.");
+  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+    const json: unknown = await response.json().catch(() => undefined);
+    const fields = readErrorFields(json);
+    if (fields.message !== undefined)
+      throw errorFromFields(r.provider, fields, { status: response.status, body: json });
+    throw new ModelStreamError("The model answered with JSON instead of an event stream; is streaming supported?");
+  }
+  return response.body;
 }

@@ -7,6 +7,9 @@
  */
 import { describe, KabooError } from "../errors.js";
 
+/** The code of {@link RunNotResumedError}, and of the RUN_ERROR that ends a given-up run's log. */
+export const RUN_NOT_RESUMED = "RUN_NOT_RESUMED" as const;
+
 /**
  * A run that died with its host (its Durable Object, its Node process) and was refused when it was
  * run again (by the object's alarm, by a sweeper), before it took the thread (the agent could not
@@ -14,7 +17,36 @@ import { describe, KabooError } from "../errors.js";
  * dropped, and this is the last event of the run's log.
  */
 export class RunNotResumedError extends KabooError {
-  readonly code = "RUN_NOT_RESUMED" as const;
+  readonly code = RUN_NOT_RESUMED;
+}
+
+/** The key of a give-up's RUN_ERROR `metadata` naming its place among the run's attempts (see {@link runNotResumedEvent}). */
+export const GIVE_UP_ATTEMPT_KEY = "kaboo_attempt";
+
+/**
+ * The RUN_ERROR a host appends to the log of a run it gives up. It counts as an attempt of its own,
+ * after every attempt that held the thread (the lease counts those that died before their log named
+ * them): its SSE id `<runId>:<n>.<attempt>` is told apart from any id a dead attempt sent (see
+ * `agui/edge/run/attempts.ts`).
+ *
+ * @param error - Why the run was given up.
+ * @param leaseAttempt - The attempt that last held the thread (its lease's `attempt`; absent: 0).
+ * @param timestamp - Its timestamp.
+ * @returns The event, as the log keeps it.
+ */
+export function runNotResumedEvent(
+  error: RunNotResumedError,
+  leaseAttempt: number | undefined,
+  timestamp: number,
+): { type: "RUN_ERROR"; message: string; code: string; timestamp: number; metadata: Record<string, number> } {
+  const attempt = (leaseAttempt ?? 0) + 1;
+  return {
+    type: "RUN_ERROR",
+    message: error.message,
+    code: error.code,
+    timestamp,
+    metadata: { [GIVE_UP_ATTEMPT_KEY]: attempt },
+  };
 }
 
 /**

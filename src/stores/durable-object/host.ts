@@ -15,7 +15,7 @@ import { defaultLogger, type Logger } from "../../logger.js";
 import type { DurableObjectStateLike } from "./binding.js";
 import type { SqlThreadStore } from "./sql.js";
 import { type HostedRequestRead, markReplayed, onHostedRequest, onHostedRun } from "../hosted-request.js";
-import { refusalOf, RunNotResumedError } from "../run-again.js";
+import { refusalOf, RunNotResumedError, runNotResumedEvent } from "../run-again.js";
 
 export { RunNotResumedError } from "../run-again.js";
 import { liveLease, type ThreadRecord, type ThreadStore } from "../thread-store.js";
@@ -140,7 +140,7 @@ export class HostedRuns {
     );
     const logged = this.#store.readEventsNow(runId, -1);
     if (logged && !logged.ended) {
-      const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: Date.now() };
+      const event = runNotResumedEvent(error, record.lease?.attempt, Date.now());
       this.#store.appendEventsNow(runId, logged.events.length, [event], true);
     }
     this.#log.error("kaboo: a hosted run that died was refused when run again; its thread is free", { runId, why });

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Logger } from "../../logger.js";
-import { RunNotResumedError } from "../run-again.js";
+import { RunNotResumedError, runNotResumedEvent } from "../run-again.js";
 import { decodeThread, encodeThread, type ThreadRecord } from "../thread-store.js";
 import { appendEvents, readEvents } from "./events.js";
 import { pgStep, type PgQueryable, type PgRow } from "./queryable.js";
@@ -84,7 +84,7 @@ export async function giveUp(
     `The run died with its process and could not be run again (${why}); send it again.`,
   );
   const logged = await readEvents(o.db, threadId, runId, -1);
-  const event = { type: "RUN_ERROR", message: error.message, code: error.code, timestamp: now };
+  const event = runNotResumedEvent(error, record.lease?.attempt, now);
   // A run that died before its first batch was logged gets a log of its own end, so a client that
   // reattaches by its id learns why (rather than that there is no such run).
   if (!logged) await appendEvents(o.db, o.now, threadId, runId, 0, [started(threadId, runId, now), event], true);

@@ -8,9 +8,17 @@
  * an id is answered with the run from its RUN_STARTED: what the client held of the run is void, and
  * it starts its view over (as a reattach without an id does).
  *
+ * A dead run given up instead of run again (PostgresRunHost's sweeper, a Durable Object's alarm) ends
+ * its log with a RUN_ERROR `RUN_NOT_RESUMED` after the dead attempt's last logged event: that event
+ * starts an attempt of its own, numbered after every attempt that held the thread (see
+ * `runNotResumedEvent`), so the same rule holds. A reattach from an id the dead attempt sent beyond
+ * the log gets the run from its RUN_STARTED to that error; from the error's own id
+ * (`<runId>:<n>.<attempt>`), nothing more (the run ended); from a logged id, the rest.
+ *
  * @module
  */
 import { type AGUIEvent, EventType } from "@ag-ui/core";
+import { GIVE_UP_ATTEMPT_KEY, RUN_NOT_RESUMED } from "../../../stores/run-again.js";
 
 /** Name of the CUSTOM event that starts a run again's own events: `value` is `{ attempt }` (1, 2, …). */
 export const RUN_AGAIN_EVENT = "kaboo_run_again";
@@ -38,6 +46,19 @@ function markerAttempt(e: AGUIEvent): number | undefined {
   return typeof attempt === "number" && Number.isSafeInteger(attempt) && attempt > 0 ? attempt : undefined;
 }
 
+/**
+ * The attempt a give-up's RUN_ERROR names (see `runNotResumedEvent`).
+ *
+ * @param e - Any event of the run.
+ * @returns The attempt it names (0 when it names none: a log written before it did), or `undefined`
+ *   when `e` is not a give-up.
+ */
+function givenUpAttempt(e: AGUIEvent): number | undefined {
+  if (e.type !== EventType.RUN_ERROR || e.code !== RUN_NOT_RESUMED) return undefined;
+  const named = (e.metadata as Record<string, unknown> | undefined)?.[GIVE_UP_ATTEMPT_KEY];
+  return typeof named === "number" && Number.isSafeInteger(named) && named > 0 ? named : 0;
+}
+
 /** Where a reattach goes on: after `after` (-1: the run from its start). */
 export type Resolved = { after: number } | { invalid: true };
 
@@ -48,8 +69,10 @@ export class AttemptStarts {
 
   /** Takes event `index` of the run. */
   see(index: number, event: AGUIEvent): void {
-    const attempt = markerAttempt(event);
     const last = this.#starts.at(-1);
+    const named = index > 0 ? givenUpAttempt(event) : undefined;
+    // A give-up is an attempt after every one the log names, and the lease's (which it names).
+    const attempt = named === undefined ? markerAttempt(event) : Math.max(named, (last?.[0] ?? 0) + 1);
     if (attempt !== undefined && (last === undefined || (attempt > last[0] && index > last[1])))
       this.#starts.push([attempt, index]);
   }

@@ -4,7 +4,9 @@
  * same with a `Last-Event-ID: <runId>:<n>` header (the `id:` of the last SSE frame it read; a run
  * again's are `<runId>:<n>.<k>`, and `attempt` is that k, 0 by default). The answer is the run's SSE
  * stream from event n + 1 (from its start without `after`), or from its start when event n is one a
- * dead attempt sent but never logged (see attempts.ts); without `runId`, the thread's current (or
+ * dead attempt sent but never logged and a later attempt took its place (see attempts.ts): a run again,
+ * or the RUN_ERROR `RUN_NOT_RESUMED` a host that gave the run up logged, which counts as an attempt of
+ * its own (from its own id: nothing more, the run ended); without `runId`, the thread's current (or
  * latest) run. Any client of the thread's principal may watch.
  *
  * @module

@@ -157,8 +157,8 @@ export class ReadBack {
 /**
  * A run's events read back from the log after the client's last one, then, while the run goes on
  * elsewhere, polled until its last event (or until the thread no longer names the run: it died
- * unlogged). An event of a dead attempt that the log never had (a run again's events took its
- * place) is answered with the run from its start (see attempts.ts).
+ * unlogged). An event of a dead attempt that the log never had (a run again's events, or a give-up's
+ * RUN_NOT_RESUMED, took its place) is answered with the run from its start (see attempts.ts).
  *
  * @param o - The store, the thread and run, the client's last event (index -1: none; its attempt),
  *   whether that is an id the handler sent (`strict`: an index beyond a log that ended is refused),

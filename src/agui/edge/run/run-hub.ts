@@ -213,6 +213,8 @@ export class RunHub {
     const index = this.#events.length;
     this.#events.push(event);
     this.#index.set(event, index);
+    // Numbered as the log numbers it when read back (a give-up's RUN_ERROR starts an attempt there).
+    this.#attempts.see(index, event);
     onEvent?.({ index, event });
     for (const listener of this.#listeners) listener({ index, event });
     this.#wake();

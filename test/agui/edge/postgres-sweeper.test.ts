@@ -116,16 +116,20 @@ describe("the sweeper of PostgresRunHost, across processes", () => {
   test("a run again that is refused before it takes the thread is given up once: the thread is free and the run's log ends with RUN_NOT_RESUMED", async () => {
     const payee = `fay${Date.now()}`;
     const thread = `x-${crypto.randomUUID()}`;
-    const { body } = await killedMidTransfer(thread, payee);
+    const { body, got } = await killedMidTransfer(thread, payee);
     const store = new PostgresThreadStore(p!.db);
     await until(async () => (await store.load(thread)).lease === null, "the thread was freed", 20_000);
-    // From the run's start: the client may hold ids of events the dead attempt never logged, and a log
-    // that ended without a run again has no later attempt to send it from the start (a 400 then).
-    const rest = await frames(await c.handle(post({ kaboo_connect: { threadId: thread, runId: body.runId } })));
-    const end = rest.at(-1)?.event as { type: string; code?: string; message?: string } | undefined;
+    const whole = await frames(await c.handle(post({ kaboo_connect: { threadId: thread, runId: body.runId } })));
+    const end = whole.at(-1)?.event as { type: string; code?: string; message?: string } | undefined;
     expect(end?.type).toBe("RUN_ERROR");
     expect(end?.code).toBe("RUN_NOT_RESUMED");
     expect(end?.message).toMatch(/run_not_started/);
+    // The killed client's own reattach, from the last id it read (the log may not have that event: then
+    // from the run's start, what it held being void): its stream ends with the run's end, never a 400.
+    const last = got.at(-1)?.id as string;
+    const rest = await frames(await c.handle(post({ kaboo_connect: { threadId: thread } }, { "last-event-id": last })));
+    expect(rest.at(-1)).toEqual(whole.at(-1));
+    expect(rest).toEqual(whole.slice(whole.findIndex((f) => f.id === last) + 1));
     expect(await keptOf(thread)).toEqual([]);
     await new Promise((r) => setTimeout(r, 600));
     expect(await replaysOf(thread)).toHaveLength(1);

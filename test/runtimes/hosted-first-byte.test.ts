@@ -8,6 +8,7 @@
  * refused, a Stop and a reattach find the run, and the transfer runs at most once.
  */
 import { EventType } from "@ag-ui/core";
+import { createParser } from "eventsource-parser";
 import { describe, expect, test } from "vitest";
 import {
   bank,
@@ -29,12 +30,24 @@ const { storage, worker } = hostedWorld("kaboo-first-byte-");
 
 const sent = async (url: string) => (await bank(url)).filter((e) => e.what === "sent").length;
 const started = async (url: string) => (await bank(url)).filter((e) => e.what === "started").length;
-const reattach = (url: string, threadId: string, runId?: string) =>
+const reattach = (url: string, threadId: string, runId?: string, lastEventId?: string) =>
   fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
     body: JSON.stringify({ kaboo_connect: { threadId, ...(runId ? { runId } : {}) } }),
   });
+/** The SSE ids and event types of a response, in order. */
+const framesOf = async (res: Response) => {
+  expect(res.status).toBe(200);
+  const out: { id: string | undefined; type: string; code: string | undefined }[] = [];
+  createParser({
+    onEvent: (m) => {
+      const { type, code } = JSON.parse(m.data) as { type: string; code?: string };
+      out.push({ id: m.id, type, code });
+    },
+  }).feed(await res.text());
+  return out;
+};
 const stop = (url: string, threadId: string) =>
   fetch(url, {
     method: "POST",
@@ -245,10 +258,15 @@ describe("a run the alarm runs again that is refused before it takes the thread 
       expect((await json<{ alarm: number | null }>(`${second.url}/alarm?thread=t6`)).alarm).toBeNull();
       expect(await json<unknown[]>(`${second.url}/meta?thread=t6`)).toEqual([]);
       expect((await load(second.url, "t6")).lease).toBeNull();
-      const log = await reattach(second.url, "t6", resume.runId);
-      expect(log.status).toBe(200);
-      const text = await log.text();
-      expect(text).toContain("RUN_NOT_RESUMED");
+      const whole = await framesOf(await reattach(second.url, "t6", resume.runId));
+      const end = whole.length - 1;
+      expect(whole[end]).toEqual({ id: `${resume.runId}:${end}.1`, type: "RUN_ERROR", code: "RUN_NOT_RESUMED" });
+      // A client that read events the dead attempt never logged: the run from its RUN_STARTED to why it ended.
+      for (const n of [end, end + 3])
+        expect(await framesOf(await reattach(second.url, "t6", undefined, `${resume.runId}:${n}`))).toEqual(whole);
+      // From the give-up's own id: nothing more; an attempt never run: 400.
+      expect(await framesOf(await reattach(second.url, "t6", undefined, whole[end]?.id))).toEqual([]);
+      expect((await reattach(second.url, "t6", undefined, `${resume.runId}:${end}.2`)).status).toBe(400);
       expect(await sent(second.url)).toBe(0);
     } finally {
       await second.mf.dispose();

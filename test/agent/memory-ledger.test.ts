@@ -19,6 +19,27 @@ describe("MemoryExecutionLedger", () => {
     expect(live.status).toBe("claimed");
     expect((await ledger.claim("live")).status).toBe("running");
   });
+
+  test("past maxEntries it forgets the oldest settled calls in one pass, down to 15/16 of it: never more than maxEntries kept", () => {
+    // Guards the bound and the order (a pass per settle walked the map from its start each time: 1.9 -> 8-13 us a call).
+    const ledger = new MemoryExecutionLedger({ maxEntries: 64 });
+    const live = ledger.claimNow("live");
+    const settle = (k: string) => {
+      const c = ledger.claimNow(k);
+      if (c.status !== "claimed") throw new Error(`expected a claim of ${k}`);
+      ledger.settleNow(k, c.token, { status: "success", content: [] });
+    };
+    for (let i = 0; i < 63; i++) settle(`k${i}`);
+    // 64 records (63 settled and the live claim): nothing forgotten yet.
+    expect(ledger.claimNow("k0").status).toBe("done");
+    settle("k63");
+    // 65 > 64: the oldest settled calls go until 60 records are left (the live claim stays).
+    const kept = Array.from({ length: 64 }, (_, i) => ledger.claimNow(`k${i}`).status === "done");
+    expect(kept.indexOf(true)).toBe(5);
+    expect(kept.slice(5).every(Boolean)).toBe(true);
+    expect(live.status).toBe("claimed");
+    expect(ledger.claimNow("live").status).toBe("running");
+  });
 });
 
 test("a settled result is the record's own copy: later edits in place and __proto__ keys do not reach it", async () => {

@@ -11,7 +11,10 @@ import { keyOfCall } from "./ledger.js";
 export interface MemoryExecutionLedgerOptions {
   /** Clock, epoch ms. Default `Date.now`. */
   now?: () => number;
-  /** Most settled calls kept; the oldest are forgotten first. Default 10,000. */
+  /**
+   * Most calls kept; past it the oldest settled ones are forgotten, down to 15/16 of it (live claims stay).
+   * Default 10,000.
+   */
   maxEntries?: number;
 }
 
@@ -100,11 +103,19 @@ export class MemoryExecutionLedger implements ExecutionLedger {
     // Re-inserted so the map's order is settle order: the oldest settled calls are dropped first.
     this.#records.delete(key);
     this.#records.set(key, next);
-    if (this.#records.size > this.#max) {
-      for (const [k, r] of this.#records) {
-        if (this.#records.size <= this.#max) break;
-        if (r.result !== undefined) this.#records.delete(k);
-      }
+    if (this.#records.size > this.#max) this.#forgetOldest();
+  }
+
+  /**
+   * Forgets the oldest settled calls (live claims stay), down to 15/16 of `maxEntries`: one pass for many
+   * settles. A pass per settle cost each call past the bound 8-13 us instead of 2: a `Map` walked from its
+   * start steps over every slot deleted before.
+   */
+  #forgetOldest(): void {
+    const keep = this.#max - (this.#max >> 4);
+    for (const [k, r] of this.#records) {
+      if (this.#records.size <= keep) break;
+      if (r.result !== undefined) this.#records.delete(k);
     }
   }
 

@@ -17,7 +17,13 @@ import { Agent, ScriptedModel } from "../../../src/index.js";
 import type { AGUIEvent } from "@ag-ui/core";
 import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
-import { fromPglite, migrate, PostgresRunHost, PostgresThreadStore } from "../../../src/stores/postgres.js";
+import {
+  fromPglite,
+  migrate,
+  PostgresRunHost,
+  PostgresThreadStore,
+  RunNotResumedError,
+} from "../../../src/stores/postgres.js";
 import { elsewhere, post, quietLogger } from "./fixtures.js";
 
 interface Frame {
@@ -305,5 +311,29 @@ describe("a reattach to a run PostgresRunHost's sweeper gave up (PGlite)", () =>
     expect(await frames(await ask(`${runId}:${g - 1}.1`))).toEqual(whole.slice(g));
     expect(await frames(await ask(`${runId}:${g}.3`))).toEqual([]);
     for (const id of [`${g}.4`, `${g + 1}.3`, `${g - 1}.3`]) expect((await ask(`${runId}:${id}`)).status, id).toBe(400);
+  });
+});
+
+describe("a run's own RUN_ERROR RUN_NOT_RESUMED", () => {
+  test("has the same id live (its hub) as read back from the log, and a reattach from it gets nothing more", async () => {
+    const store = new MemoryThreadStore();
+    const failing = () =>
+      new Agent({
+        model: new ScriptedModel({
+          script: () => {
+            throw new RunNotResumedError("the remote run it waited on was given up");
+          },
+        }),
+      });
+    const [here, other] = [store, elsewhere(store)].map((thread) =>
+      createAguiHandler({ stores: { thread }, agent: failing, logger: quietLogger() }),
+    ) as [Handle, Handle];
+    const runId = crypto.randomUUID();
+    const request = { threadId: "t1", runId, messages: [{ id: "u1", role: "user", content: "hi" }] };
+    const live = await frames(await here(post({ ...request, state: {}, tools: [], context: [], forwardedProps: {} })));
+    expect(live.at(-1)?.event).toMatchObject({ type: "RUN_ERROR", code: "RUN_NOT_RESUMED" });
+    const logged = await frames(await fromStart(other, runId));
+    expect(logged.map((f) => f.id)).toEqual(live.map((f) => f.id));
+    for (const h of [here, other]) expect(await frames(await reattach(h, live.at(-1)?.id as string))).toEqual([]);
   });
 });

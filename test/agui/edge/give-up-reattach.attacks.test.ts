@@ -12,9 +12,7 @@ import { EventType, type BaseEvent } from "@ag-ui/core";
 import { createParser } from "eventsource-parser";
 import { describe, expect, test } from "vitest";
 import { createAguiHandler } from "../../../src/agui/index.js";
-import { AttemptStarts } from "../../../src/agui/edge/run/attempts.js";
 import { Agent, ScriptedModel } from "../../../src/index.js";
-import type { AGUIEvent } from "@ag-ui/core";
 import type { JsonValue } from "../../../src/agent/messages/messages.js";
 import { MemoryThreadStore } from "../../../src/stores/memory.js";
 import {
@@ -188,55 +186,6 @@ describe("a reattach to a run that was given up (memory store)", () => {
     for (const id of [`${whole.length}`, `${whole.length + 5}`, `${whole.length - 1}.1`]) {
       expect((await reattach(handle, `${request.runId}:${id}`)).status, id).toBe(400);
     }
-  });
-});
-
-describe("AttemptStarts.resolve after a give-up", () => {
-  /** A log: attempt 0's events 0–4, then the give-up's RUN_ERROR at 5 (naming attempt `named`, if any). */
-  function starts(named?: number) {
-    const s = new AttemptStarts();
-    const events = [...sent("r").slice(0, LOGGED), notResumed] as unknown as AGUIEvent[];
-    if (named !== undefined)
-      events[LOGGED] = { ...(events[LOGGED] as AGUIEvent), metadata: { kaboo_attempt: named } } as AGUIEvent;
-    for (const [i, e] of events.entries()) s.see(i, e);
-    return { s, length: events.length };
-  }
-  const ended = (length: number) => ({ length, ended: true, pending: true });
-
-  test("the give-up starts an attempt of its own: unlogged ids from the start, its own id the end", () => {
-    const { s, length } = starts();
-    expect(s.last).toBe(1);
-    expect(s.attemptAt(LOGGED - 1)).toBe(0);
-    expect(s.attemptAt(LOGGED)).toBe(1);
-    for (const index of [LOGGED, LOGGED + 1, 1e6])
-      expect(s.resolve({ index, attempt: 0 }, ended(length))).toEqual({ after: -1 });
-    for (const index of [0, 3, LOGGED - 1])
-      expect(s.resolve({ index, attempt: 0 }, ended(length))).toEqual({ after: index });
-    expect(s.resolve({ index: LOGGED, attempt: 1 }, ended(length))).toEqual({ after: LOGGED });
-    for (const [index, attempt] of [
-      [LOGGED - 1, 1],
-      [LOGGED + 1, 1],
-      [LOGGED, 2],
-      [LOGGED, 7],
-    ] as const)
-      expect(s.resolve({ index, attempt }, ended(length)), `${index}.${attempt}`).toEqual({ invalid: true });
-  });
-
-  test("a give-up that names a later attempt (one that died before its marker was logged) is numbered after it", () => {
-    const { s, length } = starts(3);
-    expect(s.last).toBe(3);
-    expect(s.attemptAt(LOGGED)).toBe(3);
-    // Attempts 1 and 2 logged nothing: whatever of theirs a client holds is void.
-    for (const attempt of [0, 1, 2])
-      expect(s.resolve({ index: LOGGED + 2, attempt }, ended(length))).toEqual({ after: -1 });
-    expect(s.resolve({ index: LOGGED, attempt: 3 }, ended(length))).toEqual({ after: LOGGED });
-    expect(s.resolve({ index: LOGGED, attempt: 4 }, ended(length))).toEqual({ invalid: true });
-  });
-
-  test("a RUN_NOT_RESUMED as a run's first event starts nothing", () => {
-    const s = new AttemptStarts();
-    s.see(0, notResumed as unknown as AGUIEvent);
-    expect(s.last).toBe(0);
   });
 });
 

@@ -66,7 +66,9 @@ describe("tool-name globs", () => {
       "!(b)",
     );
     const pattern = fc.array(part, { minLength: 1, maxLength: 6 }).map((p) => p.join(""));
-    const name = fc.stringMatching(/^[ab_.]{1,8}$/);
+    // "." and ".." aside: minimatch never lets a wildcard match a path's own directories, a tool name is
+    // no path (glob.attacks.test.ts).
+    const name = fc.stringMatching(/^[ab_.]{1,8}$/).filter((n) => n !== "." && n !== "..");
     await fc.assert(
       fc.asyncProperty(pattern, name, async (p, n) => {
         const ours = (await compileGlob(p))(n);

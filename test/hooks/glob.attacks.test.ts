@@ -1,0 +1,146 @@
+/**
+ * An attacker's view of tool-name globs (glob.ts) and the gates built on them: a tool call must never
+ * escape a rule that covers it, a name the model picks must never hang or throw in a gate, and what a
+ * gate caches must never change its answers.
+ */
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { UserError } from "../../src/errors.js";
+import { gateRules } from "../../src/hooks/approval/gate-rule.js";
+import { compileGlob } from "../../src/hooks/glob.js";
+import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+
+const PUA = "\uE000";
+
+describe("tool-name globs under attack", () => {
+  // Guards: the engine never lets a wildcard match "." or ".." (a path's own directories), so a tool so
+  // named escaped a gate on "*" although "a gate on * covers every tool". Failed before the fix.
+  test('"." and ".." are names like any other: * and !(…) cover them, ? and ?? match them', async () => {
+    const answers = async (pattern: string) => {
+      const m = await compileGlob(pattern);
+      return [m("."), m("..")];
+    };
+    expect(await answers("*")).toEqual([true, true]);
+    expect(await answers("!(transfer)")).toEqual([true, true]);
+    expect(await answers("?")).toEqual([true, false]);
+    expect(await answers("??")).toEqual([false, true]);
+    expect(await answers(".*")).toEqual([true, true]);
+    expect(await answers("[.]")).toEqual([true, false]);
+    expect(await answers("*a")).toEqual([false, false]);
+    expect(await answers("@(x|y)")).toEqual([false, false]);
+    expect((await new InterruptHook(["*"]).ruleFor("."))?.pattern).toBe("*");
+    expect((await new InterruptHook(["*"]).ruleFor(".."))?.pattern).toBe("*");
+  });
+
+  // Guards: `/` is matched through a stand-in char; a name or pattern holding that char must not read as
+  // holding a slash (U+E000 in a name matched "a/*"; "!(safe/*)" let "safe<U+E000>wipe" through). Failed before the fix.
+  test("a private-use char in a name or a pattern never stands for a slash", async () => {
+    const under = await compileGlob("mcp/*");
+    expect([under("mcp/read"), under(`mcp${PUA}read`)]).toEqual([true, false]);
+    const notSafe = await compileGlob("!(safe/*)");
+    expect([notSafe("safe/read"), notSafe(`safe${PUA}wipe`), notSafe("wipe")]).toEqual([false, true, true]);
+    const literal = await compileGlob(`a${PUA}*`);
+    expect([literal(`a${PUA}b`), literal("a/b")]).toEqual([true, false]);
+    const klass = await compileGlob("x[!/]");
+    expect([klass("x/"), klass(`x${PUA}`), klass(`x${PUA}\uE001`)]).toEqual([false, true, false]);
+    // A name holding every stand-in candidate up to where the search lands still answers right, and fast.
+    const crowded = `mcp/${Array.from({ length: 6400 }, (_, i) => String.fromCharCode(0xe000 + i)).join("")}`;
+    const t0 = performance.now();
+    expect([under(crowded), notSafe(crowded.replace("mcp", "safe"))]).toEqual([true, false]);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
+  // Guards: a gate is case-sensitive and does not normalize unicode, consistently (documented); a look-alike
+  // name is a different tool, which the agent does not find either.
+  test("case and unicode form: a rule covers exactly the names it spells", async () => {
+    const hook = new InterruptHook(["transfer", "café_*"]);
+    expect(await hook.ruleFor("Transfer")).toBeUndefined();
+    expect((await hook.ruleFor("café_pay"))?.pattern).toBe("café_*");
+    expect(await hook.ruleFor("cafe\u0301_pay")).toBeUndefined();
+  });
+
+  // Guards: no pattern a gate accepts throws when compiled or when it meets any name (a throw in the
+  // hook would fail the whole batch, not just this call), lone surrogates, slashes and U+E000 included.
+  test("property: no accepted pattern throws, on any name", async () => {
+    const syntax = fc.constantFrom(
+      "[",
+      "]",
+      "\\",
+      "^",
+      "!",
+      "-",
+      "a",
+      "/",
+      "(",
+      ")",
+      "|",
+      "@",
+      "*",
+      "+",
+      "?",
+      ".",
+      ":",
+    );
+    const odd = fc.constantFrom("[:alpha:]", "\uD800", "\uDC00", PUA, "é", "#");
+    const pattern = fc
+      .array(fc.oneof(syntax, odd), { minLength: 1, maxLength: 12 })
+      .map((p) => p.join(""))
+      .filter((p) => {
+        try {
+          gateRules([p], "once");
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    const name = fc.oneof(fc.string({ unit: "binary", maxLength: 10 }), fc.constantFrom(".", "..", "/", PUA, "a/b"));
+    await fc.assert(
+      fc.asyncProperty(pattern, name, async (p, n) => {
+        expect(typeof (await compileGlob(p))(n)).toBe("boolean");
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // Guards: a matcher forgets its answers past 256 names and all matchers past 256 patterns; neither may
+  // change an answer (a poisoned or stale entry would let a call through).
+  test("the caches are bounded and forgetting them changes no answer", async () => {
+    const pattern = "@(pay|refund)_*";
+    const m = await compileGlob(pattern);
+    const names = Array.from({ length: 700 }, (_, i) =>
+      i % 3 === 0 ? `pay_${i}` : i % 3 === 1 ? `x_${i}` : `refund_${i}`,
+    );
+    const first = names.map(m);
+    expect(first.filter(Boolean)).toHaveLength(467);
+    expect(names.map(m)).toEqual(first);
+    for (let i = 0; i < 300; i++) await compileGlob(`other_${i}_*`);
+    const again = await compileGlob(pattern);
+    expect(names.map(again)).toEqual(first);
+    // A name equal to another pattern answers for this pattern, not that one.
+    expect([m("other_1_*"), (await compileGlob("other_1_*"))("other_1_*")]).toEqual([false, true]);
+  });
+
+  // Guards: the gate's rules refuse what is not a pattern, and take "!" and "#" literally (negation and
+  // comments would let a rule select every tool but one, or none).
+  test("non-strings, empty patterns and braces are refused; ! and # are literal", async () => {
+    for (const bad of [[5], [{ pattern: 5 }], [{ pattern: new String("x") }], [""], [{ pattern: "" }], ["a{b"]])
+      expect(() => new InterruptHook(bad as never)).toThrow(UserError);
+    const hook = new InterruptHook(["!transfer", "#balance"]);
+    expect(await hook.ruleFor("transfer")).toBeUndefined();
+    expect(await hook.ruleFor("balance")).toBeUndefined();
+    expect((await hook.ruleFor("!transfer"))?.pattern).toBe("!transfer");
+    expect((await hook.ruleFor("#balance"))?.pattern).toBe("#balance");
+  });
+
+  // Guards: a name the model picks cannot hang a gate whose patterns are ordinary (the README's forms and
+  // a backtracking trap), even 100,000 chars of distinct characters.
+  test("a long model-chosen name is answered at once by ordinary patterns", async () => {
+    const patterns = ["merchant___*", "@(pay|refund)_*", "*", "!(read_*)", "get_[!x]?*", "a*a*a*a*a*a*a*a*b", "*!(*z)"];
+    const hook = new InterruptHook(patterns);
+    const long = Array.from({ length: 100_000 }, (_, i) => String.fromCodePoint(0x4e00 + (i % 20_000))).join("");
+    const t0 = performance.now();
+    expect((await hook.ruleFor(long))?.pattern).toBe("*");
+    for (const p of patterns) (await compileGlob(p))(`${long}z`);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+});

@@ -7,9 +7,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { kabooToolApproval } from "../../src/ai-sdk/index.js";
-import type { GateRule } from "../../src/hooks/approval/gate-rule.js";
+import { gateRules, type GateRule } from "../../src/hooks/approval/gate-rule.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
-import { approvalRequests, request, scriptedModel } from "./fixtures.js";
+import { approvalRequests, bank, request, scriptedModel } from "./fixtures.js";
 
 const go: ModelMessage[] = [{ role: "user", content: "go" }];
 
@@ -64,5 +64,34 @@ describe("gate rules chosen alike by kabooToolApproval and InterruptHook", () =>
     );
     // Many names are covered (and by a later rule), so the choice is really compared.
     expect(covered).toBeGreaterThan(100);
+  });
+
+  // Guards: a rule lookup that throws (here: a pattern that reads "transfer" while checked and has a brace
+  // when kept) fails the request, and the tool does not run (a throw taken as "not-applicable" would run it).
+  it("a rule lookup that throws runs nothing", async () => {
+    let reads = 0;
+    gateRules(
+      [
+        {
+          get pattern() {
+            reads++;
+            return "transfer";
+          },
+        },
+      ],
+      "once",
+    );
+    let n = 0;
+    const rule = {
+      get pattern() {
+        return ++n === reads ? "t{x}" : "transfer";
+      },
+    };
+    const { runs, tools } = bank();
+    const model = scriptedModel([{ toolName: "transfer", input: { to: "bob", cents: 5 } }]);
+    const ledger = new MemoryExecutionLedger();
+    const approval = { rules: [rule], threadId: "t1" };
+    await expect(request({ model, tools, messages: go, ledger, approval })).rejects.toThrow(/brace/);
+    expect(runs.transfer).toBe(0);
   });
 });

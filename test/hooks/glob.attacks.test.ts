@@ -9,8 +9,31 @@ import { UserError } from "../../src/errors.js";
 import { gateRules } from "../../src/hooks/approval/gate-rule.js";
 import { compileGlob } from "../../src/hooks/glob.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import { bank, callsThenAnswers, newAgent } from "./approval-fixtures.js";
 
 const PUA = "\uE000";
+
+/**
+ * A rule whose pattern reads "transfer" while the gate checks it and `bad` when the gate keeps it: how
+ * a rule lookup is made to throw with real parts (the engine itself never throws, see the property).
+ */
+function ruleTurningInto(bad: unknown): { pattern: string } {
+  let reads = 0;
+  const probe = {
+    get pattern() {
+      reads++;
+      return "transfer";
+    },
+  };
+  new InterruptHook([probe]);
+  const last = reads;
+  let n = 0;
+  return {
+    get pattern() {
+      return (++n === last ? bad : "transfer") as string;
+    },
+  };
+}
 
 describe("tool-name globs under attack", () => {
   // Guards: the engine never lets a wildcard match "." or ".." (a path's own directories), so a tool so
@@ -142,5 +165,24 @@ describe("tool-name globs under attack", () => {
     expect((await hook.ruleFor(long))?.pattern).toBe("*");
     for (const p of patterns) (await compileGlob(p))(`${long}z`);
     expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  // Guards: a rule lookup that throws fails the call closed: the tool never runs, on the first call or a
+  // later one (a throw swallowed as "no rule covers it" would run it unasked).
+  test("a rule lookup that throws runs nothing", async () => {
+    for (const bad of ["t{x}", undefined, 5]) {
+      const b = bank();
+      const hook = new InterruptHook([ruleTurningInto(bad)]);
+      await expect(hook.ruleFor("transfer")).rejects.toThrow();
+      for (let i = 0; i < 2; i++) {
+        const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));
+        const outcome = await agent.invoke("pay bob").then(
+          (r) => r.stopReason,
+          (e: unknown) => (e instanceof Error ? "threw" : "?"),
+        );
+        expect(outcome).toBe("threw");
+      }
+      expect(b.started).toEqual([]);
+    }
   });
 });

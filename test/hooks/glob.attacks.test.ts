@@ -9,6 +9,11 @@ import { UserError } from "../../src/errors.js";
 import { gateRules } from "../../src/hooks/approval/gate-rule.js";
 import { compileGlob } from "../../src/hooks/glob.js";
 import { InterruptHook } from "../../src/hooks/interrupt-hook.js";
+import * as z from "zod/v4";
+import { SHARED_STATE_KEY } from "../../src/agent/run-context.js";
+import { STATE_EFFECTS_KEY, StateEffectsHook, stateDeltas } from "../../src/hooks/state-effects.js";
+import { Agent, ScriptedModel, tool } from "../../src/index.js";
+import { capturingLogger } from "../fixtures/logger.js";
 import { bank, callsThenAnswers, newAgent } from "./approval-fixtures.js";
 
 const PUA = "\uE000";
@@ -184,5 +189,27 @@ describe("tool-name globs under attack", () => {
       }
       expect(b.started).toEqual([]);
     }
+  });
+
+  // Guards: a state effect whose tool pattern has a brace is skipped as malformed (said in a warning); it
+  // neither breaks the run (a throw in the hook) nor stops the effects beside it, and @(…) is the way.
+  test("a state effect with a brace is skipped, the others apply", async () => {
+    const add = tool({ name: "cart_add", description: "adds", inputSchema: z.object({}), callback: () => "ok" });
+    const logger = capturingLogger();
+    const mark = (key: string) => () => ({ [key]: true });
+    const invocationState: Record<string, unknown> = {
+      [STATE_EFFECTS_KEY]: [
+        { tool: "cart_{add,remove}", map: mark("brace") },
+        { tool: "cart_@(add|remove)", map: mark("extglob") },
+      ],
+      [SHARED_STATE_KEY]: {},
+    };
+    const model = new ScriptedModel({ script: [{ toolCalls: [{ name: "cart_add", input: {} }] }, { text: "done" }] });
+    const agent = new Agent({ name: "a", model, tools: [add], hooks: [new StateEffectsHook({ logger })] });
+    const r = await agent.invoke("go", { invocationState });
+    expect(r.stopReason).toBe("endTurn");
+    expect(invocationState[SHARED_STATE_KEY]).toEqual({ extglob: true });
+    expect(stateDeltas(invocationState)).toHaveLength(1);
+    expect(logger.warns.join("\n")).toMatch(/skipped 1 malformed state effect/);
   });
 });

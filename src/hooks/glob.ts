@@ -16,6 +16,7 @@
  * @module
  */
 import { UserError } from "../errors.js";
+import { lazy } from "../lazy.js";
 
 /** A compiled pattern. */
 export type NameMatcher = (name: string) => boolean;
@@ -28,7 +29,8 @@ const SLASH = /\//g;
 const SLASH_STANDIN = "\uE000";
 
 type Engine = typeof import("@isaacs/nonrecursive-glob-match");
-let loading: Promise<Engine> | undefined;
+// A failed load (a dropped connection in a page) is tried again by the next lookup.
+const loadEngine = lazy(() => import("@isaacs/nonrecursive-glob-match"));
 let engine: Engine | undefined;
 /** Matchers compiled so far, by pattern (a gate built per request compiles the same patterns again). */
 const compiled = new Map<string, NameMatcher>();
@@ -60,7 +62,7 @@ export function checkGlob(pattern: string, what: string): void {
  * @throws UserError when the pattern has a brace.
  */
 export async function compileGlob(pattern: string): Promise<NameMatcher> {
-  if (isGlob(pattern)) engine ??= await (loading ??= import("@isaacs/nonrecursive-glob-match"));
+  if (isGlob(pattern)) engine ??= await loadEngine();
   return compileGlobNow(pattern) as NameMatcher;
 }
 

@@ -33,10 +33,14 @@ export class RuleIndex {
     // Exact names, and globs once the engine is loaded, compile at once: no promise for the first lookup.
     const now = this.#rules.map((r) => compileGlobNow(r.pattern));
     if (now.every((m) => m !== undefined)) return find((this.#compiled = now as NameMatcher[]));
-    this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then((m) => {
-      this.#compiled = m;
-      return m;
-    });
+    // A failed load of the glob engine fails this lookup and is tried again by the next one.
+    this.#matchers ??= Promise.all(this.#rules.map((r) => compileGlob(r.pattern))).then(
+      (m) => (this.#compiled = m),
+      (error: unknown) => {
+        this.#matchers = undefined;
+        throw error;
+      },
+    );
     return this.#matchers.then(find);
   }
 }

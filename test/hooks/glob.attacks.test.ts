@@ -151,7 +151,17 @@ describe("tool-name globs under attack", () => {
   // Guards: the gate's rules refuse what is not a pattern, and take "!" and "#" literally (negation and
   // comments would let a rule select every tool but one, or none).
   test("non-strings, empty patterns and braces are refused; ! and # are literal", async () => {
-    for (const bad of [[5], [{ pattern: 5 }], [{ pattern: new String("x") }], [""], [{ pattern: "" }], ["a{b"]])
+    for (const bad of [
+      [5],
+      [null],
+      [undefined],
+      "transfer",
+      [{ pattern: 5 }],
+      [{ pattern: new String("x") }],
+      [""],
+      [{ pattern: "" }],
+      ["a{b"],
+    ])
       expect(() => new InterruptHook(bad as never)).toThrow(UserError);
     const hook = new InterruptHook(["!transfer", "#balance"]);
     expect(await hook.ruleFor("transfer")).toBeUndefined();

@@ -40,11 +40,14 @@ export interface Rule {
  * @param tools - Tool names, globs or rules.
  * @param remember - The hook's default widest scope.
  * @returns The rules, in order.
- * @throws UserError when a scope is unknown, a pattern is empty or has a brace, a subject is not a function, or
- *   `approvals` is malformed.
+ * @throws UserError when `tools` is not an array, a rule is not one, a scope is unknown, a pattern is empty or
+ *   has a brace, a subject is not a function, or `approvals` is malformed.
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
+  if (!Array.isArray(tools)) throw new UserError("A gate's rules must be an array of tool names, globs or rules.");
   const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
+  if (rules.some((r) => typeof r !== "object" || r === null))
+    throw new UserError("Every gate rule needs a non-empty pattern.");
   for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
   for (const r of rules) {
     if (typeof r.pattern !== "string" || r.pattern === "")

@@ -11,7 +11,8 @@
  * What a pattern means, as the Python original's `fnmatch`: `*` any characters (a leading `.` and a
  * `/` included: a gate on `*` covers every tool), `?` one, `[…]` a class (`[!…]` its complement),
  * and minimatch's extglobs (`@(pay|refund)_*`). Braces do not expand: a pattern with `{` or `}` is
- * refused (`gateRules` says so when the gate is built), rather than silently matching nothing.
+ * refused (`gateRules` says so when the gate is built), rather than silently matching nothing; so is a
+ * class opened with an escaped `^` (`[\^a]`), which the engine builds as its complement.
  *
  * @module
  */
@@ -41,17 +42,31 @@ export function isGlob(pattern: string): boolean {
 }
 
 /**
- * Refuses a pattern that would not mean what it reads as: braces, which minimatch expanded
- * (`{pay,refund}_*`) and tool-name globs do not (write `@(pay|refund)_*`).
+ * Why a pattern would not mean what it reads as, if it would not: a brace, which minimatch expanded
+ * (`{pay,refund}_*`) and tool-name globs do not (write `@(pay|refund)_*`), or a class opened with an
+ * escaped `^` (`[\^a]`), which the engine (as minimatch) builds as its complement (write `[a^]`).
+ * @param pattern - The pattern.
+ * @returns The reason, to follow "The pattern of … ", or `undefined` for a pattern that means what it reads as.
+ */
+export function globProblem(pattern: string): string | undefined {
+  if (pattern.includes("{") || pattern.includes("}"))
+    return "has a brace; tool-name globs do not expand braces: write @(a|b) for {a,b}";
+  for (let i = 0; i < pattern.length; i++)
+    if (pattern[i] === "\\") i++;
+    else if (pattern.startsWith("[\\^", i))
+      return "opens a class with \\^, which would match every char but the others: write the ^ later, as in [a^]";
+  return undefined;
+}
+
+/**
+ * Refuses a pattern that would not mean what it reads as ({@link globProblem}).
  * @param pattern - The pattern.
  * @param what - What the pattern belongs to, for the message (`gate rule "x"`).
- * @throws UserError when the pattern has a brace.
+ * @throws UserError when the pattern has a brace or opens a class with an escaped `^`.
  */
 export function checkGlob(pattern: string, what: string): void {
-  if (pattern.includes("{") || pattern.includes("}"))
-    throw new UserError(
-      `The pattern of ${what} has a brace; tool-name globs do not expand braces: write @(a|b) for {a,b}.`,
-    );
+  const problem = globProblem(pattern);
+  if (problem !== undefined) throw new UserError(`The pattern of ${what} ${problem}.`);
 }
 
 /**
@@ -59,7 +74,7 @@ export function checkGlob(pattern: string, what: string): void {
  * Comments (`#…`) and negation (a leading `!`) are off: a pattern only ever selects names.
  * @param pattern - The pattern.
  * @returns A matcher; an exact name also matches itself when it looks like a glob.
- * @throws UserError when the pattern has a brace.
+ * @throws UserError when the pattern is refused ({@link globProblem}).
  */
 export async function compileGlob(pattern: string): Promise<NameMatcher> {
   if (isGlob(pattern)) engine ??= await loadEngine();
@@ -71,7 +86,7 @@ export async function compileGlob(pattern: string): Promise<NameMatcher> {
  * patterns without a promise).
  * @param pattern - The pattern.
  * @returns A matcher, or `undefined` when the pattern is a glob and the engine is not loaded yet.
- * @throws UserError when the pattern has a brace.
+ * @throws UserError when the pattern is refused ({@link globProblem}).
  */
 export function compileGlobNow(pattern: string): NameMatcher | undefined {
   let matcher = compiled.get(pattern);

@@ -13,7 +13,7 @@ import type { HookProvider, HookRegistry } from "../agent/hooks.js";
 import { jsonValueSchema } from "../agent/interrupts/interrupt.js";
 import type { JsonObject, JsonValue, ToolResultBlock } from "../agent/messages/messages.js";
 import { describe } from "../errors.js";
-import { compileGlob } from "./glob.js";
+import { compileGlob, globProblem } from "./glob.js";
 import { defaultLogger, type Logger } from "../logger.js";
 import { runContext } from "../agent/run-context.js";
 import { isObject } from "../agent/shared/guards.js";
@@ -76,8 +76,9 @@ export interface StateDelta {
 }
 
 const effectSchema = z.object({
-  // A brace does not expand in a tool-name glob (see glob.ts): such an effect is malformed.
-  tool: sizedString(1).check(z.refine((t) => !/[{}]/.test(t))),
+  // A brace does not expand in a tool-name glob, and a class opened with \^ would match its complement
+  // (see glob.ts): such an effect is malformed.
+  tool: sizedString(1).check(z.refine((t) => globProblem(t) === undefined)),
   map: z.custom<StateEffect["map"]>((v) => typeof v === "function"),
 });
 const opSchema = looseObject({
@@ -246,7 +247,7 @@ export class StateEffectsHook implements HookProvider {
     const effects = list.filter((r): r is StateEffect => effectSchema.safeParse(r).success);
     if (effects.length < list.length)
       this.#logger.warn(
-        `kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string (no braces), map: function }.`,
+        `kaboo: StateEffectsHook skipped ${list.length - effects.length} malformed state effect(s); each must be { tool: string (no braces, no [\\^…]), map: function }.`,
       );
     const onDelta = !Array.isArray(raw) && typeof obj.onDelta === "function" ? obj.onDelta : undefined;
     return onDelta === undefined ? { effects } : { effects, onDelta };

@@ -170,6 +170,21 @@ describe("tool-name globs under attack", () => {
     expect((await hook.ruleFor("#balance"))?.pattern).toBe("#balance");
   });
 
+  // Guards: the engine builds a class whose first member is an escaped ^ as the complement ([\^a] matched
+  // every char but "a", so a rule on it let a-tools through); such a pattern is refused, like a brace.
+  test("a class opened with an escaped ^ is refused; [a^] says it", async () => {
+    for (const bad of ["[\\^a]_*", "x[\\^]", "[\\^-z]", "\\\\[\\^a]"]) {
+      expect(() => new InterruptHook([bad]), bad).toThrow(UserError);
+      expect(() => new InterruptHook([bad]), bad).toThrow(/\[a\^\]/);
+    }
+    for (const ok of ["\\[\\^a]", "[a^]", "[^a]", "[!\\^]", "^*"])
+      expect(() => new InterruptHook([ok]), ok).not.toThrow();
+    const caret = await compileGlob("[a^]_*");
+    expect([caret("^_x"), caret("a_x"), caret("b_x")]).toEqual([true, true, false]);
+    const notCaret = await compileGlob("[!\\^]_*");
+    expect([notCaret("^_x"), notCaret("b_x")]).toEqual([false, true]);
+  });
+
   // Guards: a name the model picks cannot hang a gate whose patterns are ordinary (the README's forms and
   // a backtracking trap), even 100,000 chars of distinct characters.
   test("a long model-chosen name is answered at once by ordinary patterns", async () => {
@@ -203,13 +218,14 @@ describe("tool-name globs under attack", () => {
 
   // Guards: a state effect whose tool pattern has a brace is skipped as malformed (said in a warning); it
   // neither breaks the run (a throw in the hook) nor stops the effects beside it, and @(…) is the way.
-  test("a state effect with a brace is skipped, the others apply", async () => {
+  test("a state effect with a brace or a class opened with \\^ is skipped, the others apply", async () => {
     const add = tool({ name: "cart_add", description: "adds", inputSchema: z.object({}), callback: () => "ok" });
     const logger = capturingLogger();
     const mark = (key: string) => () => ({ [key]: true });
     const invocationState: Record<string, unknown> = {
       [STATE_EFFECTS_KEY]: [
         { tool: "cart_{add,remove}", map: mark("brace") },
+        { tool: "[\\^x]art_*", map: mark("caret") },
         { tool: "cart_@(add|remove)", map: mark("extglob") },
       ],
       [SHARED_STATE_KEY]: {},
@@ -220,6 +236,6 @@ describe("tool-name globs under attack", () => {
     expect(r.stopReason).toBe("endTurn");
     expect(invocationState[SHARED_STATE_KEY]).toEqual({ extglob: true });
     expect(stateDeltas(invocationState)).toHaveLength(1);
-    expect(logger.warns.join("\n")).toMatch(/skipped 1 malformed state effect/);
+    expect(logger.warns.join("\n")).toMatch(/skipped 2 malformed state effect/);
   });
 });

@@ -3,7 +3,7 @@ import { minimatch } from "minimatch";
 import { describe, expect, test } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { gateRules } from "../../src/hooks/approval/gate-rule.js";
-import { compileGlob, compileGlobNow, isGlob } from "../../src/hooks/glob.js";
+import { compileGlob, compileGlobNow, globProblem, isGlob } from "../../src/hooks/glob.js";
 
 describe("tool-name globs", () => {
   // First in the file: the glob engine is not loaded yet.
@@ -94,7 +94,7 @@ describe("tool-name globs", () => {
   test("property: a name always matches itself as a pattern", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.string({ minLength: 1, maxLength: 20 }).filter((n) => !/[{}]/.test(n)),
+        fc.string({ minLength: 1, maxLength: 20 }).filter((n) => globProblem(n) === undefined),
         async (name) => (await compileGlob(name))(name),
       ),
     );

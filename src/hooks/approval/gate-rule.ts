@@ -41,7 +41,7 @@ export interface Rule {
  * @param remember - The hook's default widest scope.
  * @returns The rules, in order.
  * @throws UserError when `tools` is not an array, a rule is not one, a scope is unknown, a pattern is empty or
- *   has a brace, a subject is not a function, or `approvals` is malformed.
+ *   is refused (`globProblem`), a subject is not a function, or `approvals` is malformed.
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
   if (!Array.isArray(tools)) throw new UserError("A gate's rules must be an array of tool names, globs or rules.");

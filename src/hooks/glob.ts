@@ -51,18 +51,33 @@ export function isGlob(pattern: string): boolean {
 export function globProblem(pattern: string): string | undefined {
   if (pattern.includes("{") || pattern.includes("}"))
     return "has a brace; tool-name globs do not expand braces: write @(a|b) for {a,b}";
-  for (let i = 0; i < pattern.length; i++)
-    if (pattern[i] === "\\") i++;
+  // Open groups, each whether it is a negation: the engine's time grows exponentially with how deep those nest.
+  const groups: boolean[] = [];
+  let deepest = 0;
+  let bang = -1;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") i++;
+    else if (c === "!") bang = i;
     else if (pattern.startsWith("[\\^", i))
       return "opens a class with \\^, which would match every char but the others: write the ^ later, as in [a^]";
+    else if (c === "(") groups.push(bang === i - 1);
+    else if (c === ")") groups.pop();
+    deepest = Math.max(deepest, groups.filter(Boolean).length);
+  }
+  if (deepest > MAX_NEGATION_DEPTH)
+    return `nests !(…) ${deepest} deep: more than ${MAX_NEGATION_DEPTH} can take exponential time on a long name`;
   return undefined;
 }
+
+/** How deep `!(…)` may nest in a pattern (9 deep took 90 ms on a 200-char name, 16 deep minutes on 1,000). */
+const MAX_NEGATION_DEPTH = 4;
 
 /**
  * Refuses a pattern that would not mean what it reads as ({@link globProblem}).
  * @param pattern - The pattern.
  * @param what - What the pattern belongs to, for the message (`gate rule "x"`).
- * @throws UserError when the pattern has a brace or opens a class with an escaped `^`.
+ * @throws UserError when the pattern has a brace, opens a class with an escaped `^`, or nests `!(…)` over 4 deep.
  */
 export function checkGlob(pattern: string, what: string): void {
   const problem = globProblem(pattern);
@@ -123,6 +138,8 @@ function globMatcher(pattern: string, { Matcher }: Engine): NameMatcher {
     let answer = answers.get(name);
     if (answer === undefined) {
       answer = name === pattern || test(name);
+      // Names the model makes up may be long: only tool-sized ones are kept (at most 256 of them).
+      if (name.length > 1024) return answer;
       if (answers.size >= 256) answers.clear();
       answers.set(name, answer);
     }

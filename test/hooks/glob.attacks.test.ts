@@ -185,6 +185,19 @@ describe("tool-name globs under attack", () => {
     expect([notCaret("^_x"), notCaret("b_x")]).toEqual([false, true]);
   });
 
+  // Guards: the engine's time grows exponentially with how deep !(…) nests (9 deep: 90 ms on a 200-char name, 16
+  // deep: minutes on 1,000), and the name may be the model's: such a pattern is refused when the gate is built.
+  test("!(…) nested more than 4 deep is refused; 4 deep is taken", async () => {
+    const nest = (d: number) => Array.from({ length: d }).reduce<string>((p) => `!(?*${p})`, "");
+    expect(() => new InterruptHook([nest(5)])).toThrow(/nests !\(…\) 5 deep/);
+    expect(() => gateRules([`@(a|${nest(5)})`], "once")).toThrow(UserError);
+    expect(() => new InterruptHook([nest(4), "@(a|@(b|@(c|@(d|@(e|f)))))", "\\!(x)"])).not.toThrow();
+    // Escaped and closed groups do not count.
+    expect(() => new InterruptHook(["!(a)!(b)!(c)!(d)!(e)", "\\!(\\!(\\!(\\!(\\!(x)))))"])).not.toThrow();
+    // An escaped backslash before a real !( escapes nothing: that one counts.
+    expect(() => new InterruptHook([`\\\\${nest(5)}`])).toThrow(UserError);
+  });
+
   // Guards: a name the model picks cannot hang a gate whose patterns are ordinary (the README's forms and
   // a backtracking trap), even 100,000 chars of distinct characters.
   test("a long model-chosen name is answered at once by ordinary patterns", async () => {

@@ -124,7 +124,7 @@ export async function pageSize() {
     .map((k) => ({
       file: manifest[k].file,
       gzip: gz(manifest[k].file),
-      when: start.has(k) ? "start" : /nonrecursive-glob-match/.test(k) ? "glob rules only" : "later",
+      when: start.has(k) ? "start" : /nonrecursive-glob-match|glob-matcher/.test(k) ? "glob rules only" : "later",
     }));
   const sum = (when) => chunks.filter((c) => when(c.when)).reduce((n, c) => n + c.gzip, 0);
   return {

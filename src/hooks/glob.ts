@@ -24,15 +24,11 @@ export type NameMatcher = (name: string) => boolean;
 
 // Characters that give a pattern glob meaning (extglobs included).
 const MAGIC = /[*?[\]()!+@]/;
-// Stands for `/` in a name and a pattern (the engine matches one part of a path, a name may hold a `/`);
-// another char when either holds this one (`standIn`).
-const SLASH = /\//g;
-const SLASH_STANDIN = "\uE000";
 
-type Engine = typeof import("@isaacs/nonrecursive-glob-match");
-// A failed load (a dropped connection in a page) is tried again by the next lookup.
-const loadEngine = lazy(() => import("@isaacs/nonrecursive-glob-match"));
-let engine: Engine | undefined;
+// The engine and how a name goes through it, loaded with the first glob. A failed load (a dropped
+// connection in a page) is tried again by the next lookup.
+const loadEngine = lazy(() => import("./glob-matcher.js"));
+let engine: typeof import("./glob-matcher.js") | undefined;
 /** Matchers compiled so far, by pattern (a gate built per request compiles the same patterns again). */
 const compiled = new Map<string, NameMatcher>();
 
@@ -109,53 +105,9 @@ export function compileGlobNow(pattern: string): NameMatcher | undefined {
   checkGlob(pattern, `"${pattern}"`);
   if (!isGlob(pattern)) matcher = (name) => name === pattern;
   else if (!engine) return undefined;
-  else matcher = globMatcher(pattern, engine);
+  else matcher = engine.globMatcher(pattern);
   // Patterns are a gate's configuration, a few per app: kept, and forgotten all at once past a bound.
   if (compiled.size >= 256) compiled.clear();
   compiled.set(pattern, matcher);
   return matcher;
-}
-
-function globMatcher(pattern: string, { Matcher }: Engine): NameMatcher {
-  // The engine's matchers, by the stand-in they use for `/` and whether they lead with it (see `test`).
-  const globs = new Map<string, InstanceType<Engine["Matcher"]>>();
-  const test = (name: string) => {
-    const slash = standIn(pattern, name);
-    // The engine never lets a wildcard match `.` or `..` (a path's own directories), and a tool may be
-    // named so: the stand-in, a literal neither holds, leads both, and every other answer stays the same.
-    const lead = name === "." || name === ".." ? slash : "";
-    let glob = globs.get(lead + slash);
-    if (!glob) {
-      if (globs.size >= 16) globs.clear();
-      glob = new Matcher(lead + pattern.replace(SLASH, slash), { dot: true });
-      globs.set(lead + slash, glob);
-    }
-    return glob.test(lead + name.replace(SLASH, slash));
-  };
-  // A glob's answer for a name is kept: a gate asks about the same few tools on every call.
-  const answers = new Map<string, boolean>();
-  return (name) => {
-    let answer = answers.get(name);
-    if (answer === undefined) {
-      answer = name === pattern || test(name);
-      // Names the model makes up may be long: only tool-sized ones are kept (at most 256 of them).
-      if (name.length > 1024) return answer;
-      if (answers.size >= 256) answers.clear();
-      answers.set(name, answer);
-    }
-    return answer;
-  };
-}
-
-/**
- * The char that stands for `/`: U+E000, unless the pattern or the name holds it (then the first char
- * from there that neither holds), so that no char of either ever reads as a slash.
- */
-function standIn(pattern: string, name: string): string {
-  if (!pattern.includes(SLASH_STANDIN) && !name.includes(SLASH_STANDIN)) return SLASH_STANDIN;
-  const held = new Set<number>();
-  for (const c of pattern + name) held.add(c.codePointAt(0) as number);
-  let code = SLASH_STANDIN.charCodeAt(0);
-  while (held.has(code)) code++;
-  return String.fromCodePoint(code);
 }

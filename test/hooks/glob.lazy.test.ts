@@ -9,7 +9,7 @@ import { bank, callsThenAnswers, newAgent, silentLogger } from "./approval-fixtu
 import { hostState } from "./host-state.js";
 
 const load = vi.hoisted(() => ({ failNext: true }));
-vi.mock("@isaacs/nonrecursive-glob-match", async (importOriginal) => {
+vi.mock("../../src/hooks/glob-matcher.js", async (importOriginal) => {
   if (load.failNext) {
     load.failNext = false;
     throw new Error("chunk load failed");

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/ai-sdk.mjs [rounds]`: what the AI SDK adapter costs per tool call, as ratios measured in
+// `node bench/ai-sdk.mjs [rounds] [runs per round]`: what the AI SDK adapter costs per tool call, as ratios measured in
 // one run (alternating rounds; the median of per-round ratios, and the ratio of the best rounds).
 // Each run is one `generateText` of the real AI SDK with its mock model: a tool call, its execution,
 // the closing text. Against the same run without the adapter:
@@ -17,7 +17,7 @@ import * as z from "zod/v4";
 import { importBundle } from "./bundle.mjs";
 
 const rounds = Number(process.argv[2] ?? 15);
-const RUNS = 300;
+const RUNS = Number(process.argv[3] ?? 300);
 // The bundle holds this package's code alone: "ai" (a peer; the adapter imports its asSchema to check edits)
 // is the one this script runs, imported from where it is installed.
 const aiExternal = {

@@ -74,7 +74,8 @@ test("a model saved while an answer streams answers from the next question, and 
   const page = await openDemo(await newContext(), "?delay=25");
   await page.fill("#prompt", "Explain how approvals work");
   await page.press("#prompt", "Enter");
-  await expect.poll(() => lastAnswer(page).then((t) => t.length)).toBeGreaterThan(10);
+  // The first answer streams before anything else is done; under a loaded CI its start can take over a second.
+  await expect.poll(() => lastAnswer(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(10);
   await page.click("#open-settings");
   await page.selectOption("#settings select[name='provider']", "openai");
   await page.fill("#settings input[name='baseUrl']", modelUrl);
@@ -100,7 +101,8 @@ test("a message sent right after a Stop, before the saved model's code has loade
   );
   await page.fill("#prompt", "Explain how approvals work");
   await page.press("#prompt", "Enter");
-  await expect.poll(() => lastAnswer(page).then((t) => t.length)).toBeGreaterThan(10);
+  // The first answer streams before anything else is done; under a loaded CI its start can take over a second.
+  await expect.poll(() => lastAnswer(page).then((t) => t.length), { timeout: 10_000 }).toBeGreaterThan(10);
   await page.click("#open-settings");
   await page.selectOption("#settings select[name='provider']", "openai");
   await page.fill("#settings input[name='baseUrl']", modelUrl);

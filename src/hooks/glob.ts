@@ -49,6 +49,7 @@ export function globProblem(pattern: string): string | undefined {
     return "has a brace; tool-name globs do not expand braces: write @(a|b) for {a,b}";
   // Open groups, each whether it is a negation: the engine's time grows exponentially with how deep those nest.
   const groups: boolean[] = [];
+  let negations = 0;
   let deepest = 0;
   let bang = -1;
   for (let i = 0; i < pattern.length; i++) {
@@ -57,9 +58,11 @@ export function globProblem(pattern: string): string | undefined {
     else if (c === "!") bang = i;
     else if (pattern.startsWith("[\\^", i))
       return "opens a class with \\^, which would match every char but the others: write the ^ later, as in [a^]";
-    else if (c === "(") groups.push(bang === i - 1);
-    else if (c === ")") groups.pop();
-    deepest = Math.max(deepest, groups.filter(Boolean).length);
+    else if (c === "(") {
+      const negation = bang === i - 1;
+      groups.push(negation);
+      if (negation) deepest = Math.max(deepest, ++negations);
+    } else if (c === ")" && groups.pop()) negations--;
   }
   if (deepest > MAX_NEGATION_DEPTH)
     return `nests !(…) ${deepest} deep: more than ${MAX_NEGATION_DEPTH} can take exponential time on a long name`;

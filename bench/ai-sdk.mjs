@@ -123,7 +123,9 @@ async function compare(mode, base = "plain") {
   cpuRatios.sort((a, b) => a - b);
   const per = (ms) => ((ms * 1000) / RUNS).toFixed(1);
   const against = base === "plain" ? "plain" : `${base} (the AI SDK's own approval, by a plain hook)`;
-  console.log(`${mode} against ${against}: ${RUNS} generateText runs (a tool call, its execution, the text) per round, ${rounds} rounds`);
+  console.log(
+    `${mode} against ${against}: ${RUNS} generateText runs (a tool call, its execution, the text) per round, ${rounds} rounds`,
+  );
   console.log(`  ${base.padEnd(19)} ${per(best.plain)} µs/run (best round)`);
   console.log(`  with the adapter    ${per(best.adapter)} µs/run (best round)`);
   console.log(

@@ -4,16 +4,19 @@
 // with vite from the built package (dist/, as an app that installed it imports it) and the repository's one
 // zod (3.25, what `@ag-ui/client` 1.x resolves), every chunk minified by vite and gzipped at level 9:
 // what loads at start (the entry and its static imports), what loads with the first run (the runner, the
-// gate's steps and the rest the first gated run imports), and everything.
+// gate's steps and the rest the first gated run imports), and everything. Which chunk loads when is read from
+// the import graph, then checked in Chromium (when one is found): the page is opened and its button clicked.
 // Then, built the same way in the same run, the baseline: a page that runs a bare AG-UI agent (an
 // `AbstractAgent` subclass from `@ag-ui/client` emitting one event), what any AG-UI page (CopilotKit's
 // included) already ships; the difference is what this package adds to such a page.
 // Needs `npm run build` first (dist/).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { createServer } from "node:http";
 import { build } from "vite";
+import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, ".tmp/page-size/out");
@@ -114,17 +117,27 @@ export async function pageSize() {
     for (const dep of manifest[key].imports ?? []) walk(dep, into);
   };
   walk(entry, start);
-  // What a gated run loads: every chunk reachable through dynamic imports (the runner, the gate's steps,
-  // the converter of zod mini schemas); the glob engine loads only for a glob rule, and this page names its tool.
+  // What a gated run loads: every chunk reachable through dynamic imports (the runner, the gate's steps and
+  // what they import), but those three, which load only when a run needs them and this page's does not: the glob
+  // engine (a glob rule; this page names its tool), grant signing (a grant secret, a server's) and the media trim
+  // (a transcript past the media budget).
   const later = new Set();
   for (const key of start) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
   for (const key of [...later]) for (const dyn of manifest[key].dynamicImports ?? []) walk(dyn, later);
+  const only = (key) =>
+    /nonrecursive-glob-match|glob-matcher/.test(key)
+      ? "glob rules only"
+      : /grants\/signing/.test(key)
+        ? "a secret only"
+        : /media-trim/.test(key)
+          ? "media over budget"
+          : undefined;
   const chunks = Object.keys(manifest)
     .filter((k) => manifest[k].file.endsWith(".js"))
     .map((k) => ({
       file: manifest[k].file,
       gzip: gz(manifest[k].file),
-      when: start.has(k) ? "start" : /nonrecursive-glob-match|glob-matcher/.test(k) ? "glob rules only" : "later",
+      when: start.has(k) ? "start" : (only(k) ?? "later"),
     }));
   const sum = (when) => chunks.filter((c) => when(c.when)).reduce((n, c) => n + c.gzip, 0);
   return {
@@ -135,6 +148,40 @@ export async function pageSize() {
   };
 }
 
+/**
+ * Opens the built page in Chromium, clicks Pay (a run that stops at the gate's question), and returns the chunks
+ * fetched at start and through that first gated run; `undefined` when no Chromium is found.
+ * @returns {Promise<{ start: string[], firstRun: string[] } | undefined>}
+ */
+export async function loadedInChromium() {
+  const executablePath = await findChromium();
+  const { chromium } = await import("playwright");
+  if (!executablePath && !existsSync(chromium.executablePath())) return undefined;
+  const server = createServer((req, res) => {
+    const file = join(outDir, req.url === "/" ? "index.html" : (req.url ?? "").split("?")[0]);
+    if (!file.startsWith(outDir) || !existsSync(file)) return res.writeHead(404).end();
+    const type = file.endsWith(".js") ? "text/javascript" : "text/html";
+    res.writeHead(200, { "content-type": type }).end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const origin = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({ ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const fetched = [];
+    page.on("requestfinished", (r) => r.url().endsWith(".js") && fetched.push(r.url().slice(origin.length)));
+    await page.goto(origin, { waitUntil: "networkidle" });
+    const start = fetched.splice(0);
+    await page.click("button");
+    await page.waitForLoadState("networkidle");
+    await page.waitForTimeout(500);
+    return { start, firstRun: fetched };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { start, firstRun, all, chunks } = await pageSize();
   const kib = (n) => `${(n / 1024).toFixed(1).padStart(6)} KiB`;
@@ -142,7 +189,25 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   console.log(`${kib(start)}  at start`);
   console.log(`${kib(firstRun)}  with the first run (the runner, the gate, …)`);
   console.log(`${kib(start + firstRun)}  what the page loads through its first gated run`);
-  console.log(`${kib(all)}  every chunk (gzip), the glob engine (loaded only for a glob rule) included`);
+  console.log(`${kib(all)}  every chunk (gzip), those loaded only when a run needs them included`);
+  // The "when" column, checked in a browser: what Chromium fetched at start and with the first gated run.
+  const seen = await loadedInChromium();
+  if (!seen) console.log("(no Chromium found: which chunks load when is read from the import graph, unchecked)");
+  else {
+    const expected = (when) =>
+      chunks
+        .filter((c) => c.when === when)
+        .map((c) => c.file)
+        .sort()
+        .join(" ");
+    const agree =
+      seen.start.sort().join(" ") === expected("start") && seen.firstRun.sort().join(" ") === expected("later");
+    console.log(
+      agree
+        ? "Chromium fetched exactly these: the start chunks on load, the later ones with the first gated run"
+        : `Chromium fetched other chunks: at start ${seen.start.join(" ")}; with the first gated run ${seen.firstRun.join(" ")}`,
+    );
+  }
   const bare = await barePageSize();
   console.log(`${kib(bare)}  a bare AG-UI page (an AbstractAgent subclass), built in this run: the baseline`);
   console.log(

@@ -72,9 +72,16 @@ export function withLedger<TOOLS extends ToolSet>(tools: TOOLS, options: WithLed
   if (typeof options.threadId !== "string") throw new UserError("withLedger needs a threadId string.");
   if (typeof options.ledger?.claim !== "function") throw new UserError("withLedger needs an execution ledger.");
   const out: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) {
+  // Built per request: the keys, not entries (no pair per tool), and a copy whose `execute` is then replaced.
+  for (const name of Object.keys(tools)) {
+    const tool = tools[name] as ToolSet[string];
     const execute = (tool as { execute?: Execute }).execute;
-    out[name] = typeof execute === "function" ? { ...tool, execute: ledgered(name, tool, execute, options) } : tool;
+    if (typeof execute !== "function") out[name] = tool;
+    else {
+      const copy: Record<string, unknown> = { ...tool };
+      copy.execute = ledgered(name, tool, execute, options);
+      out[name] = copy;
+    }
   }
   return out as TOOLS;
 }
@@ -121,9 +128,11 @@ function claimNamed(
   input: unknown,
   options: ToolExecutionOptions<unknown>,
 ): Claim | Promise<Claim> {
-  // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
-  const name = asShipped(t.o.ledger) ? call : call.key;
-  const outcome = claimIn(t.o.ledger, name, t.claimOptions);
+  // The memory ledger as it ships is asked with the call itself (synchronously): it keeps it under its text, not hashed.
+  const { ledger } = t.o;
+  const shipped = asShipped(ledger);
+  const name = shipped ? call : call.key;
+  const outcome = shipped ? ledger.claimNow(call, t.claimOptions) : claimIn(ledger, name, t.claimOptions);
   const at = { call, name, input, options };
   // Any thenable a ledger of one's own answers with is awaited, as before.
   if (typeof (outcome as Partial<PromiseLike<ClaimOutcome>>).then === "function")
@@ -159,15 +168,36 @@ function heldCall(t: ToolLedger, outcome: ClaimOutcome, at: NamedAt): Claim | Pr
     default:
       throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
   }
-  const { call } = at;
-  // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
-  const ledgeredOptions = {
-    ...at.options,
-    get idempotencyKey() {
-      return call.key;
-    },
-  };
-  return { input: at.input, options: ledgeredOptions, settle: (result) => settleCall(t, at, outcome.token, result) };
+  return new ClaimedCall(t, at, outcome.token);
+}
+
+/** A call this request holds in the ledger: what it runs with, and how its outcome is settled. */
+class ClaimedCall implements Claimed {
+  readonly input: unknown;
+  readonly options: LedgeredExecutionOptions;
+  readonly #t: ToolLedger;
+  readonly #at: NamedAt;
+  readonly #token: string;
+
+  constructor(t: ToolLedger, at: NamedAt, token: string) {
+    this.input = at.input;
+    const { call } = at;
+    // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
+    // An own property, so a tool that spreads its options passes it on.
+    this.options = {
+      ...at.options,
+      get idempotencyKey() {
+        return call.key;
+      },
+    };
+    this.#t = t;
+    this.#at = at;
+    this.#token = token;
+  }
+
+  settle(result: LedgerResult): undefined | Promise<void> {
+    return settleCall(this.#t, this.#at, this.#token, result);
+  }
 }
 
 /** Records what the ledger answered for the call in the trail. */
@@ -187,23 +217,27 @@ function recordCall(
  * the trail answers later.
  */
 function settleCall(t: ToolLedger, at: NamedAt, token: string, result: LedgerResult): undefined | Promise<void> {
-  const unsaved = (error: unknown) =>
-    t.log.error("kaboo: could not record a tool call's result", {
-      tool: t.tool,
-      toolCallId: at.options.toolCallId,
-      error: String(error),
-    });
-  const recorded = () => (t.audit ? recordCall(t, at, "claimed", result) : undefined);
   let settled: Promise<void> | undefined;
   try {
     settled = settleIn(t.o.ledger, at.name, token, result);
   } catch (error) {
-    unsaved(error);
+    unsaved(t, at, error);
   }
-  if (!settled) return recorded();
+  // No closure for the usual call: a memory ledger settles at once, and without a trail nothing is recorded.
+  if (!settled) return t.audit ? recordCall(t, at, "claimed", result) : undefined;
+  const recorded = () => (t.audit ? recordCall(t, at, "claimed", result) : undefined);
   return settled.then(recorded, (error) => {
-    unsaved(error);
+    unsaved(t, at, error);
     return recorded();
+  });
+}
+
+/** Logs a settle that failed (the call ran: its result goes back to the model). */
+function unsaved(t: ToolLedger, at: NamedAt, error: unknown): void {
+  t.log.error("kaboo: could not record a tool call's result", {
+    tool: t.tool,
+    toolCallId: at.options.toolCallId,
+    error: String(error),
   });
 }
 

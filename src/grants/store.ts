@@ -122,11 +122,13 @@ export function toGrant(input: GrantInput, now: number): Grant {
  * @returns `always` grants and `thread` grants of `threadId`, unexpired, of `principal`, in input order.
  */
 export function selectForThread(grants: readonly Grant[], threadId: string, now: number, principal?: string): Grant[] {
-  return grants.filter(
-    (grant) =>
-      !isExpired(grant, now) &&
-      grant.principal === principal &&
-      (grant.scope === "always" || grant.threadId === threadId),
+  return grants.filter((grant) => goesOut(grant, threadId, now, principal));
+}
+
+/** Whether a grant goes out for a run in `threadId` (see {@link selectForThread}). */
+function goesOut(grant: Grant, threadId: string, now: number, principal: string | undefined): boolean {
+  return (
+    !isExpired(grant, now) && grant.principal === principal && (grant.scope === "always" || grant.threadId === threadId)
   );
 }
 
@@ -262,7 +264,15 @@ export class MemoryGrantStore implements ServerGrantStore {
   }
 
   async grantsFor(threadId: string, options: GrantsForOptions = {}): Promise<Grant[]> {
-    return selectForThread(await this.list(), threadId, options.now ?? this.#now(), options.principal);
+    // A subclass's own list() says what its grants are, as before.
+    if (this.list !== MemoryGrantStore.prototype.list)
+      return selectForThread(await this.list(), threadId, options.now ?? this.#now(), options.principal);
+    // Selected, then copied: a copy of only the grants that go out (a caller cannot change the stored ones).
+    const now = options.now ?? this.#now();
+    const out: Grant[] = [];
+    for (const grant of this.#grants.values())
+      if (goesOut(grant, threadId, now, options.principal)) out.push({ ...grant });
+    return out;
   }
 
   async revoke(target: RevokeTarget): Promise<number> {

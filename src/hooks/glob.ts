@@ -79,6 +79,9 @@ const MAX_NEGATION_DEPTH = 4;
  * @throws UserError when the pattern has a brace, opens a class with an escaped `^`, or nests `!(…)` over 4 deep.
  */
 export function checkGlob(pattern: string, what: string): void {
+  // A pattern compiled before passed this check (`compileGlobNow` checks first): a gate built per request
+  // does not walk its patterns again.
+  if (compiled.has(pattern)) return;
   const problem = globProblem(pattern);
   if (problem !== undefined) throw new UserError(`The pattern of ${what} ${problem}.`);
 }

@@ -10,7 +10,7 @@ import type { JsonObject } from "../../agent/messages/messages.js";
 import { runContext } from "../../agent/run-context.js";
 import { UserError } from "../../errors.js";
 import type { GrantQuery } from "../../grants/find.js";
-import { GRANT_SCOPES, type Grant } from "../../grants/grant.js";
+import { GRANT_SCOPES, type Grant, type GrantScope } from "../../grants/grant.js";
 import type { GrantLookup } from "./grant-lookup.js";
 import {
   APPROVAL_SCOPES,
@@ -74,6 +74,14 @@ export async function findGrantCover(o: GrantCoverOptions): Promise<GrantCover |
   return grant ? { source: "grant", grant } : undefined;
 }
 
+/** The grant scopes each rule's `remember` reaches (none for `once`), worked out once. */
+const GRANT_SCOPES_UP_TO: ReadonlyMap<string, readonly GrantScope[]> = new Map(
+  APPROVAL_SCOPES.map((remember) => [
+    remember,
+    Object.freeze(GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(remember))),
+  ]),
+);
+
 /** The call {@link coveringGrant} looks a grant up for. */
 export interface CoveredCall {
   tool: string;
@@ -101,8 +109,8 @@ export function coveringGrant(
   find: (query: GrantQuery) => Grant | undefined | Promise<Grant | undefined>,
   call: CoveredCall,
 ): Grant | undefined | Promise<Grant | undefined> {
-  const scopes = GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(call.remember));
-  if (scopes.length === 0) return undefined;
+  const scopes = GRANT_SCOPES_UP_TO.get(call.remember);
+  if (scopes === undefined || scopes.length === 0) return undefined;
   const { tool, subjectKey, threadId, principal, now } = call;
   return find({ tool, subjectKey, threadId, now, scopes, principal });
 }

@@ -45,11 +45,25 @@ export interface Rule {
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
   if (!Array.isArray(tools)) throw new UserError("A gate's rules must be an array of tool names, globs or rules.");
-  const rules = tools.map((t) => (typeof t === "string" ? { pattern: t } : t));
-  if (rules.some((r) => typeof r !== "object" || r === null))
-    throw new UserError("Every gate rule needs a non-empty pattern.");
-  for (const scope of [remember, ...rules.map((r) => r.remember)]) if (scope !== undefined) checkScopeOption(scope);
-  for (const r of rules) {
+  // Indexed loops, no intermediate arrays: a gate built per request (the AI SDK's) checks its rules every
+  // time. The checks and the order of their errors are as before: every rule an object, then every scope
+  // (the hook's first), then each rule's pattern, subject and approvals.
+  const n = tools.length;
+  const rules: GateRule[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = tools[i];
+    const r = typeof t === "string" ? { pattern: t } : t;
+    if (typeof r !== "object" || r === null) throw new UserError("Every gate rule needs a non-empty pattern.");
+    rules.push(r);
+  }
+  if (remember !== undefined) checkScopeOption(remember);
+  for (let i = 0; i < n; i++) {
+    const scope = (rules[i] as GateRule).remember;
+    if (scope !== undefined) checkScopeOption(scope);
+  }
+  const out: Rule[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rules[i] as GateRule;
     if (typeof r.pattern !== "string" || r.pattern === "")
       throw new UserError("Every gate rule needs a non-empty pattern.");
     checkGlob(r.pattern, `gate rule "${r.pattern}"`);
@@ -57,13 +71,9 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
       throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
     }
     checkQuorumOption(r.pattern, r.approvals);
+    out.push({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals });
   }
-  return rules.map((r) => ({
-    pattern: r.pattern,
-    remember: r.remember ?? remember,
-    subject: r.subject,
-    approvals: r.approvals,
-  }));
+  return out;
 }
 
 /**

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
   GRANT_VERSION,
@@ -98,6 +99,33 @@ describe("parseGrant / grantId / isExpired", () => {
       grantId({ scope: "always", tool: "send_money", subjectKey: undefined }),
     ]);
     expect(ids.size).toBe(7);
+  });
+
+  // grantId writes string fields out itself (no JSON.stringify per grant): the text must stay JSON.stringify's,
+  // since stores key grants by it and revocations name them by it.
+  test("grantId is the JSON array of scope, thread, tool, subject (and principal) for any strings", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom('"', "\\", "\u2028", "\ud800", "\n"),
+    );
+    fc.assert(
+      fc.property(
+        fc.record(
+          { scope: fc.constantFrom("thread", "always"), tool: text, threadId: text, subjectKey: text, principal: text },
+          { requiredKeys: ["scope", "tool"] },
+        ),
+        (g) => {
+          const parts = [g.scope, g.threadId ?? null, g.tool, g.subjectKey ?? null];
+          const expected = JSON.stringify(g.principal === undefined ? parts : [...parts, g.principal]);
+          expect(grantId(g as Grant)).toBe(expected);
+        },
+      ),
+    );
+    // Fields that are not strings (a revoke target's, unchecked) are written by JSON.stringify, as before.
+    expect(grantId({ scope: "always", tool: "x", threadId: null, subjectKey: 5 } as never)).toBe(
+      '["always",null,"x",5]',
+    );
   });
 
   test("isExpired is exclusive at expiresAt", () => {

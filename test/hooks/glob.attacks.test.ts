@@ -18,6 +18,11 @@ import { bank, callsThenAnswers, newAgent } from "./approval-fixtures.js";
 
 const PUA = "\uE000";
 
+/** An array of `length` with only the entries given: the others are holes. */
+function holed(length: number, entries: Record<number, string>): string[] {
+  return Object.assign(new Array<string>(length), entries);
+}
+
 /**
  * A rule whose pattern reads "transfer" while the gate checks it and `bad` when the gate keeps it: how
  * a rule lookup is made to throw with real parts (the engine itself never throws, see the property).
@@ -161,6 +166,8 @@ describe("tool-name globs under attack", () => {
       [""],
       [{ pattern: "" }],
       ["a{b"],
+      // A hole in the list (threw a TypeError before).
+      holed(2, { 1: "transfer" }),
     ])
       expect(() => new InterruptHook(bad as never)).toThrow(UserError);
     const hook = new InterruptHook(["!transfer", "#balance"]);

@@ -5,7 +5,7 @@
  * @module
  */
 import { coveringGrant } from "../hooks/approval/decision.js";
-import { findGrant } from "../grants/find.js";
+import { coverNow, findGrant, type CoversNow } from "../grants/find.js";
 import { grantId, type Grant } from "../grants/grant.js";
 import type { GrantStore } from "../grants/store.js";
 import type { ApprovalScope } from "../hooks/approval/request.js";
@@ -25,14 +25,21 @@ export interface GrantContext {
  * this person's, no wider than `remember` (see `coveringGrant`).
  * @param c - The store, thread and person.
  * @param call - The tool, its subject key (`null`: the whole tool), the rule's `remember`, epoch ms.
- * @returns The grant, or `undefined`: ask.
+ * @returns The grant, or `undefined`: ask; at once from a store that answers so (the memory store), else a promise.
  */
 export function storedCover(
   c: GrantContext,
   call: { tool: string; subjectKey: string | null; remember: ApprovalScope; now: number },
-): Promise<Grant | undefined> {
+): Grant | undefined | Promise<Grant | undefined> {
   const { threadId, principal } = c;
   const query = { ...call, subjectKey: call.subjectKey ?? undefined, threadId, principal };
+  // The memory store answers at once with a copy of the one grant (the same grant grantsFor's list gives).
+  const now = (c.store as Partial<CoversNow>)[coverNow];
+  if (typeof now === "function") {
+    let found: Grant | undefined | null;
+    const grant = coveringGrant((q) => (found = now.call(c.store, threadId, q)) ?? undefined, query);
+    if (found !== null) return grant as Grant | undefined;
+  }
   return c.store
     .grantsFor(threadId, { now: call.now, principal })
     .then((grants) => coveringGrant((q) => findGrant(grants, q), query));

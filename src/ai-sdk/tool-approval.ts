@@ -172,7 +172,7 @@ class AiSdkGate {
     const answer = answerFor(messages, toolCallId);
     if (answer?.approved === true) return this.#answered({ toolCall, tools, rule, subject }, answer);
     const covering = this.#cover(toolName, rule, subject);
-    const grant = covering && (await covering);
+    const grant = covering instanceof Promise ? await covering : covering;
     if (grant) {
       const id = grantId(grant);
       if (this.#audit) {
@@ -186,7 +186,7 @@ class AiSdkGate {
   }
 
   /** The grant in the store that covers the call, by the rules every gate shares (`undefined`: no store or none can). */
-  #cover(tool: string, rule: Rule, subject: CallSubject): Promise<Grant | undefined> | undefined {
+  #cover(tool: string, rule: Rule, subject: CallSubject): Grant | undefined | Promise<Grant | undefined> {
     const store = this.#o.grants;
     // No grant covers a four-eyes call (as with InterruptHook).
     if (!store || isUnknownSubject(subject) || rule.approvals) return undefined;

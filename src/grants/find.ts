@@ -44,6 +44,32 @@ function keyOf(tool: string, subjectKey: string | undefined): string {
   return JSON.stringify([tool, subjectKey ?? null]);
 }
 
+/**
+ * A grant store's method that answers at once which grant covers a call: the first of those
+ * `grantsFor(threadId, { now: query.now, principal: query.principal })` would hand out that
+ * {@link findGrant} would pick, a copy; `null` when the store must be asked through `grantsFor` (a
+ * subclass's own). The memory store has it, for the AI SDK adapter's gate (no promise, no copy of
+ * every grant that goes out). Not part of the package's API.
+ * @internal
+ */
+export const coverNow: unique symbol = Symbol("kaboo.coverNow");
+
+/** A store with {@link coverNow}. @internal */
+export interface CoversNow {
+  [coverNow](threadId: string, query: GrantQuery): Grant | undefined | null;
+}
+
+/**
+ * Whether `grant` covers the call, by the rules of {@link findGrant}.
+ * @param grant - A validated grant.
+ * @param query - The call.
+ * @param now - Epoch ms (`query.now`, or the clock's).
+ * @internal
+ */
+export function coversCall(grant: Grant, query: GrantQuery, now: number): boolean {
+  return grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now);
+}
+
 function applies(grant: Grant, query: GrantQuery, now: number): boolean {
   if (isExpired(grant, now) || grant.principal !== query.principal) return false;
   if (query.scopes !== undefined && !query.scopes.includes(grant.scope)) return false;
@@ -130,9 +156,7 @@ export function findGrant(grants: readonly Grant[] | GrantIndex, query: GrantQue
   if (grants instanceof GrantIndex) return grants.find(query);
   // One lookup: a scan costs no more than building an index would.
   const now = query.now ?? Date.now();
-  return grants.find(
-    (grant) => grant.tool === query.tool && grant.subjectKey === query.subjectKey && applies(grant, query, now),
-  );
+  return grants.find((grant) => coversCall(grant, query, now));
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AuditLog } from "../agent/audit/audit.js";
-import { isExpired } from "./find.js";
+import { coverNow, coversCall, isExpired, type CoversNow, type GrantQuery } from "./find.js";
 import { InvalidGrantError, grantId, parseGrant } from "./grant.js";
 import type { Grant } from "./grant.js";
 
@@ -237,7 +237,7 @@ export interface MemoryGrantStoreOptions {
  * await store.grant({ tool: "search", scope: "always" });
  * ```
  */
-export class MemoryGrantStore implements ServerGrantStore {
+export class MemoryGrantStore implements ServerGrantStore, CoversNow {
   readonly #grants = new Map<string, Grant>();
   readonly #listeners = new Listeners();
   readonly #now: () => number;
@@ -273,6 +273,21 @@ export class MemoryGrantStore implements ServerGrantStore {
     for (const grant of this.#grants.values())
       if (goesOut(grant, threadId, now, options.principal)) out.push({ ...grant });
     return out;
+  }
+
+  /**
+   * The first grant {@link MemoryGrantStore.grantsFor} would hand out that covers the call (`findGrant`'s rules),
+   * a copy, at once; `null` when this store's `grantsFor` or `list` is a subclass's (ask those). For the AI SDK
+   * adapter's gate.
+   * @internal
+   */
+  [coverNow](threadId: string, query: GrantQuery): Grant | undefined | null {
+    const own = MemoryGrantStore.prototype;
+    if (this.grantsFor !== own.grantsFor || this.list !== own.list) return null;
+    const now = query.now ?? this.#now();
+    for (const grant of this.#grants.values())
+      if (goesOut(grant, threadId, now, query.principal) && coversCall(grant, query, now)) return { ...grant };
+    return undefined;
   }
 
   async revoke(target: RevokeTarget): Promise<number> {

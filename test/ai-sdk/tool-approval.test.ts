@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { executionKey } from "../../src/agent/ledger/ledger.js";
 import { MemoryExecutionLedger } from "../../src/agent/ledger/memory-ledger.js";
 import { approvalReason } from "../../src/ai-sdk/index.js";
+import type { Grant } from "../../src/grants/grant.js";
 import { MemoryGrantStore } from "../../src/grants/store.js";
 import { answered, approvalRequests, bank, lastToolResults, request, scriptedModel } from "./fixtures.js";
 
@@ -217,6 +218,32 @@ describe("grants from the AI SDK's approval response", () => {
     expect(await grants.list()).toMatchObject([{ principal: "ann" }]);
     const bob = await request({ model, tools, messages: pay, ledger, approval: { ...ann, principal: "bob" } });
     expect(approvalRequests(bob.response.messages)).toHaveLength(1);
+  });
+
+  // The memory store answers the gate at once; a subclass with its own grantsFor is asked through it.
+  it("asks a memory store's subclass through its own grantsFor, and an expired grant covers nothing", async () => {
+    let clock = 1_000;
+    class Withholding extends MemoryGrantStore {
+      withhold = false;
+      override async grantsFor(threadId: string, options?: { now?: number; principal?: string }): Promise<Grant[]> {
+        return this.withhold ? [] : super.grantsFor(threadId, options);
+      }
+    }
+    const grants = new Withholding({ now: () => clock });
+    await grants.grant({ tool: "transfer", scope: "thread", threadId: "t1", subjectKey: "to:bob", expiresAt: 5_000 });
+    const ledger = new MemoryExecutionLedger();
+    const { runs, tools } = bank();
+    const approval = { rules: [bySubject], threadId: "t1", grants, now: () => clock };
+    const ask = async () => {
+      const r = await request({ model: scriptedModel([toBob]), tools, messages: pay, ledger, approval });
+      return approvalRequests(r.response.messages).length;
+    };
+    expect([await ask(), runs.transfer]).toEqual([0, 1]);
+    grants.withhold = true;
+    expect([await ask(), runs.transfer]).toEqual([1, 1]);
+    grants.withhold = false;
+    clock = 5_000;
+    expect([await ask(), runs.transfer]).toEqual([1, 1]);
   });
 });
 

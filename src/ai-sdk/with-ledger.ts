@@ -168,36 +168,15 @@ function heldCall(t: ToolLedger, outcome: ClaimOutcome, at: NamedAt): Claim | Pr
     default:
       throw new Error(`Unknown ledger outcome ${JSON.stringify(outcome satisfies never)}`);
   }
-  return new ClaimedCall(t, at, outcome.token);
-}
-
-/** A call this request holds in the ledger: what it runs with, and how its outcome is settled. */
-class ClaimedCall implements Claimed {
-  readonly input: unknown;
-  readonly options: LedgeredExecutionOptions;
-  readonly #t: ToolLedger;
-  readonly #at: NamedAt;
-  readonly #token: string;
-
-  constructor(t: ToolLedger, at: NamedAt, token: string) {
-    this.input = at.input;
-    const { call } = at;
-    // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
-    // An own property, so a tool that spreads its options passes it on.
-    this.options = {
-      ...at.options,
-      get idempotencyKey() {
-        return call.key;
-      },
-    };
-    this.#t = t;
-    this.#at = at;
-    this.#token = token;
-  }
-
-  settle(result: LedgerResult): undefined | Promise<void> {
-    return settleCall(this.#t, this.#at, this.#token, result);
-  }
+  const { call } = at;
+  // The key is hashed when the tool reads it (most never do; the default ledger names the call by its text).
+  const ledgeredOptions = {
+    ...at.options,
+    get idempotencyKey() {
+      return call.key;
+    },
+  };
+  return { input: at.input, options: ledgeredOptions, settle: (result) => settleCall(t, at, outcome.token, result) };
 }
 
 /** Records what the ledger answered for the call in the trail. */

@@ -7,7 +7,6 @@
  * @module
  */
 import * as z from "zod/v4/mini";
-import { canonicalJson } from "../agent/shared/canonical-json.js";
 import { sizedString } from "../agent/shared/lean-schemas.js";
 import { KabooError } from "../errors.js";
 
@@ -227,20 +226,6 @@ export function grantRefusalSummary(
  *   the principal is a fifth entry when present).
  */
 export function grantId(grant: Pick<Grant, "scope" | "tool" | "threadId" | "subjectKey" | "principal">): string {
-  const { scope, threadId, tool, subjectKey, principal } = grant;
-  // Strings (a stored grant's fields) are written out, as JSON.stringify writes them: no array, no call per grant.
-  if (
-    typeof scope === "string" &&
-    typeof tool === "string" &&
-    (threadId === undefined || typeof threadId === "string") &&
-    (subjectKey === undefined || typeof subjectKey === "string") &&
-    (principal === undefined || typeof principal === "string")
-  ) {
-    const thread = threadId === undefined ? "null" : canonicalJson(threadId);
-    const subject = subjectKey === undefined ? "null" : canonicalJson(subjectKey);
-    const person = principal === undefined ? "" : `,${canonicalJson(principal)}`;
-    return `[${canonicalJson(scope)},${thread},${canonicalJson(tool)},${subject}${person}]`;
-  }
   const parts = [grant.scope, grant.threadId ?? null, grant.tool, grant.subjectKey ?? null];
   // Two people's grants for the same thing are two grants; ids of grants without a person are unchanged.
   return JSON.stringify(grant.principal === undefined ? parts : [...parts, grant.principal]);

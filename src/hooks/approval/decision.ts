@@ -74,13 +74,9 @@ export async function findGrantCover(o: GrantCoverOptions): Promise<GrantCover |
   return grant ? { source: "grant", grant } : undefined;
 }
 
-/** The grant scopes each rule's `remember` reaches (none for `once`), worked out once. */
-const GRANT_SCOPES_UP_TO: ReadonlyMap<string, readonly GrantScope[]> = new Map(
-  APPROVAL_SCOPES.map((remember) => [
-    remember,
-    Object.freeze(GRANT_SCOPES.filter((s) => APPROVAL_SCOPES.indexOf(s) <= APPROVAL_SCOPES.indexOf(remember))),
-  ]),
-);
+/** The grant scopes a rule's `remember` reaches (none for `once`, nor for what is no scope), worked out once. */
+const THREAD_ONLY: readonly GrantScope[] = Object.freeze(["thread"]);
+const ANY_GRANT: readonly GrantScope[] = Object.freeze([...GRANT_SCOPES]);
 
 /** The call {@link coveringGrant} looks a grant up for. */
 export interface CoveredCall {
@@ -109,8 +105,8 @@ export function coveringGrant(
   find: (query: GrantQuery) => Grant | undefined | Promise<Grant | undefined>,
   call: CoveredCall,
 ): Grant | undefined | Promise<Grant | undefined> {
-  const scopes = GRANT_SCOPES_UP_TO.get(call.remember);
-  if (scopes === undefined || scopes.length === 0) return undefined;
+  const scopes = call.remember === "always" ? ANY_GRANT : call.remember === "thread" ? THREAD_ONLY : undefined;
+  if (scopes === undefined) return undefined;
   const { tool, subjectKey, threadId, principal, now } = call;
   return find({ tool, subjectKey, threadId, now, scopes, principal });
 }

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { coveringGrant } from "../hooks/approval/decision.js";
+import type { ToolApprovalStatus } from "ai";
+import type { RunAudit } from "../agent/audit/audit-record.js";
+import { coveringGrant, type CoveredCall } from "../hooks/approval/decision.js";
 import { coverNow, findGrant, type CoversNow } from "../grants/find.js";
 import { grantId, type Grant } from "../grants/grant.js";
 import type { GrantStore } from "../grants/store.js";
@@ -23,28 +25,48 @@ export interface GrantContext {
 /**
  * The grant in the store that covers a call: same tool and subject, a `thread` grant in this thread,
  * this person's, no wider than `remember` (see `coveringGrant`).
- * @param c - The store, thread and person.
- * @param call - The tool, its subject key (`null`: the whole tool), the rule's `remember`, epoch ms.
+ * @param store - The store.
+ * @param call - The tool, its subject key (`undefined`: the whole tool), the rule's `remember`, the thread, the
+ *   person, epoch ms.
  * @returns The grant, or `undefined`: ask; at once from a store that answers so (the memory store), else a promise.
  */
 export function storedCover(
-  c: GrantContext,
-  call: { tool: string; subjectKey: string | null; remember: ApprovalScope; now: number },
+  store: GrantStore,
+  call: CoveredCall & { threadId: string },
 ): Grant | undefined | Promise<Grant | undefined> {
-  const { threadId, principal } = c;
-  // Written out: a spread followed by more keys is V8's slow way to build an object.
-  const { tool, remember, now: at } = call;
-  const query = { tool, subjectKey: call.subjectKey ?? undefined, remember, now: at, threadId, principal };
+  const { threadId } = call;
   // The memory store answers at once with a copy of the one grant (the same grant grantsFor's list gives).
-  const atOnce = (c.store as Partial<CoversNow>)[coverNow];
+  const atOnce = (store as Partial<CoversNow>)[coverNow];
   if (typeof atOnce === "function") {
     let found: Grant | undefined | null;
-    const grant = coveringGrant((q) => (found = atOnce.call(c.store, threadId, q)) ?? undefined, query);
+    const grant = coveringGrant((q) => (found = atOnce.call(store, threadId, q)) ?? undefined, call);
     if (found !== null) return grant as Grant | undefined;
   }
-  return c.store
-    .grantsFor(threadId, { now: call.now, principal })
-    .then((grants) => coveringGrant((q) => findGrant(grants, q), query));
+  return store
+    .grantsFor(threadId, { now: call.now, principal: call.principal })
+    .then((grants) => coveringGrant((q) => findGrant(grants, q), call));
+}
+
+/**
+ * The answer when a grant covers the call: approved, the reason naming the grant; its use recorded in the
+ * trail first when there is one (a write that fails fails the step).
+ * @param audit - The thread's trail (`undefined`: nothing is written).
+ * @param principal - Whose conversation it is.
+ * @param toolCall - The call.
+ * @param grant - The covering grant.
+ * @returns The answer; a promise only when the trail writes.
+ */
+export function approvedByGrant(
+  audit: RunAudit | undefined,
+  principal: string | undefined,
+  toolCall: { toolName: string; toolCallId: string },
+  grant: Grant,
+): ToolApprovalStatus | Promise<ToolApprovalStatus> {
+  const id = grantId(grant);
+  const approved: ToolApprovalStatus = { type: "approved", reason: grantReason(grant, id) };
+  if (!audit) return approved;
+  const used = { tool: toolCall.toolName, toolUseId: toolCall.toolCallId, grantId: id, source: "grant" as const };
+  return audit.append({ kind: "grant_use", ...used, principal: principal ?? null }).then(() => approved);
 }
 
 /**

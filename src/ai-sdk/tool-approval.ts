@@ -12,7 +12,7 @@ import { jsonDigest } from "../agent/audit/digest.js";
 import { executionKey, type ExecutionLedger } from "../agent/ledger/ledger.js";
 import type { JsonValue } from "../agent/messages/messages.js";
 import { UserError } from "../errors.js";
-import { grantId, type Grant } from "../grants/grant.js";
+import type { Grant } from "../grants/grant.js";
 import type { GrantSecret } from "../grants/signing.js";
 import type { GrantStore } from "../grants/store.js";
 import { decideAnswer, offeredScopes, refusalNote, requestDeadline } from "../hooks/approval/decision.js";
@@ -23,7 +23,7 @@ import { callSubject, isUnknownSubject, type CallSubject } from "../hooks/approv
 import { defaultLogger, type Logger } from "../logger.js";
 import { answerFor, readApprovalReason, reasonEdit, type FoundAnswer } from "./answer.js";
 import { auditAnswer, questionId, threadAudit } from "./audit.js";
-import { grantReason, saveApprovalGrant, storedCover } from "./grant-steps.js";
+import { approvedByGrant, saveApprovalGrant, storedCover } from "./grant-steps.js";
 import { changedSubjectDecision, checkedEdit, type CheckedEdit } from "./edits.js";
 import { decisionKey, keepOnce, questionKey, readKept, type Decided } from "./records.js";
 import { verifiedQuorum } from "./quorum.js";
@@ -137,6 +137,8 @@ export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolA
 
 const NOT_APPLICABLE: Promise<ToolApprovalStatus> = Promise.resolve("not-applicable");
 
+type Status = ToolApprovalStatus;
+
 /** The state and steps behind one {@link kabooToolApproval} function. */
 class AiSdkGate {
   readonly #o: KabooToolApprovalOptions;
@@ -159,10 +161,16 @@ class AiSdkGate {
     // A tool no rule covers is answered without a step of its own (the usual call of an app's many tools).
     const found = this.#rules.ruleOf(call.toolCall.toolName);
     if (found === undefined) return NOT_APPLICABLE;
-    return found instanceof Promise ? found.then((rule) => this.#decide(call, rule)) : this.#decide(call, found);
+    if (found instanceof Promise) return found.then((rule) => this.#decide(call, rule));
+    // Synchronous as far as the call allows (a grant the memory store holds): one promise, already settled.
+    try {
+      return Promise.resolve(this.#decide(call, found));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async #decide({ toolCall, tools, messages }: ToolApprovalCall, rule: Rule | undefined): Promise<ToolApprovalStatus> {
+  #decide({ toolCall, tools, messages }: ToolApprovalCall, rule: Rule | undefined): Status | Promise<Status> {
     const { toolName, toolCallId, input } = toolCall;
     if (!rule) return "not-applicable";
     const metadata = tools && Object.hasOwn(tools, toolName) ? tools[toolName]?.metadata : undefined;
@@ -172,17 +180,9 @@ class AiSdkGate {
     const answer = answerFor(messages, toolCallId);
     if (answer?.approved === true) return this.#answered({ toolCall, tools, rule, subject }, answer);
     const covering = this.#cover(toolName, rule, subject);
-    const grant = covering instanceof Promise ? await covering : covering;
-    if (grant) {
-      const id = grantId(grant);
-      if (this.#audit) {
-        const principal = this.#o.principal ?? null;
-        const used = { tool: toolName, toolUseId: toolCallId, grantId: id, source: "grant" as const };
-        await this.#audit.append({ kind: "grant_use", ...used, principal });
-      }
-      return { type: "approved", reason: grantReason(grant, id) };
-    }
-    return this.#ask(toolCall, rule, subject);
+    const covered = (grant: Grant | undefined) =>
+      grant ? approvedByGrant(this.#audit, this.#o.principal, toolCall, grant) : this.#ask(toolCall, rule, subject);
+    return covering instanceof Promise ? covering.then(covered) : covered(covering);
   }
 
   /** The grant in the store that covers the call, by the rules every gate shares (`undefined`: no store or none can). */
@@ -191,8 +191,8 @@ class AiSdkGate {
     // No grant covers a four-eyes call (as with InterruptHook).
     if (!store || isUnknownSubject(subject) || rule.approvals) return undefined;
     const { threadId, principal } = this.#o;
-    const call = { tool, subjectKey: subject.key, remember: rule.remember, now: this.#now() };
-    return storedCover({ store, threadId, principal }, call);
+    const subjectKey = subject.key ?? undefined;
+    return storedCover(store, { tool, subjectKey, remember: rule.remember, threadId, principal, now: this.#now() });
   }
 
   /** Asks the person: the question (deadline, scopes shown) is kept, the first time, in the ledger. */

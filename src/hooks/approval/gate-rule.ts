@@ -45,25 +45,26 @@ export interface Rule {
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
   if (!Array.isArray(tools)) throw new UserError("A gate's rules must be an array of tool names, globs or rules.");
-  // Indexed loops, no intermediate arrays: a gate built per request (the AI SDK's) checks its rules every
-  // time. The checks and the order of their errors are as before: every rule an object, then every scope
-  // (the hook's first), then each rule's pattern, subject and approvals.
+  // Indexed loops, no intermediate arrays or objects: a gate built per request (the AI SDK's) checks its rules
+  // every time. A name stands for the rule { pattern: name }. The checks and the order of their errors are as
+  // before: every rule a name or an object, then every scope (the hook's first), then each rule's pattern,
+  // subject and approvals.
   const n = tools.length;
-  const rules: GateRule[] = [];
   for (let i = 0; i < n; i++) {
     const t = tools[i];
-    const r = typeof t === "string" ? { pattern: t } : t;
-    if (typeof r !== "object" || r === null) throw new UserError("Every gate rule needs a non-empty pattern.");
-    rules.push(r);
+    if (typeof t !== "string" && (typeof t !== "object" || t === null))
+      throw new UserError("Every gate rule needs a non-empty pattern.");
   }
   if (remember !== undefined) checkScopeOption(remember);
   for (let i = 0; i < n; i++) {
-    const scope = (rules[i] as GateRule).remember;
+    const t = tools[i] as string | GateRule;
+    const scope = typeof t === "string" ? undefined : t.remember;
     if (scope !== undefined) checkScopeOption(scope);
   }
-  const out: Rule[] = [];
+  const out: Rule[] = new Array(n);
   for (let i = 0; i < n; i++) {
-    const r = rules[i] as GateRule;
+    const t = tools[i] as string | GateRule;
+    const r: GateRule = typeof t === "string" ? { pattern: t } : t;
     if (typeof r.pattern !== "string" || r.pattern === "")
       throw new UserError("Every gate rule needs a non-empty pattern.");
     checkGlob(r.pattern, `gate rule "${r.pattern}"`);
@@ -71,7 +72,7 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
       throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
     }
     checkQuorumOption(r.pattern, r.approvals);
-    out.push({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals });
+    out[i] = { pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals };
   }
   return out;
 }

@@ -19,7 +19,9 @@ import * as z from "zod/v4";
 import { importBundle } from "./bundle.mjs";
 
 const rounds = Number(process.argv[2] ?? 15);
-const RUNS = Number(process.argv[3] ?? 300);
+/** Slices each side's runs of a round are measured in, interleaved (the runs are rounded to a multiple). */
+const SLICES = 4;
+const RUNS = Math.max(1, Math.round(Number(process.argv[3] ?? 300) / SLICES)) * SLICES;
 // The bundle holds this package's code alone: "ai" (a peer; the adapter imports its asSchema to check edits)
 // is the one this script runs, imported from where it is installed.
 const aiExternal = {
@@ -70,9 +72,9 @@ const grants = new MemoryGrantStore();
 await grants.grant({ tool: "transfer", scope: "thread", threadId: "t1" });
 const messages = [{ role: "user", content: "pay bob" }];
 
-async function runs(mode) {
+async function runs(mode, n = RUNS) {
   const m = model();
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < n; i++) {
     const adapter =
       mode === "plain"
         ? {}
@@ -102,17 +104,22 @@ async function compare(mode, base = "plain") {
   const cpuRatios = [];
   const best = { plain: Number.POSITIVE_INFINITY, adapter: Number.POSITIVE_INFINITY };
   for (let round = 0; round < rounds; round++) {
-    const times = {};
-    const cpu = {};
-    for (const m of round % 2 ? [mode, base] : [base, mode]) {
-      const key = m === base ? "plain" : "adapter";
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      await runs(m);
-      const c = process.cpuUsage(c0);
-      times[key] = performance.now() - t0;
-      // CPU time of this process: what other load on a shared machine skews least.
-      cpu[key] = c.user + c.system;
+    const times = { plain: 0, adapter: 0 };
+    const cpu = { plain: 0, adapter: 0 };
+    // Each side's runs in SLICES slices, interleaved A B B A …: a load that comes and goes on a shared
+    // machine falls on both sides alike, where one block per side gave it all to one.
+    const first = round % 2 ? [mode, base] : [base, mode];
+    for (let slice = 0; slice < SLICES; slice++) {
+      for (const m of slice % 2 ? [...first].reverse() : first) {
+        const key = m === base ? "plain" : "adapter";
+        const t0 = performance.now();
+        const c0 = process.cpuUsage();
+        await runs(m, RUNS / SLICES);
+        const c = process.cpuUsage(c0);
+        times[key] += performance.now() - t0;
+        // CPU time of this process: what other load on a shared machine skews least.
+        cpu[key] += c.user + c.system;
+      }
     }
     ratios.push(times.adapter / times.plain);
     cpuRatios.push(cpu.adapter / cpu.plain);

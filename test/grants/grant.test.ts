@@ -101,8 +101,8 @@ describe("parseGrant / grantId / isExpired", () => {
     expect(ids.size).toBe(7);
   });
 
-  // grantId writes string fields out itself (no JSON.stringify per grant): the text must stay JSON.stringify's,
-  // since stores key grants by it and revocations name them by it.
+  // Stores key grants by this text and revocations name them by it: it must stay the JSON array, whatever the strings
+  // hold (a faster hand-written form was tried and dropped; this is what it had to equal).
   test("grantId is the JSON array of scope, thread, tool, subject (and principal) for any strings", () => {
     const text = fc.oneof(
       fc.string(),

@@ -74,9 +74,8 @@ export async function findGrantCover(o: GrantCoverOptions): Promise<GrantCover |
   return grant ? { source: "grant", grant } : undefined;
 }
 
-/** The grant scopes a rule's `remember` reaches (none for `once`, nor for what is no scope), worked out once. */
-const THREAD_ONLY: readonly GrantScope[] = Object.freeze(["thread"]);
-const ANY_GRANT: readonly GrantScope[] = Object.freeze([...GRANT_SCOPES]);
+/** The grant scopes a rule's `remember` of `thread` reaches (`always` reaches every one, `once` none). */
+const THREAD_ONLY: readonly GrantScope[] = ["thread"];
 
 /** The call {@link coveringGrant} looks a grant up for. */
 export interface CoveredCall {
@@ -105,7 +104,7 @@ export function coveringGrant(
   find: (query: GrantQuery) => Grant | undefined | Promise<Grant | undefined>,
   call: CoveredCall,
 ): Grant | undefined | Promise<Grant | undefined> {
-  const scopes = call.remember === "always" ? ANY_GRANT : call.remember === "thread" ? THREAD_ONLY : undefined;
+  const scopes = call.remember === "always" ? GRANT_SCOPES : call.remember === "thread" ? THREAD_ONLY : undefined;
   if (scopes === undefined) return undefined;
   const { tool, subjectKey, threadId, principal, now } = call;
   return find({ tool, subjectKey, threadId, now, scopes, principal });

@@ -45,34 +45,21 @@ export interface Rule {
  */
 export function gateRules(tools: readonly (string | GateRule)[], remember: ApprovalScope): Rule[] {
   if (!Array.isArray(tools)) throw new UserError("A gate's rules must be an array of tool names, globs or rules.");
-  // Indexed loops, no intermediate arrays or objects: a gate built per request (the AI SDK's) checks its rules
-  // every time. A name stands for the rule { pattern: name }. The checks and the order of their errors are as
-  // before: every rule a name or an object, then every scope (the hook's first), then each rule's pattern,
-  // subject and approvals.
-  const n = tools.length;
-  for (let i = 0; i < n; i++) {
-    const t = tools[i];
-    if (typeof t !== "string" && (typeof t !== "object" || t === null))
-      throw new UserError("Every gate rule needs a non-empty pattern.");
-  }
   if (remember !== undefined) checkScopeOption(remember);
-  for (let i = 0; i < n; i++) {
-    const t = tools[i] as string | GateRule;
-    const scope = typeof t === "string" ? undefined : t.remember;
-    if (scope !== undefined) checkScopeOption(scope);
-  }
-  const out: Rule[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const t = tools[i] as string | GateRule;
-    const r: GateRule = typeof t === "string" ? { pattern: t } : t;
-    if (typeof r.pattern !== "string" || r.pattern === "")
+  // One pass, no intermediate arrays (a gate built per request, the AI SDK's, checks its rules every time);
+  // indexed, so a hole in the list is a rule like any other malformed one.
+  const out: Rule[] = [];
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i];
+    const r = typeof t === "string" ? { pattern: t } : t;
+    if (typeof r !== "object" || r === null || typeof r.pattern !== "string" || r.pattern === "")
       throw new UserError("Every gate rule needs a non-empty pattern.");
+    if (r.remember !== undefined) checkScopeOption(r.remember);
     checkGlob(r.pattern, `gate rule "${r.pattern}"`);
-    if (r.subject !== undefined && typeof r.subject !== "function") {
+    if (r.subject !== undefined && typeof r.subject !== "function")
       throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
-    }
     checkQuorumOption(r.pattern, r.approvals);
-    out[i] = { pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals };
+    out.push({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals });
   }
   return out;
 }

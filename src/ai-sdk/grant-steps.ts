@@ -42,9 +42,11 @@ export function storedCover(
     const grant = coveringGrant((q) => (found = atOnce.call(store, threadId, q)) ?? undefined, call);
     if (found !== null) return grant as Grant | undefined;
   }
-  return store
-    .grantsFor(threadId, { now: call.now, principal: call.principal })
-    .then((grants) => coveringGrant((q) => findGrant(grants, q), call));
+  // A native promise whatever the store answers with (a thenable of one's own): the gate tells a promise from a
+  // grant by it, and a thenable taken for a grant would approve the call.
+  return Promise.resolve(store.grantsFor(threadId, { now: call.now, principal: call.principal })).then((grants) =>
+    coveringGrant((q) => findGrant(grants, q), call),
+  );
 }
 
 /**

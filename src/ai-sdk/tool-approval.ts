@@ -182,7 +182,11 @@ class AiSdkGate {
     const covering = this.#cover(toolName, rule, subject);
     const covered = (grant: Grant | undefined) =>
       grant ? approvedByGrant(this.#audit, this.#o.principal, toolCall, grant) : this.#ask(toolCall, rule, subject);
-    return covering instanceof Promise ? covering.then(covered) : covered(covering);
+    // `storedCover` answers a grant (or none) at once, or a native promise of it; anything else with a `then` is
+    // awaited too, never taken for a grant.
+    if (covering instanceof Promise || typeof (covering as { then?: unknown } | undefined)?.then === "function")
+      return Promise.resolve(covering).then(covered);
+    return covered(covering);
   }
 
   /** The grant in the store that covers the call, by the rules every gate shares (`undefined`: no store or none can). */

@@ -245,6 +245,32 @@ describe("grants from the AI SDK's approval response", () => {
     clock = 5_000;
     expect([await ask(), runs.transfer]).toEqual([1, 1]);
   });
+  // A store of one's own may answer with a thenable that is not a native promise (an ORM's query, a promise
+  // library's): what it resolves to decides, never the thenable itself. Fail closed: no grant, ask.
+  it("a store whose grantsFor answers with a non-native thenable of no grants asks; one of a covering grant approves", async () => {
+    let give = false;
+    const thenable = <T>(value: T) => ({
+      // biome-ignore lint/suspicious/noThenProperty: the point of the test is a thenable that is not a Promise
+      then: (ok: (v: T) => unknown) => thenable(ok(value)),
+    });
+    class Thenables extends MemoryGrantStore {
+      override grantsFor(threadId: string): Promise<Grant[]> {
+        const bob: Grant = { tool: "transfer", scope: "thread", threadId, subjectKey: "to:bob", grantedAt: 1 };
+        return thenable(give ? [bob] : []) as unknown as Promise<Grant[]>;
+      }
+    }
+    const grants = new Thenables();
+    const ledger = new MemoryExecutionLedger();
+    const { runs, tools } = bank();
+    const approval = { rules: [bySubject], threadId: "t1", grants };
+    const asked = async () => {
+      const r = await request({ model: scriptedModel([toBob]), tools, messages: pay, ledger, approval });
+      return approvalRequests(r.response.messages).length;
+    };
+    expect([await asked(), runs.transfer]).toEqual([1, 0]);
+    give = true;
+    expect([await asked(), runs.transfer]).toEqual([0, 1]);
+  });
 });
 
 describe("approvals the gate never asked for", () => {

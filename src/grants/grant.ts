@@ -20,8 +20,11 @@ import { KabooError } from "../errors.js";
  */
 export const GRANT_VERSION = 2;
 
-/** Scopes a remembered decision can have, narrowest first (`once` is never stored). */
-export const GRANT_SCOPES = ["thread", "always"] as const;
+/**
+ * Scopes a remembered decision can have, narrowest first (`once` is never stored). Frozen: gates hand this very
+ * array to grant lookups as a rule's scopes, so no lookup can change what every later one reaches.
+ */
+export const GRANT_SCOPES = Object.freeze(["thread", "always"] as const);
 
 /** Scope of a stored grant: this conversation, or from now on. */
 export type GrantScope = (typeof GRANT_SCOPES)[number];

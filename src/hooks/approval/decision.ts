@@ -74,8 +74,11 @@ export async function findGrantCover(o: GrantCoverOptions): Promise<GrantCover |
   return grant ? { source: "grant", grant } : undefined;
 }
 
-/** The grant scopes a rule's `remember` of `thread` reaches (`always` reaches every one, `once` none). */
-const THREAD_ONLY: readonly GrantScope[] = ["thread"];
+/**
+ * The grant scopes a rule's `remember` of `thread` reaches (`always` reaches every one, `once` none). Frozen, as
+ * GRANT_SCOPES: the same array goes to every lookup, and one that changed it would widen every later one.
+ */
+const THREAD_ONLY: readonly GrantScope[] = Object.freeze(["thread"] as const);
 
 /** The call {@link coveringGrant} looks a grant up for. */
 export interface CoveredCall {

@@ -219,10 +219,18 @@ describe("tool-name globs under attack", () => {
 
   // Guards: a rule lookup that throws fails the call closed: the tool never runs, on the first call or a
   // later one (a throw swallowed as "no rule covers it" would run it unasked).
+  // The gate now reads each rule's pattern once (gate-rule.test), so the pattern it keeps is the one it checked:
+  // such a rule is refused when the gate is built; were it read again, its lookup must still run nothing.
   test("a rule lookup that throws runs nothing", async () => {
     for (const bad of ["t{x}", undefined, 5]) {
       const b = bank();
-      const hook = new InterruptHook([ruleTurningInto(bad)]);
+      let hook: InterruptHook;
+      try {
+        hook = new InterruptHook([ruleTurningInto(bad)]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UserError);
+        continue;
+      }
       await expect(hook.ruleFor("transfer")).rejects.toThrow();
       for (let i = 0; i < 2; i++) {
         const agent = newAgent(b, [hook], callsThenAnswers([{ name: "transfer", input: { to: "bob", amount: 1 } }]));

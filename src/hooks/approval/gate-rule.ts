@@ -52,14 +52,17 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
   for (let i = 0; i < tools.length; i++) {
     const t = tools[i];
     const r = typeof t === "string" ? { pattern: t } : t;
-    if (typeof r !== "object" || r === null || typeof r.pattern !== "string" || r.pattern === "")
+    if (typeof r !== "object" || r === null) throw new UserError("Every gate rule needs a non-empty pattern.");
+    // Each field read once: what is checked is what the gate keeps (a getter cannot answer another value later).
+    const { pattern, remember: scope, subject, approvals } = r;
+    if (typeof pattern !== "string" || pattern === "")
       throw new UserError("Every gate rule needs a non-empty pattern.");
-    if (r.remember !== undefined) checkScopeOption(r.remember);
-    checkGlob(r.pattern, `gate rule "${r.pattern}"`);
-    if (r.subject !== undefined && typeof r.subject !== "function")
-      throw new UserError(`The subject of gate rule "${r.pattern}" must be a function.`);
-    checkQuorumOption(r.pattern, r.approvals);
-    out.push({ pattern: r.pattern, remember: r.remember ?? remember, subject: r.subject, approvals: r.approvals });
+    if (scope !== undefined) checkScopeOption(scope);
+    checkGlob(pattern, `gate rule "${pattern}"`);
+    if (subject !== undefined && typeof subject !== "function")
+      throw new UserError(`The subject of gate rule "${pattern}" must be a function.`);
+    checkQuorumOption(pattern, approvals);
+    out.push({ pattern, remember: scope ?? remember, subject, approvals });
   }
   return out;
 }
@@ -72,6 +75,8 @@ export function gateRules(tools: readonly (string | GateRule)[], remember: Appro
  */
 export function checkQuorumOption(pattern: string, quorum: ApprovalQuorum | undefined): void {
   if (quorum === undefined) return;
+  if (typeof quorum !== "object" || quorum === null)
+    throw new UserError(`approvals of gate rule "${pattern}" must be an object ({ required, eligible? }).`);
   if (!Number.isInteger(quorum.required) || quorum.required < 1)
     throw new UserError(`approvals.required of gate rule "${pattern}" must be a positive integer.`);
   if (quorum.eligible !== undefined && typeof quorum.eligible !== "function")

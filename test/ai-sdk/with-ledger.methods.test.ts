@@ -79,6 +79,21 @@ describe("withLedger and a memory ledger's methods replaced", () => {
     expect(runs()).toBe(2);
   });
 
+  it("a call claimed by its text and settled through a settle wrapped meanwhile is done: a replay reads it", async () => {
+    let open!: () => void;
+    const { runs, run } = bank(new Promise<void>((resolve) => (open = resolve)));
+    const ledger = new MemoryExecutionLedger();
+    const first = run(ledger)(input, opts("c1"));
+    const asked: string[] = [];
+    wrap(ledger, "settle", asked);
+    open();
+    expect(await first).toEqual({ sent: 5, run: 1 });
+    expect(asked).toEqual([`settle ${key("c1")}`]);
+    delete (ledger as unknown as Record<string, unknown>).settle;
+    expect(await run(ledger)(input, opts("c1"))).toEqual({ sent: 5, run: 1 });
+    expect(runs()).toBe(1);
+  });
+
   it("a call in flight under one form is in progress under the other; a crash left claimed is not run again", async () => {
     let open!: () => void;
     const { runs, run } = bank(new Promise<void>((resolve) => (open = resolve)));

@@ -33,10 +33,11 @@ export interface GrantQuery {
  *
  * @param grant - A validated grant.
  * @param now - Epoch ms. Default `Date.now()`.
- * @returns `true` when `expiresAt` is set and not after `now`.
+ * @returns `true` when `expiresAt` is set and not after `now` (a `now` that is no number, `NaN`, expires it:
+ *   a broken clock fails closed).
  */
 export function isExpired(grant: Pick<Grant, "expiresAt">, now: number = Date.now()): boolean {
-  return grant.expiresAt !== undefined && grant.expiresAt <= now;
+  return grant.expiresAt !== undefined && !(grant.expiresAt > now);
 }
 
 function keyOf(tool: string, subjectKey: string | undefined): string {

@@ -103,16 +103,18 @@ describe("kabooToolApproval's synchronous path under attack", () => {
 
   it("expiry is the gate's clock: a grant expired by it covers nothing, whatever the store's clock says", async () => {
     const { runs, tools } = bank();
-    const ledger = new MemoryExecutionLedger();
     const grants = await granted({ now: () => 0 }, 50);
     const ask = async (now: number) => {
       const approval = { rules: [always], threadId: "t1", grants, now: () => now };
+      const ledger = new MemoryExecutionLedger();
       const r = await request({ model: scriptedModel([toBob]), tools, messages: pay, ledger, approval });
       return approvalRequests(r.response.messages).length;
     };
     expect([await ask(100), runs.transfer]).toEqual([1, 0]);
     expect([await ask(50), runs.transfer]).toEqual([1, 0]);
     expect([await ask(49), runs.transfer]).toEqual([0, 1]);
+    // A clock that answers no number (NaN) expires every grant that has an end: fail closed.
+    expect([await ask(Number.NaN), runs.transfer]).toEqual([1, 1]);
   });
 
   it("a memory store whose grantsFor or list is replaced on the instance is asked through it", async () => {

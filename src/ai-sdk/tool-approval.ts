@@ -137,8 +137,6 @@ export function kabooToolApproval(options: KabooToolApprovalOptions): KabooToolA
 
 const NOT_APPLICABLE: Promise<ToolApprovalStatus> = Promise.resolve("not-applicable");
 
-type Status = ToolApprovalStatus;
-
 /** The state and steps behind one {@link kabooToolApproval} function. */
 class AiSdkGate {
   readonly #o: KabooToolApprovalOptions;
@@ -170,7 +168,10 @@ class AiSdkGate {
     }
   }
 
-  #decide({ toolCall, tools, messages }: ToolApprovalCall, rule: Rule | undefined): Status | Promise<Status> {
+  #decide(
+    { toolCall, tools, messages }: ToolApprovalCall,
+    rule: Rule | undefined,
+  ): ToolApprovalStatus | Promise<ToolApprovalStatus> {
     const { toolName, toolCallId, input } = toolCall;
     if (!rule) return "not-applicable";
     const metadata = tools && Object.hasOwn(tools, toolName) ? tools[toolName]?.metadata : undefined;
@@ -182,11 +183,10 @@ class AiSdkGate {
     const covering = this.#cover(toolName, rule, subject);
     const covered = (grant: Grant | undefined) =>
       grant ? approvedByGrant(this.#audit, this.#o.principal, toolCall, grant) : this.#ask(toolCall, rule, subject);
-    // `storedCover` answers a grant (or none) at once, or a native promise of it; anything else with a `then` is
-    // awaited too, never taken for a grant.
-    if (covering instanceof Promise || typeof (covering as { then?: unknown } | undefined)?.then === "function")
+    // A grant (or none) at once, or a promise of it: anything with a `then` is awaited, never taken for a grant.
+    if (typeof (covering as { then?: unknown } | undefined)?.then === "function")
       return Promise.resolve(covering).then(covered);
-    return covered(covering);
+    return covered(covering as Grant | undefined);
   }
 
   /** The grant in the store that covers the call, by the rules every gate shares (`undefined`: no store or none can). */

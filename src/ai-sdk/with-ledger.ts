@@ -128,11 +128,9 @@ function claimNamed(
   input: unknown,
   options: ToolExecutionOptions<unknown>,
 ): Claim | Promise<Claim> {
-  // The memory ledger as it ships is asked with the call itself (synchronously): it keeps it under its text, not hashed.
-  const { ledger } = t.o;
-  const shipped = asShipped(ledger);
-  const name = shipped ? call : call.key;
-  const outcome = shipped ? ledger.claimNow(call, t.claimOptions) : claimIn(ledger, name, t.claimOptions);
+  // The memory ledger as it ships is asked with the call itself: it keeps it under its text, not hashed.
+  const name = asShipped(t.o.ledger) ? call : call.key;
+  const outcome = claimIn(t.o.ledger, name, t.claimOptions);
   const at = { call, name, input, options };
   // Any thenable a ledger of one's own answers with is awaited, as before.
   if (typeof (outcome as Partial<PromiseLike<ClaimOutcome>>).then === "function")

@@ -15,6 +15,9 @@ import { approvalRequests, bank, pay, request, scriptedModel, toBob } from "./fi
 
 const silent = capturingLogger();
 const always = { pattern: "transfer", remember: "always" as const };
+/** One request in which the model asks to pay Bob, on a fresh ledger. */
+const payBobOnce = (tools: ReturnType<typeof bank>["tools"], approval: Parameters<typeof request>[0]["approval"]) =>
+  request({ model: scriptedModel([toBob]), tools, messages: pay, ledger: new MemoryExecutionLedger(), approval });
 const call = { toolCall: { toolName: "transfer", toolCallId: "call-1", input: toBob.input }, tools: undefined };
 
 async function granted(options: ConstructorParameters<typeof MemoryGrantStore>[0] = {}, expiresAt?: number) {
@@ -90,13 +93,7 @@ describe("kabooToolApproval's synchronous path under attack", () => {
       return original(input, o);
     };
     const approval = { rules: [always], threadId: "t1", grants: await granted(), audit };
-    await request({
-      model: scriptedModel([toBob]),
-      tools,
-      messages: pay,
-      ledger: new MemoryExecutionLedger(),
-      approval,
-    });
+    await payBobOnce(tools, approval);
     expect(runs.transfer).toBe(1);
     expect(seen).toContain("grant_use");
   });
@@ -129,13 +126,7 @@ describe("kabooToolApproval's synchronous path under attack", () => {
       });
       const { runs, tools } = bank();
       const approval = { rules: [always], threadId: "t1", grants };
-      const r = await request({
-        model: scriptedModel([toBob]),
-        tools,
-        messages: pay,
-        ledger: new MemoryExecutionLedger(),
-        approval,
-      });
+      const r = await payBobOnce(tools, approval);
       expect([approvalRequests(r.response.messages).length, runs.transfer]).toEqual([1, 0]);
       expect(asked).toEqual([method]);
     }
@@ -149,13 +140,7 @@ describe("kabooToolApproval's synchronous path under attack", () => {
     await grants.grant(input as never);
     const { runs, tools } = bank();
     const approval = { rules: [always], threadId: "t1", grants };
-    await request({
-      model: scriptedModel([toBob]),
-      tools,
-      messages: pay,
-      ledger: new MemoryExecutionLedger(),
-      approval,
-    });
+    await payBobOnce(tools, approval);
     expect([called, runs.transfer]).toEqual([0, 1]);
   });
 });

@@ -27,22 +27,12 @@ export class NamedCall implements CallName {
 const memory = MemoryExecutionLedger.prototype;
 
 /**
- * Whether `ledger` is a memory ledger whose `claim` is its own: it is asked through `claimNow`, which also
- * takes a CallName. A subclass that overrides the method is always asked through it, with the key.
- * (One function per method, each reading its method by name: a call of the adapter or the runner asks these.)
+ * Whether `ledger` is a memory ledger whose `method` is its own: it is asked through its synchronous form
+ * (`claimNow`, `settleNow`), which also takes a CallName. A subclass that overrides the method is always asked
+ * through it, with the key.
  */
-function claimsNow(ledger: ExecutionLedger): ledger is MemoryExecutionLedger {
-  return ledger instanceof MemoryExecutionLedger && ledger.claim === memory.claim;
-}
-
-/** As {@link claimsNow}, for `settle` (`settleNow`). */
-function settlesNow(ledger: ExecutionLedger): ledger is MemoryExecutionLedger {
-  return ledger instanceof MemoryExecutionLedger && ledger.settle === memory.settle;
-}
-
-/** As {@link claimsNow}, for `release` (its own `release` takes a CallName). */
-function releasesNow(ledger: ExecutionLedger): ledger is MemoryExecutionLedger {
-  return ledger instanceof MemoryExecutionLedger && ledger.release === memory.release;
+function answersNow(ledger: ExecutionLedger, method: "claim" | "settle" | "release"): ledger is MemoryExecutionLedger {
+  return ledger instanceof MemoryExecutionLedger && ledger[method] === memory[method];
 }
 
 /**
@@ -50,12 +40,11 @@ function releasesNow(ledger: ExecutionLedger): ledger is MemoryExecutionLedger {
  * asked with the call itself. Any other ledger is asked with execution keys, as it always was.
  */
 export function asShipped(ledger: ExecutionLedger): ledger is MemoryExecutionLedger {
-  // Its prototype being the memory ledger's makes it one (what `instanceof` asks first).
   return (
     Object.getPrototypeOf(ledger) === memory &&
-    ledger.claim === memory.claim &&
-    ledger.settle === memory.settle &&
-    ledger.release === memory.release
+    answersNow(ledger, "claim") &&
+    answersNow(ledger, "settle") &&
+    answersNow(ledger, "release")
   );
 }
 
@@ -67,7 +56,7 @@ export function claimIn(
   name: string | CallName,
   options: ClaimOptions | undefined,
 ): ClaimOutcome | Promise<ClaimOutcome> {
-  return claimsNow(ledger) ? ledger.claimNow(name, options) : ledger.claim(keyOf(name), options ?? {});
+  return answersNow(ledger, "claim") ? ledger.claimNow(name, options) : ledger.claim(keyOf(name), options ?? {});
 }
 
 /** Settles `name` in `ledger`: synchronously where a memory ledger's `settle` is its own. */
@@ -77,12 +66,12 @@ export function settleIn(
   token: string,
   result: LedgerResult,
 ): undefined | Promise<void> {
-  if (!settlesNow(ledger)) return ledger.settle(keyOf(name), token, result);
+  if (!answersNow(ledger, "settle")) return ledger.settle(keyOf(name), token, result);
   ledger.settleNow(name, token, result);
   return undefined;
 }
 
 /** Releases `name`'s claim in `ledger`. */
 export function releaseIn(ledger: ExecutionLedger, name: string | CallName, token: string): Promise<void> {
-  return releasesNow(ledger) ? ledger.release(name, token) : ledger.release(keyOf(name), token);
+  return answersNow(ledger, "release") ? ledger.release(name, token) : ledger.release(keyOf(name), token);
 }

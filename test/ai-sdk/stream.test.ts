@@ -41,6 +41,58 @@ describe("with streamText", () => {
   });
 });
 
+describe("a client that goes away mid-call", () => {
+  // The reader of the stream leaves while the approved transfer runs (a closed tab, a dropped connection): the
+  // call goes on to its end and is recorded as done, never as cancelled; the same approval sent again runs
+  // nothing and hands back what ran.
+  it("the call runs on and is recorded; the approval sent again reads its result and runs nothing", async () => {
+    let release = () => {};
+    const slow = new Promise<void>((r) => (release = r));
+    const { runs, tools } = bank({ slow });
+    const model = scriptedModel([toBob]);
+    const ledger = new MemoryExecutionLedger();
+    const open = (messages: ModelMessage[], abortSignal?: AbortSignal) =>
+      streamText({
+        model,
+        messages,
+        ...(abortSignal ? { abortSignal } : {}),
+        tools: withLedger(tools, { ledger, threadId: "t1" }),
+        toolApproval: kabooToolApproval({ rules: ["transfer"], ledger, threadId: "t1" }),
+        stopWhen: stepCountIs(5),
+      });
+    const first = open(pay);
+    for await (const _ of first.fullStream);
+    const messages = answered(pay, (await first.response).messages, { approved: true });
+    // The second request's client leaves as soon as the call has started (the server passes the request's signal).
+    const gone = new AbortController();
+    const second = open(messages, gone.signal);
+    const reading = (async () => {
+      for await (const _ of second.fullStream);
+    })().catch(() => undefined);
+    await expect.poll(() => runs.transfer).toBe(1);
+    gone.abort();
+    await reading;
+    release();
+    // The same approval sent again: "in progress" while the call still runs, then its recorded result.
+    const again = async () => {
+      const r = open(messages);
+      const types: string[] = [];
+      const results: unknown[] = [];
+      for await (const part of r.fullStream) {
+        types.push(part.type);
+        if (part.type === "tool-result") results.push(part.output);
+      }
+      return { types, results, text: JSON.stringify((await r.response).messages) };
+    };
+    let third = await again();
+    for (let i = 0; i < 20 && !third.types.includes("tool-result"); i++) third = await again();
+    expect(third.types).toContain("tool-result");
+    expect(third.results).toEqual([expect.objectContaining({ sent: 5, to: "bob" })]);
+    expect(third.text).not.toMatch(/cancel/i);
+    expect(runs.transfer).toBe(1);
+  });
+});
+
 describe("with ToolLoopAgent", () => {
   it("asks, remembers a thread approval, and the next call in the thread runs without asking", async () => {
     const { runs, tools } = bank();
